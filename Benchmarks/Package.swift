@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+// Benchmarks for promise-run. A package of its own so that the product keeps
+// no dependencies: only this package uses swift-nio, to measure against it.
+import PackageDescription
+
+let package = Package(
+    name: "promise-run-benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
+    ],
+    targets: [
+        // PromiseEngine against NIO futures, GCD and Swift concurrency.
+        .executableTarget(
+            name: "EngineBench",
+            dependencies: [
+                .product(name: "PromiseEngine", package: "promise-run"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+        ),
+        // Parse + check + lower of generated workflows.
+        .executableTarget(
+            name: "LanguageBench",
+            dependencies: [.product(name: "PromiseEngine", package: "promise-run")]
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+print("language bench: not built yet")

@@ -1,0 +1,3 @@
+import PromiseEngine
+
+print("promise-run \(PromiseRunVersion.current)")
