@@ -19,7 +19,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
         // Parse + check + lower of generated workflows.
         .executableTarget(
