@@ -18,7 +18,7 @@ let package = Package(
                 .product(name: "PromiseEngine", package: "promise-run"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-            ],
+            ]
         ),
         // Parse + check + lower of generated workflows.
         .executableTarget(
