@@ -1,0 +1,151 @@
+import Synchronization
+
+/// Starts `body` for each element of `elements`, with at most `limit`
+/// promises in flight, and gives every value in element order.
+///
+/// Elements are taken from the sequence only as slots free up, so a huge or
+/// lazy sequence is never held in memory whole. The first failure stops new
+/// starts, asks the ones in flight to cancel (unless `cancelOthersOnFailure`
+/// is false, when they run to their end) and rejects the result with that
+/// error once nothing is in flight. Cancelling the result does the same.
+public func when<Elements: Sequence, Value: Sendable>(
+    fulfilled elements: sending Elements,
+    limit: Int,
+    cancelOthersOnFailure: Bool = true,
+    _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
+) -> Promise<[Value]> where Elements.Element: Sendable {
+    let run = BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: true,
+                         cancelInFlightOnFailure: cancelOthersOnFailure, body: body)
+    return run.result.map { outcomes in outcomes.map { $0.value! } }
+}
+
+/// As `when(fulfilled:limit:_:)`, but every element runs whatever the others
+/// do, and the result is every outcome in element order. Never rejects.
+public func when<Elements: Sequence, Value: Sendable>(
+    resolved elements: sending Elements,
+    limit: Int,
+    _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
+) -> Promise<[Outcome<Value>]> where Elements.Element: Sendable {
+    BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: false,
+               cancelInFlightOnFailure: false, body: body).result
+}
+
+/// The state of a bounded run, mutated under the lock of `BoundedRun`.
+struct BoundedRunState<Element: Sendable, Value: Sendable> {
+    /// The rest of the sequence (nil once exhausted or stopped).
+    var nextElement: (() -> Element?)?
+    let limit: Int
+    var inFlight: [Int: Promise<Value>] = [:]
+    var outcomes: [Outcome<Value>?] = []
+    var failure: Outcome<[Outcome<Value>]>?
+    var pumping = false
+
+    /// The next element to start, with its index, if a slot is free.
+    mutating func nextStart() -> (Int, Element)? {
+        guard failure == nil else {
+            nextElement = nil
+            return nil
+        }
+        guard inFlight.count < limit, let next = nextElement else { return nil }
+        guard let element = next() else {
+            nextElement = nil
+            return nil
+        }
+        let index = outcomes.count
+        outcomes.append(nil)
+        return (index, element)
+    }
+
+    var isFinished: Bool {
+        inFlight.isEmpty && nextElement == nil
+    }
+}
+
+final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
+    let result = Promise<[Outcome<Value>]>(upstream: nil)
+    private let state: Mutex<BoundedRunState<Element, Value>>
+    private let stopOnFailure: Bool
+    private let cancelInFlightOnFailure: Bool
+    private let body: @Sendable (Element) throws -> Promise<Value>
+
+    init<Iterator: IteratorProtocol>(
+        _ iterator: sending Iterator, limit: Int, stopOnFailure: Bool, cancelInFlightOnFailure: Bool,
+        body: @escaping @Sendable (Element) throws -> Promise<Value>
+    ) where Iterator.Element == Element {
+        var iterator = iterator
+        state = Mutex(BoundedRunState(nextElement: { iterator.next() }, limit: max(1, limit)))
+        self.stopOnFailure = stopOnFailure
+        self.cancelInFlightOnFailure = cancelInFlightOnFailure
+        self.body = body
+        result.addCancelHandler { [self] in self.stop(with: .cancelled) }
+        pump()
+    }
+
+    /// Starts elements while slots are free. One thread pumps at a time; a
+    /// completion during the pump (a promise that settled at once) finds the
+    /// pump running and leaves the starting to it, so instant completions
+    /// never recurse.
+    private func pump() {
+        let entered: Bool = state.withLock { state in
+            if state.pumping { return false }
+            state.pumping = true
+            return true
+        }
+        guard entered else { return }
+        while true {
+            let next: (Int, Element)? = state.withLock { state in
+                if let next = state.nextStart() { return next }
+                state.pumping = false
+                return nil
+            }
+            guard let (index, element) = next else { break }
+            let promise: Promise<Value>
+            do { promise = try body(element) } catch { promise = Promise(error: error) }
+            state.withLock { $0.inFlight[index] = promise }
+            promise.observeNow(ClosureObserverWithDrain { [self] outcome, _ in
+                self.complete(index, outcome)
+            }, asChild: true)
+        }
+        finishIfDone()
+    }
+
+    private func complete(_ index: Int, _ outcome: Outcome<Value>) {
+        let failed: Bool = state.withLock { state in
+            state.inFlight[index] = nil
+            state.outcomes[index] = outcome
+            guard stopOnFailure, state.failure == nil else { return false }
+            switch outcome {
+            case .fulfilled: return false
+            case .rejected(let error): state.failure = .rejected(error)
+            case .cancelled: state.failure = .cancelled
+            }
+            return true
+        }
+        if failed, cancelInFlightOnFailure { cancelInFlight() }
+        pump()
+        finishIfDone()
+    }
+
+    private func stop(with failure: Outcome<[Outcome<Value>]>) {
+        state.withLock { state in
+            if state.failure == nil { state.failure = failure }
+            state.nextElement = nil
+        }
+        cancelInFlight()
+        finishIfDone()
+    }
+
+    private func cancelInFlight() {
+        let inFlight = state.withLock { Array($0.inFlight.values) }
+        for promise in inFlight { promise.cancelAsChild() }
+    }
+
+    private func finishIfDone() {
+        let outcome: Outcome<[Outcome<Value>]>? = state.withLock { state in
+            guard state.isFinished, !state.pumping else { return nil }
+            if let failure = state.failure { return failure }
+            return .fulfilled(state.outcomes.map { $0! })
+        }
+        if let outcome { result.settleNow(outcome) }
+    }
+}

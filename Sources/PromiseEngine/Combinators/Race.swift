@@ -1,0 +1,20 @@
+/// A promise that settles as the first input to settle does (fulfilled,
+/// rejected or cancelled), and asks the others to cancel. Cancelling it asks
+/// every input to cancel. An empty list rejects with `PromiseError.noInputs`.
+public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
+    guard !promises.isEmpty else { return Promise(error: PromiseError.noInputs) }
+    let result = Promise<Value>(upstream: nil)
+    let inputs = CombinatorInputs(promises)
+    let receiver: @Sendable (Int, Outcome<Value>, inout Drain) -> Void = { index, outcome, drain in
+        if result.settle(outcome, &drain) {
+            inputs.cancel(except: index)
+        }
+    }
+    result.addCancelHandler { inputs.cancel() }
+    var drain = Drain()
+    for (index, promise) in promises.enumerated() {
+        promise.observe(CombinatorSlot(index: index, receiver: receiver), asChild: true, &drain)
+    }
+    drain.run()
+    return result
+}

@@ -1,0 +1,99 @@
+import Synchronization
+
+/// Fixed slots that several threads fill, one slot each, plus a countdown
+/// that tells the last one it was last. No lock: each slot has exactly one
+/// writer, and the acquiring-and-releasing countdown orders every write
+/// before the read of the thread that reaches zero.
+final class SlotBuffer<Element>: @unchecked Sendable {
+    // @unchecked: slots are written by distinct threads at distinct indices
+    // and read only after `remaining` reached zero (see `fill`).
+    private let slots: UnsafeMutableBufferPointer<Element?>
+    private let remaining: Atomic<Int>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+        remaining = Atomic(count)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    var count: Int { slots.count }
+
+    /// Stores `element` at `index` (once per index). Returns true for the
+    /// caller that filled the last slot: it may then read them all.
+    func fill(_ index: Int, with element: Element) -> Bool {
+        slots[index] = element
+        return remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
+    }
+
+    /// Every slot, in order. Only after `fill` returned true.
+    func all() -> [Element] {
+        slots.map { $0! }
+    }
+}
+
+/// One input of a combinator: tells the combinator which input settled.
+final class CombinatorSlot<Input: Sendable>: PromiseObserver {
+    let index: Int
+    let receiver: @Sendable (Int, Outcome<Input>, inout Drain) -> Void
+
+    init(index: Int, receiver: @escaping @Sendable (Int, Outcome<Input>, inout Drain) -> Void) {
+        self.index = index
+        self.receiver = receiver
+    }
+
+    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain) {
+        receiver(index, outcome, &drain)
+    }
+}
+
+extension Promise {
+    /// Makes `self` report the mean progress of `inputs` once somebody listens.
+    final func combineProgress<Input>(of inputs: [Promise<Input>]) {
+        guard !inputs.isEmpty else { return }
+        setProgressSource { [self] in
+            let fractions = Mutex([Double](repeating: 0, count: inputs.count))
+            for (index, input) in inputs.enumerated() {
+                input.addProgressListener { [self] fraction in
+                    let mean: Double = fractions.withLock { fractions in
+                        fractions[index] = fraction
+                        return fractions.reduce(0, +) / Double(fractions.count)
+                    }
+                    self.reportProgress(mean)
+                }
+            }
+        }
+    }
+}
+
+/// A combinator's inputs, held only until the combinator settles: then it
+/// asks the ones still wanted to cancel, or simply lets go of them, so an
+/// input that never settles does not keep the others alive.
+final class CombinatorInputs<Value: Sendable>: Sendable {
+    private let promises: Mutex<[Promise<Value>]>
+
+    init(_ promises: [Promise<Value>]) {
+        self.promises = Mutex(promises)
+    }
+
+    /// Asks every input but `except` to cancel (each as one of its
+    /// children), and lets go of them all.
+    func cancel(except: Int? = nil) {
+        let promises = self.promises.withLock { promises in
+            defer { promises = [] }
+            return promises
+        }
+        for (index, input) in promises.enumerated() where index != except {
+            input.cancelAsChild()
+        }
+    }
+
+    /// Lets go of the inputs.
+    func release() {
+        promises.withLock { $0 = [] }
+    }
+}

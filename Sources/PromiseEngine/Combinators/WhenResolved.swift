@@ -1,0 +1,35 @@
+// when(resolved:): every outcome, never a failure.
+
+/// A promise of every input's outcome, in input order, once all have
+/// settled. It is always fulfilled. Cancelling it asks every input to cancel
+/// (their outcomes then say so).
+public func when<Value: Sendable>(resolved promises: [Promise<Value>]) -> Promise<[Outcome<Value>]> {
+    guard !promises.isEmpty else { return Promise(value: []) }
+    let result = Promise<[Outcome<Value>]>(upstream: nil)
+    let outcomes = SlotBuffer<Outcome<Value>>(count: promises.count)
+    let inputs = CombinatorInputs(promises)
+    let receiver: @Sendable (Int, Outcome<Value>, inout Drain) -> Void = { index, outcome, drain in
+        if outcomes.fill(index, with: outcome) {
+            result.settle(.fulfilled(outcomes.all()), &drain)
+            inputs.release()
+        }
+    }
+    result.addCancelHandler { inputs.cancel() }
+    result.combineProgress(of: promises)
+    var drain = Drain()
+    for (index, promise) in promises.enumerated() {
+        promise.observe(CombinatorSlot(index: index, receiver: receiver), asChild: true, &drain)
+    }
+    drain.run()
+    return result
+}
+
+/// Every input's outcome by key, once all have settled.
+public func when<Key: Hashable & Sendable, Value: Sendable>(
+    resolved promises: [Key: Promise<Value>]
+) -> Promise<[Key: Outcome<Value>]> {
+    let keys = Array(promises.keys)
+    return when(resolved: keys.map { promises[$0]! }).map { outcomes in
+        Dictionary(uniqueKeysWithValues: zip(keys, outcomes))
+    }
+}

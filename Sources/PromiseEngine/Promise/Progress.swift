@@ -1,0 +1,55 @@
+extension Promise {
+    /// Calls `handler` with the promise's progress, a fraction from 0 to 1, as
+    /// it is reported (and with 1 when the promise is fulfilled). A derived
+    /// promise reports the progress of the promise it waits on; `when`
+    /// reports the mean of its inputs.
+    public func onProgress(on executor: Executor = .inline, _ handler: @escaping @Sendable (Double) -> Void) {
+        switch executor {
+        case .inline:
+            addProgressListener(handler)
+        case .queue(let queue):
+            addProgressListener { fraction in queue.async { handler(fraction) } }
+        }
+    }
+
+    /// The last reported progress (1 once fulfilled).
+    public var progress: Double {
+        state.withLock { state in
+            switch state.outcome {
+            case .fulfilled?: return 1
+            case .rejected?, .cancelled?: return state.extras?.progress ?? 0
+            case nil: return state.extras?.progress ?? 0
+            }
+        }
+    }
+
+    /// Records progress and tells the listeners. Ignored once settled.
+    @usableFromInline
+    final func reportProgress(_ fraction: Double) {
+        let clamped = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
+        let listeners: [@Sendable (Double) -> Void] = state.withLock { state in
+            guard state.isPending else { return [] }
+            let extras = state.extrasForWriting()
+            extras.progress = clamped
+            return extras.progressListeners
+        }
+        for listener in listeners { listener(clamped) }
+    }
+
+    /// Sets what to start listening to when the first progress listener
+    /// arrives (used by combinators with several inputs).
+    @usableFromInline
+    final func setProgressSource(_ start: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            guard state.isPending else { return }
+            state.extrasForWriting().progressSource = start
+        }
+    }
+}
+
+/// Where a promise's progress comes from, found when the first listener arrives.
+enum ProgressSource {
+    case none
+    case upstream(AnyPromise)
+    case custom(@Sendable () -> Void)
+}

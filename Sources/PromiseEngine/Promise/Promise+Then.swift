@@ -1,0 +1,87 @@
+// Chaining on success: then, map, compactMap, done, get, tap.
+// A handler that throws rejects the new promise; an error or cancellation of
+// `self` skips the handler and passes through.
+
+extension Promise {
+    /// Continues with the promise `body` returns; the new promise settles as it does.
+    @inlinable
+    public func then<NewValue>(
+        on executor: Executor = .inline,
+        _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
+    ) -> Promise<NewValue> {
+        derive(executor, .then(body))
+    }
+
+    /// Transforms the value.
+    @inlinable
+    public func map<NewValue>(
+        on executor: Executor = .inline,
+        _ transform: @escaping @Sendable (Value) throws -> NewValue
+    ) -> Promise<NewValue> {
+        derive(executor, .map(transform))
+    }
+
+    /// Transforms the value; a nil result rejects with `PromiseError.nilValue`.
+    @inlinable
+    public func compactMap<NewValue>(
+        on executor: Executor = .inline,
+        _ transform: @escaping @Sendable (Value) throws -> NewValue?
+    ) -> Promise<NewValue> {
+        derive(executor, .map { value in
+            guard let result = try transform(value) else { throw PromiseError.nilValue }
+            return result
+        })
+    }
+
+    /// Consumes the value; the new promise is fulfilled with `()`.
+    @inlinable
+    @discardableResult
+    public func done(
+        on executor: Executor = .inline,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Void> {
+        derive(executor, .map(body))
+    }
+
+    /// Looks at the value and passes it on unchanged.
+    @inlinable
+    public func get(
+        on executor: Executor = .inline,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Value> {
+        derive(executor, .map { value in
+            try body(value)
+            return value
+        })
+    }
+
+    /// Looks at the outcome, whatever it is, and passes it on unchanged.
+    @inlinable
+    public func tap(
+        on executor: Executor = .inline,
+        _ body: @escaping @Sendable (Outcome<Value>) -> Void
+    ) -> Promise<Value> {
+        derive(executor, .outcome { outcome in
+            body(outcome)
+            return .outcome(outcome)
+        })
+    }
+
+    /// The same promise with its value discarded.
+    @inlinable
+    public func asVoid() -> Promise<Void> {
+        derive(.inline, .map { _ in () })
+    }
+}
+
+/// Starts a chain: `firstly { fetch() }.then { ... }`. A thrown error rejects.
+@inlinable
+public func firstly<Value>(_ body: () throws -> Promise<Value>) -> Promise<Value> {
+    do {
+        return try body()
+    } catch is CancellationError {
+        return .cancelled()
+    } catch {
+        return Promise(error: error)
+    }
+}

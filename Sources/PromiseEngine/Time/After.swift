@@ -1,0 +1,55 @@
+/// A promise fulfilled after `delay`. Cancelling it stops the timer and
+/// cancels it at once.
+public func after(_ delay: Duration, clock: any PromiseClock = SystemClock.shared) -> Promise<Void> {
+    let (promise, resolver) = Promise<Void>.pending()
+    let timer = clock.schedule(after: delay) { resolver.fulfill() }
+    resolver.onCancel {
+        timer.cancel()
+        resolver.cancel()
+    }
+    return promise
+}
+
+extension Promise {
+    /// The same value, passed on `delay` after it arrives. Errors pass at once.
+    public func delay(_ delay: Duration, clock: any PromiseClock = SystemClock.shared) -> Promise<Value> {
+        then { value in after(delay, clock: clock).map { value } }
+    }
+
+    /// The same outcome if it comes within `limit`; otherwise a rejection with
+    /// `PromiseError.timedOut`, and a cancellation request upstream (as one
+    /// of its children) so the real work stops.
+    public func timeout(_ limit: Duration, clock: any PromiseClock = SystemClock.shared) -> Promise<Value> {
+        let result = Promise<Value>(upstream: self)
+        let timer = clock.schedule(after: limit) { [self] in
+            var drain = Drain()
+            if result.isCancelRequested {
+                result.settle(.cancelled, &drain)
+            } else if result.settle(.rejected(PromiseError.timedOut(afterNanoseconds: limit.nanosecondsClamped)), &drain) {
+                self.cancelAsChild()
+            }
+            drain.run()
+        }
+        // No cancel handler stops the timer: if cancelling `result` does not
+        // cancel `self` (it has other children), the timer still settles
+        // `result`, as cancelled, by the deadline.
+        observeNow(TimeoutForward(result, timer: timer), asChild: true)
+        return result
+    }
+}
+
+/// Settles a timeout's promise as its input settles, and stops the timer.
+private final class TimeoutForward<Value: Sendable>: PromiseObserver {
+    let target: Promise<Value>
+    let timer: any ScheduledTimer
+
+    init(_ target: Promise<Value>, timer: any ScheduledTimer) {
+        self.target = target
+        self.timer = timer
+    }
+
+    func receive(_ outcome: Outcome<Value>, _ drain: inout Drain) {
+        timer.cancel()
+        target.settle(outcome, &drain)
+    }
+}

@@ -1,0 +1,166 @@
+import Synchronization
+
+/// How long to wait between attempts.
+public enum RetryDelay: Sendable, Equatable {
+    /// Try again at once.
+    case none
+    /// Wait the same time before each new attempt.
+    case fixed(Duration)
+    /// Wait `initial`, then twice that, four times, ... (at most `maximum`).
+    case exponential(initial: Duration, maximum: Duration? = nil)
+
+    /// The wait before attempt `attempt + 1`, after `attempt` failed (1-based).
+    public func wait(afterAttempt attempt: Int) -> Duration {
+        switch self {
+        case .none: return .zero
+        case .fixed(let delay): return delay
+        case .exponential(let initial, let maximum):
+            let doublings = min(max(attempt - 1, 0), 62)
+            let nanoseconds = initial.nanosecondsClamped
+            let (scaled, overflow) = nanoseconds.multipliedReportingOverflow(by: Int64(1) << doublings)
+            let wait: Duration = overflow ? .nanoseconds(Int64.max) : .nanoseconds(scaled)
+            if let maximum { return min(wait, maximum) }
+            return wait
+        }
+    }
+}
+
+/// Runs `body` until its promise is fulfilled, at most `maxAttempts` times,
+/// waiting `delay` between attempts. `body` gets the attempt number (from 1).
+/// Only errors for which `shouldRetry` says yes are retried; cancellation
+/// never is. The result fails with the last attempt's error. Cancelling the
+/// result cancels the attempt in flight, or the wait.
+public func retry<Value: Sendable>(
+    maxAttempts: Int,
+    delay: RetryDelay = .none,
+    clock: any PromiseClock = SystemClock.shared,
+    shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true },
+    _ body: @escaping @Sendable (_ attempt: Int) throws -> Promise<Value>
+) -> Promise<Value> {
+    let run = RetryRun(maxAttempts: max(1, maxAttempts), delay: delay, clock: clock, shouldRetry: shouldRetry, body: body)
+    run.result.addCancelHandler { run.cancel() }
+    run.start()
+    return run.result
+}
+
+/// One retry loop: its state and what it does on each outcome.
+private final class RetryRun<Value: Sendable>: Sendable {
+    private enum Phase {
+        case idle
+        case attempting(Promise<Value>)
+        case waiting(any ScheduledTimer)
+        case finished
+    }
+
+    private struct State {
+        var attempt = 0
+        var phase = Phase.idle
+        var cancelled = false
+    }
+
+    let result = Promise<Value>(upstream: nil)
+    private let state = Mutex(State())
+    private let maxAttempts: Int
+    private let delay: RetryDelay
+    private let clock: any PromiseClock
+    private let shouldRetry: @Sendable (any Error) -> Bool
+    private let body: @Sendable (Int) throws -> Promise<Value>
+
+    init(maxAttempts: Int, delay: RetryDelay, clock: any PromiseClock,
+         shouldRetry: @escaping @Sendable (any Error) -> Bool,
+         body: @escaping @Sendable (Int) throws -> Promise<Value>) {
+        self.maxAttempts = maxAttempts
+        self.delay = delay
+        self.clock = clock
+        self.shouldRetry = shouldRetry
+        self.body = body
+    }
+
+    /// Starts attempts in a loop for as long as they fail synchronously and
+    /// may be retried at once, so that many instant failures use no stack.
+    func start() {
+        while true {
+            let attempt: Int? = state.withLock { state in
+                guard !state.cancelled else { return nil }
+                state.attempt += 1
+                return state.attempt
+            }
+            guard let attempt else {
+                finish(.cancelled)
+                return
+            }
+            let promise: Promise<Value>
+            do { promise = try body(attempt) } catch { promise = Promise(error: error) }
+            let ready: Outcome<Value>? = promise.state.withLock { state in
+                if !state.isPending { state.observed = true }
+                return state.outcome
+            }
+            if let ready {
+                if handle(ready, attempt: attempt) { continue }
+                return
+            }
+            let cancelNow: Bool = state.withLock { state in
+                state.phase = .attempting(promise)
+                return state.cancelled
+            }
+            promise.observeNow(ClosureObserverWithDrain { [self] outcome, _ in
+                if self.handle(outcome, attempt: attempt) { self.start() }
+            }, asChild: true)
+            if cancelNow { promise.cancelAsChild() }
+            return
+        }
+    }
+
+    /// Decides what an attempt's outcome means. Returns true when the next
+    /// attempt should start at once.
+    private func handle(_ outcome: Outcome<Value>, attempt: Int) -> Bool {
+        guard case .rejected(let error) = outcome, attempt < maxAttempts, shouldRetry(error) else {
+            finish(outcome)
+            return false
+        }
+        let wait = delay.wait(afterAttempt: attempt)
+        if wait <= .zero { return true }
+        let timer = clock.schedule(after: wait) { [self] in self.start() }
+        let cancelled: Bool = state.withLock { state in
+            state.phase = .waiting(timer)
+            return state.cancelled
+        }
+        if cancelled {
+            timer.cancel()
+            finish(.cancelled)
+        }
+        return false
+    }
+
+    private func finish(_ outcome: Outcome<Value>) {
+        state.withLock { $0.phase = .finished }
+        result.settleNow(outcome)
+    }
+
+    func cancel() {
+        let phase: Phase = state.withLock { state in
+            state.cancelled = true
+            return state.phase
+        }
+        switch phase {
+        case .attempting(let promise): promise.cancelAsChild()
+        case .waiting(let timer):
+            timer.cancel()
+            finish(.cancelled)
+        case .idle, .finished: break
+        }
+    }
+}
+
+/// An observer that calls a closure with the drain it is notified in.
+final class ClosureObserverWithDrain<Input: Sendable>: PromiseObserver {
+    let body: @Sendable (Outcome<Input>, inout Drain) -> Void
+
+    init(_ body: @escaping @Sendable (Outcome<Input>, inout Drain) -> Void) {
+        self.body = body
+    }
+
+    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain) {
+        body(outcome, &drain)
+    }
+}
