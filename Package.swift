@@ -14,7 +14,10 @@ let package = Package(
     targets: [
         // Promises, combinators, cancellation; the workflow language, graph
         // and executor. No Foundation: it stays cheap to load.
-        .target(name: "PromiseEngine"),
+        .target(name: "PromiseEngine", dependencies: ["CSyncAnnotations"]),
+        // ThreadSanitizer annotations for Mutex (header only, no cost when
+        // TSan is off).
+        .target(name: "CSyncAnnotations"),
         // libc functions Swift cannot import (posix_spawn extensions, pidfd,
         // wait-status macros). Used by Steps only.
         .target(name: "CSystemShims"),

@@ -63,7 +63,7 @@ struct BoundedRunState<Element: Sendable, Value: Sendable> {
 
 final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
     let result = Promise<[Outcome<Value>]>(upstream: nil)
-    private let state: Mutex<BoundedRunState<Element, Value>>
+    private let state: Lock<BoundedRunState<Element, Value>>
     private let stopOnFailure: Bool
     private let cancelInFlightOnFailure: Bool
     private let body: @Sendable (Element) throws -> Promise<Value>
@@ -73,7 +73,7 @@ final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
         body: @escaping @Sendable (Element) throws -> Promise<Value>
     ) where Iterator.Element == Element {
         var iterator = iterator
-        state = Mutex(BoundedRunState(nextElement: { iterator.next() }, limit: max(1, limit)))
+        state = Lock(BoundedRunState(nextElement: { iterator.next() }, limit: max(1, limit)))
         self.stopOnFailure = stopOnFailure
         self.cancelInFlightOnFailure = cancelInFlightOnFailure
         self.body = body

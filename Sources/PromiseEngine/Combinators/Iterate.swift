@@ -26,7 +26,7 @@ public func iterate<Value: Sendable>(
 private final class IterationRun<Value: Sendable>: Sendable {
     let result = Promise<Value>(upstream: nil)
     private let step: @Sendable (Value, Int) throws -> Promise<Iteration<Value>>
-    private let current = Mutex<(promise: Promise<Iteration<Value>>?, cancelled: Bool)>((nil, false))
+    private let current = Lock<(promise: Promise<Iteration<Value>>?, cancelled: Bool)>((nil, false))
 
     init(step: @escaping @Sendable (Value, Int) throws -> Promise<Iteration<Value>>) {
         self.step = step

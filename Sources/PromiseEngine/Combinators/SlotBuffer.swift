@@ -56,7 +56,7 @@ extension Promise {
     final func combineProgress<Input>(of inputs: [Promise<Input>]) {
         guard !inputs.isEmpty else { return }
         setProgressSource { [self] in
-            let fractions = Mutex([Double](repeating: 0, count: inputs.count))
+            let fractions = Lock([Double](repeating: 0, count: inputs.count))
             for (index, input) in inputs.enumerated() {
                 input.addProgressListener { [self] fraction in
                     let mean: Double = fractions.withLock { fractions in
@@ -74,10 +74,10 @@ extension Promise {
 /// asks the ones still wanted to cancel, or simply lets go of them, so an
 /// input that never settles does not keep the others alive.
 final class CombinatorInputs<Value: Sendable>: Sendable {
-    private let promises: Mutex<[Promise<Value>]>
+    private let promises: Lock<[Promise<Value>]>
 
     init(_ promises: [Promise<Value>]) {
-        self.promises = Mutex(promises)
+        self.promises = Lock(promises)
     }
 
     /// Asks every input but `except` to cancel (each as one of its

@@ -71,7 +71,7 @@ final class AsyncWaiter<Value: Sendable>: PromiseObserver, Sendable {
         case done
     }
 
-    private let phase = Mutex<Phase>(.idle)
+    private let phase = Lock<Phase>(.idle)
 
     func start(_ continuation: CheckedContinuation<Value, any Error>, observing promise: Promise<Value>) {
         phase.withLock { phase in

@@ -10,18 +10,18 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     // @unchecked: all mutable state is inside `state`, a Mutex.
 
     @usableFromInline
-    let state: Mutex<State>
+    let state: Lock<State>
 
     /// A pending promise that waits on `upstream` (nil for a root promise).
     @usableFromInline
     init(upstream: AnyPromise?) {
-        state = Mutex(State(phase: .pending(ObserverList()), upstream: upstream))
+        state = Lock(State(phase: .pending(ObserverList()), upstream: upstream))
         super.init()
     }
 
     /// A promise that is already settled.
     public init(outcome: Outcome<Value>) {
-        state = Mutex(State(phase: .settled(outcome), upstream: nil))
+        state = Lock(State(phase: .settled(outcome), upstream: nil))
         super.init()
     }
 

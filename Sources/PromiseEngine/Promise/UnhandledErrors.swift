@@ -7,7 +7,7 @@ import Synchronization
 /// here, so a failure is never lost silently. The runner installs a handler
 /// that prints it; a library user may log it or fail a test.
 public enum UnhandledErrors {
-    private static let handler = Mutex<(@Sendable (any Error) -> Void)?>(nil)
+    private static let handler = Lock<(@Sendable (any Error) -> Void)?>(nil)
 
     /// Sets the function called with each unhandled error (nil: ignore them).
     /// It may be called on any thread.

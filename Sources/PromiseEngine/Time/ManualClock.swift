@@ -16,7 +16,7 @@ public final class ManualClock: PromiseClock, Sendable {
         var entries: [Entry] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -59,7 +59,7 @@ private final class RetryRun<Value: Sendable>: Sendable {
     }
 
     let result = Promise<Value>(upstream: nil)
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let maxAttempts: Int
     private let delay: RetryDelay
     private let clock: any PromiseClock

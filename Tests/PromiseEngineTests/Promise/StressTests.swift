@@ -45,7 +45,7 @@ struct StressTests {
 
     @Test("chains built and settled across threads all end with the right value")
     func crossThreadChains() {
-        let results = Mutex<[Int]>([])
+        let results = Lock<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: Self.threads) { i in
             let (head, resolver) = Promise<Int>.pending()
             var tail = head
@@ -91,8 +91,11 @@ struct StressTests {
             DispatchQueue.concurrentPerform(iterations: Self.threads + 1) { i in
                 if i == Self.threads { r.fulfill(1) } else { children[i].cancel() }
             }
+            // The value may win even after the cancel handler started: a
+            // request is not a verdict. But cancelled implies the handler ran.
             #expect(cancels.current <= 1)
-            #expect(p.state_ == (cancels.current == 1 ? "cancelled" : "fulfilled(1)"))
+            let final = p.state_
+            #expect(final == "fulfilled(1)" || (final == "cancelled" && cancels.current == 1))
             for child in children {
                 let state = child.state_
                 #expect(state == "cancelled" || state == "fulfilled(1)")

@@ -10,7 +10,7 @@ struct TestError: Error, Equatable, CustomStringConvertible {
 
 /// A thread-safe recorder of events, in order.
 final class Recorder<Event: Sendable>: Sendable {
-    private let storage = Mutex<[Event]>([])
+    private let storage = Lock<[Event]>([])
     func record(_ event: Event) { storage.withLock { $0.append(event) } }
     var events: [Event] { storage.withLock { $0 } }
     var count: Int { storage.withLock { $0.count } }
