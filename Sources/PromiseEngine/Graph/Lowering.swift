@@ -1,0 +1,203 @@
+/// Turns a checked syntax tree into the graph model: gives every node its
+/// id, display name and line/column, resolves `needs` to indices, and drops
+/// the ranges of names and keywords.
+struct Lowering {
+    let source: SourceFile
+    let lines: LineTable
+    /// How many nodes carry each label (from the checker).
+    let labelCounts: [String: Int]
+
+    init(source: SourceFile, labelCounts: [String: Int]) {
+        self.source = source
+        self.lines = source.lineTable()
+        self.labelCounts = labelCounts
+    }
+
+    func lower(_ file: SyntaxFile) -> Workflow {
+        var variables: [VariableDeclaration] = []
+        var statements: [Statement] = []
+        for statement in file.body.statements {
+            if case .variable(let variable) = statement {
+                variables.append(lower(variable))
+            } else {
+                statements.append(contentsOf: lower(statement))
+            }
+        }
+        return Workflow(
+            name: file.name?.text ?? Lowering.defaultName(for: source.path),
+            source: source,
+            directory: Lowering.directory(of: source.path),
+            timeout: file.timeout,
+            variables: variables,
+            body: Block(statements: statements))
+    }
+
+    /// The file name without folder and extension; `stdin` for `-`.
+    static func defaultName(for path: String) -> String {
+        guard path != "-" else { return "stdin" }
+        let file = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+        if let dot = file.lastIndex(of: "."), dot != file.startIndex {
+            return String(file[..<dot])
+        }
+        return file
+    }
+
+    /// The folder of a path; `.` for a bare file name or standard input.
+    static func directory(of path: String) -> String {
+        guard path != "-", let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private func lower(_ block: SyntaxBlock) -> Block {
+        var statements: [Statement] = []
+        statements.reserveCapacity(block.statements.count)
+        for statement in block.statements {
+            statements.append(contentsOf: lower(statement))
+        }
+        return Block(statements: statements)
+    }
+
+    private func lower(_ statement: SyntaxStatement) -> [Statement] {
+        switch statement {
+        case .node(let node):
+            return [.node(lower(node))]
+        case .catchClause(let clause):
+            return [.catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: lines.location(of: clause.keyword.start)))]
+        case .ensure(let body, _):
+            return [.ensure(lower(body))]
+        case .environment(let name, let value):
+            return [.environment(EnvironmentSetting(name: name.text, value: value))]
+        case .variable(let variable):
+            return [.variable(lower(variable))]
+        }
+    }
+
+    private func lower(_ variable: SyntaxVariable) -> VariableDeclaration {
+        VariableDeclaration(name: variable.name.text, value: variable.value, isSecret: variable.isSecret,
+                            location: lines.location(of: variable.name.range.start))
+    }
+
+    private func lower(_ node: SyntaxNode) -> Node {
+        let location = lines.location(of: node.start)
+        let kindName = node.kind.name
+        let id: String
+        if let label = node.label?.text {
+            id = labelCounts[label, default: 1] > 1 ? "\(label)@\(location)" : label
+        } else {
+            id = "\(kindName)@\(location)"
+        }
+        let kind: Node.Kind
+        switch node.kind {
+        case .step(let step):
+            kind = .step(step)
+        case .sequence(let body):
+            kind = .group(.sequence(lower(body)))
+        case .race(let body):
+            kind = .group(.race(lanes(body).lanes))
+        case .any(let body):
+            kind = .group(.any(lanes(body).lanes))
+        case .parallel(let limit, let keepGoing, let body):
+            let (lanes, needs) = lanes(body)
+            var index: [String: Int] = [:]
+            for (position, child) in lanes.children.enumerated() {
+                if let label = child.label, index[label] == nil { index[label] = position }
+            }
+            let dependencies = needs.map { names in names.compactMap { index[$0] } }
+            kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies)))
+        case .foreach(let foreach):
+            kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body),
+                                                parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing)))
+        case .conditional(let condition, let then, let otherwise):
+            kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then), otherwise: otherwise.map(lower))))
+        }
+        return Node(id: id, displayName: node.label?.text ?? Lowering.summary(of: node.kind),
+                    label: node.label?.text, location: location, attributes: node.attributes.lowered, kind: kind)
+    }
+
+    /// The children and declarations of a parallel, race or any body, and
+    /// each child's `needs`.
+    private func lanes(_ body: SyntaxBlock) -> (lanes: Lanes, needs: [[String]]) {
+        var lanes = Lanes(children: [])
+        var needs: [[String]] = []
+        for statement in body.statements {
+            switch statement {
+            case .node(let node):
+                lanes.children.append(lower(node))
+                needs.append(node.attributes.needs.map(\.text))
+            case .environment(let name, let value):
+                lanes.environment.append(EnvironmentSetting(name: name.text, value: value))
+            case .variable(let variable):
+                lanes.variables.append(lower(variable))
+            case .catchClause, .ensure:
+                break
+            }
+        }
+        return (lanes, needs)
+    }
+
+    /// A short name for an unlabeled node: `sh make test`, `http GET /health`.
+    static func summary(of kind: SyntaxNodeKind) -> String {
+        let text: String
+        switch kind {
+        case .step(let step): text = StepSummary.describe(step)
+        default: text = kind.name
+        }
+        return StepSummary.truncate(text, to: 48)
+    }
+}
+
+/// One-line descriptions of steps, for names and renderers.
+public enum StepSummary {
+    /// `sh "make test"` without quotes: `sh make test`.
+    public static func describe(_ step: Step) -> String {
+        switch step {
+        case .shell(let command, _): return "sh " + firstLine(command.sourceText)
+        case .exec(let arguments, _): return "exec " + arguments.map(\.sourceText).joined(separator: " ")
+        case .http(let request): return "http \(request.method.rawValue) \(request.url.sourceText)"
+        case .file(let operation): return "file \(operation.name) " + operation.operands.first.map(\.sourceText).map(firstLine)!
+        case .sleep(let duration): return "sleep \(DurationText.format(duration))"
+        case .log(let message): return "log " + firstLine(message.sourceText)
+        case .fail(let message): return "fail " + firstLine(message.sourceText)
+        case .rethrow: return "rethrow"
+        }
+    }
+
+    static func firstLine(_ text: String) -> String {
+        guard let newline = text.firstIndex(of: "\n") else { return text }
+        return String(text[..<newline]) + "…"
+    }
+
+    /// Cuts `text` to `count` characters, with an ellipsis.
+    public static func truncate(_ text: String, to count: Int) -> String {
+        guard text.count > count else { return text }
+        return String(text.prefix(count - 1)) + "…"
+    }
+}
+
+/// Durations as workflows write them: `1m30s`, `250ms`.
+public enum DurationText {
+    /// Parses `250ms`, `30s`, `5m`, `1h`, `1m30s`; nil when malformed.
+    public static func parse(_ text: String) -> Duration? {
+        Parser.duration(text)
+    }
+
+    public static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if milliseconds == 0 { return "0s" }
+        var text = ""
+        if milliseconds < 0 {
+            text = "-"
+            milliseconds = -milliseconds
+        }
+        let hours = milliseconds / 3_600_000
+        let minutes = milliseconds / 60_000 % 60
+        let wholeSeconds = milliseconds / 1000 % 60
+        let rest = milliseconds % 1000
+        if hours > 0 { text += "\(hours)h" }
+        if minutes > 0 { text += "\(minutes)m" }
+        if wholeSeconds > 0 { text += "\(wholeSeconds)s" }
+        if rest > 0 { text += "\(rest)ms" }
+        return text
+    }
+}

@@ -1,0 +1,329 @@
+/// Checks a parsed workflow beyond its syntax (spec §7, §10): labels are
+/// unique in their scope; `needs` names siblings and forms no cycle;
+/// references name steps that exist, have that field, and have surely
+/// finished at that point; variables are declared before use; `error.*` is
+/// used inside a catch only.
+struct Checker {
+    var diagnostics: DiagnosticBag
+    /// After syntax errors, references to unknown names are not reported:
+    /// the statement that declared them may be the one that did not parse.
+    let quietAboutUnknownNames: Bool
+
+    private(set) var labels: [String: [LabelInfo]] = [:]
+    /// How many nodes carry each label, for ids in lowering.
+    private(set) var labelCounts: [String: Int] = [:]
+    private var scopes = LabelScopes()
+    /// The label scope of each foreach body, by the offset of its keyword.
+    private var foreachScopes: [Int: Int] = [:]
+    private var currentScope = 0
+    private var finished = ScopedNames()
+    private var variables = ScopedNames()
+    private var catchDepth = 0
+    /// Labels of the nodes being checked (the current one and its groups).
+    private var enclosing: [String] = []
+    /// Labels of the children of the parallel groups around this point.
+    private var parallelSiblings: [Set<String>] = []
+
+    init(diagnostics: DiagnosticBag, quietAboutUnknownNames: Bool) {
+        self.diagnostics = diagnostics
+        self.quietAboutUnknownNames = quietAboutUnknownNames
+    }
+
+    mutating func check(_ file: SyntaxFile) {
+        collectLabels(in: file.body, scope: 0)
+        checkBlock(file.body)
+    }
+
+    // MARK: - Labels
+
+    private mutating func collectLabels(in block: SyntaxBlock, scope: Int) {
+        for statement in block.statements {
+            switch statement {
+            case .node(let node): collectLabels(of: node, scope: scope)
+            case .catchClause(let clause): collectLabels(in: clause.body, scope: scope)
+            case .ensure(let body, _): collectLabels(in: body, scope: scope)
+            case .environment, .variable: break
+            }
+        }
+    }
+
+    private mutating func collectLabels(of node: SyntaxNode, scope: Int) {
+        if let label = node.label {
+            var info = LabelInfo(name: label.text, range: label.range, kind: node.kind.name, fields: [], scope: scope)
+            if case .step(let step) = node.kind {
+                info.fields = step.fieldNames + step.captureNames
+                if case .file(let operation) = step { info.fileOperation = operation.name }
+            }
+            let existing = labels[label.text] ?? []
+            if let clash = existing.first(where: { scopes.encloses($0.scope, scope) || scopes.encloses(scope, $0.scope) }) {
+                diagnostics.error("duplicate label '\(label.text)'", at: label.range,
+                                  notes: [.init("'\(label.text)' is first used here", at: clash.range)])
+            }
+            labels[label.text, default: []].append(info)
+            labelCounts[label.text, default: 0] += 1
+        }
+        switch node.kind {
+        case .step: break
+        case .sequence(let body), .race(let body), .any(let body), .parallel(_, _, let body):
+            collectLabels(in: body, scope: scope)
+        case .foreach(let foreach):
+            let inner = scopes.make(inside: scope)
+            foreachScopes[node.keyword.start] = inner
+            collectLabels(in: foreach.body, scope: inner)
+        case .conditional(_, let then, let otherwise):
+            collectLabels(in: then, scope: scope)
+            if let otherwise { collectLabels(in: otherwise, scope: scope) }
+        }
+    }
+
+    // MARK: - Blocks and nodes
+
+    private mutating func checkBlock(_ block: SyntaxBlock) {
+        let blockStart = finished.height
+        let variablesStart = variables.height
+        var declaredHere: [String: SourceRange] = [:]
+        for statement in block.statements {
+            guard !diagnostics.isFull else { return }
+            switch statement {
+            case .node(let node):
+                checkNode(node)
+            case .catchClause(let clause):
+                // The chain before may have failed anywhere: nothing in it
+                // is sure to have finished, inside the catch or after it.
+                finished.pop(to: blockStart)
+                catchDepth += 1
+                checkBlock(clause.body)
+                catchDepth -= 1
+                finished.pop(to: blockStart)
+            case .ensure(let body, _):
+                // The ensure runs whatever happened before: it sees nothing
+                // of the chain; after it, the chain is as it was, plus the
+                // ensure's own steps (it succeeded if the chain goes on).
+                let before = finished.pop(to: blockStart)
+                checkBlock(body)
+                let ensured = finished.pop(to: blockStart)
+                finished.push(contentsOf: before)
+                finished.push(contentsOf: ensured)
+            case .environment(_, let value):
+                checkTemplate(value)
+            case .variable(let variable):
+                checkTemplate(variable.value)
+                declare(variable.name, in: &declaredHere)
+            }
+        }
+        variables.pop(to: variablesStart)
+    }
+
+    private mutating func declare(_ name: SyntaxName, in declared: inout [String: SourceRange]) {
+        if let previous = declared[name.text] {
+            diagnostics.error("'\(name.text)' is already declared in this block", at: name.range,
+                              notes: [.init("the first declaration is here", at: previous)])
+        }
+        declared[name.text] = name.range
+        variables.push(name.text)
+    }
+
+    private mutating func checkNode(_ node: SyntaxNode) {
+        for template in node.attributes.templates { checkTemplate(template) }
+        if let label = node.label { enclosing.append(label.text) }
+        defer { if node.label != nil { enclosing.removeLast() } }
+        let start = finished.height
+        switch node.kind {
+        case .step(let step):
+            for template in step.templates { checkTemplate(template) }
+        case .sequence(let body):
+            checkBlock(body)
+        case .parallel(_, _, let body):
+            checkLanes(body, parallel: true)
+        case .race(let body), .any(let body):
+            checkLanes(body, parallel: false)
+            finished.pop(to: start)
+        case .foreach(let foreach):
+            for template in foreach.list.templates { checkTemplate(template) }
+            let outerScope = currentScope
+            currentScope = foreachScopes[node.keyword.start] ?? outerScope
+            variables.push(foreach.variable.text)
+            checkBlock(foreach.body)
+            variables.pop(to: variables.height - 1)
+            currentScope = outerScope
+            finished.pop(to: start)
+        case .conditional(let condition, let then, let otherwise):
+            for template in condition.templates { checkTemplate(template) }
+            checkBlock(then)
+            finished.pop(to: start)
+            if let otherwise {
+                checkBlock(otherwise)
+                finished.pop(to: start)
+            }
+        }
+        if let label = node.label { finished.push(label.text) }
+    }
+
+    /// The body of parallel, race or any: declarations first, then each
+    /// child as if the others were not there (unless it `needs` them).
+    /// Leaves the labels every child surely finished, for a parallel group.
+    private mutating func checkLanes(_ body: SyntaxBlock, parallel: Bool) {
+        let variablesStart = variables.height
+        var declaredHere: [String: SourceRange] = [:]
+        var children: [SyntaxNode] = []
+        for statement in body.statements {
+            switch statement {
+            case .node(let node): children.append(node)
+            case .environment(_, let value): checkTemplate(value)
+            case .variable(let variable):
+                checkTemplate(variable.value)
+                declare(variable.name, in: &declaredHere)
+            case .catchClause, .ensure: break
+            }
+        }
+        let needs = parallel ? resolveNeeds(children) : Array(repeating: [], count: children.count)
+        let order = parallel ? NeedsGraph.order(needs) : Array(children.indices)
+        parallelSiblings.append(Set(children.compactMap(\.label?.text)))
+        let start = finished.height
+        var provides = Array(repeating: [String](), count: children.count)
+        for index in order {
+            for needed in NeedsGraph.closure(of: index, needs) {
+                finished.push(contentsOf: provides[needed])
+            }
+            let childStart = finished.height
+            checkNode(children[index])
+            provides[index] = Array(finished.names(since: childStart))
+            finished.pop(to: start)
+        }
+        parallelSiblings.removeLast()
+        if parallel {
+            for provided in provides { finished.push(contentsOf: provided) }
+        }
+        variables.pop(to: variablesStart)
+    }
+
+    /// Resolves each child's `needs` to sibling indices; reports unknown
+    /// names and cycles (after which the needs of a cycle are dropped).
+    private mutating func resolveNeeds(_ children: [SyntaxNode]) -> [[Int]] {
+        var index: [String: Int] = [:]
+        for (position, child) in children.enumerated() {
+            if let label = child.label?.text, index[label] == nil { index[label] = position }
+        }
+        var needs = Array(repeating: [Int](), count: children.count)
+        for (position, child) in children.enumerated() {
+            for name in child.attributes.needs {
+                guard let sibling = index[name.text] else {
+                    var notes: [Diagnostic.Note] = []
+                    if let elsewhere = labels[name.text]?.first {
+                        notes.append(.init("'\(name.text)' is declared here, outside this parallel group", at: elsewhere.range))
+                    }
+                    let suggestion = Suggestion.phrase(for: name.text, among: index.keys.sorted())
+                    diagnostics.error("'needs' names '\(name.text)', which is not a sibling in this parallel group\(suggestion)", at: name.range, notes: notes)
+                    continue
+                }
+                if sibling == position {
+                    diagnostics.error("'\(name.text)' cannot need itself", at: name.range)
+                    continue
+                }
+                if !needs[position].contains(sibling) { needs[position].append(sibling) }
+            }
+        }
+        for cycle in NeedsGraph.cycles(needs) {
+            let names = cycle.map { children[$0].label?.text ?? "?" }
+            let first = cycle[0]
+            let range = children[first].attributes.needs.first { $0.text == names[1 % names.count] }?.range ?? children[first].keyword
+            diagnostics.error("'needs' forms a cycle: \((names + [names[0]]).joined(separator: " -> "))", at: range,
+                              notes: cycle.dropFirst().compactMap { member in
+                                  children[member].label.map { .init("'\($0.text)' is here", at: $0.range) }
+                              })
+            for member in cycle { needs[member] = [] }
+        }
+        return needs
+    }
+
+    // MARK: - References
+
+    private mutating func checkTemplate(_ template: Template) {
+        for part in template.parts {
+            guard case .expression(let expression) = part else { continue }
+            checkExpression(expression)
+        }
+    }
+
+    private mutating func checkExpression(_ expression: Expression) {
+        switch expression.reference {
+        case .environment(_, let fallback):
+            if let fallback { checkTemplate(fallback) }
+        case .error:
+            if catchDepth == 0 {
+                diagnostics.error("'error' is only available inside a catch", at: expression.range)
+            }
+        case .variable(let name):
+            checkVariable(name, expression)
+        case .step(let label, let field):
+            checkStepReference(label, field, expression)
+        }
+    }
+
+    private mutating func checkVariable(_ name: String, _ expression: Expression) {
+        guard !variables.contains(name) else { return }
+        if labels[name] != nil {
+            diagnostics.error("'\(name)' is a step, not a variable; name one of its fields, as in '{{\(name).\(labels[name]![0].fields.first ?? "field")}}'", at: expression.range)
+            return
+        }
+        guard !quietAboutUnknownNames else { return }
+        let suggestion = Suggestion.phrase(for: name, among: variables.entries)
+        diagnostics.error("undeclared variable '\(name)'\(suggestion)", at: expression.range,
+                          notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])
+    }
+
+    private mutating func checkStepReference(_ label: String, _ field: StepField, _ expression: Expression) {
+        let candidates = labels[label] ?? []
+        guard let info = candidates.first(where: { scopes.encloses($0.scope, currentScope) }) else {
+            if let inner = candidates.first {
+                diagnostics.error("'\(label)' is inside a foreach body; its values exist only within one iteration", at: expression.range,
+                                  notes: [.init("'\(label)' is declared here", at: inner.range)])
+                return
+            }
+            if variables.contains(label) {
+                diagnostics.error("'\(label)' is a variable; variables have no fields", at: expression.range)
+                return
+            }
+            guard !quietAboutUnknownNames else { return }
+            let visible = labels.values.flatMap { $0 }.filter { scopes.encloses($0.scope, currentScope) }.map(\.name)
+            diagnostics.error("unknown step '\(label)'\(Suggestion.phrase(for: label, among: visible))", at: expression.range)
+            return
+        }
+        guard checkField(field, of: info, expression) else { return }
+        guard !finished.contains(label) else { return }
+        var notes: [Diagnostic.Note] = []
+        if enclosing.contains(label) {
+            notes.append(.init("this is inside '\(label)' itself, which is still running"))
+        } else if info.range.start > expression.range.start {
+            notes.append(.init("'\(label)' runs after this point"))
+        } else if parallelSiblings.contains(where: { $0.contains(label) }) {
+            notes.append(.init("'\(label)' runs in parallel with this; write 'needs \(label)' in this lane to wait for it"))
+        } else {
+            notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any, if or foreach"))
+        }
+        notes.append(.init("'\(label)' is declared here", at: info.range))
+        diagnostics.error("'\(label)' is not guaranteed to have finished here", at: expression.range, notes: notes)
+    }
+
+    /// Reports a field the step does not have; true when the field is fine.
+    private mutating func checkField(_ field: StepField, of info: LabelInfo, _ expression: Expression) -> Bool {
+        guard !info.fields.isEmpty else {
+            let what = ["sleep", "log", "fail", "rethrow"].contains(info.kind) ? "\(info.kind) steps have no fields" : "groups have no fields"
+            diagnostics.error("'\(info.name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"); \(what)", at: expression.range)
+            return false
+        }
+        let name: String
+        switch field {
+        case .header: name = "header"
+        case .json: name = "json"
+        case .capture(let capture): name = capture
+        default: name = field.name
+        }
+        guard !info.fields.contains(name) else { return true }
+        let kind = info.fileOperation.map { "file \($0)" } ?? info.kind
+        diagnostics.error("unknown field '\(name)' of \(kind) step '\(info.name)'\(Suggestion.phrase(for: name, among: info.fields))",
+                          at: expression.range,
+                          notes: [.init("'\(info.name)' has " + info.fields.map { "'\($0)'" }.joined(separator: ", "))])
+        return false
+    }
+}

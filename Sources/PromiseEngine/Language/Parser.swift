@@ -1,0 +1,452 @@
+/// Thrown inside the parser after an error has been reported; the statement
+/// loop catches it and skips to the next statement.
+struct ParseFailure: Error {}
+
+/// Where a block is, which decides what may be written in it.
+struct BlockContext {
+    enum Owner: Equatable {
+        /// The file itself.
+        case workflow
+        /// The body of `sequence` or `foreach`: attributes apply to the group.
+        case group(String)
+        /// The body of `parallel`, `race` or `any`: children start at once.
+        case lanes(String)
+        /// A `catch` or `ensure` body, or an `if` branch: a chain that is not a node.
+        case clause(String)
+    }
+
+    var owner: Owner
+    /// Somewhere inside a catch body: `rethrow` and `{{error.*}}` are allowed.
+    var insideCatch: Bool
+    /// The group owning this block is a direct child of a parallel group, so
+    /// it may have `needs`.
+    var ownerIsParallelChild: Bool
+
+    /// The context of a child block of a node written in this block.
+    func child(_ owner: Owner, nodeIsParallelChild: Bool) -> BlockContext {
+        BlockContext(owner: owner, insideCatch: insideCatch, ownerIsParallelChild: nodeIsParallelChild)
+    }
+
+    /// Nodes written in this block are direct children of a parallel group.
+    var childrenAreParallelChildren: Bool { owner == .lanes("parallel") }
+}
+
+/// The hand-written recursive-descent parser. Every input gives a syntax
+/// tree and diagnostics: nothing crashes it, blocks nested deeper than
+/// `maximumDepth` are an error (not a stack overflow), and it stops after
+/// `DiagnosticBag.limit` errors.
+struct Parser {
+    /// Deepest nesting of `{ }` blocks accepted.
+    static let maximumDepth = 100
+
+    var lexer: Lexer
+    var diagnostics: DiagnosticBag
+    var current: Token
+    private var lookahead: Token?
+    let bytes: [UInt8]
+    var depth = 0
+    private var reportedUnclosedBlock = false
+
+    init(source: SourceFile, diagnostics: DiagnosticBag = DiagnosticBag()) {
+        self.bytes = source.bytes
+        self.lexer = Lexer(bytes: source.bytes)
+        self.diagnostics = diagnostics
+        self.current = Token(kind: .endOfFile, range: SourceRange(start: 0, end: 0))
+        self.current = lexer.next(&self.diagnostics)
+    }
+
+    /// Parses a whole file.
+    static func parse(_ source: SourceFile, diagnostics: inout DiagnosticBag) -> SyntaxFile {
+        var parser = Parser(source: source, diagnostics: diagnostics)
+        let file = parser.parseFile()
+        diagnostics = parser.diagnostics
+        return file
+    }
+
+    mutating func parseFile() -> SyntaxFile {
+        var file = SyntaxFile(name: nil, timeout: nil, body: SyntaxBlock(statements: [], range: SourceRange(start: 0, end: bytes.count)))
+        var attributes = SyntaxAttributes()
+        let context = BlockContext(owner: .workflow, insideCatch: false, ownerIsParallelChild: false)
+        var statements: [SyntaxStatement] = []
+        while true {
+            statements += parseStatements(context, attributes: &attributes, file: &file)
+            guard current.kind == .rightBrace, !diagnostics.isFull else { break }
+            diagnostics.error("unexpected '}' with no block to close", at: current.range)
+            advance()
+        }
+        file.body.statements = statements
+        file.timeout = attributes.timeout
+        return file
+    }
+
+    // MARK: - Tokens
+
+    mutating func advance() {
+        if let next = lookahead {
+            current = next
+            lookahead = nil
+        } else {
+            current = lexer.next(&diagnostics)
+        }
+    }
+
+    mutating func peekNext() -> Token {
+        if let lookahead { return lookahead }
+        let next = lexer.next(&diagnostics)
+        lookahead = next
+        return next
+    }
+
+    func text(_ token: Token) -> String {
+        String(decoding: bytes[token.start..<token.end], as: UTF8.self)
+    }
+
+    func isKeyword(_ word: String) -> Bool {
+        current.kind == .identifier && text(current) == word
+    }
+
+    /// Describes the current token for "found ..." messages.
+    var found: String {
+        switch current.kind {
+        case .identifier, .number: return "'\(text(current))'"
+        case .string, .rawString, .multilineString: return "a string"
+        default: return current.kind.name
+        }
+    }
+
+    /// Reports an error (unless it is about a token the lexer already
+    /// reported) and returns the failure to throw.
+    mutating func error(_ message: String, at range: SourceRange? = nil, notes: [Diagnostic.Note] = []) -> ParseFailure {
+        if current.kind != .invalid || range != nil {
+            diagnostics.error(message, at: range ?? current.range, notes: notes)
+        }
+        return ParseFailure()
+    }
+
+    mutating func expectIdentifier(_ what: String) throws(ParseFailure) -> SyntaxName {
+        guard current.kind == .identifier else { throw error("expected \(what), found \(found)") }
+        let name = SyntaxName(text: text(current), range: current.range)
+        advance()
+        return name
+    }
+
+    mutating func expect(_ kind: TokenKind, _ context: String) throws(ParseFailure) -> Token {
+        guard current.kind == kind else { throw error("expected \(kind.name) \(context), found \(found)") }
+        let token = current
+        advance()
+        return token
+    }
+
+    // MARK: - Statements and blocks
+
+    /// Statements until `}` or the end of the file (neither consumed).
+    mutating func parseStatements(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) -> [SyntaxStatement] {
+        var statements: [SyntaxStatement] = []
+        while !diagnostics.isFull {
+            switch current.kind {
+            case .newline, .semicolon:
+                advance()
+                continue
+            case .endOfFile, .rightBrace:
+                return statements
+            default:
+                break
+            }
+            do {
+                if let statement = try parseStatement(context, attributes: &attributes, file: &file) {
+                    statements.append(statement)
+                }
+                try expectEndOfStatement()
+            } catch {
+                recover()
+            }
+        }
+        return statements
+    }
+
+    mutating func expectEndOfStatement() throws(ParseFailure) {
+        switch current.kind {
+        case .newline, .semicolon: advance()
+        case .rightBrace, .endOfFile: break
+        case .leftBrace: throw error("unexpected '{'; this statement takes no block")
+        default: throw error("expected the end of the statement (a new line or ';'), found \(found)")
+        }
+    }
+
+    /// Skips the rest of a statement after an error: up to a new line or
+    /// `;`, or before the `}` that closes the block; nested blocks are
+    /// skipped whole.
+    mutating func recover() {
+        while !diagnostics.isFull {
+            switch current.kind {
+            case .newline, .semicolon:
+                advance()
+                return
+            case .rightBrace, .endOfFile:
+                return
+            case .leftBrace:
+                skipBalancedBlock()
+            default:
+                advance()
+            }
+        }
+    }
+
+    /// From a `{`, skips to after its matching `}` (iteratively).
+    mutating func skipBalancedBlock() {
+        var open = 0
+        while current.kind != .endOfFile, !diagnostics.isFull {
+            if current.kind == .leftBrace { open += 1 }
+            if current.kind == .rightBrace {
+                open -= 1
+                if open == 0 {
+                    advance()
+                    return
+                }
+            }
+            advance()
+        }
+    }
+
+    /// `{ statements }`. Collects attribute statements (`timeout`, ...) into
+    /// `attributes` when the context allows them.
+    mutating func parseBlock(_ context: BlockContext, after what: String, attributes: inout SyntaxAttributes) throws(ParseFailure) -> SyntaxBlock {
+        guard let open = try openBlock(after: what) else {
+            return SyntaxBlock(statements: [], range: current.range)
+        }
+        defer { depth -= 1 }
+        var unusedFile = SyntaxFile(name: nil, timeout: nil, body: SyntaxBlock(statements: [], range: open.range))
+        let statements = parseStatements(context, attributes: &attributes, file: &unusedFile)
+        let end = closeBlock(open)
+        return SyntaxBlock(statements: statements, range: SourceRange(start: open.start, end: end))
+    }
+
+    /// Consumes `{` and enters a level of nesting; nil (after an error) when
+    /// too deep, having skipped the whole block.
+    mutating func openBlock(after what: String) throws(ParseFailure) -> Token? {
+        guard current.kind == .leftBrace else {
+            if current.kind == .newline {
+                throw error("expected '{' after \(what) on the same line")
+            }
+            throw error("expected '{' after \(what), found \(found)")
+        }
+        let open = current
+        guard depth < Parser.maximumDepth else {
+            diagnostics.error("blocks nested too deeply (the limit is \(Parser.maximumDepth))", at: open.range)
+            skipBalancedBlock()
+            return nil
+        }
+        advance()
+        depth += 1
+        return open
+    }
+
+    /// Consumes the `}` closing the block opened by `open`; reports an
+    /// unclosed block once. Returns the end offset of the block.
+    mutating func closeBlock(_ open: Token) -> Int {
+        guard current.kind == .rightBrace else {
+            if !reportedUnclosedBlock, !diagnostics.isFull {
+                reportedUnclosedBlock = true
+                diagnostics.error("unclosed '{'; expected '}' before the end of the file", at: open.range)
+            }
+            return current.end
+        }
+        let end = current.end
+        advance()
+        return end
+    }
+
+    /// The keywords that start a statement, for suggestions.
+    static let statementKeywords = [
+        "sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow",
+        "sequence", "parallel", "race", "any", "foreach", "if",
+        "catch", "ensure", "env", "var", "secret", "workflow", "timeout", "retry", "needs",
+    ]
+    static let stepKeywords: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
+    static let groupKeywords: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
+
+    mutating func parseStatement(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) throws(ParseFailure) -> SyntaxStatement? {
+        var label: SyntaxName?
+        if current.kind == .identifier, peekNext().kind == .colon {
+            label = SyntaxName(text: text(current), range: current.range)
+            advance()
+            advance()
+            guard current.kind == .identifier else {
+                throw error("expected a step or a group after the label '\(label!.text):', found \(found)")
+            }
+        }
+        guard current.kind == .identifier else {
+            switch current.kind {
+            case .leftBrace:
+                throw error("unexpected '{'; a block starts on the line of the statement that opens it")
+            case .string, .rawString, .multilineString:
+                throw error("expected a statement, found a string; a step starts with its kind, as in 'sh \"make\"'")
+            default:
+                throw error("expected a statement, found \(found)")
+            }
+        }
+        let keyword = text(current)
+        if Parser.stepKeywords.contains(keyword) {
+            return .node(try parseStep(label: label, context))
+        }
+        if Parser.groupKeywords.contains(keyword) {
+            return .node(try parseGroup(label: label, context))
+        }
+        if let label, Parser.statementKeywords.contains(keyword) {
+            throw error("a label names a step or a group; '\(keyword)' cannot have one", at: label.range)
+        }
+        let keywordRange = current.range
+        switch keyword {
+        case "catch", "ensure":
+            return try parseClause(keyword, context)
+        case "env":
+            advance()
+            let (name, value) = try parseAssignment("env")
+            return .environment(name: name, value: value)
+        case "var", "secret":
+            advance()
+            let (name, value) = try parseAssignment(keyword)
+            if name.text == "env" || name.text == "error" {
+                throw error("'\(name.text)' is reserved ({{\(name.text).…}}); choose another name", at: name.range)
+            }
+            return .variable(SyntaxVariable(name: name, value: value, isSecret: keyword == "secret"))
+        case "workflow":
+            guard context.owner == .workflow else {
+                throw error("'workflow' names the workflow and belongs at the top of the file")
+            }
+            advance()
+            let token = current
+            let name = try parseLiteralString("the workflow's name")
+            if file.name != nil {
+                throw error("the workflow is already named", at: keywordRange.extended(to: token.range))
+            }
+            file.name = SyntaxName(text: name, range: token.range)
+            return nil
+        case "timeout", "retry", "needs":
+            try parseGroupAttribute(keyword, context, into: &attributes)
+            return nil
+        case "else":
+            throw error("'else' must follow the '}' of an 'if' on the same line")
+        default:
+            throw unknownStatement(keyword, label: label)
+        }
+    }
+
+    private mutating func unknownStatement(_ keyword: String, label: SyntaxName?) -> ParseFailure {
+        let range = current.range
+        if Parser.stepAttributeNames.contains(keyword) {
+            return error("'\(keyword)' is an attribute of a step; write it in the step's block, as in 'sh \"...\" { \(keyword) ... }'", at: range)
+        }
+        let next = peekNext()
+        if label == nil, next.kind == .identifier, Parser.stepKeywords.contains(text(next)) || Parser.groupKeywords.contains(text(next)) {
+            return error("unknown statement '\(keyword)'; to label a step, write '\(keyword): \(text(next)) ...'", at: range)
+        }
+        return error("unknown statement '\(keyword)'\(Suggestion.phrase(for: keyword, among: Parser.statementKeywords))", at: range)
+    }
+
+    /// `NAME = STRING` after `env`, `var` or `secret`.
+    private mutating func parseAssignment(_ keyword: String) throws(ParseFailure) -> (SyntaxName, Template) {
+        let name = try expectIdentifier("a name after '\(keyword)'")
+        _ = try expect(.equal, "after '\(keyword) \(name.text)'")
+        if current.kind == .number {
+            let value = text(current)
+            advance()
+            return (name, .literal(value))
+        }
+        return (name, try parseTemplate("as the value of '\(name.text)'"))
+    }
+
+    /// `catch [KIND...] { }` or `ensure { }`.
+    private mutating func parseClause(_ keyword: String, _ context: BlockContext) throws(ParseFailure) -> SyntaxStatement? {
+        let keywordRange = current.range
+        advance()
+        var kinds: [FailureKind] = []
+        if keyword == "catch" {
+            while current.kind == .identifier {
+                let name = text(current)
+                guard let kind = FailureKind(rawValue: name) else {
+                    let names = FailureKind.allCases.map(\.rawValue)
+                    throw error("unknown failure kind '\(name)'\(Suggestion.phrase(for: name, among: names))",
+                                notes: [.init("the kinds are " + names.joined(separator: ", "))])
+                }
+                if !kinds.contains(kind) { kinds.append(kind) }
+                advance()
+            }
+        }
+        var misplaced: String?
+        if case .lanes(let group) = context.owner {
+            misplaced = group
+        }
+        let bodyContext = BlockContext(owner: .clause(keyword), insideCatch: context.insideCatch || keyword == "catch", ownerIsParallelChild: false)
+        var attributes = SyntaxAttributes()
+        let body = try parseBlock(bodyContext, after: "'\(keyword)'", attributes: &attributes)
+        if let misplaced {
+            diagnostics.error("'\(keyword)' cannot be a direct child of '\(misplaced)': its children run at once, so there is no chain before it; wrap a lane in 'sequence { }'", at: keywordRange)
+            return nil
+        }
+        if keyword == "catch" {
+            return .catchClause(SyntaxCatch(kinds: kinds, body: body, keyword: keywordRange))
+        }
+        return .ensure(body: body, keyword: keywordRange)
+    }
+
+    /// `timeout`, `retry` or `needs` written as a statement: an attribute of
+    /// the group whose block it is in (or of the workflow, for `timeout`).
+    private mutating func parseGroupAttribute(_ keyword: String, _ context: BlockContext, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
+        let keywordRange = current.range
+        switch context.owner {
+        case .workflow:
+            guard keyword == "timeout" else {
+                throw error("'\(keyword)' cannot apply to the whole workflow; put it in the block of a step or a group")
+            }
+        case .group, .lanes:
+            if keyword == "needs", !context.ownerIsParallelChild {
+                throw error("'needs' applies only to a direct child of a parallel group")
+            }
+        case .clause(let owner):
+            let what = owner == "if" || owner == "else" ? "an '\(owner)' branch" : "a '\(owner)' body"
+            throw error("'\(keyword)' has nothing to apply to in \(what); put it in the block of a step or a group, or wrap these statements in 'sequence { }'")
+        }
+        advance()
+        try parseCommonAttribute(keyword, keywordRange: keywordRange, into: &attributes)
+    }
+
+    /// The arguments of `timeout`, `retry` and `needs`.
+    mutating func parseCommonAttribute(_ keyword: String, keywordRange: SourceRange, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
+        switch keyword {
+        case "timeout":
+            let duration = try parseDuration()
+            if attributes.timeout != nil { throw error("duplicate 'timeout'", at: keywordRange) }
+            attributes.timeout = duration
+        case "retry":
+            let count = try parseInteger("the number of retries", range: 0...1_000_000)
+            var retry = RetryPolicy(count: count)
+            while current.kind == .identifier {
+                let option = text(current)
+                let optionRange = current.range
+                advance()
+                switch option {
+                case "delay":
+                    retry.delay = try parseDuration()
+                case "backoff":
+                    retry.backoff = try parseDuration()
+                default:
+                    throw error("unknown retry option '\(option)'\(Suggestion.phrase(for: option, among: ["delay", "backoff"])); write 'retry N [delay D] [backoff D]'", at: optionRange)
+                }
+            }
+            if retry.delay != nil, retry.backoff != nil {
+                throw error("write 'delay' or 'backoff', not both: 'backoff D' waits D, 2D, 4D, ...", at: keywordRange)
+            }
+            if attributes.retry != nil { throw error("duplicate 'retry'", at: keywordRange) }
+            attributes.retry = retry
+        default:
+            guard current.kind == .identifier else {
+                throw error("expected the labels of sibling steps after 'needs', found \(found)")
+            }
+            while current.kind == .identifier {
+                attributes.needs.append(SyntaxName(text: text(current), range: current.range))
+                advance()
+            }
+        }
+    }
+}
