@@ -7,6 +7,7 @@ public struct DotRenderer: Sendable {
         var output = "digraph \(quote(workflow.name)) {\n"
         output += "  rankdir=TB;\n"
         output += "  compound=true;\n"
+        output += "  graph [fontname=\"Helvetica\", fontsize=11];\n"
         output += "  node [fontname=\"Helvetica\", fontsize=11];\n"
         output += "  edge [fontname=\"Helvetica\", fontsize=9];\n"
         var boxes: [String: FlowGraph.Box] = [:]

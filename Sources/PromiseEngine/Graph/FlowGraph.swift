@@ -162,7 +162,7 @@ struct FlowGraph {
     /// Children that start together: a fork, the lanes, a join.
     private mutating func lanes(_ children: [Node], title: String, dependencies: [[Int]]?) -> ([String], [String]) {
         openCluster(title)
-        let fork = add(title, .group)
+        let fork = add("start " + (title.split(separator: " ").first { !$0.hasSuffix(":") }.map(String.init) ?? "group"), .group)
         var ends: [(entries: [String], exits: [String])] = []
         for child in children {
             ends.append(build(child))

@@ -262,8 +262,12 @@ struct Checker {
 
     private mutating func checkVariable(_ name: String, _ expression: Expression) {
         guard !variables.contains(name) else { return }
-        if labels[name] != nil {
-            diagnostics.error("'\(name)' is a step, not a variable; name one of its fields, as in '{{\(name).\(labels[name]![0].fields.first ?? "field")}}'", at: expression.range)
+        if let info = labels[name]?.first {
+            if let field = info.fields.first {
+                diagnostics.error("'\(name)' is a step, not a variable; name one of its fields, as in '{{\(name).\(field)}}'", at: expression.range)
+            } else {
+                diagnostics.error("'\(name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"), not a variable, and has no fields", at: expression.range)
+            }
             return
         }
         guard !quietAboutUnknownNames else { return }

@@ -35,6 +35,9 @@ public struct DiagnosticRenderer: Sendable {
 
     private func entry(_ severity: Diagnostic.Severity, _ message: String, at range: SourceRange?) -> String {
         guard let range else {
+            if severity == .note {
+                return "\(paint("note:", color(.note))) \(message)\n"
+            }
             return "\(paint(source.displayPath + ": ", bold))\(paint(severity.rawValue + ":", color(severity))) \(paint(message, bold))\n"
         }
         let location = lines.location(of: range.start)

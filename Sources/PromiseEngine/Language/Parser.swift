@@ -341,8 +341,20 @@ struct Parser {
         if label == nil, next.kind == .identifier, Parser.stepKeywords.contains(text(next)) || Parser.groupKeywords.contains(text(next)) {
             return error("unknown statement '\(keyword)'; to label a step, write '\(keyword): \(text(next)) ...'", at: range)
         }
+        if let alias = Parser.aliases[keyword] {
+            return error("unknown statement '\(keyword)'; did you mean '\(alias)'?", at: range)
+        }
         return error("unknown statement '\(keyword)'\(Suggestion.phrase(for: keyword, among: Parser.statementKeywords))", at: range)
     }
+
+    /// Words from other tools that mean one of ours.
+    static let aliases = [
+        "shell": "sh", "run": "sh", "bash": "sh", "command": "exec", "spawn": "exec",
+        "echo": "log", "print": "log", "wait": "sleep", "throw": "fail", "error": "fail",
+        "finally": "ensure", "always": "ensure", "rescue": "catch", "except": "catch",
+        "recover": "catch", "concurrent": "parallel", "for": "foreach", "each": "foreach",
+        "let": "var", "const": "var", "set": "var", "export": "env", "request": "http", "fetch": "http",
+    ]
 
     /// `NAME = STRING` after `env`, `var` or `secret`.
     private mutating func parseAssignment(_ keyword: String) throws(ParseFailure) -> (SyntaxName, Template) {

@@ -46,13 +46,20 @@ struct TemplateParser {
         var parts: [TemplatePart] = []
         var lineStart = position
         var first = true
+        var joinWithPrevious = false
         while lineStart < closingLineStart {
             var lineEnd = lineStart
             while lineEnd < closingLineStart, bytes[lineEnd] != 0x0A { lineEnd += 1 }
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            if !first { append(&parts, literal: "\n") }
+            if !first, !joinWithPrevious { append(&parts, literal: "\n") }
             first = false
+            // A line ending in an unescaped `\` continues on the next line
+            // (as in Swift, and as a shell reads it).
+            var backslashes = 0
+            while contentEnd - backslashes > lineStart, bytes[contentEnd - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            joinWithPrevious = backslashes % 2 == 1
+            if joinWithPrevious { contentEnd -= 1 }
             let line = bytes[lineStart..<contentEnd]
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
                 // A blank line needs no indentation.
