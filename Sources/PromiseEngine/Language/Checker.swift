@@ -5,9 +5,9 @@
 /// used inside a catch only.
 struct Checker {
     var diagnostics: DiagnosticBag
-    /// After syntax errors, references to unknown names are not reported:
-    /// the statement that declared them may be the one that did not parse.
-    let quietAboutUnknownNames: Bool
+    /// Names declared by statements that did not parse: references to them
+    /// are not reported as unknown.
+    let brokenNames: Set<String>
 
     private(set) var labels: [String: [LabelInfo]] = [:]
     /// How many nodes carry each label, for ids in lowering.
@@ -24,9 +24,19 @@ struct Checker {
     /// Labels of the children of the parallel groups around this point.
     private var parallelSiblings: [Set<String>] = []
 
-    init(diagnostics: DiagnosticBag, quietAboutUnknownNames: Bool) {
+    /// Why a label stopped being surely finished, for the error's note.
+    private var forgotten: [String: String] = [:]
+
+    init(diagnostics: DiagnosticBag, brokenNames: Set<String> = []) {
         self.diagnostics = diagnostics
-        self.quietAboutUnknownNames = quietAboutUnknownNames
+        self.brokenNames = brokenNames
+    }
+
+    /// Pops finished labels back to `height`, remembering why.
+    private mutating func forget(to height: Int, because reason: String) {
+        for label in finished.pop(to: height) {
+            forgotten[label] = reason.replacingPlaceholder(with: label)
+        }
     }
 
     mutating func check(_ file: SyntaxFile) {
@@ -90,16 +100,19 @@ struct Checker {
             case .catchClause(let clause):
                 // The chain before may have failed anywhere: nothing in it
                 // is sure to have finished, inside the catch or after it.
-                finished.pop(to: blockStart)
+                forget(to: blockStart, because: "the catch between them runs when the chain before it failed, perhaps before '@' ran")
                 catchDepth += 1
                 checkBlock(clause.body)
                 catchDepth -= 1
-                finished.pop(to: blockStart)
+                forget(to: blockStart, because: "the catch between them runs when the chain before it failed, perhaps before '@' ran")
             case .ensure(let body, _):
                 // The ensure runs whatever happened before: it sees nothing
                 // of the chain; after it, the chain is as it was, plus the
                 // ensure's own steps (it succeeded if the chain goes on).
                 let before = finished.pop(to: blockStart)
+                for label in before {
+                    forgotten[label] = "an ensure runs even when the chain before it failed, perhaps before '\(label)' ran"
+                }
                 checkBlock(body)
                 let ensured = finished.pop(to: blockStart)
                 finished.push(contentsOf: before)
@@ -134,10 +147,10 @@ struct Checker {
         case .sequence(let body):
             checkBlock(body)
         case .parallel(_, _, let body):
-            checkLanes(body, parallel: true)
+            checkLanes(body, parallel: true, because: "")
         case .race(let body), .any(let body):
-            checkLanes(body, parallel: false)
-            finished.pop(to: start)
+            checkLanes(body, parallel: false,
+                       because: "'@' is inside a \(node.kind.name): only the first to \(node.kind.name == "race" ? "finish" : "succeed") is waited for; the others are cancelled")
         case .foreach(let foreach):
             for template in foreach.list.templates { checkTemplate(template) }
             let outerScope = currentScope
@@ -150,10 +163,10 @@ struct Checker {
         case .conditional(let condition, let then, let otherwise):
             for template in condition.templates { checkTemplate(template) }
             checkBlock(then)
-            finished.pop(to: start)
+            forget(to: start, because: "'@' is inside a branch of an if, which may not run")
             if let otherwise {
                 checkBlock(otherwise)
-                finished.pop(to: start)
+                forget(to: start, because: "'@' is inside a branch of an if, which may not run")
             }
         }
         if let label = node.label { finished.push(label.text) }
@@ -162,7 +175,7 @@ struct Checker {
     /// The body of parallel, race or any: declarations first, then each
     /// child as if the others were not there (unless it `needs` them).
     /// Leaves the labels every child surely finished, for a parallel group.
-    private mutating func checkLanes(_ body: SyntaxBlock, parallel: Bool) {
+    private mutating func checkLanes(_ body: SyntaxBlock, parallel: Bool, because reason: String) {
         let variablesStart = variables.height
         var declaredHere: [String: SourceRange] = [:]
         var children: [SyntaxNode] = []
@@ -188,7 +201,11 @@ struct Checker {
             let childStart = finished.height
             checkNode(children[index])
             provides[index] = Array(finished.names(since: childStart))
-            finished.pop(to: start)
+            if parallel {
+                finished.pop(to: start)
+            } else {
+                forget(to: start, because: reason)
+            }
         }
         parallelSiblings.removeLast()
         if parallel {
@@ -270,7 +287,7 @@ struct Checker {
             }
             return
         }
-        guard !quietAboutUnknownNames else { return }
+        guard !brokenNames.contains(name) else { return }
         let suggestion = Suggestion.phrase(for: name, among: variables.entries)
         diagnostics.error("undeclared variable '\(name)'\(suggestion)", at: expression.range,
                           notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])
@@ -288,7 +305,7 @@ struct Checker {
                 diagnostics.error("'\(label)' is a variable; variables have no fields", at: expression.range)
                 return
             }
-            guard !quietAboutUnknownNames else { return }
+            guard !brokenNames.contains(label) else { return }
             let visible = labels.values.flatMap { $0 }.filter { scopes.encloses($0.scope, currentScope) }.map(\.name)
             diagnostics.error("unknown step '\(label)'\(Suggestion.phrase(for: label, among: visible))", at: expression.range)
             return
@@ -302,8 +319,10 @@ struct Checker {
             notes.append(.init("'\(label)' runs after this point"))
         } else if parallelSiblings.contains(where: { $0.contains(label) }) {
             notes.append(.init("'\(label)' runs in parallel with this; write 'needs \(label)' in this lane to wait for it"))
+        } else if let reason = forgotten[label] {
+            notes.append(.init(reason))
         } else {
-            notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any, if or foreach"))
+            notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any or if"))
         }
         notes.append(.init("'\(label)' is declared here", at: info.range))
         diagnostics.error("'\(label)' is not guaranteed to have finished here", at: expression.range, notes: notes)
@@ -329,5 +348,16 @@ struct Checker {
                           at: expression.range,
                           notes: [.init("'\(info.name)' has " + info.fields.map { "'\($0)'" }.joined(separator: ", "))])
         return false
+    }
+}
+
+extension String {
+    /// The text with each `@` replaced by `value`.
+    func replacingPlaceholder(with value: String) -> String {
+        var result = ""
+        for character in self {
+            if character == "@" { result += value } else { result.append(character) }
+        }
+        return result
     }
 }

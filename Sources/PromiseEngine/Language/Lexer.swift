@@ -55,16 +55,15 @@ struct Lexer {
             if peek() == UInt8(ascii: "=") { position += 1; return token(.greaterEqual) }
             return token(.greater)
         case UInt8(ascii: "'"):
-            scanRawString(start: start, &diagnostics)
-            return token(.rawString)
+            // An unterminated string was reported here; the parser must not
+            // report it again, so it gets an invalid token.
+            return token(scanRawString(start: start, &diagnostics) ? .rawString : .invalid)
         case UInt8(ascii: "\""):
             if peek() == UInt8(ascii: "\""), peek(1) == UInt8(ascii: "\"") {
                 position += 2
-                scanMultilineString(start: start, &diagnostics)
-                return token(.multilineString)
+                return token(scanMultilineString(start: start, &diagnostics) ? .multilineString : .invalid)
             }
-            scanString(start: start, &diagnostics)
-            return token(.string)
+            return token(scanString(start: start, &diagnostics) ? .string : .invalid)
         case UInt8(ascii: "-") where peek().map(Lexer.isDigit) == true:
             scanWord()
             return token(.number)
@@ -126,18 +125,20 @@ struct Lexer {
         }
     }
 
-    private mutating func scanRawString(start: Int, _ diagnostics: inout DiagnosticBag) {
+    /// False (after reporting) when the string is not terminated.
+    private mutating func scanRawString(start: Int, _ diagnostics: inout DiagnosticBag) -> Bool {
         while let byte = peek() {
-            if byte == UInt8(ascii: "'") { position += 1; return }
+            if byte == UInt8(ascii: "'") { position += 1; return true }
             if byte == 0x0A || byte == 0x0D { break }
             position += 1
         }
         diagnostics.error("unterminated string; a '...' string must end on the line it starts", at: SourceRange(start: start, end: position))
+        return false
     }
 
     /// Scans a `"..."` string, following nested strings inside `{{ }}`
     /// with an explicit stack (no recursion).
-    private mutating func scanString(start: Int, _ diagnostics: inout DiagnosticBag) {
+    private mutating func scanString(start: Int, _ diagnostics: inout DiagnosticBag) -> Bool {
         // Each entry: true = inside a string, false = inside `{{ }}`.
         var stack: [Bool] = [true]
         while let byte = peek() {
@@ -149,7 +150,7 @@ struct Lexer {
                 case UInt8(ascii: "\""):
                     position += 1
                     stack.removeLast()
-                    if stack.isEmpty { return }
+                    if stack.isEmpty { return true }
                 case UInt8(ascii: "{") where peek(1) == UInt8(ascii: "{"):
                     position += 2
                     stack.append(false)
@@ -166,7 +167,7 @@ struct Lexer {
                     if stack.count >= Lexer.maximumStringNesting {
                         diagnostics.error("strings nested too deeply inside '{{ }}' (limit \(Lexer.maximumStringNesting))", at: SourceRange(start: position - 1, end: position))
                         skipLine()
-                        return
+                        return false
                     }
                     stack.append(true)
                 case UInt8(ascii: "'"):
@@ -178,10 +179,11 @@ struct Lexer {
                 }
             }
         }
-        let inside = stack.last == false
+        let inside = stack.contains(false)
         diagnostics.error(
-            inside ? "unterminated '{{' in string; expected '}}'" : "unterminated string; expected '\"' before the end of the line",
+            inside ? "unterminated '{{' in string; expected '}}' and then '\"' before the end of the line" : "unterminated string; expected '\"' before the end of the line",
             at: SourceRange(start: start, end: position))
+        return false
     }
 
     private mutating func skipLine() {
@@ -190,12 +192,12 @@ struct Lexer {
 
     /// Scans a `"""` string: the opening delimiter ends its line; the string
     /// ends at the first line made of spaces and `"""`.
-    private mutating func scanMultilineString(start: Int, _ diagnostics: inout DiagnosticBag) {
+    private mutating func scanMultilineString(start: Int, _ diagnostics: inout DiagnosticBag) -> Bool {
         while let byte = peek(), byte == 0x20 || byte == 0x09 { position += 1 }
         guard peek() == 0x0A || (peek() == 0x0D) else {
             diagnostics.error("a multi-line string must start with '\"\"\"' at the end of a line", at: SourceRange(start: start, end: position + (peek() == nil ? 0 : 1)))
             skipLine()
-            return
+            return false
         }
         while position < bytes.count {
             // At a line break: look at the next line.
@@ -205,12 +207,13 @@ struct Lexer {
             while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
             if cursor + 2 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 1] == UInt8(ascii: "\""), bytes[cursor + 2] == UInt8(ascii: "\"") {
                 position = cursor + 3
-                return
+                return true
             }
             position = cursor
             skipLine()
         }
         diagnostics.error("unterminated multi-line string; expected a line with the closing '\"\"\"'", at: SourceRange(start: start, end: start + 3))
+        return false
     }
 
     // MARK: - Character classes

@@ -46,6 +46,9 @@ struct Parser {
     let bytes: [UInt8]
     var depth = 0
     private var reportedUnclosedBlock = false
+    /// Labels and variables of statements that did not parse: the checker
+    /// does not report references to them as unknown.
+    var brokenNames: Set<String> = []
 
     init(source: SourceFile, diagnostics: DiagnosticBag = DiagnosticBag()) {
         self.bytes = source.bytes
@@ -55,12 +58,35 @@ struct Parser {
         self.current = lexer.next(&self.diagnostics)
     }
 
-    /// Parses a whole file.
-    static func parse(_ source: SourceFile, diagnostics: inout DiagnosticBag) -> SyntaxFile {
+    /// Parses a whole file; `brokenNames` are the names declared by
+    /// statements that did not parse.
+    static func parse(_ source: SourceFile, diagnostics: inout DiagnosticBag) -> (SyntaxFile, brokenNames: Set<String>) {
         var parser = Parser(source: source, diagnostics: diagnostics)
         let file = parser.parseFile()
         diagnostics = parser.diagnostics
-        return file
+        return (file, parser.brokenNames)
+    }
+
+    /// The label (`name:`) or declared variable (`var name`, `secret name`,
+    /// `foreach name`) of the statement starting at `offset`, read from the
+    /// bytes.
+    func declaredName(at offset: Int) -> String? {
+        func identifier(at start: Int) -> (String, Int)? {
+            guard start < bytes.count, Lexer.isIdentifierStart(bytes[start]) else { return nil }
+            var end = start
+            while end < bytes.count, Lexer.isIdentifierContinue(bytes[end]) { end += 1 }
+            return (String(decoding: bytes[start..<end], as: UTF8.self), end)
+        }
+        func skipSpaces(_ position: Int) -> Int {
+            var position = position
+            while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }
+            return position
+        }
+        guard let (word, end) = identifier(at: offset) else { return nil }
+        let next = skipSpaces(end)
+        if next < bytes.count, bytes[next] == UInt8(ascii: ":") { return word }
+        if word == "var" || word == "secret" || word == "foreach" { return identifier(at: next)?.0 }
+        return nil
     }
 
     mutating func parseFile() -> SyntaxFile {
@@ -152,12 +178,14 @@ struct Parser {
             default:
                 break
             }
+            let start = current.start
             do {
                 if let statement = try parseStatement(context, attributes: &attributes, file: &file) {
                     statements.append(statement)
                 }
                 try expectEndOfStatement()
             } catch {
+                if let name = declaredName(at: start) { brokenNames.insert(name) }
                 recover()
             }
         }

@@ -153,6 +153,7 @@ extension Parser {
             throw error("expected a list after 'in' ([\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)), found \(found)")
         }
         let function = text(current)
+        let functionStart = current.start
         let functions = ["lines", "split", "glob", "range"]
         guard functions.contains(function) else {
             throw error("unknown list '\(function)'\(Suggestion.phrase(for: function, among: functions))",
@@ -166,7 +167,8 @@ extension Parser {
             _ = try expect(.comma, "between the bounds of range")
             let high = try parseRangeBound()
             if let lowValue = low.literalValue.flatMap({ Int($0) }), let highValue = high.literalValue.flatMap({ Int($0) }), lowValue > highValue {
-                diagnostics.error("range(\(lowValue), \(highValue)) is empty; the first bound must not be above the second", at: current.range)
+                diagnostics.error("range(\(lowValue), \(highValue)) is empty; the first bound must not be above the second",
+                                  at: SourceRange(start: functionStart, end: current.end))
             }
             list = .range(low, high)
         } else {

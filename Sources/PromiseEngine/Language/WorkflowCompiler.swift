@@ -19,8 +19,8 @@ public struct CompilationResult: Sendable {
 public enum WorkflowCompiler {
     public static func compile(_ source: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
         var diagnostics = DiagnosticBag(limit: errorLimit)
-        let file = Parser.parse(source, diagnostics: &diagnostics)
-        var checker = Checker(diagnostics: diagnostics, quietAboutUnknownNames: diagnostics.hasErrors)
+        let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
+        var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames)
         if !diagnostics.isFull {
             checker.check(file)
             diagnostics = checker.diagnostics
