@@ -65,7 +65,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 while position < end, isPlainKeyByte(bytes[position]) { position += 1 }
                 if position == keyStart {
                     if position < end, bytes[position] == UInt8(ascii: "[") { continue }
-                    throw ParseError(message: "expected a key after '.' in JSON path", offset: keyStart)
+                    throw ParseError(message: "expected a key after '.' in JSON path", offset: keyStart - 1)
                 }
                 components.append(.key(String(decoding: bytes[keyStart..<position], as: UTF8.self)))
             } else if byte == UInt8(ascii: "[") {

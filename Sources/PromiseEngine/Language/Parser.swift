@@ -471,7 +471,8 @@ struct Parser {
                 case "backoff":
                     retry.backoff = try parseDuration()
                 default:
-                    throw error("unknown retry option '\(option)'\(Suggestion.phrase(for: option, among: ["delay", "backoff"])); write 'retry N [delay D] [backoff D]'", at: optionRange)
+                    let suggestion = Suggestion.phrase(for: option, among: ["delay", "backoff"])
+                    throw error("unknown retry option '\(option)'" + (suggestion.isEmpty ? "; write 'retry N [delay D] [backoff D]'" : suggestion), at: optionRange)
                 }
             }
             if retry.delay != nil, retry.backoff != nil {

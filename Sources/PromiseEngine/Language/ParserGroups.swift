@@ -61,7 +61,8 @@ extension Parser {
                 keepGoing = true
             default:
                 let word = text(current)
-                throw error("unknown option '\(word)'\(Suggestion.phrase(for: word, among: ["limit", "keep-going"])); write 'parallel [limit N] [keep-going] {'")
+                let suggestion = Suggestion.phrase(for: word, among: ["limit", "keep-going"])
+                throw error("unknown option '\(word)' for parallel" + (suggestion.isEmpty ? "; write 'parallel [limit N] [keep-going] {'" : suggestion))
             }
         }
         return (limit, keepGoing)
