@@ -151,13 +151,13 @@ public enum StepSummary {
     /// `sh "make test"` without quotes: `sh make test`.
     public static func describe(_ step: Step) -> String {
         switch step {
-        case .shell(let command, _): return "sh " + firstLine(command.sourceText)
-        case .exec(let arguments, _): return "exec " + arguments.map(\.sourceText).joined(separator: " ")
-        case .http(let request): return "http \(request.method.rawValue) \(request.url.sourceText)"
-        case .file(let operation): return "file \(operation.name) " + operation.operands.first.map(\.sourceText).map(firstLine)!
+        case .shell(let command, _): return "sh " + firstLine(command.displayText)
+        case .exec(let arguments, _): return "exec " + arguments.map { firstLine($0.displayText) }.joined(separator: " ")
+        case .http(let request): return "http \(request.method.rawValue) \(request.url.displayText)"
+        case .file(let operation): return "file \(operation.name) " + (operation.operands.first.map { firstLine($0.displayText) } ?? "")
         case .sleep(let duration): return "sleep \(DurationText.format(duration))"
-        case .log(let message): return "log " + firstLine(message.sourceText)
-        case .fail(let message): return "fail " + firstLine(message.sourceText)
+        case .log(let message): return "log " + firstLine(message.displayText)
+        case .fail(let message): return "fail " + firstLine(message.displayText)
         case .rethrow: return "rethrow"
         }
     }

@@ -14,6 +14,12 @@ extension Template {
         return text
     }
 
+    /// The template for people: literal text as it is, expressions as
+    /// `{{...}}`. Not valid workflow syntax (nothing is escaped).
+    public var displayText: String {
+        rendered { _ in nil }
+    }
+
     /// The template with each expression replaced by `resolve`'s answer, or
     /// kept as `{{...}}` when it answers nil. Used by `--dry-run`.
     public func rendered(resolving resolve: (Expression) -> String?) -> String {
