@@ -1,5 +1,5 @@
 /// A condition a step's result must meet (spec §6).
-public enum Expectation: Sendable, Hashable {
+public enum StepExpectation: Sendable, Hashable {
     /// `expect status 200 2xx 200-299`: the response status is one of these.
     case status([StatusPattern])
     /// `expect exit 0 1`: the exit code is one of these.
@@ -116,6 +116,6 @@ public struct Capture: Sendable, Hashable {
         /// `header "ETag"`
         case header(String)
         /// `stdout matches 'v([0-9.]+)'`: the first group, else the whole match.
-        case matches(Expectation.Stream, RegexPattern)
+        case matches(StepExpectation.Stream, RegexPattern)
     }
 }

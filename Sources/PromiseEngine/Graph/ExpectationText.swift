@@ -1,6 +1,6 @@
 /// Expectations and captures written back as in a workflow file.
 public enum ExpectationText {
-    public static func describe(_ expectation: Expectation) -> String {
+    public static func describe(_ expectation: StepExpectation) -> String {
         switch expectation {
         case .status(let patterns): return "status " + patterns.map(\.description).joined(separator: " ")
         case .exit(let codes): return "exit " + codes.map(String.init).joined(separator: " ")

@@ -112,7 +112,7 @@ public struct JSONRenderer: Sendable {
         (process.stdin.map { [("stdin", template($0))] } ?? []) + outcomes(process.expectations, process.captures)
     }
 
-    private func outcomes(_ expectations: [Expectation], _ captures: [Capture]) -> [(String, JSONValue)] {
+    private func outcomes(_ expectations: [StepExpectation], _ captures: [Capture]) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = []
         if !expectations.isEmpty { members.append(("expect", .array(expectations.map { .string(ExpectationText.describe($0)) }))) }
         if !captures.isEmpty { members.append(("capture", .array(captures.map { .string(ExpectationText.describe($0)) }))) }

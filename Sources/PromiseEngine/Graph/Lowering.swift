@@ -4,25 +4,33 @@
 struct Lowering {
     let source: SourceFile
     let lines: LineTable
-    /// How many nodes carry each label (from the checker).
-    let labelCounts: [String: Int]
+    /// Labels carried by more than one node (from the checker).
+    let repeatedLabels: Set<String>
 
-    init(source: SourceFile, labelCounts: [String: Int]) {
+    init(source: SourceFile, repeatedLabels: Set<String>) {
         self.source = source
         self.lines = source.lineTable()
-        self.labelCounts = labelCounts
+        self.repeatedLabels = repeatedLabels
     }
 
-    func lower(_ file: SyntaxFile) -> Workflow {
+    /// Lowers the file, freeing the syntax of each top-level statement as
+    /// soon as it is lowered (so the syntax tree and the model are not both
+    /// whole in memory).
+    func lower(_ file: consuming SyntaxFile) -> Workflow {
         var variables: [VariableDeclaration] = []
         var statements: [Statement] = []
-        for statement in file.body.statements {
+        var syntax = file.body.statements
+        file.body.statements = []
+        statements.reserveCapacity(syntax.count)
+        while let statement = syntax.popLast() {
             if case .variable(let variable) = statement {
                 variables.append(lower(variable))
             } else {
-                statements.append(contentsOf: lower(statement))
+                statements.append(lower(statement))
             }
         }
+        variables.reverse()
+        statements.reverse()
         return Workflow(
             name: file.name?.text ?? Lowering.defaultName(for: source.path),
             source: source,
@@ -52,23 +60,23 @@ struct Lowering {
         var statements: [Statement] = []
         statements.reserveCapacity(block.statements.count)
         for statement in block.statements {
-            statements.append(contentsOf: lower(statement))
+            statements.append(lower(statement))
         }
         return Block(statements: statements)
     }
 
-    private func lower(_ statement: SyntaxStatement) -> [Statement] {
+    private func lower(_ statement: SyntaxStatement) -> Statement {
         switch statement {
         case .node(let node):
-            return [.node(lower(node))]
+            return .node(lower(node))
         case .catchClause(let clause):
-            return [.catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: lines.location(of: clause.keyword.start)))]
+            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: lines.location(of: clause.keyword.start)))
         case .ensure(let body, _):
-            return [.ensure(lower(body))]
+            return .ensure(lower(body))
         case .environment(let name, let value):
-            return [.environment(EnvironmentSetting(name: name.text, value: value))]
+            return .environment(EnvironmentSetting(name: name.text, value: value))
         case .variable(let variable):
-            return [.variable(lower(variable))]
+            return .variable(lower(variable))
         }
     }
 
@@ -82,9 +90,9 @@ struct Lowering {
         let kindName = node.kind.name
         let id: String
         if let label = node.label?.text {
-            id = labelCounts[label, default: 1] > 1 ? "\(label)@\(location)" : label
+            id = repeatedLabels.contains(label) ? label + "@" + location.description : label
         } else {
-            id = "\(kindName)@\(location)"
+            id = kindName + "@" + location.description
         }
         let kind: Node.Kind
         switch node.kind {
@@ -110,8 +118,7 @@ struct Lowering {
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then), otherwise: otherwise.map(lower))))
         }
-        return Node(id: id, displayName: node.label?.text ?? Lowering.summary(of: node.kind),
-                    label: node.label?.text, location: location, attributes: node.attributes.lowered, kind: kind)
+        return Node(id: id, label: node.label?.text, location: location, attributes: node.attributes.lowered, kind: kind)
     }
 
     /// The children and declarations of a parallel, race or any body, and
@@ -135,15 +142,6 @@ struct Lowering {
         return (lanes, needs)
     }
 
-    /// A short name for an unlabeled node: `sh make test`, `http GET /health`.
-    static func summary(of kind: SyntaxNodeKind) -> String {
-        let text: String
-        switch kind {
-        case .step(let step): text = StepSummary.describe(step)
-        default: text = kind.name
-        }
-        return StepSummary.truncate(text, to: 48)
-    }
 }
 
 /// One-line descriptions of steps, for names and renderers.
@@ -169,7 +167,7 @@ public enum StepSummary {
 
     /// Cuts `text` to `count` characters, with an ellipsis.
     public static func truncate(_ text: String, to count: Int) -> String {
-        guard text.count > count else { return text }
+        guard text.utf8.count > count, text.count > count else { return text }
         return String(text.prefix(count - 1)) + "…"
     }
 }

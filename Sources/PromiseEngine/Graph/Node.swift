@@ -79,16 +79,13 @@ public struct Node: Sendable, Hashable {
     /// `label@line:col`; unlabeled nodes are `kind@line:col`. Iterations of
     /// a foreach add `[i]` at run time.
     public var id: String
-    /// What to show a person: the label, or a short summary of the step.
-    public var displayName: String
     public var label: String?
     public var location: SourceLocation
     public var attributes: Attributes
     public var kind: Kind
 
-    public init(id: String, displayName: String, label: String?, location: SourceLocation, attributes: Attributes, kind: Kind) {
+    public init(id: String, label: String?, location: SourceLocation, attributes: Attributes, kind: Kind) {
         self.id = id
-        self.displayName = displayName
         self.label = label
         self.location = location
         self.attributes = attributes
@@ -101,6 +98,16 @@ public struct Node: Sendable, Hashable {
         case group(Group)
     }
 
+    /// What to show a person: the label, or a short summary of the step
+    /// (`sh make test`), or the group's kind.
+    public var displayName: String {
+        if let label { return label }
+        switch kind {
+        case .step(let step): return StepSummary.truncate(StepSummary.describe(step), to: 48)
+        case .group(let group): return group.kindName
+        }
+    }
+
     /// `sh`, `http`, ... for steps; `parallel`, `foreach`, ... for groups.
     public var kindName: String {
         switch kind {
@@ -111,29 +118,83 @@ public struct Node: Sendable, Hashable {
 }
 
 /// The attributes any node may have (spec §5); those a kind does not take
-/// were rejected by the checker.
+/// were rejected by the checker. Most nodes have none: then no storage is
+/// allocated.
 public struct Attributes: Sendable, Hashable {
-    /// Per attempt when there is a retry.
-    public var timeout: Duration?
-    public var retry: RetryPolicy?
-    /// `env NAME = "..."` of a process step.
-    public var environment: [EnvironmentSetting]
-    /// `cwd PATH` of a process step.
-    public var cwd: Template?
-    /// Labels of siblings in a parallel group that must succeed first.
-    public var needs: [String]
+    private struct Values: Sendable, Hashable {
+        var timeout: Duration?
+        var retry: RetryPolicy?
+        var environment: [EnvironmentSetting] = []
+        var cwd: Template?
+        var needs: [String] = []
+
+        var isEmpty: Bool {
+            timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty
+        }
+    }
+
+    /// Immutable, so shared copies are safe; a change makes a new box.
+    private final class Box: Sendable {
+        let values: Values
+
+        init(_ values: Values) {
+            self.values = values
+        }
+    }
+
+    private var box: Box?
+
+    private var values: Values { box?.values ?? Values() }
+
+    private mutating func update(_ change: (inout Values) -> Void) {
+        var values = self.values
+        change(&values)
+        box = values.isEmpty ? nil : Box(values)
+    }
 
     public init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
                 cwd: Template? = nil, needs: [String] = []) {
-        self.timeout = timeout
-        self.retry = retry
-        self.environment = environment
-        self.cwd = cwd
-        self.needs = needs
+        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs)
+        box = values.isEmpty ? nil : Box(values)
     }
 
-    public var isEmpty: Bool {
-        timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty
+    /// Per attempt when there is a retry.
+    public var timeout: Duration? {
+        get { box?.values.timeout }
+        set { update { $0.timeout = newValue } }
+    }
+
+    public var retry: RetryPolicy? {
+        get { box?.values.retry }
+        set { update { $0.retry = newValue } }
+    }
+
+    /// `env NAME = "..."` of a process step.
+    public var environment: [EnvironmentSetting] {
+        get { box?.values.environment ?? [] }
+        set { update { $0.environment = newValue } }
+    }
+
+    /// `cwd PATH` of a process step.
+    public var cwd: Template? {
+        get { box?.values.cwd }
+        set { update { $0.cwd = newValue } }
+    }
+
+    /// Labels of siblings in a parallel group that must succeed first.
+    public var needs: [String] {
+        get { box?.values.needs ?? [] }
+        set { update { $0.needs = newValue } }
+    }
+
+    public var isEmpty: Bool { box == nil }
+
+    public static func == (lhs: Attributes, rhs: Attributes) -> Bool {
+        lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
     }
 }
 

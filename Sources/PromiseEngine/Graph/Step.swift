@@ -33,10 +33,10 @@ public enum Step: Sendable, Hashable {
 public struct ProcessOptions: Sendable, Hashable {
     /// Text fed to standard input; none means standard input is empty.
     public var stdin: Template?
-    public var expectations: [Expectation]
+    public var expectations: [StepExpectation]
     public var captures: [Capture]
 
-    public init(stdin: Template? = nil, expectations: [Expectation] = [], captures: [Capture] = []) {
+    public init(stdin: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = []) {
         self.stdin = stdin
         self.expectations = expectations
         self.captures = captures
@@ -54,11 +54,11 @@ public struct HTTPRequest: Sendable, Hashable {
     public var redirects: Int?
     /// Stream the body into this file.
     public var save: Template?
-    public var expectations: [Expectation]
+    public var expectations: [StepExpectation]
     public var captures: [Capture]
 
     public init(method: HTTPMethod, url: Template, headers: [NamedTemplate] = [], body: HTTPBody = .none,
-                redirects: Int? = nil, save: Template? = nil, expectations: [Expectation] = [], captures: [Capture] = []) {
+                redirects: Int? = nil, save: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = []) {
         self.method = method
         self.url = url
         self.headers = headers

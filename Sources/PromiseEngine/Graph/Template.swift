@@ -1,25 +1,60 @@
 /// A string of the workflow with `{{ ... }}` interpolations: literal text
 /// and expressions, in order. Values are substituted when the step runs.
 public struct Template: Sendable, Hashable {
-    public var parts: [TemplatePart]
+    /// Most templates are plain text: they are kept without an array.
+    private enum Storage: Sendable, Hashable {
+        case literal(String)
+        case parts([TemplatePart])
+    }
+
+    private var storage: Storage
 
     public init(parts: [TemplatePart]) {
-        self.parts = parts
+        if parts.isEmpty {
+            storage = .literal("")
+        } else if parts.count == 1, case .literal(let text) = parts[0] {
+            storage = .literal(text)
+        } else {
+            storage = .parts(parts)
+        }
     }
 
     /// A template without interpolation.
     public static func literal(_ text: String) -> Template {
-        Template(parts: text.isEmpty ? [] : [.literal(text)])
+        Template(parts: [.literal(text)])
+    }
+
+    /// The literal text and the expressions, in order (no empty literal).
+    public var parts: [TemplatePart] {
+        get {
+            switch storage {
+            case .literal(let text): return text.isEmpty ? [] : [.literal(text)]
+            case .parts(let parts): return parts
+            }
+        }
+        set { self = Template(parts: newValue) }
     }
 
     /// The text, when the template has no expression.
     public var literalValue: String? {
-        var text = ""
-        for part in parts {
-            guard case .literal(let piece) = part else { return nil }
-            text += piece
+        switch storage {
+        case .literal(let text): return text
+        case .parts(let parts):
+            var text = ""
+            for part in parts {
+                guard case .literal(let piece) = part else { return nil }
+                text += piece
+            }
+            return text
         }
-        return text
+    }
+
+    public static func == (lhs: Template, rhs: Template) -> Bool {
+        lhs.parts == rhs.parts
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(parts)
     }
 
     /// Every expression of the template, defaults of `env.X ?? "..."` included.

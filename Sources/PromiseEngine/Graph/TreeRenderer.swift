@@ -140,7 +140,7 @@ public struct TreeRenderer: Sendable {
 
     private func stepDetails(_ step: Step, _ scope: DryRunValues?, options: inout [String]) -> [TreeItem] {
         var details: [TreeItem] = []
-        var expectations: [Expectation] = []
+        var expectations: [StepExpectation] = []
         var captures: [Capture] = []
         switch step {
         case .shell(_, let process), .exec(_, let process):

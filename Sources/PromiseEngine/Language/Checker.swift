@@ -9,9 +9,12 @@ struct Checker {
     /// are not reported as unknown.
     let brokenNames: Set<String>
 
-    private(set) var labels: [String: [LabelInfo]] = [:]
-    /// How many nodes carry each label, for ids in lowering.
-    private(set) var labelCounts: [String: Int] = [:]
+    /// The first node with each label.
+    private var labels: [String: LabelInfo] = [:]
+    /// Further nodes with a label already used (in separate foreach bodies).
+    private var moreLabels: [String: [LabelInfo]] = [:]
+    /// Labels carried by more than one node, for ids in lowering.
+    var repeatedLabels: Set<String> { Set(moreLabels.keys) }
     private var scopes = LabelScopes()
     /// The label scope of each foreach body, by the offset of its keyword.
     private var foreachScopes: [Int: Int] = [:]
@@ -24,7 +27,8 @@ struct Checker {
     /// Labels of the children of the parallel groups around this point.
     private var parallelSiblings: [Set<String>] = []
 
-    /// Why a label stopped being surely finished, for the error's note.
+    /// Why a label stopped being surely finished, for the error's note
+    /// (`@` stands for the label).
     private var forgotten: [String: String] = [:]
 
     init(diagnostics: DiagnosticBag, brokenNames: Set<String> = []) {
@@ -35,7 +39,7 @@ struct Checker {
     /// Pops finished labels back to `height`, remembering why.
     private mutating func forget(to height: Int, because reason: String) {
         for label in finished.pop(to: height) {
-            forgotten[label] = reason.replacingPlaceholder(with: label)
+            forgotten[label] = reason
         }
     }
 
@@ -59,19 +63,30 @@ struct Checker {
 
     private mutating func collectLabels(of node: SyntaxNode, scope: Int) {
         if let label = node.label {
-            var info = LabelInfo(name: label.text, range: label.range, kind: node.kind.name, fields: [], scope: scope)
+            var info = LabelInfo(name: label.text, range: label.range, kind: node.kind.name, captures: [], scope: scope)
             if case .step(let step) = node.kind {
-                info.fields = step.fieldNames + step.captureNames
+                info.captures = step.captureNames
                 if case .file(let operation) = step { info.fileOperation = operation.name }
             }
-            let existing = labels[label.text] ?? []
-            if let clash = existing.first(where: { scopes.encloses($0.scope, scope) || scopes.encloses(scope, $0.scope) }) {
+            guard labels[label.text] != nil else {
+                labels[label.text] = info
+                return collectLabels(inside: node, scope: scope)
+            }
+            if let clash = declarations(of: label.text).first(where: { scopes.encloses($0.scope, scope) || scopes.encloses(scope, $0.scope) }) {
                 diagnostics.error("duplicate label '\(label.text)'", at: label.range,
                                   notes: [.init("'\(label.text)' is first used here", at: clash.range)])
             }
-            labels[label.text, default: []].append(info)
-            labelCounts[label.text, default: 0] += 1
+            moreLabels[label.text, default: []].append(info)
         }
+        collectLabels(inside: node, scope: scope)
+    }
+
+    private func declarations(of label: String) -> [LabelInfo] {
+        guard let first = labels[label] else { return [] }
+        return [first] + (moreLabels[label] ?? [])
+    }
+
+    private mutating func collectLabels(inside node: SyntaxNode, scope: Int) {
         switch node.kind {
         case .step: break
         case .sequence(let body), .race(let body), .any(let body), .parallel(_, _, let body):
@@ -111,7 +126,7 @@ struct Checker {
                 // ensure's own steps (it succeeded if the chain goes on).
                 let before = finished.pop(to: blockStart)
                 for label in before {
-                    forgotten[label] = "an ensure runs even when the chain before it failed, perhaps before '\(label)' ran"
+                    forgotten[label] = "an ensure runs even when the chain before it failed, perhaps before '@' ran"
                 }
                 checkBlock(body)
                 let ensured = finished.pop(to: blockStart)
@@ -226,7 +241,7 @@ struct Checker {
             for name in child.attributes.needs {
                 guard let sibling = index[name.text] else {
                     var notes: [Diagnostic.Note] = []
-                    if let elsewhere = labels[name.text]?.first {
+                    if let elsewhere = labels[name.text] {
                         notes.append(.init("'\(name.text)' is declared here, outside this parallel group", at: elsewhere.range))
                     }
                     let suggestion = Suggestion.phrase(for: name.text, among: index.keys.sorted())
@@ -279,7 +294,7 @@ struct Checker {
 
     private mutating func checkVariable(_ name: String, _ expression: Expression) {
         guard !variables.contains(name) else { return }
-        if let info = labels[name]?.first {
+        if let info = labels[name] {
             if let field = info.fields.first {
                 diagnostics.error("'\(name)' is a step, not a variable; name one of its fields, as in '{{\(name).\(field)}}'", at: expression.range)
             } else {
@@ -294,7 +309,7 @@ struct Checker {
     }
 
     private mutating func checkStepReference(_ label: String, _ field: StepField, _ expression: Expression) {
-        let candidates = labels[label] ?? []
+        let candidates = declarations(of: label)
         guard let info = candidates.first(where: { scopes.encloses($0.scope, currentScope) }) else {
             if let inner = candidates.first {
                 diagnostics.error("'\(label)' is inside a foreach body; its values exist only within one iteration", at: expression.range,
@@ -306,7 +321,7 @@ struct Checker {
                 return
             }
             guard !brokenNames.contains(label) else { return }
-            let visible = labels.values.flatMap { $0 }.filter { scopes.encloses($0.scope, currentScope) }.map(\.name)
+            let visible = (Array(labels.values) + moreLabels.values.flatMap { $0 }).filter { scopes.encloses($0.scope, currentScope) }.map(\.name)
             diagnostics.error("unknown step '\(label)'\(Suggestion.phrase(for: label, among: visible))", at: expression.range)
             return
         }
@@ -320,7 +335,7 @@ struct Checker {
         } else if parallelSiblings.contains(where: { $0.contains(label) }) {
             notes.append(.init("'\(label)' runs in parallel with this; write 'needs \(label)' in this lane to wait for it"))
         } else if let reason = forgotten[label] {
-            notes.append(.init(reason))
+            notes.append(.init(reason.replacingPlaceholder(with: label)))
         } else {
             notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any or if"))
         }

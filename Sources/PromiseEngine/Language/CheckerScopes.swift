@@ -7,12 +7,25 @@ struct LabelInfo {
     var range: SourceRange
     /// `sh`, `http`, `parallel`, ...
     var kind: String
-    /// The fields `{{label.F}}` may name (capture names included); empty for groups.
-    var fields: [String]
+    /// The names of the step's captures.
+    var captures: [String]
     /// The foreach scope the label lives in (0: the workflow).
     var scope: Int
     /// The file operation, for file steps.
     var fileOperation: String?
+
+    /// The fields `{{label.F}}` may name (capture names included); empty
+    /// for groups and for steps without values.
+    var fields: [String] {
+        let builtin: [String]
+        switch kind {
+        case "sh", "exec": builtin = ["stdout", "stderr", "exit", "duration"]
+        case "http": builtin = ["status", "body", "header", "json", "duration"]
+        case "file": builtin = fileOperation == "read" ? ["content", "path"] : ["path"]
+        default: builtin = []
+        }
+        return builtin + captures
+    }
 }
 
 /// A set of names with an undo log: push names, then pop back to a height.
@@ -78,18 +91,6 @@ struct LabelScopes {
 }
 
 extension Step {
-    /// The fields of this kind of step (spec §5), without captures.
-    var fieldNames: [String] {
-        switch self {
-        case .shell, .exec: return ["stdout", "stderr", "exit", "duration"]
-        case .http: return ["status", "body", "header", "json", "duration"]
-        case .file(let operation):
-            if case .read = operation { return ["content", "path"] }
-            return ["path"]
-        case .sleep, .log, .fail, .rethrow: return []
-        }
-    }
-
     var captureNames: [String] {
         switch self {
         case .shell(_, let process), .exec(_, let process): return process.captures.map(\.name)
@@ -125,7 +126,7 @@ extension ProcessOptions {
     }
 }
 
-extension Expectation {
+extension StepExpectation {
     /// The templates of the expectation.
     var templates: [Template] {
         switch self {

@@ -23,7 +23,7 @@ extension Parser {
     }
 
     /// After `expect`.
-    mutating func parseExpectation(_ kind: String) throws(ParseFailure) -> Expectation {
+    mutating func parseExpectation(_ kind: String) throws(ParseFailure) -> StepExpectation {
         guard current.kind == .identifier else {
             throw error("expected what to expect after 'expect' (\(Parser.expectationSubjects.joined(separator: ", "))), found \(found)")
         }
@@ -49,7 +49,7 @@ extension Parser {
             } while current.kind == .number
             return .exit(codes)
         case "stdout", "stderr", "body":
-            let stream = Expectation.Stream(rawValue: subject)!
+            let stream = StepExpectation.Stream(rawValue: subject)!
             if isKeyword("contains") {
                 advance()
                 return .contains(stream, try parseTemplate("after 'contains'"))
@@ -192,7 +192,7 @@ extension Parser {
                 throw error("expected 'matches' after 'capture \(name.text) = \(source)', found \(found)")
             }
             advance()
-            return Capture(name: name.text, source: .matches(Expectation.Stream(rawValue: source)!, try parseRegex()))
+            return Capture(name: name.text, source: .matches(StepExpectation.Stream(rawValue: source)!, try parseRegex()))
         }
     }
 }

@@ -4,7 +4,7 @@
 /// What a step's block adds to it, gathered while parsing.
 struct StepExtras {
     var stdin: Template?
-    var expectations: [Expectation] = []
+    var expectations: [StepExpectation] = []
     var captures: [Capture] = []
     var headers: [NamedTemplate] = []
     var body: HTTPBody = .none

@@ -1,12 +1,24 @@
 /// A byte range in a workflow file: UTF-8 offsets, `start` inclusive,
 /// `end` exclusive. Lines and columns are computed only when reported.
 public struct SourceRange: Sendable, Hashable {
-    public var start: Int
-    public var end: Int
+    // 32 bits each: ranges are in every node and expression, and a
+    // workflow file is never 4 GB.
+    private var storedStart: UInt32
+    private var storedEnd: UInt32
+
+    public var start: Int {
+        get { Int(storedStart) }
+        set { storedStart = UInt32(clamping: newValue) }
+    }
+
+    public var end: Int {
+        get { Int(storedEnd) }
+        set { storedEnd = UInt32(clamping: newValue) }
+    }
 
     public init(start: Int, end: Int) {
-        self.start = start
-        self.end = max(start, end)
+        storedStart = UInt32(clamping: start)
+        storedEnd = UInt32(clamping: max(start, end))
     }
 
     /// A range from the start of `self` to the end of `other`.

@@ -58,23 +58,44 @@ struct SyntaxNode: Sendable {
     var start: Int { label?.range.start ?? keyword.start }
 }
 
-/// The attributes of a node as written. `needs` keeps its names' ranges
-/// for the checker.
+/// The attributes of a node as written: the model's attributes, and the
+/// names of `needs` with their ranges for the checker.
 struct SyntaxAttributes: Sendable {
-    var timeout: Duration?
-    var retry: RetryPolicy?
-    var environment: [EnvironmentSetting] = []
-    var cwd: Template?
+    var values = Attributes()
     var needs: [SyntaxName] = []
+
+    var timeout: Duration? {
+        get { values.timeout }
+        set { values.timeout = newValue }
+    }
+
+    var retry: RetryPolicy? {
+        get { values.retry }
+        set { values.retry = newValue }
+    }
+
+    var cwd: Template? {
+        get { values.cwd }
+        set { values.cwd = newValue }
+    }
+
+    var environment: [EnvironmentSetting] {
+        get { values.environment }
+        set { values.environment = newValue }
+    }
 
     /// The model's attributes.
     var lowered: Attributes {
-        Attributes(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs.map(\.text))
+        guard !needs.isEmpty else { return values }
+        var attributes = values
+        attributes.needs = needs.map(\.text)
+        return attributes
     }
 
     /// Every template of the attributes.
     var templates: [Template] {
-        environment.map(\.value) + (cwd.map { [$0] } ?? [])
+        guard !values.isEmpty else { return [] }
+        return environment.map(\.value) + (cwd.map { [$0] } ?? [])
     }
 }
 

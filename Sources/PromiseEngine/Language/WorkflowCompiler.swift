@@ -20,16 +20,19 @@ public enum WorkflowCompiler {
     public static func compile(_ source: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
         var diagnostics = DiagnosticBag(limit: errorLimit)
         let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
-        var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames)
+        var repeatedLabels: Set<String> = []
         if !diagnostics.isFull {
+            // The checker's tables are freed before lowering starts.
+            var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames)
             checker.check(file)
             diagnostics = checker.diagnostics
+            repeatedLabels = checker.repeatedLabels
         }
         diagnostics.sort()
         guard !diagnostics.hasErrors else {
             return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
         }
-        let workflow = Lowering(source: source, labelCounts: checker.labelCounts).lower(file)
+        let workflow = Lowering(source: source, repeatedLabels: repeatedLabels).lower(consume file)
         return CompilationResult(source: source, workflow: workflow, diagnostics: diagnostics.diagnostics)
     }
 
