@@ -4,7 +4,9 @@ public enum Suggestion {
     /// plausible typo (at most a third of the word's length, at least 1,
     /// at most 3 edits).
     public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
-        let limit = min(3, max(1, word.utf8.count / 3))
+        // Words of one or two letters are too short to guess from, but for
+        // a difference of case.
+        let limit = word.utf8.count < 3 ? 0 : min(3, max(1, word.utf8.count / 3))
         var best: (word: String, distance: Int)?
         let lowered = Array(word.lowercased().utf8)
         for candidate in candidates where candidate != word {

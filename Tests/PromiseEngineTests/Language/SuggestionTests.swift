@@ -21,3 +21,12 @@ struct SuggestionTests {
         #expect(Suggestion.phrase(for: "zzz", among: ["sh"]) == "")
     }
 }
+
+@Suite("Suggestions for short words")
+struct ShortSuggestionTests {
+    @Test func oneOrTwoLettersOnlyForCase() {
+        #expect(Suggestion.closest(to: "b", among: ["a"]) == nil)
+        #expect(Suggestion.closest(to: "ab", among: ["ac"]) == nil)
+        #expect(Suggestion.closest(to: "SH", among: ["sh"]) == "sh")
+    }
+}
