@@ -43,14 +43,28 @@ public struct DiagnosticRenderer: Sendable {
         let location = lines.location(of: range.start)
         var output = paint("\(source.displayPath):\(location.line):\(location.column): ", bold)
         output += paint(severity.rawValue + ":", color(severity)) + " " + paint(message, bold) + "\n"
-        let lineBytes = lines.lineRange(location.line, in: source.bytes)
-        let text = source.bytes[lineBytes]
-        output += String(decoding: text, as: UTF8.self) + "\n"
+        let bytes = source.bytes
+        let lineBytes = lines.lineRange(location.line, in: bytes)
+        // A very long line is shown as a window around the range.
+        var shownStart = lineBytes.lowerBound
+        var shownEnd = lineBytes.upperBound
+        if shownEnd - shownStart > DiagnosticRenderer.maximumLineWidth {
+            shownStart = max(lineBytes.lowerBound, min(range.start, lineBytes.upperBound) - DiagnosticRenderer.maximumLineWidth / 2)
+            while shownStart > lineBytes.lowerBound, bytes[shownStart] & 0xC0 == 0x80 { shownStart -= 1 }
+            shownEnd = min(lineBytes.upperBound, shownStart + DiagnosticRenderer.maximumLineWidth)
+            while shownEnd < lineBytes.upperBound, bytes[shownEnd] & 0xC0 == 0x80 { shownEnd += 1 }
+        }
+        let cutBefore = shownStart > lineBytes.lowerBound
+        // Control characters would act on the terminal: show them as '?'.
+        let shown = bytes[shownStart..<shownEnd].map { byte -> UInt8 in
+            (byte < 0x20 && byte != 0x09) || byte == 0x7F ? UInt8(ascii: "?") : byte
+        }
+        output += (cutBefore ? "…" : "") + String(decoding: shown, as: UTF8.self) + (shownEnd < lineBytes.upperBound ? "…" : "") + "\n"
         // Keep tabs so that the caret lines up under the same characters.
-        var indent = ""
-        var offset = lineBytes.lowerBound
-        while offset < range.start && offset < lineBytes.upperBound {
-            let byte = source.bytes[offset]
+        var indent = cutBefore ? " " : ""
+        var offset = shownStart
+        while offset < range.start && offset < shownEnd {
+            let byte = bytes[offset]
             if byte == 0x09 {
                 indent += "\t"
             } else if byte & 0xC0 != 0x80 {
@@ -60,14 +74,17 @@ public struct DiagnosticRenderer: Sendable {
         }
         var width = 0
         offset = range.start
-        while offset < min(range.end, lineBytes.upperBound) {
-            if source.bytes[offset] & 0xC0 != 0x80 { width += 1 }
+        while offset < min(range.end, shownEnd) {
+            if bytes[offset] & 0xC0 != 0x80 { width += 1 }
             offset += 1
         }
         let underline = "^" + String(repeating: "~", count: max(0, width - 1))
         output += indent + paint(underline, green) + "\n"
         return output
     }
+
+    /// Lines longer than this (in bytes) are shown in part.
+    static let maximumLineWidth = 160
 
     private let bold = "\u{1B}[1m"
     private let green = "\u{1B}[1;32m"

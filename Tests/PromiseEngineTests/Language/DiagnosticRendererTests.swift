@@ -88,3 +88,22 @@ struct DiagnosticRendererTests {
         #expect(bag.isFull)
     }
 }
+
+@Suite("Diagnostic rendering of odd lines")
+struct OddLineRenderingTests {
+    @Test func longLinesAreShownAroundTheRange() {
+        let text = String(repeating: "a", count: 1000) + "X" + String(repeating: "b", count: 1000)
+        let source = SourceFile(path: "t", text: text)
+        let rendered = DiagnosticRenderer(source: source).render(Diagnostic(.error, "e", at: SourceRange(start: 1000, end: 1001)))
+        let lines = rendered.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "t:1:1001: error: e")
+        #expect(lines[1] == "…" + String(repeating: "a", count: 80) + "X" + String(repeating: "b", count: 79) + "…")
+        #expect(lines[2] == String(repeating: " ", count: 81) + "^")
+    }
+
+    @Test func controlCharactersAreNotSentToTheTerminal() {
+        let source = SourceFile(path: "t", text: "a\u{1B}[2Jb x")
+        let rendered = DiagnosticRenderer(source: source).render(Diagnostic(.error, "e", at: SourceRange(start: 7, end: 8)))
+        #expect(rendered == "t:1:8: error: e\na?[2Jb x\n       ^\n")
+    }
+}
