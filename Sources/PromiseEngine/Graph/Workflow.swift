@@ -30,6 +30,13 @@ public struct Workflow: Sendable {
         source.location(of: range.start)
     }
 
+    /// An error found while running, at a place in the file (for example
+    /// an expression whose value could not be resolved), rendered as the
+    /// checker renders its diagnostics.
+    public func renderedError(_ message: String, at range: SourceRange, colored: Bool = false) -> String {
+        DiagnosticRenderer(source: source, colored: colored).render(Diagnostic(.error, message, at: range))
+    }
+
     /// Every node, depth first, in source order.
     public var allNodes: [Node] {
         var nodes: [Node] = []

@@ -45,6 +45,8 @@ struct Parser {
     private var lookahead: Token?
     let bytes: [UInt8]
     var depth = 0
+    /// Where the token before `current` ends: the end of what was parsed.
+    var previousEnd = 0
     private var reportedUnclosedBlock = false
     /// Labels and variables of statements that did not parse: the checker
     /// does not report references to them as unknown.
@@ -108,6 +110,7 @@ struct Parser {
     // MARK: - Tokens
 
     mutating func advance() {
+        previousEnd = current.end
         if let next = lookahead {
             current = next
             lookahead = nil

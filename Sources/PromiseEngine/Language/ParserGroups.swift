@@ -44,7 +44,7 @@ extension Parser {
         default:
             kind = try parseConditional(context, attributes: &attributes)
         }
-        return SyntaxNode(label: label, keyword: keywordRange, attributes: attributes, kind: kind)
+        return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: kind)
     }
 
     /// `[limit N] [keep-going]`, in any order.

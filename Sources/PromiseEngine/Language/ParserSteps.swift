@@ -121,7 +121,7 @@ extension Parser {
         case "fail": step = .fail(templates[0])
         default: step = .rethrow
         }
-        return SyntaxNode(label: label, keyword: keywordRange, attributes: attributes, kind: .step(step))
+        return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: .step(step))
     }
 
     /// `{ attribute... }` after a step.

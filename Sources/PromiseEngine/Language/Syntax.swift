@@ -51,11 +51,16 @@ struct SyntaxNode: Sendable {
     var label: SyntaxName?
     /// The keyword that says what the node is: `sh`, `parallel`, ...
     var keyword: SourceRange
+    /// Where the node's text ends (after its block, if it has one).
+    var end: Int
     var attributes: SyntaxAttributes
     var kind: SyntaxNodeKind
 
     /// Where the node starts: its label, else its keyword.
     var start: Int { label?.range.start ?? keyword.start }
+
+    /// The whole node, label to closing brace.
+    var range: SourceRange { SourceRange(start: start, end: end) }
 }
 
 /// The attributes of a node as written: the model's attributes, and the

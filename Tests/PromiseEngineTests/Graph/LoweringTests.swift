@@ -120,4 +120,17 @@ struct ModelValueTests {
         #expect(StatusPattern.range(200...299).description == "2xx")
         #expect(StatusPattern.range(200...204).description == "200-204")
     }
+
+    @Test func runTimeErrorsPointAtTheExpression() throws {
+        let workflow = try workflow("log \"home: {{env.HOME_DIR}}\"", path: "w.workflow")
+        guard case .log(let message)? = steps(workflow.body).first, let expression = message.expressions.first else {
+            Issue.record("no expression"); return
+        }
+        #expect(workflow.renderedError("environment variable 'HOME_DIR' is not set", at: expression.range) == """
+            w.workflow:1:12: error: environment variable 'HOME_DIR' is not set
+            log "home: {{env.HOME_DIR}}"
+                       ^~~~~~~~~~~~~~~~
+
+            """)
+    }
 }

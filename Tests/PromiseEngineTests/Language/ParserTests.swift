@@ -293,4 +293,15 @@ struct ParserTests {
         let text = "if \"a\" == \"b\" { log \"x\" }" + String(repeating: " else if \"a\" == \"b\" { log \"x\" }", count: 500)
         #expect(messages(text).contains("blocks nested too deeply (the limit is \(Parser.maximumDepth))"))
     }
+
+    @Test func syntaxNodesKeepTheirRanges() {
+        let source = SourceFile(path: "t", text: "a: sh \"x\" {\n  timeout 1s\n}\nparallel { log \"y\" }\nlog \"z\" # note\n")
+        var bag = DiagnosticBag()
+        let (file, _) = Parser.parse(source, diagnostics: &bag)
+        let texts = file.body.statements.compactMap { statement -> String? in
+            if case .node(let node) = statement { return source.text(node.range) }
+            return nil
+        }
+        #expect(texts == ["a: sh \"x\" {\n  timeout 1s\n}", "parallel { log \"y\" }", "log \"z\""])
+    }
 }
