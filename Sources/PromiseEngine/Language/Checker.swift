@@ -162,7 +162,7 @@ struct Checker {
         case .sequence(let body):
             checkBlock(body)
         case .parallel(_, _, let body):
-            checkLanes(body, parallel: true, because: "")
+            checkLanes(body, parallel: true, because: "'@' is in another lane of this parallel group; a lane waits only for the lanes it 'needs'")
         case .race(let body), .any(let body):
             checkLanes(body, parallel: false,
                        because: "'@' is inside a \(node.kind.name): only the first to \(node.kind.name == "race" ? "finish" : "succeed") is waited for; the others are cancelled")
@@ -216,11 +216,7 @@ struct Checker {
             let childStart = finished.height
             checkNode(children[index])
             provides[index] = Array(finished.names(since: childStart))
-            if parallel {
-                finished.pop(to: start)
-            } else {
-                forget(to: start, because: reason)
-            }
+            forget(to: start, because: reason)
         }
         parallelSiblings.removeLast()
         if parallel {
