@@ -247,8 +247,9 @@ struct Parser {
         }
         defer { depth -= 1 }
         var unusedFile = SyntaxFile(name: nil, timeout: nil, body: SyntaxBlock(statements: [], range: open.range))
+        let inline = isInline(open)
         let statements = parseStatements(context, attributes: &attributes, file: &unusedFile)
-        let end = closeBlock(open)
+        let end = closeBlock(open, inline: inline)
         return SyntaxBlock(statements: statements, range: SourceRange(start: open.start, end: end))
     }
 
@@ -272,15 +273,27 @@ struct Parser {
         return open
     }
 
+    /// True when the block opened by `open` (just consumed) has a statement
+    /// on the line of its `{`.
+    func isInline(_ open: Token) -> Bool {
+        current.kind != .newline && current.kind != .rightBrace && current.kind != .endOfFile
+    }
+
     /// Consumes the `}` closing the block opened by `open`; reports an
-    /// unclosed block once. Returns the end offset of the block.
-    mutating func closeBlock(_ open: Token) -> Int {
+    /// unclosed block once, and an `inline` block (one with statements on
+    /// the line of its `{`) that does not close on that line (spec §2).
+    /// Returns the end offset of the block.
+    mutating func closeBlock(_ open: Token, inline: Bool) -> Int {
         guard current.kind == .rightBrace else {
             if !reportedUnclosedBlock, !diagnostics.isFull {
                 reportedUnclosedBlock = true
                 diagnostics.error("unclosed '{'; expected '}' before the end of the file", at: open.range)
             }
             return current.end
+        }
+        if inline, bytes[open.end..<current.start].contains(0x0A) {
+            diagnostics.error("a block with a statement on the line of its '{' must close on that line; break the line right after '{'",
+                              at: open.range)
         }
         let end = current.end
         advance()

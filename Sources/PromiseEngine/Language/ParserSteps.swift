@@ -128,6 +128,7 @@ extension Parser {
     private mutating func parseStepBlock(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
         guard let open = try openBlock(after: "'\(kind)'") else { return }
         defer { depth -= 1 }
+        let inline = isInline(open)
         while !diagnostics.isFull {
             switch current.kind {
             case .newline, .semicolon:
@@ -146,7 +147,7 @@ extension Parser {
             }
             break
         }
-        _ = closeBlock(open)
+        _ = closeBlock(open, inline: inline)
     }
 
     private mutating func parseStepAttribute(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
