@@ -3,15 +3,15 @@ public enum Group: Sendable, Hashable {
     /// `sequence { }`: an explicit chain.
     case sequence(Block)
     /// `parallel [limit N] [keep-going] { }`.
-    case parallel(ParallelGroup)
+    indirect case parallel(ParallelGroup)
     /// `race { }`: the first to finish decides.
     case race(Lanes)
     /// `any { }`: the first to succeed wins.
     case any(Lanes)
     /// `foreach NAME in LIST [parallel ...] { }`.
-    case foreach(ForeachGroup)
+    indirect case foreach(ForeachGroup)
     /// `if COND { } [else { }]`.
-    case conditional(ConditionalGroup)
+    indirect case conditional(ConditionalGroup)
 
     public var kindName: String {
         switch self {

@@ -5,7 +5,7 @@ public enum Step: Sendable, Hashable {
     case shell(command: Template, process: ProcessOptions)
     /// `exec STRING...`: a program and its arguments, no shell.
     case exec(arguments: [Template], process: ProcessOptions)
-    case http(HTTPRequest)
+    indirect case http(HTTPRequest)
     case file(FileOperation)
     case sleep(Duration)
     case log(Template)

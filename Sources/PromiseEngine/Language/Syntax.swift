@@ -111,8 +111,8 @@ enum SyntaxNodeKind: Sendable {
     case parallel(limit: Int?, keepGoing: Bool, body: SyntaxBlock)
     case race(SyntaxBlock)
     case any(SyntaxBlock)
-    case foreach(SyntaxForeach)
-    case conditional(condition: Condition, then: SyntaxBlock, otherwise: SyntaxBlock?)
+    indirect case foreach(SyntaxForeach)
+    indirect case conditional(condition: Condition, then: SyntaxBlock, otherwise: SyntaxBlock?)
 
     var name: String {
         switch self {
