@@ -24,6 +24,9 @@ public struct Workflow: Sendable {
         self.body = body
     }
 
+    /// The workflow file's path as given (`-` for standard input).
+    public var path: String { source.path }
+
     /// The line and column of a range in the workflow file (for example an
     /// expression's), computed on demand.
     public func location(of range: SourceRange) -> SourceLocation {

@@ -159,6 +159,7 @@ struct ParserTests {
         #expect(workflow.name == "named")
         #expect(workflow.timeout == .seconds(1200))
         #expect(workflow.directory == "dir")
+        #expect(workflow.path == "dir/file.workflow")
         #expect(workflow.variables.map(\.name) == ["a", "b", "n"])
         #expect(workflow.variables.map(\.isSecret) == [false, true, false])
         #expect(workflow.variables[2].value == .literal("3"))
