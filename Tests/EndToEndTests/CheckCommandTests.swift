@@ -45,6 +45,13 @@ struct CheckCommandTests {
         #expect(outcome.stderr.hasPrefix("Tests/Fixtures/Corpus/25-duration-without-unit.workflow:1:7: error: missing unit"))
     }
 
+    @Test func warningsArePrintedButPass() throws {
+        let outcome = try Binary.run(["check", "-"], stdin: "fail \"x\"\nlog \"y\"\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "<stdin>: ok (2 steps)\n")
+        #expect(outcome.stderr.hasPrefix("<stdin>:2:1: warning: this never runs"))
+    }
+
     @Test func missingFile() throws {
         let outcome = try Binary.run(["check", "x.workflow"])
         #expect(outcome.status == 2)

@@ -31,9 +31,13 @@ struct Checker {
     /// (`@` stands for the label).
     private var forgotten: [String: String] = [:]
 
-    init(diagnostics: DiagnosticBag, brokenNames: Set<String> = []) {
+    /// The file's bytes, to show ranges.
+    private let bytes: [UInt8]
+
+    init(diagnostics: DiagnosticBag, brokenNames: Set<String> = [], bytes: [UInt8] = []) {
         self.diagnostics = diagnostics
         self.brokenNames = brokenNames
+        self.bytes = bytes
     }
 
     /// Pops finished labels back to `height`, remembering why.
@@ -107,12 +111,23 @@ struct Checker {
         let blockStart = finished.height
         let variablesStart = variables.height
         var declaredHere: [String: SourceRange] = [:]
+        // A `fail` or `rethrow` fails the chain: what follows it, up to a
+        // catch or an ensure, never runs.
+        var failedAt: SyntaxNode?
         for statement in block.statements {
             guard !diagnostics.isFull else { return }
             switch statement {
             case .node(let node):
+                if let failing = failedAt {
+                    diagnostics.warning("this never runs: the '\(failing.kind.name)' before it always fails the chain", at: node.range.firstLine(in: bytes),
+                                        notes: [.init("the chain fails here", at: failing.keyword)])
+                    failedAt = nil
+                }
                 checkNode(node)
+                if case .step(.fail) = node.kind { failedAt = node }
+                if case .step(.rethrow) = node.kind { failedAt = node }
             case .catchClause(let clause):
+                failedAt = nil
                 // The chain before may have failed anywhere: nothing in it
                 // is sure to have finished, inside the catch or after it.
                 forget(to: blockStart, because: "the catch between them runs when the chain before it failed, perhaps before '@' ran")
@@ -121,6 +136,7 @@ struct Checker {
                 catchDepth -= 1
                 forget(to: blockStart, because: "the catch between them runs when the chain before it failed, perhaps before '@' ran")
             case .ensure(let body, _):
+                failedAt = nil
                 // The ensure runs whatever happened before: it sees nothing
                 // of the chain; after it, the chain is as it was, plus the
                 // ensure's own steps (it succeeded if the chain goes on).
@@ -159,6 +175,10 @@ struct Checker {
         switch node.kind {
         case .step(let step):
             for template in step.templates { checkTemplate(template) }
+            if node.label == nil, let capture = step.captureNames.first {
+                diagnostics.warning("capture '\(capture)' cannot be used: the step has no label to name it by", at: node.keyword,
+                                    notes: [.init("give the step a label, as in 'name: \(step.kindName) ...', and use '{{name.\(capture)}}'")])
+            }
         case .sequence(let body):
             checkBlock(body)
         case .parallel(_, _, let body):
@@ -370,5 +390,14 @@ extension String {
             if character == "@" { result += value } else { result.append(character) }
         }
         return result
+    }
+}
+
+extension SourceRange {
+    /// The range cut at its first line break.
+    func firstLine(in bytes: [UInt8]) -> SourceRange {
+        var end = start
+        while end < self.end, end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+        return SourceRange(start: start, end: end)
     }
 }

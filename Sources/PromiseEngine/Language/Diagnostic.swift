@@ -38,6 +38,7 @@ public struct DiagnosticBag: Sendable {
 
     public private(set) var diagnostics: [Diagnostic] = []
     public private(set) var errorCount = 0
+    public private(set) var warningCount = 0
     public let limit: Int
     /// True once the limit was reached: callers stop looking for more.
     public private(set) var isFull = false
@@ -52,8 +53,17 @@ public struct DiagnosticBag: Sendable {
         add(Diagnostic(.error, message, at: range, notes: notes))
     }
 
+    public mutating func warning(_ message: String, at range: SourceRange?, notes: [Diagnostic.Note] = []) {
+        add(Diagnostic(.warning, message, at: range, notes: notes))
+    }
+
     public mutating func add(_ diagnostic: Diagnostic) {
         guard !isFull else { return }
+        if diagnostic.severity == .warning {
+            // Warnings stop nothing; past the limit they are dropped.
+            guard warningCount < limit else { return }
+            warningCount += 1
+        }
         if diagnostic.severity == .error {
             if errorCount == limit {
                 isFull = true

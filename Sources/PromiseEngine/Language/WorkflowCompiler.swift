@@ -23,7 +23,7 @@ public enum WorkflowCompiler {
         var repeatedLabels: Set<String> = []
         if !diagnostics.isFull {
             // The checker's tables are freed before lowering starts.
-            var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames)
+            var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames, bytes: source.bytes)
             checker.check(file)
             diagnostics = checker.diagnostics
             repeatedLabels = checker.repeatedLabels

@@ -174,4 +174,31 @@ struct CheckerTests {
         #expect(WorkflowCompiler.unknownOverrides(["inner"], in: workflow) ==
                 ["--var 'inner' does not name a top-level var of test.workflow (it declares none)"])
     }
+
+    @Test func warningsDoNotStopTheWorkflow() {
+        let result = compile("fail \"stop\"\nlog \"never\"\nlog \"also never\"\ncatch { log \"c\" }\nlog \"runs\"\n")
+        #expect(result.workflow != nil)
+        #expect(!result.hasErrors)
+        #expect(result.renderedDiagnostics() == """
+            test.workflow:2:1: warning: this never runs: the 'fail' before it always fails the chain
+            log "never"
+            ^~~~~~~~~~~
+            test.workflow:1:1: note: the chain fails here
+            fail "stop"
+            ^~~~
+
+            """)
+    }
+
+    @Test func rethrowAlsoEndsTheChain() {
+        #expect(messages("fail \"x\"\ncatch {\n  rethrow\n  log \"never\"\n}") ==
+                ["this never runs: the 'rethrow' before it always fails the chain"])
+        #expect(messages("fail \"x\"\nensure { log \"always\" }\nlog \"skipped, no warning\"").isEmpty)
+    }
+
+    @Test func captureWithoutALabel() {
+        #expect(messages("http GET \"u\" { capture t = json \".t\" }") ==
+                ["capture 't' cannot be used: the step has no label to name it by"])
+        #expect(messages("a: http GET \"u\" { capture t = json \".t\" }").isEmpty)
+    }
 }

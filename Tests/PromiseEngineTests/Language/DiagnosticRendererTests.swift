@@ -81,6 +81,14 @@ struct DiagnosticRendererTests {
         ])
     }
 
+    @Test func warningsPastTheLimitAreDropped() {
+        var bag = DiagnosticBag(limit: 2)
+        for index in 0..<5 { bag.warning("w\(index)", at: nil) }
+        bag.error("e", at: nil)
+        #expect(bag.diagnostics.map(\.message) == ["w0", "w1", "e"])
+        #expect(!bag.isFull)
+    }
+
     @Test func theBagStopsAtItsLimit() {
         var bag = DiagnosticBag(limit: 2)
         for index in 0..<5 { bag.error("e\(index)", at: nil) }
