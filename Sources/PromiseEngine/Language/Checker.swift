@@ -19,7 +19,9 @@ struct Checker {
     /// The label scope of each foreach body, by the offset of its keyword.
     private var foreachScopes: [Int: Int] = [:]
     private var currentScope = 0
-    private var finished = ScopedNames()
+    private var finished = FinishedLabels()
+    /// How many distinct labels there are (ids are below this).
+    private var labelCount: Int32 = 0
     private var variables = ScopedNames()
     private var catchDepth = 0
     /// Labels of the nodes being checked (the current one and its groups).
@@ -27,9 +29,13 @@ struct Checker {
     /// Labels of the children of the parallel groups around this point.
     private var parallelSiblings: [Set<String>] = []
 
-    /// Why a label stopped being surely finished, for the error's note
-    /// (`@` stands for the label).
-    private var forgotten: [String: String] = [:]
+    /// By label id: the index in `reasons` of why the label stopped being
+    /// surely finished (-1: it did not), for the error's note.
+    private var forgotten: [Int32] = []
+    /// The texts of the reasons `forgotten` points at (`@` stands for the
+    /// label), and their indices.
+    private var reasons: [String] = []
+    private var reasonIndex: [String: Int32] = [:]
 
     /// The file's bytes, to show ranges.
     private let bytes: [UInt8]
@@ -42,13 +48,32 @@ struct Checker {
 
     /// Pops finished labels back to `height`, remembering why.
     private mutating func forget(to height: Int, because reason: String) {
-        for label in finished.pop(to: height) {
-            forgotten[label] = reason
+        let removed = finished.pop(to: height)
+        guard !removed.isEmpty else { return }
+        remember(removed, because: reason)
+    }
+
+    private mutating func remember(_ ids: [Int32], because reason: String) {
+        let index: Int32
+        if let known = reasonIndex[reason] {
+            index = known
+        } else {
+            index = Int32(reasons.count)
+            reasons.append(reason)
+            reasonIndex[reason] = index
         }
+        for id in ids { forgotten[Int(id)] = index }
+    }
+
+    /// The id of a label that collectLabels saw.
+    private func id(of label: String) -> Int32? {
+        labels[label]?.id
     }
 
     mutating func check(_ file: SyntaxFile) {
         collectLabels(in: file.body, scope: 0)
+        finished.reserve(ids: Int(labelCount))
+        forgotten = [Int32](repeating: -1, count: Int(labelCount))
         checkBlock(file.body)
     }
 
@@ -67,13 +92,15 @@ struct Checker {
 
     private mutating func collectLabels(of node: SyntaxNode, scope: Int) {
         if let label = node.label {
-            var info = LabelInfo(name: label.text, range: label.range, kind: node.kind.name, captures: [], scope: scope)
+            var info = LabelInfo(id: labels[label.text]?.id ?? labelCount, name: label.text, range: label.range,
+                                 kind: node.kind.name, captures: [], scope: scope)
             if case .step(let step) = node.kind {
                 info.captures = step.captureNames
                 if case .file(let operation) = step { info.fileOperation = operation.name }
             }
             guard labels[label.text] != nil else {
                 labels[label.text] = info
+                labelCount += 1
                 return collectLabels(inside: node, scope: scope)
             }
             if let clash = declarations(of: label.text).first(where: { scopes.encloses($0.scope, scope) || scopes.encloses(scope, $0.scope) }) {
@@ -141,8 +168,8 @@ struct Checker {
                 // of the chain; after it, the chain is as it was, plus the
                 // ensure's own steps (it succeeded if the chain goes on).
                 let before = finished.pop(to: blockStart)
-                for label in before {
-                    forgotten[label] = "an ensure runs even when the chain before it failed, perhaps before '@' ran"
+                if !before.isEmpty {
+                    remember(before, because: "an ensure runs even when the chain before it failed, perhaps before '@' ran")
                 }
                 checkBlock(body)
                 let ensured = finished.pop(to: blockStart)
@@ -204,7 +231,7 @@ struct Checker {
                 forget(to: start, because: "'@' is inside a branch of an if, which may not run")
             }
         }
-        if let label = node.label { finished.push(label.text) }
+        if let label = node.label, let id = id(of: label.text) { finished.push(id) }
     }
 
     /// The body of parallel, race or any: declarations first, then each
@@ -228,14 +255,14 @@ struct Checker {
         let order = parallel ? NeedsGraph.order(needs) : Array(children.indices)
         parallelSiblings.append(Set(children.compactMap(\.label?.text)))
         let start = finished.height
-        var provides = Array(repeating: [String](), count: children.count)
+        var provides = Array(repeating: [Int32](), count: children.count)
         for index in order {
             for needed in NeedsGraph.closure(of: index, needs) {
                 finished.push(contentsOf: provides[needed])
             }
             let childStart = finished.height
             checkNode(children[index])
-            provides[index] = Array(finished.names(since: childStart))
+            provides[index] = Array(finished.ids(since: childStart))
             forget(to: start, because: reason)
         }
         parallelSiblings.removeLast()
@@ -342,7 +369,7 @@ struct Checker {
             return
         }
         guard checkField(field, of: info, expression) else { return }
-        guard !finished.contains(label) else { return }
+        guard !finished.contains(info.id) else { return }
         var notes: [Diagnostic.Note] = []
         if enclosing.contains(label) {
             notes.append(.init("this is inside '\(label)' itself, which is still running"))
@@ -350,8 +377,8 @@ struct Checker {
             notes.append(.init("'\(label)' runs after this point"))
         } else if parallelSiblings.contains(where: { $0.contains(label) }) {
             notes.append(.init("'\(label)' runs in parallel with this; write 'needs \(label)' in this lane to wait for it"))
-        } else if let reason = forgotten[label] {
-            notes.append(.init(reason.replacingPlaceholder(with: label)))
+        } else if forgotten[Int(info.id)] >= 0 {
+            notes.append(.init(reasons[Int(forgotten[Int(info.id)])].replacingPlaceholder(with: label)))
         } else {
             notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any or if"))
         }

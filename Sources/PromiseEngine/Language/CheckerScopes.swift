@@ -3,6 +3,9 @@
 
 /// A labeled node as the checker knows it.
 struct LabelInfo {
+    /// The same for every node with this label (an index in the checker's
+    /// tables).
+    var id: Int32
     var name: String
     var range: SourceRange
     /// `sh`, `http`, `parallel`, ...
@@ -64,6 +67,45 @@ struct ScopedNames {
     }
 
     func names(since height: Int) -> ArraySlice<String> {
+        entries[min(height, entries.count)...]
+    }
+}
+
+/// The labels surely finished at a point, by label id, with an undo log:
+/// push labels, then pop back to a height. No hashing: ids index arrays.
+struct FinishedLabels {
+    private(set) var entries: [Int32] = []
+    private var counts: [UInt32] = []
+
+    var height: Int { entries.count }
+
+    /// Makes room for ids below `count`.
+    mutating func reserve(ids count: Int) {
+        if counts.count < count { counts += [UInt32](repeating: 0, count: count - counts.count) }
+    }
+
+    func contains(_ id: Int32) -> Bool { counts[Int(id)] > 0 }
+
+    mutating func push(_ id: Int32) {
+        entries.append(id)
+        counts[Int(id)] += 1
+    }
+
+    mutating func push(contentsOf ids: some Sequence<Int32>) {
+        for id in ids { push(id) }
+    }
+
+    /// Removes the labels pushed after `height`, returning them.
+    @discardableResult
+    mutating func pop(to height: Int) -> [Int32] {
+        guard height < entries.count else { return [] }
+        let removed = Array(entries[height...])
+        for id in removed { counts[Int(id)] -= 1 }
+        entries.removeSubrange(height...)
+        return removed
+    }
+
+    func ids(since height: Int) -> ArraySlice<Int32> {
         entries[min(height, entries.count)...]
     }
 }
