@@ -24,7 +24,13 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 if !key.isEmpty, key.utf8.allSatisfy(JSONPath.isPlainKeyByte) {
                     text += "." + key
                 } else {
-                    text += "[\"" + key.replacingEscapes() + "\"]"
+                    // The parser takes `\x` as `x`: escape the two that matter.
+                    var quoted = ""
+                    for character in key {
+                        if character == "\\" || character == "\"" { quoted.append("\\") }
+                        quoted.append(character)
+                    }
+                    text += "[\"" + quoted + "\"]"
                 }
             case .index(let index):
                 text += "[\(index)]"
@@ -109,23 +115,5 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return (JSONPath(components), position)
-    }
-}
-
-extension String {
-    /// Escapes `\` and `"` for a double-quoted string.
-    func replacingEscapes() -> String {
-        var text = ""
-        for character in self {
-            switch character {
-            case "\\": text += "\\\\"
-            case "\"": text += "\\\""
-            case "\n": text += "\\n"
-            case "\t": text += "\\t"
-            case "\r": text += "\\r"
-            default: text.append(character)
-            }
-        }
-        return text
     }
 }
