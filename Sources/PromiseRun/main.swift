@@ -1,3 +1,9 @@
-import PromiseEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-print("promise-run \(PromiseRunVersion.current)")
+// Thin: hand off to the nonisolated entry point at once, exit with its code.
+let code = await Entry.main(Array(CommandLine.arguments.dropFirst()))
+exit(code)

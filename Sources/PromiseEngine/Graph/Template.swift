@@ -1,0 +1,161 @@
+/// A string of the workflow with `{{ ... }}` interpolations: literal text
+/// and expressions, in order. Values are substituted when the step runs.
+public struct Template: Sendable, Hashable {
+    /// Most templates are plain text: they are kept without an array.
+    private enum Storage: Sendable, Hashable {
+        case literal(String)
+        case parts([TemplatePart])
+    }
+
+    private var storage: Storage
+
+    public init(parts: [TemplatePart]) {
+        if parts.isEmpty {
+            storage = .literal("")
+        } else if parts.count == 1, case .literal(let text) = parts[0] {
+            storage = .literal(text)
+        } else {
+            storage = .parts(parts)
+        }
+    }
+
+    /// A template without interpolation.
+    public static func literal(_ text: String) -> Template {
+        Template(parts: [.literal(text)])
+    }
+
+    /// The literal text and the expressions, in order (no empty literal).
+    public var parts: [TemplatePart] {
+        get {
+            switch storage {
+            case .literal(let text): return text.isEmpty ? [] : [.literal(text)]
+            case .parts(let parts): return parts
+            }
+        }
+        set { self = Template(parts: newValue) }
+    }
+
+    /// The text, when the template has no expression.
+    public var literalValue: String? {
+        switch storage {
+        case .literal(let text): return text
+        case .parts(let parts):
+            var text = ""
+            for part in parts {
+                guard case .literal(let piece) = part else { return nil }
+                text += piece
+            }
+            return text
+        }
+    }
+
+    public static func == (lhs: Template, rhs: Template) -> Bool {
+        lhs.parts == rhs.parts
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(parts)
+    }
+
+    /// Every expression of the template, defaults of `env.X ?? "..."` included.
+    public var expressions: [Expression] {
+        var found: [Expression] = []
+        for part in parts {
+            guard case .expression(let expression) = part else { continue }
+            found.append(expression)
+            if case .environment(_, let fallback?) = expression.reference {
+                found += fallback.expressions
+            }
+        }
+        return found
+    }
+}
+
+/// A piece of a template.
+public enum TemplatePart: Sendable, Hashable {
+    case literal(String)
+    case expression(Expression)
+}
+
+/// `{{ reference | filter | ... }}`: a value and the filters applied to it,
+/// left to right. `range` is where it is in the file (the inside of the
+/// braces), for errors found at run time.
+public struct Expression: Sendable, Hashable {
+    public var reference: Reference
+    public var filters: [Filter]
+    public var range: SourceRange
+
+    public init(reference: Reference, filters: [Filter] = [], range: SourceRange) {
+        self.reference = reference
+        self.filters = filters
+        self.range = range
+    }
+}
+
+/// What an expression names.
+public enum Reference: Sendable, Hashable {
+    /// `{{label.field}}`: a value of a step that has finished.
+    case step(label: String, field: StepField)
+    /// `{{name}}`: a `var`, a `secret` or a `foreach` item in scope.
+    case variable(String)
+    /// `{{env.NAME}}` or `{{env.NAME ?? "default"}}`: promise-run's environment.
+    case environment(String, default: Template?)
+    /// `{{error.message}}` and its siblings, inside a `catch`.
+    case error(ErrorField)
+}
+
+/// A value field of a step (spec §5); which fields a step has depends on
+/// its kind, and the checker has made sure the field exists.
+public enum StepField: Sendable, Hashable {
+    case stdout, stderr, exit, duration
+    case status, body
+    /// `header.NAME`: a response header, looked up case-insensitively.
+    case header(String)
+    /// `json.PATH`: a value in the response body parsed as JSON.
+    case json(JSONPath)
+    /// `path` of a file step, `content` of `file read`.
+    case path, content
+    /// A `capture NAME = ...` of the step.
+    case capture(String)
+
+    /// The field as written after `label.`.
+    public var name: String {
+        switch self {
+        case .stdout: return "stdout"
+        case .stderr: return "stderr"
+        case .exit: return "exit"
+        case .duration: return "duration"
+        case .status: return "status"
+        case .body: return "body"
+        case .header(let name): return "header.\(name)"
+        case .json(let path): return path.components.isEmpty ? "json" : "json" + path.description
+        case .path: return "path"
+        case .content: return "content"
+        case .capture(let name): return name
+        }
+    }
+}
+
+/// The fields of the error a `catch` handles.
+public enum ErrorField: String, Sendable, Hashable, CaseIterable {
+    /// What went wrong, in words.
+    case message
+    /// The id of the step that failed.
+    case step
+    /// The failure kind (spec §8): exit, timeout, http, ...
+    case kind
+    /// The exit code, for kind `exit`; empty otherwise.
+    case exit
+}
+
+/// A filter applied to a value: `{{x | trim}}`.
+public enum Filter: String, Sendable, Hashable, CaseIterable {
+    /// Removes leading and trailing white space.
+    case trim
+    /// Quotes for a POSIX shell.
+    case shell
+    /// A JSON string literal.
+    case json
+    /// Percent-encoded for a URL.
+    case url
+}

@@ -1,0 +1,84 @@
+/// A checked workflow, ready to run: the root of the graph model.
+public struct Workflow: Sendable {
+    /// `workflow "name"`, or the file name without its extension.
+    public var name: String
+    /// The file as given (`-` for standard input) and its text, for
+    /// pointing at expressions in errors found at run time.
+    public var source: SourceFile
+    /// The folder relative paths resolve against and processes start in
+    /// (the file's folder; `.` for standard input).
+    public var directory: String
+    /// `timeout D` at the top level.
+    public var timeout: Duration?
+    /// Top-level `var` and `secret` declarations, which `--var` overrides.
+    public var variables: [VariableDeclaration]
+    /// Everything else at the top level, in order.
+    public var body: Block
+
+    public init(name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration], body: Block) {
+        self.name = name
+        self.source = source
+        self.directory = directory
+        self.timeout = timeout
+        self.variables = variables
+        self.body = body
+    }
+
+    /// The workflow file's path as given (`-` for standard input).
+    public var path: String { source.path }
+
+    /// The line and column of a range in the workflow file (for example an
+    /// expression's), computed on demand.
+    public func location(of range: SourceRange) -> SourceLocation {
+        source.location(of: range.start)
+    }
+
+    /// An error found while running, at a place in the file (for example
+    /// an expression whose value could not be resolved), rendered as the
+    /// checker renders its diagnostics.
+    public func renderedError(_ message: String, at range: SourceRange, colored: Bool = false) -> String {
+        DiagnosticRenderer(source: source, colored: colored).render(Diagnostic(.error, message, at: range))
+    }
+
+    /// Every node, depth first, in source order.
+    public var allNodes: [Node] {
+        var nodes: [Node] = []
+        var stack: [Node] = body.allNodesInOrder.reversed()
+        while let node = stack.popLast() {
+            nodes.append(node)
+            stack += node.childNodes.reversed()
+        }
+        return nodes
+    }
+}
+
+extension Block {
+    /// The nodes of the block and of its catch and ensure bodies, in order.
+    var allNodesInOrder: [Node] {
+        var nodes: [Node] = []
+        for statement in statements {
+            switch statement {
+            case .node(let node): nodes.append(node)
+            case .catch(let clause): nodes += clause.body.allNodesInOrder
+            case .ensure(let body): nodes += body.allNodesInOrder
+            case .environment, .variable: break
+            }
+        }
+        return nodes
+    }
+}
+
+extension Node {
+    /// The nodes directly below a group (through its blocks), in order.
+    public var childNodes: [Node] {
+        guard case .group(let group) = kind else { return [] }
+        switch group {
+        case .sequence(let block): return block.allNodesInOrder
+        case .parallel(let parallel): return parallel.lanes.children
+        case .race(let lanes), .any(let lanes): return lanes.children
+        case .foreach(let foreach): return foreach.body.allNodesInOrder
+        case .conditional(let conditional):
+            return conditional.then.allNodesInOrder + (conditional.otherwise?.allNodesInOrder ?? [])
+        }
+    }
+}

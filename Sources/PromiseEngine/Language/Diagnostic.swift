@@ -1,0 +1,89 @@
+/// A problem found in a workflow file before anything runs.
+public struct Diagnostic: Sendable, Hashable {
+    /// How serious a diagnostic is; any error stops the run.
+    public enum Severity: String, Sendable {
+        case error, warning, note
+    }
+
+    /// An extra line under a diagnostic, with or without a place in the file.
+    public struct Note: Sendable, Hashable {
+        public var message: String
+        public var range: SourceRange?
+
+        public init(_ message: String, at range: SourceRange? = nil) {
+            self.message = message
+            self.range = range
+        }
+    }
+
+    public var severity: Severity
+    public var message: String
+    /// Where the problem is; `nil` for problems of the file as a whole.
+    public var range: SourceRange?
+    public var notes: [Note]
+
+    public init(_ severity: Severity = .error, _ message: String, at range: SourceRange?, notes: [Note] = []) {
+        self.severity = severity
+        self.message = message
+        self.range = range
+        self.notes = notes
+    }
+}
+
+/// Collects diagnostics up to a limit, so that a file of garbage yields a
+/// bounded report; after the limit the parser stops.
+public struct DiagnosticBag: Sendable {
+    /// At most this many errors are kept; one more says "too many errors".
+    public static let defaultLimit = 50
+
+    public private(set) var diagnostics: [Diagnostic] = []
+    public private(set) var errorCount = 0
+    public private(set) var warningCount = 0
+    public let limit: Int
+    /// True once the limit was reached: callers stop looking for more.
+    public private(set) var isFull = false
+
+    public init(limit: Int = DiagnosticBag.defaultLimit) {
+        self.limit = limit
+    }
+
+    public var hasErrors: Bool { errorCount > 0 }
+
+    public mutating func error(_ message: String, at range: SourceRange?, notes: [Diagnostic.Note] = []) {
+        add(Diagnostic(.error, message, at: range, notes: notes))
+    }
+
+    public mutating func warning(_ message: String, at range: SourceRange?, notes: [Diagnostic.Note] = []) {
+        add(Diagnostic(.warning, message, at: range, notes: notes))
+    }
+
+    public mutating func add(_ diagnostic: Diagnostic) {
+        guard !isFull else { return }
+        if diagnostic.severity == .warning {
+            // Warnings stop nothing; past the limit they are dropped.
+            guard warningCount < limit else { return }
+            warningCount += 1
+        }
+        if diagnostic.severity == .error {
+            if errorCount == limit {
+                isFull = true
+                diagnostics.append(Diagnostic(.error, "too many errors (\(limit)); stopping here", at: nil))
+                return
+            }
+            errorCount += 1
+        }
+        diagnostics.append(diagnostic)
+    }
+
+    /// Sorts by position (stable), keeping "too many errors" last.
+    public mutating func sort() {
+        let limitNote = isFull ? diagnostics.popLast() : nil
+        let indexed = diagnostics.enumerated().sorted { lhs, rhs in
+            let left = lhs.element.range?.start ?? Int.max
+            let right = rhs.element.range?.start ?? Int.max
+            return left != right ? left < right : lhs.offset < rhs.offset
+        }
+        diagnostics = indexed.map(\.element)
+        if let limitNote { diagnostics.append(limitNote) }
+    }
+}

@@ -1,0 +1,198 @@
+// `expect ...` and `capture NAME = ...` in a step's block (spec §6).
+
+extension Parser {
+    static let expectationSubjects = ["status", "exit", "stdout", "stderr", "body", "header", "json"]
+
+    /// Which step kinds an expectation or capture subject applies to.
+    private static func subjectKinds(_ subject: String) -> [String] {
+        switch subject {
+        case "exit", "stdout", "stderr": return ["sh", "exec"]
+        default: return ["http"]
+        }
+    }
+
+    private mutating func checkSubject(_ subject: String, range: SourceRange, kind: String, phrase: String) throws(ParseFailure) {
+        let kinds = Parser.subjectKinds(subject)
+        guard kinds.contains(kind) else {
+            var hint = "it is for \(kinds.joined(separator: " and ")) steps"
+            if subject == "status" { hint += "; \(kind) steps have 'expect exit'" }
+            if subject == "exit" { hint += "; http steps have 'expect status'" }
+            if subject == "body" { hint += "; \(kind) steps have stdout and stderr" }
+            throw error("\(phrase) does not apply to \(kind) steps; \(hint)", at: range)
+        }
+    }
+
+    /// After `expect`.
+    mutating func parseExpectation(_ kind: String) throws(ParseFailure) -> StepExpectation {
+        guard current.kind == .identifier else {
+            throw error("expected what to expect after 'expect' (\(Parser.expectationSubjects.joined(separator: ", "))), found \(found)")
+        }
+        let subject = text(current)
+        let subjectRange = current.range
+        guard Parser.expectationSubjects.contains(subject) else {
+            throw error("unknown expectation '\(subject)'\(Suggestion.phrase(for: subject, among: Parser.expectationSubjects))",
+                        notes: [.init("write expect status, exit, stdout, stderr, body, header or json")])
+        }
+        try checkSubject(subject, range: subjectRange, kind: kind, phrase: "'expect \(subject)'")
+        advance()
+        switch subject {
+        case "status":
+            var patterns: [StatusPattern] = []
+            repeat {
+                patterns.append(try parseStatusPattern())
+            } while current.kind == .number
+            return .status(patterns)
+        case "exit":
+            var codes: [Int] = []
+            repeat {
+                codes.append(try parseInteger("an exit code", range: 0...255))
+            } while current.kind == .number
+            return .exit(codes)
+        case "stdout", "stderr", "body":
+            let stream = StepExpectation.Stream(rawValue: subject)!
+            if isKeyword("contains") {
+                advance()
+                return .contains(stream, try parseTemplate("after 'contains'"))
+            }
+            if isKeyword("matches") {
+                advance()
+                return .matches(stream, try parseRegex())
+            }
+            throw error("expected 'contains' or 'matches' after 'expect \(subject)', found \(found)")
+        case "header":
+            let name = try parseName("a header name")
+            if isKeyword("contains") {
+                advance()
+                return .header(name: name, .contains(try parseTemplate("after 'contains'")))
+            }
+            if isKeyword("matches") {
+                advance()
+                return .header(name: name, .matches(try parseRegex()))
+            }
+            throw error("expected 'contains' or 'matches' after the header name, found \(found)")
+        default:
+            let path = try parseJSONPath()
+            if isKeyword("exists") {
+                advance()
+                return .json(path, .exists)
+            }
+            let comparison: ComparisonOperator
+            switch current.kind {
+            case .equalEqual: comparison = .equal
+            case .bangEqual: comparison = .notEqual
+            case .less: comparison = .less
+            case .lessEqual: comparison = .lessOrEqual
+            case .greater: comparison = .greater
+            case .greaterEqual: comparison = .greaterOrEqual
+            case .equal: throw error("'=' assigns; compare with '=='")
+            default: throw error("expected a comparison (==, !=, <, <=, >, >=) or 'exists' after the JSON path, found \(found)")
+            }
+            advance()
+            return .json(path, .compare(comparison, try parseJSONLiteral()))
+        }
+    }
+
+    /// `200`, `2xx`, `200-299`.
+    private mutating func parseStatusPattern() throws(ParseFailure) -> StatusPattern {
+        guard current.kind == .number else {
+            throw error("expected a status (such as 200, 2xx or 200-299), found \(found)")
+        }
+        let word = text(current)
+        let bytes = Array(word.utf8)
+        var pattern: StatusPattern?
+        if let code = Int(word) {
+            pattern = .code(code)
+        } else if bytes.count == 3, Lexer.isDigit(bytes[0]), bytes[1] == UInt8(ascii: "x"), bytes[2] == UInt8(ascii: "x") {
+            let hundreds = Int(bytes[0] - 0x30) * 100
+            pattern = .range(hundreds...(hundreds + 99))
+        } else {
+            let pieces = word.split(separator: "-", omittingEmptySubsequences: false)
+            if pieces.count == 2, let low = Int(pieces[0]), let high = Int(pieces[1]) {
+                guard low <= high else {
+                    throw error("the status range '\(word)' is empty; write the lower status first")
+                }
+                pattern = .range(low...high)
+            }
+        }
+        guard let pattern else {
+            throw error("invalid status '\(word)'; write a code (200), a class (2xx) or a range (200-299)")
+        }
+        let bounds: (Int, Int)
+        switch pattern {
+        case .code(let code): bounds = (code, code)
+        case .range(let range): bounds = (range.lowerBound, range.upperBound)
+        }
+        guard bounds.0 >= 100, bounds.1 <= 599 else {
+            throw error("HTTP statuses are from 100 to 599, not '\(word)'")
+        }
+        advance()
+        return pattern
+    }
+
+    /// The value in `expect json PATH OP VALUE`.
+    private mutating func parseJSONLiteral() throws(ParseFailure) -> JSONLiteral {
+        switch current.kind {
+        case .string, .rawString, .multilineString:
+            return .string(try parseTemplate("to compare with"))
+        case .number:
+            let word = text(current)
+            if let integer = Int(word) {
+                advance()
+                return .integer(integer)
+            }
+            if word.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
+               word.utf8.filter({ $0 == UInt8(ascii: ".") }).count == 1, let number = Double(word) {
+                advance()
+                return .number(number)
+            }
+            throw error("invalid number '\(word)'")
+        case .identifier:
+            let word = text(current)
+            let literal: JSONLiteral
+            switch word {
+            case "true": literal = .boolean(true)
+            case "false": literal = .boolean(false)
+            case "null": literal = .null
+            default:
+                throw error("expected a value (a string, a number, true, false or null), found '\(word)'; quote a string: \"\(word)\"")
+            }
+            advance()
+            return literal
+        default:
+            throw error("expected a value to compare with (a string, a number, true, false or null), found \(found)")
+        }
+    }
+
+    /// After `capture`: `NAME = json PATH | header NAME | STREAM matches RE`.
+    mutating func parseCapture(_ kind: String) throws(ParseFailure) -> Capture {
+        let name = try expectIdentifier("a name after 'capture'")
+        if TemplateParser.builtinFields[name.text] != nil || name.text == "header" || name.text == "json" {
+            throw error("a capture named '\(name.text)' would hide the step's field '\(name.text)'; choose another name", at: name.range)
+        }
+        _ = try expect(.equal, "after 'capture \(name.text)'")
+        guard current.kind == .identifier else {
+            throw error("expected where to capture from (json, header, stdout, stderr or body), found \(found)")
+        }
+        let source = text(current)
+        let sourceRange = current.range
+        let sources = ["json", "header", "stdout", "stderr", "body"]
+        guard sources.contains(source) else {
+            throw error("unknown capture source '\(source)'\(Suggestion.phrase(for: source, among: sources))",
+                        notes: [.init("write capture NAME = json PATH, header NAME, or stdout|stderr|body matches 'RE'")])
+        }
+        try checkSubject(source, range: sourceRange, kind: kind, phrase: "capturing from \(source)")
+        advance()
+        switch source {
+        case "json":
+            return Capture(name: name.text, source: .json(try parseJSONPath()))
+        case "header":
+            return Capture(name: name.text, source: .header(try parseName("a header name")))
+        default:
+            guard isKeyword("matches") else {
+                throw error("expected 'matches' after 'capture \(name.text) = \(source)', found \(found)")
+            }
+            advance()
+            return Capture(name: name.text, source: .matches(StepExpectation.Stream(rawValue: source)!, try parseRegex()))
+        }
+    }
+}

@@ -1,0 +1,238 @@
+// Steps: `sh`, `exec`, `http`, `file`, `sleep`, `log`, `fail`, `rethrow`,
+// and the block of attributes after them.
+
+/// What a step's block adds to it, gathered while parsing.
+struct StepExtras {
+    var stdin: Template?
+    var expectations: [StepExpectation] = []
+    var captures: [Capture] = []
+    var headers: [NamedTemplate] = []
+    var body: HTTPBody = .none
+    var redirects: Int?
+    var save: Template?
+
+    var process: ProcessOptions {
+        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures)
+    }
+}
+
+extension Parser {
+    /// The attributes each step kind takes (spec §5).
+    static func attributeNames(for kind: String) -> [String] {
+        let common = ["timeout", "retry", "needs"]
+        switch kind {
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "expect", "capture"]
+        case "http": return common + ["header", "body", "json", "form", "redirects", "save", "expect", "capture"]
+        default: return common
+        }
+    }
+
+    static let stepAttributeNames: Set<String> = [
+        "timeout", "retry", "needs", "cwd", "env", "stdin", "expect", "capture",
+        "header", "body", "json", "form", "redirects", "save",
+    ]
+
+    static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
+
+    mutating func parseStep(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
+        let keywordRange = current.range
+        let keyword = text(current)
+        advance()
+        var extras = StepExtras()
+        var attributes = SyntaxAttributes()
+        // The step's own arguments; the step is built after its block.
+        var templates: [Template] = []
+        var method = HTTPMethod.GET
+        var operation = ""
+        var duration: Duration = .zero
+        switch keyword {
+        case "sh":
+            templates.append(try parseTemplate("after 'sh' (the command for /bin/sh -c)"))
+        case "exec":
+            templates.append(try parseTemplate("after 'exec' (the program, then its arguments)"))
+            while current.kind.isString {
+                templates.append(try parseTemplate("as an argument"))
+            }
+        case "http":
+            guard current.kind == .identifier else {
+                throw error("expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS), found \(found)")
+            }
+            let name = text(current)
+            guard let parsed = HTTPMethod(rawValue: name) else {
+                let names = HTTPMethod.allCases.map(\.rawValue)
+                throw error("unknown HTTP method '\(name)'\(Suggestion.phrase(for: name, among: names))")
+            }
+            method = parsed
+            advance()
+            templates.append(try parseTemplate("after 'http \(name)' (the URL)"))
+        case "file":
+            guard current.kind == .identifier else {
+                throw error("expected a file operation after 'file' (\(Parser.fileOperations.joined(separator: ", "))), found \(found)")
+            }
+            operation = text(current)
+            guard Parser.fileOperations.contains(operation) else {
+                throw error("unknown file operation '\(operation)'\(Suggestion.phrase(for: operation, among: Parser.fileOperations))",
+                            notes: [.init("the operations are " + Parser.fileOperations.joined(separator: ", "))])
+            }
+            advance()
+            switch operation {
+            case "write", "append":
+                templates.append(try parseTemplate("after 'file \(operation)' (the path)"))
+                templates.append(try parseTemplate("after the path (the content)"))
+            case "copy", "move":
+                templates.append(try parseTemplate("after 'file \(operation)' (the source)"))
+                templates.append(try parseTemplate("after the source (the destination)"))
+            default:
+                templates.append(try parseTemplate("after 'file \(operation)' (the path)"))
+            }
+        case "sleep":
+            duration = try parseDuration()
+        case "log", "fail":
+            templates.append(try parseTemplate("after '\(keyword)'"))
+        default:
+            if !context.insideCatch {
+                throw error("'rethrow' is only allowed inside a catch", at: keywordRange)
+            }
+        }
+        if current.kind == .leftBrace {
+            try parseStepBlock(keyword, isParallelChild: context.childrenAreParallelChildren, attributes: &attributes, extras: &extras)
+        }
+        let step: Step
+        switch keyword {
+        case "sh": step = .shell(command: templates[0], process: extras.process)
+        case "exec": step = .exec(arguments: templates, process: extras.process)
+        case "http":
+            step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
+                                     redirects: extras.redirects, save: extras.save,
+                                     expectations: extras.expectations, captures: extras.captures))
+        case "file":
+            switch operation {
+            case "write": step = .file(.write(path: templates[0], content: templates[1]))
+            case "append": step = .file(.append(path: templates[0], content: templates[1]))
+            case "copy": step = .file(.copy(from: templates[0], to: templates[1]))
+            case "move": step = .file(.move(from: templates[0], to: templates[1]))
+            case "read": step = .file(.read(path: templates[0]))
+            case "delete": step = .file(.delete(path: templates[0]))
+            case "mkdir": step = .file(.mkdir(path: templates[0]))
+            default: step = .file(.exists(path: templates[0]))
+            }
+        case "sleep": step = .sleep(duration)
+        case "log": step = .log(templates[0])
+        case "fail": step = .fail(templates[0])
+        default: step = .rethrow
+        }
+        return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: .step(step))
+    }
+
+    /// `{ attribute... }` after a step.
+    private mutating func parseStepBlock(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+        guard let open = try openBlock(after: "'\(kind)'") else { return }
+        defer { depth -= 1 }
+        let inline = isInline(open)
+        while !diagnostics.isFull {
+            switch current.kind {
+            case .newline, .semicolon:
+                advance()
+                continue
+            case .endOfFile, .rightBrace:
+                break
+            default:
+                do {
+                    try parseStepAttribute(kind, isParallelChild: isParallelChild, attributes: &attributes, extras: &extras)
+                    try expectEndOfStatement()
+                } catch {
+                    recover()
+                }
+                continue
+            }
+            break
+        }
+        _ = closeBlock(open, inline: inline)
+    }
+
+    private mutating func parseStepAttribute(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+        guard current.kind == .identifier else {
+            if current.kind == .leftBrace {
+                throw error("unexpected '{' in the attributes of a \(kind) step")
+            }
+            throw error("expected an attribute of the \(kind) step, found \(found)")
+        }
+        let name = text(current)
+        let nameRange = current.range
+        let allowed = Parser.attributeNames(for: kind)
+        guard allowed.contains(name) else {
+            if Parser.stepAttributeNames.contains(name) {
+                let owners = ["sh", "exec", "http"].filter { Parser.attributeNames(for: $0).contains(name) }
+                throw error("attribute '\(name)' does not apply to \(kind) steps; it is for \(owners.joined(separator: " and ")) steps", at: nameRange)
+            }
+            if Parser.stepKeywords.contains(name) || Parser.groupKeywords.contains(name) {
+                throw error("a step's block holds its attributes, not other steps; '\(name)' cannot be written here", at: nameRange)
+            }
+            throw error("unknown attribute '\(name)' for \(kind)\(Suggestion.phrase(for: name, among: allowed))", at: nameRange)
+        }
+        advance()
+        switch name {
+        case "timeout", "retry":
+            try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
+        case "needs":
+            guard isParallelChild else {
+                throw error("'needs' applies only to a direct child of a parallel group", at: nameRange)
+            }
+            try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
+        case "cwd":
+            let cwd = try parseTemplate("after 'cwd' (the working folder)")
+            if attributes.cwd != nil { throw error("duplicate 'cwd'", at: nameRange) }
+            attributes.cwd = cwd
+        case "env":
+            let variable = try expectIdentifier("a name after 'env'")
+            _ = try expect(.equal, "after 'env \(variable.text)'")
+            attributes.environment.append(EnvironmentSetting(name: variable.text, value: try parseTemplate("as the value of '\(variable.text)'")))
+        case "stdin":
+            let stdin = try parseTemplate("after 'stdin'")
+            if extras.stdin != nil { throw error("duplicate 'stdin'", at: nameRange) }
+            extras.stdin = stdin
+        case "header":
+            let header = try parseName("a header name")
+            extras.headers.append(NamedTemplate(name: header, value: try parseTemplate("after the header name (its value)")))
+        case "body", "json":
+            var body: HTTPBody
+            if name == "body", isKeyword("file") {
+                advance()
+                body = .file(try parseTemplate("after 'body file' (the path)"))
+            } else {
+                let value = try parseTemplate("after '\(name)'")
+                body = name == "json" ? .json(value) : .text(value)
+            }
+            guard case .none = extras.body else {
+                throw error("a request has one body: 'body', 'json' or 'form'", at: nameRange)
+            }
+            extras.body = body
+        case "form":
+            let field = try parseName("a form field name")
+            let value = try parseTemplate("after the form field name (its value)")
+            switch extras.body {
+            case .none: extras.body = .form([NamedTemplate(name: field, value: value)])
+            case .form(var fields):
+                fields.append(NamedTemplate(name: field, value: value))
+                extras.body = .form(fields)
+            default: throw error("a request has one body: 'body', 'json' or 'form'", at: nameRange)
+            }
+        case "redirects":
+            let count = try parseInteger("the number of redirects", range: 0...100)
+            if extras.redirects != nil { throw error("duplicate 'redirects'", at: nameRange) }
+            extras.redirects = count
+        case "save":
+            let path = try parseTemplate("after 'save' (the path)")
+            if extras.save != nil { throw error("duplicate 'save'", at: nameRange) }
+            extras.save = path
+        case "expect":
+            extras.expectations.append(try parseExpectation(kind))
+        default:
+            let capture = try parseCapture(kind)
+            if extras.captures.contains(where: { $0.name == capture.name }) {
+                throw error("duplicate capture '\(capture.name)'", at: nameRange)
+            }
+            extras.captures.append(capture)
+        }
+    }
+}

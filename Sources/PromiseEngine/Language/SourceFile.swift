@@ -1,0 +1,118 @@
+/// A byte range in a workflow file: UTF-8 offsets, `start` inclusive,
+/// `end` exclusive. Lines and columns are computed only when reported.
+public struct SourceRange: Sendable, Hashable {
+    // 32 bits each: ranges are in every node and expression, and a
+    // workflow file is never 4 GB.
+    private var storedStart: UInt32
+    private var storedEnd: UInt32
+
+    public var start: Int {
+        get { Int(storedStart) }
+        set { storedStart = UInt32(clamping: newValue) }
+    }
+
+    public var end: Int {
+        get { Int(storedEnd) }
+        set { storedEnd = UInt32(clamping: newValue) }
+    }
+
+    public init(start: Int, end: Int) {
+        storedStart = UInt32(clamping: start)
+        storedEnd = UInt32(clamping: max(start, end))
+    }
+
+    /// A range from the start of `self` to the end of `other`.
+    public func extended(to other: SourceRange) -> SourceRange {
+        SourceRange(start: min(start, other.start), end: max(end, other.end))
+    }
+}
+
+/// A 1-based line and column (the column counts UTF-8 bytes), as
+/// diagnostics and reports show them.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// The text of one workflow file and the path it was read from (`-` means
+/// standard input). Immutable, so it can be shared across tasks.
+public final class SourceFile: Sendable {
+    /// The path as the user gave it; diagnostics print it as is.
+    public let path: String
+    /// The file's bytes, UTF-8.
+    public let bytes: [UInt8]
+
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+
+    public convenience init(path: String, text: String) {
+        self.init(path: path, bytes: Array(text.utf8))
+    }
+
+    /// The name diagnostics print for this file.
+    public var displayPath: String { path == "-" ? "<stdin>" : path }
+
+    /// The text of `range`, decoded leniently (invalid UTF-8 becomes U+FFFD).
+    public func text(_ range: SourceRange) -> String {
+        let start = min(max(0, range.start), bytes.count)
+        let end = min(max(start, range.end), bytes.count)
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    /// Builds the table of line starts; keep it when looking up many offsets.
+    public func lineTable() -> LineTable { LineTable(bytes: bytes) }
+
+    /// The line and column of one byte offset. Scans the file: for many
+    /// lookups use `lineTable()`.
+    public func location(of offset: Int) -> SourceLocation {
+        lineTable().location(of: offset)
+    }
+}
+
+/// The byte offsets at which each line of a file starts.
+public struct LineTable: Sendable {
+    /// `starts[i]` is the offset of line `i + 1`.
+    public let starts: [Int]
+    let count: Int
+
+    init(bytes: [UInt8]) {
+        var starts = [0]
+        starts.reserveCapacity(bytes.count / 24 + 1)
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in 0..<buffer.count where buffer[index] == 0x0A {
+                starts.append(index + 1)
+            }
+        }
+        self.starts = starts
+        self.count = bytes.count
+    }
+
+    /// The 1-based line and column of `offset`.
+    public func location(of offset: Int) -> SourceLocation {
+        let offset = min(max(0, offset), count)
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return SourceLocation(line: low + 1, column: offset - starts[low] + 1)
+    }
+
+    /// The byte range of line `line` (1-based), without its newline.
+    public func lineRange(_ line: Int, in bytes: [UInt8]) -> Range<Int> {
+        let start = starts[line - 1]
+        var end = line < starts.count ? starts[line] - 1 : count
+        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        return start..<max(start, end)
+    }
+}

@@ -1,0 +1,318 @@
+import PromiseEngine
+
+/// What the command line asks for.
+enum Command: Equatable {
+    case run(RunOptions)
+    case check(CheckOptions)
+    case graph(GraphOptions)
+    case help
+    case version
+}
+
+/// How output is colored: `--color auto|always|never`.
+enum ColorMode: String, Equatable, Sendable, CaseIterable {
+    case auto, always, never
+}
+
+/// How step output is shown: `--output prefixed|grouped|quiet`.
+enum OutputMode: String, Equatable, Sendable, CaseIterable {
+    case prefixed, grouped, quiet
+}
+
+/// `-q` / `-v`.
+enum Verbosity: Equatable, Sendable {
+    case quiet, normal, verbose
+}
+
+/// `--report FORMAT=PATH`.
+struct ReportRequest: Equatable, Sendable {
+    enum Format: String, Equatable, Sendable, CaseIterable {
+        case json, junit, html
+    }
+
+    var format: Format
+    var path: String
+}
+
+/// Everything `promise-run [OPTIONS] FILE` was given.
+struct RunOptions: Equatable, Sendable {
+    /// The workflow file; `-` for standard input.
+    var file: String
+    /// `-j N`: at most N process steps at once; nil: the number of cores.
+    var jobs: Int?
+    /// `--http-connections N`.
+    var httpConnections = 64
+    /// `--keep-going`: every parallel group keeps going.
+    var keepGoing = false
+    /// `--timeout D`: for the whole workflow.
+    var timeout: Duration?
+    /// `--var NAME=VALUE`, in order (a later one wins).
+    var variables: [(name: String, value: String)] = []
+    var reports: [ReportRequest] = []
+    var output = OutputMode.prefixed
+    var color = ColorMode.auto
+    var verbosity = Verbosity.normal
+    /// `--dry-run`: print the tree with known values, run nothing.
+    var dryRun = false
+
+    init(file: String) {
+        self.file = file
+    }
+
+    /// The `--var` values by name (the last one of a name wins).
+    var variableOverrides: [String: String] {
+        var overrides: [String: String] = [:]
+        for variable in variables { overrides[variable.name] = variable.value }
+        return overrides
+    }
+
+    static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
+        lhs.file == rhs.file && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
+            && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
+            && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
+            && lhs.reports == rhs.reports && lhs.output == rhs.output && lhs.color == rhs.color
+            && lhs.verbosity == rhs.verbosity && lhs.dryRun == rhs.dryRun
+    }
+}
+
+/// `promise-run check FILE...`.
+struct CheckOptions: Equatable, Sendable {
+    var files: [String]
+    var color = ColorMode.auto
+    var quiet = false
+}
+
+/// `promise-run graph [--format F] FILE`.
+struct GraphOptions: Equatable, Sendable {
+    enum Format: String, Equatable, Sendable, CaseIterable {
+        case tree, dot, mermaid, json
+    }
+
+    var file: String
+    var format = Format.tree
+    var color = ColorMode.auto
+}
+
+/// A command line that cannot be understood: one line saying why.
+struct UsageError: Error, Equatable {
+    var message: String
+}
+
+/// Parses the command line by hand (cli.md): `--opt value` and `--opt=value`,
+/// `-j4`, `--` before a file name that starts with `-`.
+enum Arguments {
+    /// `arguments` without the program name.
+    static func parse(_ arguments: [String]) -> Result<Command, UsageError> {
+        do {
+            return .success(try parseCommand(arguments))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
+        if arguments.contains("--help") || arguments.contains("-h") { return .help }
+        if arguments.contains("--version") { return .version }
+        guard let first = arguments.first else {
+            throw UsageError(message: "no workflow file given")
+        }
+        switch first {
+        case "check": return .check(try parseCheck(Array(arguments.dropFirst())))
+        case "graph": return .graph(try parseGraph(Array(arguments.dropFirst())))
+        case "help": return .help
+        default: return .run(try parseRun(arguments))
+        }
+    }
+
+    private static func parseRun(_ arguments: [String]) throws(UsageError) -> RunOptions {
+        var reader = OptionReader(arguments)
+        var file: String?
+        var options = RunOptions(file: "")
+        while let argument = reader.next() {
+            if reader.isPositional(argument) {
+                if argument == "check" || argument == "graph" {
+                    throw UsageError(message: "'\(argument)' comes first: promise-run \(argument) ...")
+                }
+                guard file == nil else {
+                    throw UsageError(message: "unexpected argument '\(argument)': promise-run runs one workflow file at a time")
+                }
+                file = argument
+                continue
+            }
+            switch reader.name {
+            case "-j", "--jobs":
+                options.jobs = try reader.integer(for: argument, in: 1...4096)
+            case "--http-connections":
+                options.httpConnections = try reader.integer(for: argument, in: 1...100_000)
+            case "--keep-going":
+                try reader.noValue(for: argument)
+                options.keepGoing = true
+            case "--timeout":
+                let text = try reader.value(for: argument)
+                guard let duration = DurationText.parse(text), duration > .zero else {
+                    throw UsageError(message: "invalid duration '\(text)' for --timeout (write, for example, 90s, 5m or 1m30s)")
+                }
+                options.timeout = duration
+            case "--var":
+                let text = try reader.value(for: argument)
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw UsageError(message: "--var takes NAME=VALUE, not '\(text)'")
+                }
+                options.variables.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+            case "--report":
+                let text = try reader.value(for: argument)
+                guard let equals = text.firstIndex(of: "=") else {
+                    throw UsageError(message: "--report takes FORMAT=PATH (json, junit or html), not '\(text)'")
+                }
+                let name = String(text[..<equals])
+                let path = String(text[text.index(after: equals)...])
+                guard let format = ReportRequest.Format(rawValue: name) else {
+                    throw UsageError(message: "unknown report format '\(name)' (json, junit or html)")
+                }
+                guard !path.isEmpty else { throw UsageError(message: "--report \(name)= needs a path") }
+                options.reports.append(ReportRequest(format: format, path: path))
+            case "--output":
+                options.output = try reader.choice(for: argument, OutputMode.self)
+            case "--color":
+                options.color = try reader.choice(for: argument, ColorMode.self)
+            case "-q", "--quiet":
+                try reader.noValue(for: argument)
+                options.verbosity = .quiet
+            case "-v", "--verbose":
+                try reader.noValue(for: argument)
+                options.verbosity = .verbose
+            case "--dry-run":
+                try reader.noValue(for: argument)
+                options.dryRun = true
+            default:
+                throw reader.unknownOption(argument, among: runOptionNames)
+            }
+        }
+        guard let file else { throw UsageError(message: "no workflow file given") }
+        options.file = file
+        return options
+    }
+
+    private static func parseCheck(_ arguments: [String]) throws(UsageError) -> CheckOptions {
+        var reader = OptionReader(arguments)
+        var options = CheckOptions(files: [])
+        while let argument = reader.next() {
+            if reader.isPositional(argument) {
+                options.files.append(argument)
+                continue
+            }
+            switch reader.name {
+            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+            case "-q", "--quiet":
+                try reader.noValue(for: argument)
+                options.quiet = true
+            default: throw reader.unknownOption(argument, among: ["--color", "--quiet"])
+            }
+        }
+        guard !options.files.isEmpty else { throw UsageError(message: "check needs at least one workflow file") }
+        return options
+    }
+
+    private static func parseGraph(_ arguments: [String]) throws(UsageError) -> GraphOptions {
+        var reader = OptionReader(arguments)
+        var file: String?
+        var options = GraphOptions(file: "")
+        while let argument = reader.next() {
+            if reader.isPositional(argument) {
+                guard file == nil else { throw UsageError(message: "unexpected argument '\(argument)': graph takes one workflow file") }
+                file = argument
+                continue
+            }
+            switch reader.name {
+            case "--format", "-f": options.format = try reader.choice(for: argument, GraphOptions.Format.self)
+            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+            default: throw reader.unknownOption(argument, among: ["--format", "--color"])
+            }
+        }
+        guard let file else { throw UsageError(message: "graph needs a workflow file") }
+        options.file = file
+        return options
+    }
+
+    static let runOptionNames = [
+        "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--help", "--version",
+    ]
+}
+
+/// Walks the arguments, splitting `--name=value` and `-j4`.
+private struct OptionReader {
+    private let arguments: [String]
+    private var index = 0
+    private var afterDoubleDash = false
+    /// The option being read, without an inline value.
+    private(set) var name = ""
+    private var inlineValue: String?
+
+    init(_ arguments: [String]) {
+        self.arguments = arguments
+    }
+
+    mutating func next() -> String? {
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if !afterDoubleDash, argument == "--" {
+                afterDoubleDash = true
+                continue
+            }
+            inlineValue = nil
+            name = argument
+            if !isPositional(argument) {
+                if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                    name = String(argument[..<equals])
+                    inlineValue = String(argument[argument.index(after: equals)...])
+                } else if argument.hasPrefix("-j"), argument.count > 2 {
+                    name = "-j"
+                    inlineValue = String(argument.dropFirst(2))
+                }
+            }
+            return argument
+        }
+        return nil
+    }
+
+    /// A file name (or `-`), not an option.
+    func isPositional(_ argument: String) -> Bool {
+        afterDoubleDash || argument == "-" || !argument.hasPrefix("-")
+    }
+
+    mutating func value(for argument: String) throws(UsageError) -> String {
+        if let inlineValue { return inlineValue }
+        guard index < arguments.count else {
+            throw UsageError(message: "\(name) needs a value")
+        }
+        index += 1
+        return arguments[index - 1]
+    }
+
+    func noValue(for argument: String) throws(UsageError) {
+        if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
+    }
+
+    mutating func integer(for argument: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        let text = try value(for: argument)
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(message: "\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(for argument: String, _ type: Choice.Type) throws(UsageError) -> Choice where Choice.RawValue == String {
+        let text = try value(for: argument)
+        guard let choice = Choice(rawValue: text) else {
+            let names = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError(message: "\(name) takes one of \(names), not '\(text)'")
+        }
+        return choice
+    }
+
+    func unknownOption(_ argument: String, among names: [String]) -> UsageError {
+        UsageError(message: "unknown option '\(name)'" + Suggestion.phrase(for: name, among: names))
+    }
+}

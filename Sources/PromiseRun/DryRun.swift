@@ -1,0 +1,19 @@
+import PromiseEngine
+
+/// `promise-run --dry-run FILE`: the tree with the values known before
+/// running (variables, `--var`, environment) filled in; nothing runs.
+enum DryRun {
+    static func render(_ workflow: Workflow, options: RunOptions,
+                       environment: @escaping @Sendable (String) -> String? = DryRunValues.processEnvironment) -> String {
+        var workflow = workflow
+        if let timeout = options.timeout { workflow.timeout = timeout }
+        let values = DryRunValues(overrides: options.variableOverrides, environment: environment)
+        var header = "dry run: nothing runs; {{...}} is known only while running\n"
+        var settings: [String] = []
+        if let jobs = options.jobs { settings.append("jobs \(jobs)") }
+        if options.httpConnections != 64 { settings.append("http-connections \(options.httpConnections)") }
+        if options.keepGoing { settings.append("keep-going") }
+        if !settings.isEmpty { header += "options: " + settings.joined(separator: ", ") + "\n" }
+        return header + TreeRenderer(values: values).render(workflow)
+    }
+}

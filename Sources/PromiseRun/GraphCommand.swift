@@ -1,0 +1,22 @@
+import PromiseEngine
+
+/// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
+/// drawn, nothing run.
+enum GraphCommand {
+    static func run(_ options: GraphOptions) -> Int32 {
+        guard case .success(let workflow) = CheckCommand.load(options.file, colored: StandardStreams.useColor(options.color)) else {
+            return 2
+        }
+        StandardStreams.writeOutput(render(workflow, as: options.format))
+        return 0
+    }
+
+    static func render(_ workflow: Workflow, as format: GraphOptions.Format) -> String {
+        switch format {
+        case .tree: return TreeRenderer().render(workflow)
+        case .dot: return DotRenderer().render(workflow)
+        case .mermaid: return MermaidRenderer().render(workflow)
+        case .json: return JSONRenderer().render(workflow)
+        }
+    }
+}

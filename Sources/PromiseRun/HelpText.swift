@@ -1,0 +1,74 @@
+import PromiseEngine
+
+/// The text of `--help`, `--version` and usage errors.
+enum HelpText {
+    static let usage = """
+        usage: promise-run [OPTIONS] FILE           run a workflow
+               promise-run check FILE...            parse and validate only
+               promise-run graph [--format tree|dot|mermaid|json] FILE
+               promise-run --help | --version
+        """
+
+    static let version = "promise-run \(PromiseRunVersion.current)"
+
+    static let help = """
+        promise-run \(PromiseRunVersion.current): runs workflows of shell commands, HTTP requests and
+        file steps, in sequence, in parallel, with retries, timeouts and catch/ensure.
+
+        \(usage)
+
+        FILE may be '-' to read the workflow from standard input.
+
+        options:
+          -j, --jobs N                at most N process steps (sh, exec) at once
+                                      (default: the number of CPU cores)
+              --http-connections N    at most N HTTP requests in flight (default 64)
+              --keep-going            no fail-fast: every parallel group keeps going
+              --timeout DURATION      a timeout for the whole workflow (90s, 5m, 1m30s)
+              --var NAME=VALUE        override a top-level var (repeatable)
+              --report FORMAT=PATH    write a report: json, junit or html (repeatable)
+              --output MODE           step output: prefixed (default), grouped or quiet
+              --color WHEN            auto (default), always or never; NO_COLOR turns
+                                      auto off
+          -q, --quiet                 less output
+          -v, --verbose               more output
+              --dry-run               print the tree with the values known before
+                                      running; run nothing
+              --format FORMAT         (graph) tree (default), dot, mermaid or json
+          -h, --help                  this text
+              --version               the version
+
+        a workflow (ci.workflow):
+
+          workflow "ci"
+          var config = "debug"
+
+          build: sh "swift build -c {{config}}" {
+            timeout 10m
+            retry 1
+          }
+          parallel limit 4 {
+            unit: sh "swift test"
+            lint: exec "swift" "format" "lint" "-r" "Sources"
+          }
+          catch {
+            log "failed in {{error.step}}: {{error.message}}"
+            rethrow
+          }
+
+        examples:
+          promise-run ci.workflow                      run it
+          promise-run --var config=release ci.workflow
+          promise-run --dry-run ci.workflow            show what would run
+          promise-run check workflows/*.workflow       validate, run nothing
+          promise-run graph --format dot ci.workflow | dot -Tsvg > ci.svg
+
+        exit codes:
+          0    the workflow succeeded
+          1    the workflow failed
+          2    bad usage, or the workflow file has errors (nothing ran)
+          124  --timeout expired
+          130  interrupted by SIGINT (143: SIGTERM), after ensures ran
+
+        """
+}

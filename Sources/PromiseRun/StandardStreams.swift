@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing to standard output and error, and what kind of files they are.
+enum StandardStreams {
+    static func writeOutput(_ text: String) {
+        write(text, to: 1)
+    }
+
+    static func writeError(_ text: String) {
+        write(text, to: 2)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// True when `--color` (or, for auto, the terminal and `NO_COLOR`) asks
+    /// for color on standard error.
+    static func useColor(_ mode: ColorMode, descriptor: Int32 = 2) -> Bool {
+        switch mode {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+            return isatty(descriptor) == 1
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// Runs the built `promise-run` binary, which `swift build --build-tests`
+/// (and so `swift test`) puts beside the test bundle.
+enum Binary {
+    /// Where the binary is: in the test executable's folder (argv[0]), else
+    /// in the bundle's folder, else in .build/debug of the package.
+    static let url: URL? = {
+        var folders: [URL] = []
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        folders.append(Bundle.main.bundleURL)
+        folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        folders.append(packageRoot.appendingPathComponent(".build/debug"))
+        return folders.map { $0.appendingPathComponent("promise-run") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// What one run printed and how it ended.
+    struct Outcome {
+        var status: Int32
+        /// False when the process died of a signal (a crash).
+        var exitedNormally: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the binary with `arguments` in `directory`, feeding `stdin`.
+    static func run(_ arguments: [String], stdin: String = "", in directory: URL? = nil,
+                    environment: [String: String] = [:]) throws -> Outcome {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let input = scratch.appendingPathComponent("stdin")
+        let output = scratch.appendingPathComponent("stdout")
+        let errors = scratch.appendingPathComponent("stderr")
+        try Data(stdin.utf8).write(to: input)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory ?? packageRoot
+        var processEnvironment = ProcessInfo.processInfo.environment
+        processEnvironment["NO_COLOR"] = nil
+        for (key, value) in environment { processEnvironment[key] = value }
+        process.environment = processEnvironment
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus,
+            exitedNormally: process.terminationReason == .exit,
+            stdout: try String(contentsOf: output, encoding: .utf8),
+            stderr: try String(contentsOf: errors, encoding: .utf8))
+    }
+
+    /// A folder for a test's files, removed by the caller.
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@Suite("promise-run check")
+struct CheckCommandTests {
+    /// The binary is found beside the test executable, not by the
+    /// fallback to .build/debug.
+    @Test func theBinaryIsFoundBesideTheTests() throws {
+        let url = try #require(Binary.url)
+        let testFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
+        let bundleFolders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()].map(\.standardizedFileURL)
+        let folder = url.deletingLastPathComponent().standardizedFileURL
+        #expect(folder == testFolder || bundleFolders.contains(folder), "found at \(url.path); tests run from \(CommandLine.arguments[0])")
+    }
+
+    @Test func validFilesPass() throws {
+        let outcome = try Binary.run(["check", "workflows/ci.workflow", "workflows/demo.workflow"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "workflows/ci.workflow: ok (11 steps)\nworkflows/demo.workflow: ok (15 steps)\n")
+        #expect(outcome.stderr == "")
+    }
+
+    @Test func quietPrintsNothing() throws {
+        let outcome = try Binary.run(["check", "-q", "workflows/ci.workflow"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "")
+    }
+
+    @Test func errorsGiveDiagnosticsAndExit2() throws {
+        let outcome = try Binary.run(["check", "Tests/Fixtures/Corpus/01-unknown-attribute.workflow"])
+        #expect(outcome.status == 2)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == """
+            Tests/Fixtures/Corpus/01-unknown-attribute.workflow:2:5: error: unknown attribute 'timout' for sh; did you mean 'timeout'?
+                timout 10m
+                ^~~~~~
+
+            """)
+    }
+
+    @Test func everyFileIsCheckedEvenAfterABadOne() throws {
+        let outcome = try Binary.run(["check", "Tests/Fixtures/Corpus/25-duration-without-unit.workflow", "workflows/ci.workflow"])
+        #expect(outcome.status == 2)
+        #expect(outcome.stdout == "workflows/ci.workflow: ok (11 steps)\n")
+        #expect(outcome.stderr.hasPrefix("Tests/Fixtures/Corpus/25-duration-without-unit.workflow:1:7: error: missing unit"))
+    }
+
+    @Test func warningsArePrintedButPass() throws {
+        let outcome = try Binary.run(["check", "-"], stdin: "fail \"x\"\nlog \"y\"\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "<stdin>: ok (2 steps)\n")
+        #expect(outcome.stderr.hasPrefix("<stdin>:2:1: warning: this never runs"))
+    }
+
+    @Test func missingFile() throws {
+        let outcome = try Binary.run(["check", "x.workflow"])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr == "promise-run: cannot read 'x.workflow': No such file or directory\n")
+    }
+
+    @Test func aFolderIsNotAWorkflow() throws {
+        let outcome = try Binary.run(["check", "workflows"])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr == "promise-run: cannot read 'workflows': Is a directory\n")
+    }
+
+    @Test func standardInput() throws {
+        let good = try Binary.run(["check", "-"], stdin: "log \"hi\"\n")
+        #expect(good.status == 0)
+        #expect(good.stdout == "<stdin>: ok (1 step)\n")
+        let bad = try Binary.run(["check", "-"], stdin: "sleep 5\n")
+        #expect(bad.status == 2)
+        #expect(bad.stderr.hasPrefix("<stdin>:1:7: error: missing unit in duration '5'"))
+    }
+
+    @Test func colorOnlyWhenAskedOrOnATerminal() throws {
+        let file = "Tests/Fixtures/Corpus/02-unknown-statement.workflow"
+        #expect(try Binary.run(["check", "--color", "always", file]).stderr.contains("\u{1B}["))
+        #expect(!(try Binary.run(["check", file]).stderr.contains("\u{1B}[")))
+        #expect(!(try Binary.run(["check", "--color=auto", file], environment: ["NO_COLOR": "1"]).stderr.contains("\u{1B}[")))
+    }
+
+    @Test func tenThousandNestedBlocks() throws {
+        let text = String(repeating: "sequence {\n", count: 10_000) + String(repeating: "}\n", count: 10_000)
+        let outcome = try Binary.run(["check", "-"], stdin: text)
+        #expect(outcome.exitedNormally)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("error: blocks nested too deeply (the limit is 100)"))
+    }
+}

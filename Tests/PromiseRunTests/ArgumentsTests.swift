@@ -1,0 +1,103 @@
+import Testing
+@testable import PromiseRun
+
+@Suite("Arguments")
+struct ArgumentsTests {
+    private func parse(_ arguments: String) -> Result<Command, UsageError> {
+        Arguments.parse(arguments.split(separator: " ").map(String.init))
+    }
+
+    private func usageError(_ arguments: String) -> String? {
+        if case .failure(let error) = parse(arguments) { return error.message }
+        return nil
+    }
+
+    @Test func runWithEveryOption() throws {
+        let command = try parse("-j 4 --http-connections=8 --keep-going --timeout 1m30s --var a=1 --var b=x=y --report json=r.json --report=junit=r.xml --output grouped --color=never -v --dry-run ci.workflow").get()
+        var expected = RunOptions(file: "ci.workflow")
+        expected.jobs = 4
+        expected.httpConnections = 8
+        expected.keepGoing = true
+        expected.timeout = .seconds(90)
+        expected.variables = [("a", "1"), ("b", "x=y")]
+        expected.reports = [ReportRequest(format: .json, path: "r.json"), ReportRequest(format: .junit, path: "r.xml")]
+        expected.output = .grouped
+        expected.color = .never
+        expected.verbosity = .verbose
+        expected.dryRun = true
+        #expect(command == .run(expected))
+    }
+
+    @Test func defaults() throws {
+        guard case .run(let options) = try parse("x.workflow").get() else { Issue.record("not run"); return }
+        #expect(options.jobs == nil)
+        #expect(options.httpConnections == 64)
+        #expect(options.output == .prefixed)
+        #expect(options.color == .auto)
+        #expect(options.verbosity == .normal)
+        #expect(!options.dryRun && !options.keepGoing)
+    }
+
+    @Test func shortFormsAndStandardInput() throws {
+        guard case .run(let options) = try parse("-j8 -q -").get() else { Issue.record("not run"); return }
+        #expect(options.jobs == 8)
+        #expect(options.verbosity == .quiet)
+        #expect(options.file == "-")
+    }
+
+    @Test func doubleDashAllowsFileNamesStartingWithADash() throws {
+        guard case .run(let options) = try parse("-- -odd.workflow").get() else { Issue.record("not run"); return }
+        #expect(options.file == "-odd.workflow")
+    }
+
+    @Test func laterVarWins() throws {
+        guard case .run(let options) = try parse("--var a=1 --var a=2 f").get() else { Issue.record("not run"); return }
+        #expect(options.variableOverrides == ["a": "2"])
+    }
+
+    @Test func subcommands() throws {
+        #expect(try parse("check a.workflow b.workflow").get() == .check(CheckOptions(files: ["a.workflow", "b.workflow"])))
+        #expect(try parse("check -q --color always a").get() == .check(CheckOptions(files: ["a"], color: .always, quiet: true)))
+        #expect(try parse("graph --format dot f").get() == .graph(GraphOptions(file: "f", format: .dot)))
+        #expect(try parse("graph f --format=mermaid").get() == .graph(GraphOptions(file: "f", format: .mermaid)))
+        #expect(try parse("graph f").get() == .graph(GraphOptions(file: "f", format: .tree)))
+    }
+
+    @Test func helpAndVersion() throws {
+        #expect(try parse("--help").get() == .help)
+        #expect(try parse("-h").get() == .help)
+        #expect(try parse("check --help").get() == .help)
+        #expect(try parse("--version").get() == .version)
+        #expect(try parse("help").get() == .help)
+    }
+
+    @Test func usageErrors() {
+        #expect(Arguments.parse([]).failureMessage == "no workflow file given")
+        #expect(usageError("--jobs") == "--jobs needs a value")
+        #expect(usageError("--jobs x f") == "--jobs takes a number from 1 to 4096, not 'x'")
+        #expect(usageError("-j 0 f") == "-j takes a number from 1 to 4096, not '0'")
+        #expect(usageError("--timeout 10 f") == "invalid duration '10' for --timeout (write, for example, 90s, 5m or 1m30s)")
+        #expect(usageError("--var a f") == "--var takes NAME=VALUE, not 'a'")
+        #expect(usageError("--var =1 f") == "--var takes NAME=VALUE, not '=1'")
+        #expect(usageError("--report pdf=x f") == "unknown report format 'pdf' (json, junit or html)")
+        #expect(usageError("--report json f") == "--report takes FORMAT=PATH (json, junit or html), not 'json'")
+        #expect(usageError("--output loud f") == "--output takes one of prefixed, grouped, quiet, not 'loud'")
+        #expect(usageError("--color=yes f") == "--color takes one of auto, always, never, not 'yes'")
+        #expect(usageError("--keep-going=1 f") == "--keep-going takes no value")
+        #expect(usageError("--dryrun f") == "unknown option '--dryrun'; did you mean '--dry-run'?")
+        #expect(usageError("--frobnicate f") == "unknown option '--frobnicate'")
+        #expect(usageError("a b") == "unexpected argument 'b': promise-run runs one workflow file at a time")
+        #expect(usageError("--dry-run check f") == "'check' comes first: promise-run check ...")
+        #expect(usageError("check") == "check needs at least one workflow file")
+        #expect(usageError("graph") == "graph needs a workflow file")
+        #expect(usageError("graph --format svg f") == "--format takes one of tree, dot, mermaid, json, not 'svg'")
+        #expect(usageError("graph a b") == "unexpected argument 'b': graph takes one workflow file")
+    }
+}
+
+extension Result where Failure == UsageError {
+    var failureMessage: String? {
+        if case .failure(let error) = self { return error.message }
+        return nil
+    }
+}

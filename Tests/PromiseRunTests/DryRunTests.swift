@@ -1,0 +1,65 @@
+import Foundation
+import PromiseEngine
+import Testing
+@testable import PromiseRun
+
+@Suite("Dry run")
+struct DryRunTests {
+    @Test func overridesEnvironmentAndOptions() throws {
+        let source = SourceFile(path: "d.workflow", text: """
+            var target = "debug"
+            sh "make {{target}} HOME={{env.HOME}}"
+            """)
+        let workflow = try #require(WorkflowCompiler.compile(source).workflow)
+        var options = RunOptions(file: "d.workflow")
+        options.variables = [("target", "release")]
+        options.timeout = .seconds(60)
+        options.jobs = 3
+        options.keepGoing = true
+        let output = DryRun.render(workflow, options: options, environment: { $0 == "HOME" ? "/home/u" : nil })
+        #expect(output == """
+            dry run: nothing runs; {{...}} is known only while running
+            options: jobs 3, keep-going
+            workflow "d"  [timeout 1m]
+            ├─ var target = "release"
+            └─ sh "make release HOME=/home/u"
+
+            """)
+    }
+}
+
+@Suite("Graph command")
+struct GraphCommandTests {
+    @Test func everyFormatRenders() throws {
+        let workflow = try #require(WorkflowCompiler.compile(SourceFile(path: "g", text: "a: sh \"x\"")).workflow)
+        #expect(GraphCommand.render(workflow, as: .tree).hasPrefix("workflow \"g\""))
+        #expect(GraphCommand.render(workflow, as: .dot).hasPrefix("digraph \"g\" {"))
+        #expect(GraphCommand.render(workflow, as: .mermaid).hasPrefix("flowchart TD"))
+        #expect(GraphCommand.render(workflow, as: .json).hasPrefix("{\n  \"workflow\": \"g\""))
+    }
+}
+
+@Suite("Help")
+struct HelpTextTests {
+    @Test func helpTeachesOptionsExamplesAndExitCodes() {
+        for piece in ["usage:", "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
+                      "--output", "--color", "--quiet", "--verbose", "--dry-run", "--format", "examples:", "exit codes:", "124", "130"] {
+            #expect(HelpText.help.contains(piece), "help lacks \(piece)")
+        }
+    }
+}
+
+@Suite("Help example")
+struct HelpExampleTests {
+    /// The example workflow in --help passes check.
+    @Test func theExampleInTheHelpIsValid() throws {
+        let text = HelpText.help
+        let start = try #require(text.range(of: "a workflow (ci.workflow):\n"))
+        let end = try #require(text.range(of: "\nexamples:"))
+        let lines = text[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+        let example = lines.map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : String($0) }.joined(separator: "\n")
+        let result = WorkflowCompiler.compile(SourceFile(path: "ci.workflow", text: example))
+        #expect(result.renderedDiagnostics() == "")
+        #expect(result.workflow?.allNodes.count == 6)
+    }
+}
