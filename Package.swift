@@ -28,7 +28,7 @@ let package = Package(
 
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
     ]

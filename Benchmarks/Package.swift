@@ -7,7 +7,7 @@ let package = Package(
     name: "promise-run-benchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "promise-run", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
     ],
     targets: [
