@@ -1,1 +1,62 @@
-print("engine bench: not built yet")
+// EngineBench: PromiseEngine against NIO futures (EmbeddedEventLoop), GCD
+// (DispatchGroup) and Swift concurrency (async let / TaskGroup).
+//
+//   swift run -c release EngineBench            all cases, table with ratios
+//   swift run -c release EngineBench LIB CASE   one measurement (a child process)
+//
+// Each (library, case) runs in a process of its own, several times; the
+// table shows the median. Memory (case d) is the growth of the peak resident
+// set divided by the number of pending promises.
+import Foundation
+
+let libraries = ["PromiseEngine", "NIO", "GCD", "Concurrency"]
+let cases: [(id: String, title: String, unit: String)] = [
+    ("a", "1,000,000 x create + map + fulfil", "ns/op"),
+    ("b", "one chain of 100,000 maps, resolved", "ns/link"),
+    ("c", "when over 100,000 pending, then resolve all", "ns/promise"),
+    ("d", "memory per pending promise (1,000,000)", "bytes"),
+]
+
+let arguments = CommandLine.arguments
+if arguments.count == 3 {
+    let figure = measure(library: arguments[1], caseID: arguments[2])
+    print(figure)
+    exit(0)
+}
+
+let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 7
+print("EngineBench: median of \(runs) runs, one process per run; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("")
+var table: [String: [String: Double]] = [:]
+for benchCase in cases {
+    for library in libraries {
+        var figures: [Double] = []
+        for _ in 0..<runs {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: arguments[0])
+            child.arguments = [library, benchCase.id]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try! child.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            child.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if let value = Double(text) { figures.append(value) }
+        }
+        figures.sort()
+        table[benchCase.id, default: [:]][library] = figures.isEmpty ? .nan : figures[figures.count / 2]
+    }
+}
+
+func cell(_ value: Double?) -> String {
+    guard let value, value.isFinite else { return "n/a" }
+    return value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+}
+
+print("| case | unit | PromiseEngine | NIO | GCD | async/TaskGroup | PromiseEngine / NIO |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for benchCase in cases {
+    let row = table[benchCase.id] ?? [:]
+    let ratio = (row["PromiseEngine"] ?? .nan) / (row["NIO"] ?? .nan)
+    print("| (\(benchCase.id)) \(benchCase.title) | \(benchCase.unit) | \(cell(row["PromiseEngine"])) | \(cell(row["NIO"])) | \(cell(row["GCD"])) | \(cell(row["Concurrency"])) | \(ratio.isFinite ? String(format: "%.2f", ratio) : "n/a") |")
+}

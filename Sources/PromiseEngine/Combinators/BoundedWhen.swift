@@ -102,9 +102,9 @@ final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
             let promise: Promise<Value>
             do { promise = try body(element) } catch { promise = Promise(error: error) }
             state.withLock { $0.inFlight[index] = promise }
-            promise.observeNow(ClosureObserverWithDrain { [self] outcome, _ in
+            promise.observeNow(asChild: true) { [self] outcome in
                 self.complete(index, outcome)
-            }, asChild: true)
+            }
         }
         finishIfDone()
     }

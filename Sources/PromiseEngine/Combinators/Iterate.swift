@@ -43,8 +43,8 @@ private final class IterationRun<Value: Sendable>: Sendable {
             let promise: Promise<Iteration<Value>>
             do { promise = try step(value, number) } catch { promise = Promise(error: error) }
             let ready: Outcome<Iteration<Value>>? = promise.state.withLock { state in
-                if !state.isPending { state.observed = true }
-                return state.outcome
+                if !state.isPending { promise.markObserved(&state) }
+                return promise.outcomeIfSettled(state)
             }
             guard let ready else {
                 let cancelNow: Bool = current.withLock { current in
@@ -52,13 +52,13 @@ private final class IterationRun<Value: Sendable>: Sendable {
                     return current.cancelled
                 }
                 let next = number + 1
-                promise.observeNow(ClosureObserverWithDrain { [self] outcome, _ in
+                promise.observeNow(asChild: true) { [self] outcome in
                     if case .fulfilled(.next(let value)) = outcome {
                         self.advance(from: value, number: next)
                     } else {
                         self.finish(outcome)
                     }
-                }, asChild: true)
+                }
                 if cancelNow { promise.cancelAsChild() }
                 return
             }

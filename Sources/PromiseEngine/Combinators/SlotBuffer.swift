@@ -36,21 +36,6 @@ final class SlotBuffer<Element>: @unchecked Sendable {
     }
 }
 
-/// One input of a combinator: tells the combinator which input settled.
-final class CombinatorSlot<Input: Sendable>: PromiseObserver {
-    let index: Int
-    let receiver: @Sendable (Int, Outcome<Input>, inout Drain) -> Void
-
-    init(index: Int, receiver: @escaping @Sendable (Int, Outcome<Input>, inout Drain) -> Void) {
-        self.index = index
-        self.receiver = receiver
-    }
-
-    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain) {
-        receiver(index, outcome, &drain)
-    }
-}
-
 extension Promise {
     /// Makes `self` report the mean progress of `inputs` once somebody listens.
     final func combineProgress<Input>(of inputs: [Promise<Input>]) {

@@ -18,7 +18,9 @@ public func when<Value: Sendable>(resolved promises: [Promise<Value>]) -> Promis
     result.combineProgress(of: promises)
     var drain = Drain()
     for (index, promise) in promises.enumerated() {
-        promise.observe(CombinatorSlot(index: index, receiver: receiver), asChild: true, &drain)
+        promise.observe({ pointer, drain in
+            receiver(index, Outcome<Value>.load(from: pointer), &drain)
+        }, asChild: true, &drain)
     }
     drain.run()
     return result

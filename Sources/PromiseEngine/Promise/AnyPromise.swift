@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What every promise has whatever its value type: cancellation, and the
 /// hooks the drain loop and derived promises use.
 ///
@@ -5,7 +7,19 @@
 /// upstream link and a queued promise are one pointer each, without an
 /// existential.
 public class AnyPromise: @unchecked Sendable {
-    // @unchecked: the class has no stored state; subclasses guard theirs with a Mutex.
+    // @unchecked: `unhandledRejection` is atomic; subclasses guard the rest with a lock.
+
+    /// Set while the promise is rejected and nothing has observed it. Kept
+    /// outside the generic state so that `deinit`, which runs unspecialized,
+    /// need not touch generic state unless there is an error to report.
+    /// Written under the promise's lock only.
+    @usableFromInline
+    let unhandledRejection = Atomic<Bool>(false)
+
+    /// Mirrors the state's `cancelRequested` (written under the lock, after
+    /// it), so the hot path can read it without taking the lock.
+    @usableFromInline
+    let cancelRequestedFlag = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}
@@ -33,10 +47,6 @@ public class AnyPromise: @unchecked Sendable {
     public var isCancelRequested: Bool { fatalError("abstract") }
 
     // MARK: - For subclasses
-
-    /// Notifies the observers queued by settling. Called by `Drain.run` only.
-    @usableFromInline
-    func fire(_ drain: inout Drain) { fatalError("abstract") }
 
     /// Marks cancellation as requested, runs cancel handlers, and queues the
     /// upstream in `work` if this was the last of its children to ask.

@@ -6,43 +6,62 @@
 /// a million synchronous links therefore uses a constant amount of stack.
 @usableFromInline
 struct Drain {
-    /// The oldest queued promise when the queue has just one (no allocation).
-    private var next: AnyPromise?
-    private var queue: [AnyPromise] = []
-    private var head = 0
+    /// Notifies the observers of a settled promise. Made in the promise's
+    /// own (specialized) code, so notifying never goes through unspecialized
+    /// generic code.
+    @usableFromInline
+    typealias Fire = (AnyPromise, inout Drain) -> Void
 
     @usableFromInline
-    init() {}
+    struct Item {
+        @usableFromInline let promise: AnyPromise
+        @usableFromInline let fire: Fire
 
-    @usableFromInline
-    mutating func push(_ promise: AnyPromise) {
-        if next == nil && head == queue.count {
-            next = promise
-        } else {
-            queue.append(promise)
+        @inlinable
+        init(promise: AnyPromise, fire: @escaping Fire) {
+            self.promise = promise
+            self.fire = fire
         }
     }
 
-    private mutating func pop() -> AnyPromise? {
-        if let promise = next {
+    /// The oldest queued item when the queue has just one (no allocation).
+    @usableFromInline var next: Item?
+    @usableFromInline var queue: [Item] = []
+    @usableFromInline var head = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    mutating func push(_ promise: AnyPromise, _ fire: @escaping Fire) {
+        if next == nil && head == queue.count {
+            next = Item(promise: promise, fire: fire)
+        } else {
+            queue.append(Item(promise: promise, fire: fire))
+        }
+    }
+
+    @inlinable
+    mutating func pop() -> Item? {
+        if let item = next {
             next = nil
-            return promise
+            return item
         }
         guard head < queue.count else { return nil }
-        let promise = queue[head]
+        let item = queue[head]
         head += 1
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
             head = 0
         }
-        return promise
+        return item
     }
 
     /// Notifies queued promises' observers until nothing is left.
-    @usableFromInline
+    @inlinable
     mutating func run() {
-        while let promise = pop() {
-            promise.fire(&self)
+        while let item = pop() {
+            item.fire(item.promise, &self)
         }
     }
 }

@@ -18,6 +18,7 @@ struct Lock<State>: ~Copyable {
     }
 
     @inlinable
+    @inline(__always)
     func withLock<Result>(_ body: (inout sending State) -> sending Result) -> sending Result {
         // The lock is address-only (Mutex is), so this is its real storage.
         let address = withUnsafePointer(to: self) { UnsafeRawPointer($0) }

@@ -15,7 +15,7 @@ extension Promise {
     /// The last reported progress (1 once fulfilled).
     public var progress: Double {
         state.withLock { state in
-            switch state.outcome {
+            switch outcomeIfSettled(state) {
             case .fulfilled?: return 1
             case .rejected?, .cancelled?: return state.extras?.progress ?? 0
             case nil: return state.extras?.progress ?? 0

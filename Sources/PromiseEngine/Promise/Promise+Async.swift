@@ -61,7 +61,7 @@ extension Promise {
 /// resumes the continuation when it settles, and asks for cancellation when
 /// the awaiting task is cancelled, whenever that happens, counting as exactly
 /// one child.
-final class AsyncWaiter<Value: Sendable>: PromiseObserver, Sendable {
+final class AsyncWaiter<Value: Sendable>: Sendable {
     private enum Phase {
         case idle
         case cancelledBeforeStart
@@ -79,7 +79,7 @@ final class AsyncWaiter<Value: Sendable>: PromiseObserver, Sendable {
             if case .cancelledBeforeStart = phase { cancelled = true } else { cancelled = false }
             phase = .registering(continuation, cancelled: cancelled)
         }
-        promise.observeNow(self, asChild: true)
+        promise.observeNow(asChild: true) { [self] outcome in self.receive(outcome) }
         let askToCancel: Bool = phase.withLock { phase in
             guard case .registering(let continuation, let cancelled) = phase else { return false }
             phase = .waiting(promise, continuation)
@@ -88,7 +88,7 @@ final class AsyncWaiter<Value: Sendable>: PromiseObserver, Sendable {
         if askToCancel { promise.cancelAsChild() }
     }
 
-    func receive(_ outcome: Outcome<Value>, _ drain: inout Drain) {
+    func receive(_ outcome: Outcome<Value>) {
         let continuation: CheckedContinuation<Value, any Error>? = phase.withLock { phase in
             switch phase {
             case .registering(let continuation, _), .waiting(_, let continuation):

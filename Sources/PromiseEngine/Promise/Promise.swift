@@ -6,23 +6,33 @@ import Synchronization
 /// with `then`, `map`, `catch`, ... run inline on the thread that settles it
 /// unless an `Executor` says otherwise. All methods are thread-safe: each
 /// promise has one lock, never held while a handler runs.
-public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
-    // @unchecked: all mutable state is inside `state`, a Mutex.
+public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
+    // @unchecked: all mutable state is inside `state`, a lock, or in
+    // `storedOutcome`, which is only touched while holding that lock.
 
     @usableFromInline
-    let state: Lock<State>
+    let state: Lock<PromiseState>
+
+    /// The outcome once settled (a placeholder while pending). Read and
+    /// written only inside `state.withLock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    nonisolated(unsafe) var storedOutcome: Outcome<Value>
 
     /// A pending promise that waits on `upstream` (nil for a root promise).
-    @usableFromInline
+    @inlinable
     init(upstream: AnyPromise?) {
-        state = Lock(State(phase: .pending(ObserverList()), upstream: upstream))
+        state = Lock(PromiseState(upstream: upstream))
+        storedOutcome = .cancelled
         super.init()
     }
 
     /// A promise that is already settled.
     public init(outcome: Outcome<Value>) {
-        state = Lock(State(phase: .settled(outcome), upstream: nil))
+        state = Lock(PromiseState(settled: ()))
+        storedOutcome = outcome
         super.init()
+        if case .rejected = outcome { unhandledRejection.store(true, ordering: .relaxed) }
     }
 
     /// An already fulfilled promise.
@@ -41,6 +51,7 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     }
 
     /// A pending promise and the resolver that settles it.
+    @inlinable
     public static func pending() -> (promise: Promise<Value>, resolver: Resolver<Value>) {
         let promise = Promise<Value>(upstream: nil)
         return (promise, Resolver(promise))
@@ -59,9 +70,12 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     }
 
     deinit {
+        // Runs unspecialized: touch generic state only when there is an
+        // unhandled error to report.
+        guard unhandledRejection.load(ordering: .relaxed) else { return }
         let unobserved: (any Error)? = state.withLock { state in
-            if !state.observed, case .settled(.rejected(let error)) = state.phase { return error }
-            return nil
+            guard !state.observed, state.phase == .settled else { return nil }
+            return storedOutcome.error
         }
         if let unobserved { UnhandledErrors.report(unobserved) }
     }
@@ -69,10 +83,11 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     // MARK: - Inspecting
 
     /// The outcome, or nil while pending. Looking counts as handling an error.
+    @inlinable
     public var outcome: Outcome<Value>? {
         state.withLock { state in
-            state.observed = true
-            return state.outcome
+            markObserved(&state)
+            return state.isPending ? nil : storedOutcome
         }
     }
 
@@ -80,63 +95,91 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         state.withLock { !$0.isPending }
     }
 
+    @inlinable
     public override var isCancelRequested: Bool {
-        state.withLock { $0.cancelRequested }
+        cancelRequestedFlag.load(ordering: .acquiring)
+    }
+
+    /// Records that something looked at the outcome (under the lock).
+    @inlinable
+    final func markObserved(_ state: inout PromiseState) {
+        if !state.observed {
+            state.observed = true
+            unhandledRejection.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// The outcome without marking it observed (under the lock).
+    @inlinable
+    final func outcomeIfSettled(_ state: borrowing PromiseState) -> Outcome<Value>? {
+        state.isPending ? nil : storedOutcome
     }
 
     // MARK: - Settling
 
     /// Settles the promise unless it already is. Queues its observers in
     /// `drain`. Returns whether this call settled it.
-    @usableFromInline
+    @inlinable
     @discardableResult
     final func settle(_ outcome: Outcome<Value>, _ drain: inout Drain) -> Bool {
         let settled: (notify: Bool, upstream: AnyPromise?, extras: PromiseExtras?)? = state.withLock { state in
-            guard case .pending(let observers) = state.phase else { return nil }
+            guard state.isPending else { return nil }
+            storedOutcome = outcome
             let upstream = state.upstream
             let extras = state.extras
             state.upstream = nil
             state.extras = nil
-            if observers.isEmpty {
-                state.phase = .settled(outcome)
+            if state.observers.isEmpty {
+                state.phase = .settled
+                if !state.observed, case .rejected = outcome {
+                    unhandledRejection.store(true, ordering: .relaxed)
+                }
                 return (false, upstream, extras)
             }
-            state.phase = .firing(outcome, observers)
+            state.phase = .firing
             return (true, upstream, extras)
         }
         guard let settled else { return false }
         if let extras = settled.extras, case .fulfilled = outcome {
-            // Listeners were copied out under the lock only to be called here;
-            // `extras` is no longer reachable from the promise.
+            // `extras` is no longer reachable from the promise: no lock needed.
             let listeners = extras.progressListeners
             for listener in listeners { listener(1) }
         }
-        if settled.notify { drain.push(self) }
+        if settled.notify {
+            drain.push(self) { promise, drain in
+                unsafeDowncast(promise, to: Promise<Value>.self).fire(&drain)
+            }
+        }
         return true
     }
 
     /// Settles the promise and notifies everything that waits on it, here.
-    @usableFromInline
+    @inlinable
     final func settleNow(_ outcome: Outcome<Value>) {
         var drain = Drain()
         settle(outcome, &drain)
         drain.run()
     }
 
-    @usableFromInline
-    override final func fire(_ drain: inout Drain) {
+    /// Notifies the observers queued by settling, including any added while
+    /// it runs. Called from the drain only.
+    @inlinable
+    final func fire(_ drain: inout Drain) {
         while true {
-            let batch: (Outcome<Value>, ObserverList<Value>)? = state.withLock { state in
-                guard case .firing(let outcome, let observers) = state.phase else { return nil }
-                if observers.isEmpty {
-                    state.phase = .settled(outcome)
+            let batch: (Outcome<Value>, ObserverList)? = state.withLock { state in
+                guard state.phase == .firing else { return nil }
+                if state.observers.isEmpty {
+                    state.phase = .settled
                     return nil
                 }
-                state.phase = .firing(outcome, ObserverList())
-                return (outcome, observers)
+                let observers = state.observers
+                state.observers = ObserverList()
+                return (storedOutcome, observers)
             }
             guard let (outcome, observers) = batch else { return }
-            observers.notify(outcome, &drain)
+            withUnsafePointer(to: outcome) { pointer in
+                observers.notify(UnsafeRawPointer(pointer), &drain)
+            }
         }
     }
 
@@ -144,35 +187,35 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
 
     /// Adds an observer: notified once, when the promise settles (at once if
     /// it has). A child may later ask for cancellation (`cancelAsChild`).
-    @usableFromInline
-    final func observe(_ observer: any PromiseObserver<Value>, asChild: Bool, _ drain: inout Drain) {
+    @inlinable
+    final func observe(_ observer: @escaping Observer, asChild: Bool, _ drain: inout Drain) {
         let ready: Outcome<Value>? = state.withLock { state in
-            state.observed = true
+            markObserved(&state)
             if asChild { state.children &+= 1 }
-            switch state.phase {
-            case .pending(var observers):
-                state.phase = .settled(.cancelled)  // drop the reference so `append` does not copy
-                observers.append(observer)
-                state.phase = .pending(observers)
+            guard state.phase == .settled else {
+                state.observers.append(observer)
                 return nil
-            case .firing(let outcome, var observers):
-                state.phase = .settled(.cancelled)
-                observers.append(observer)
-                state.phase = .firing(outcome, observers)
-                return nil
-            case .settled(let outcome):
-                return outcome
             }
+            return storedOutcome
         }
-        if let ready { observer.receive(ready, &drain) }
+        if let ready {
+            withUnsafePointer(to: ready) { pointer in observer(UnsafeRawPointer(pointer), &drain) }
+        }
     }
 
     /// `observe` from outside a drain.
-    @usableFromInline
-    final func observeNow(_ observer: any PromiseObserver<Value>, asChild: Bool) {
+    @inlinable
+    final func observeNow(_ observer: @escaping Observer, asChild: Bool) {
         var drain = Drain()
         observe(observer, asChild: asChild, &drain)
         drain.run()
+    }
+
+    /// `observe` with a typed closure, for paths where one more allocation
+    /// does not matter.
+    @inlinable
+    final func observeNow(asChild: Bool, _ body: @escaping @Sendable (Outcome<Value>) -> Void) {
+        observeNow({ pointer, _ in body(Outcome<Value>.load(from: pointer)) }, asChild: asChild)
     }
 
     // MARK: - Cancellation
@@ -182,6 +225,7 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         let request: (handlers: [@Sendable () -> Void], upstream: AnyPromise?)? = state.withLock { state in
             guard state.isPending, !state.cancelRequested else { return nil }
             state.cancelRequested = true
+            cancelRequestedFlag.store(true, ordering: .releasing)
             let handlers = state.extras?.cancelHandlers ?? []
             state.extras?.cancelHandlers = []
             return (handlers, state.upstream)
@@ -221,7 +265,7 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     override final func addProgressListener(_ listener: @escaping @Sendable (Double) -> Void) {
         let (current, source): (Double?, ProgressSource) = state.withLock { state in
             guard state.isPending else {
-                if case .fulfilled? = state.outcome { return (1, .none) }
+                if case .fulfilled = storedOutcome { return (1, .none) }
                 return (nil, .none)
             }
             let extras = state.extrasForWriting()
@@ -247,8 +291,9 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     }
 
     /// Points cancellation requests at a new upstream (the promise a `then`
-    /// handler returned). Returns false if this promise was cancelled in the
-    /// meantime, so the caller should pass the request on.
+    /// handler returned). Says whether this promise was asked to cancel in
+    /// the meantime (the caller passes the request on) and whether progress
+    /// is being forwarded.
     @usableFromInline
     final func replaceUpstream(with upstream: AnyPromise) -> (cancelRequested: Bool, forwardingProgress: Bool) {
         state.withLock { state in
@@ -261,7 +306,7 @@ public class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
 extension Promise: CustomStringConvertible {
     public var description: String {
         let phase: String = state.withLock { state in
-            switch state.outcome {
+            switch outcomeIfSettled(state) {
             case nil: return "pending"
             case .fulfilled(let value)?: return "fulfilled(\(value))"
             case .rejected(let error)?: return "rejected(\(error))"

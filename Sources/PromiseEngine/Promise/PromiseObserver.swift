@@ -1,47 +1,37 @@
-/// Something waiting for a promise's outcome: a derived promise, a
-/// combinator's input slot, an awaiting task.
+/// Something waiting for a promise's outcome: a derived promise's handler, a
+/// combinator's input slot, an awaiting task. Called exactly once, with a
+/// pointer to the `Outcome<Value>` of the promise it observes (read it with
+/// `Outcome.load(from:)`).
 ///
-/// Observers are objects (not closures) so that a derived promise is its own
-/// observer and a link in a chain costs one allocation.
+/// Observers are closures made in `@inlinable` code, so they are specialized
+/// in the caller's module (as NIO's callbacks are), and their type does not
+/// mention the value type, so the promise's locked state is not generic.
 @usableFromInline
-protocol PromiseObserver<Input>: AnyObject, Sendable {
-    associatedtype Input: Sendable
-    /// Called exactly once, with the outcome of the observed promise.
-    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain)
-}
+typealias Observer = @Sendable (UnsafeRawPointer, inout Drain) -> Void
 
-/// An observer that calls a closure. For the rare paths (async bridging,
-/// progress of combinators) where a dedicated class is not worth it.
-@usableFromInline
-final class ClosureObserver<Input: Sendable>: PromiseObserver {
-    @usableFromInline let body: @Sendable (Outcome<Input>) -> Void
-
-    @usableFromInline
-    init(_ body: @escaping @Sendable (Outcome<Input>) -> Void) {
-        self.body = body
-    }
-
-    @usableFromInline
-    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain) {
-        body(outcome)
+extension Outcome {
+    /// The outcome an observer's pointer points to.
+    @inlinable
+    static func load(from pointer: UnsafeRawPointer) -> Outcome<Value> {
+        pointer.assumingMemoryBound(to: Outcome<Value>.self).pointee
     }
 }
 
 /// The observers of one promise, in registration order. The first is kept
 /// inline: most promises have exactly one.
 @usableFromInline
-struct ObserverList<Value: Sendable> {
-    @usableFromInline var first: (any PromiseObserver<Value>)?
-    @usableFromInline var rest: [any PromiseObserver<Value>] = []
+struct ObserverList {
+    @usableFromInline var first: Observer?
+    @usableFromInline var rest: [Observer] = []
 
-    @usableFromInline
+    @inlinable
     init() {}
 
-    @usableFromInline
+    @inlinable
     var isEmpty: Bool { first == nil }
 
-    @usableFromInline
-    mutating func append(_ observer: any PromiseObserver<Value>) {
+    @inlinable
+    mutating func append(_ observer: @escaping Observer) {
         if first == nil {
             first = observer
         } else {
@@ -49,12 +39,12 @@ struct ObserverList<Value: Sendable> {
         }
     }
 
-    @usableFromInline
-    func notify(_ outcome: Outcome<Value>, _ drain: inout Drain) {
+    @inlinable
+    func notify(_ outcome: UnsafeRawPointer, _ drain: inout Drain) {
         guard let first else { return }
-        first.receive(outcome, &drain)
+        first(outcome, &drain)
         for observer in rest {
-            observer.receive(outcome, &drain)
+            observer(outcome, &drain)
         }
     }
 }

@@ -1,40 +1,58 @@
-extension Promise {
-    /// Everything mutable about a promise, guarded by its one lock.
-    @usableFromInline
-    struct State {
-        @usableFromInline var phase: Phase
-        /// The promise this one waits on (the parent of a derived promise, or
-        /// the promise a `then` handler returned): where cancellation requests
-        /// go. Cleared when this promise settles, which breaks the cycle
-        /// parent → observer → child → parent.
-        @usableFromInline var upstream: AnyPromise?
-        /// Children that may ask for cancellation (derived promises, combinator
-        /// slots, awaiting tasks), and how many have asked.
-        @usableFromInline var children: UInt32 = 0
-        @usableFromInline var cancelVotes: UInt32 = 0
-        @usableFromInline var cancelRequested = false
-        /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
-        @usableFromInline var observed = false
-        /// Rarely used parts, allocated on first use.
-        @usableFromInline var extras: PromiseExtras?
+/// Where a promise is in its life.
+@usableFromInline
+enum Phase: UInt8 {
+    /// Not settled; the observers wait.
+    case pending
+    /// Settled; the settling thread is notifying the observers (it queued the
+    /// promise in its drain). Observers added now join the list, so observers
+    /// are always notified in the order they were added.
+    case firing
+    /// Settled and every observer notified.
+    case settled
+}
 
-        @usableFromInline
-        init(phase: Phase, upstream: AnyPromise?) {
-            self.phase = phase
-            self.upstream = upstream
-        }
+/// Everything mutable about a promise except its outcome, guarded by its one
+/// lock. Deliberately not generic: a generic class's `deinit` runs
+/// unspecialized, and every generic type in its stored properties costs a
+/// runtime metadata lookup there. Only the outcome depends on the value type.
+@usableFromInline
+struct PromiseState {
+    @usableFromInline var phase = Phase.pending
+    @usableFromInline var observers = ObserverList()
+    /// The promise this one waits on (the parent of a derived promise, or
+    /// the promise a `then` handler returned): where cancellation requests
+    /// go. Cleared when this promise settles, which breaks the cycle
+    /// parent → observer → child → parent.
+    @usableFromInline var upstream: AnyPromise?
+    /// Children that may ask for cancellation (derived promises, combinator
+    /// slots, awaiting tasks), and how many have asked.
+    @usableFromInline var children: UInt32 = 0
+    @usableFromInline var cancelVotes: UInt32 = 0
+    @usableFromInline var cancelRequested = false
+    /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
+    @usableFromInline var observed = false
+    /// Rarely used parts, allocated on first use.
+    @usableFromInline var extras: PromiseExtras?
+
+    @inlinable
+    init(upstream: AnyPromise?) {
+        self.upstream = upstream
     }
 
-    @usableFromInline
-    enum Phase {
-        /// Not settled; these observers wait.
-        case pending(ObserverList<Value>)
-        /// Settled; the settling thread is notifying these observers (it
-        /// queued the promise in its drain). Observers added now join the list,
-        /// so observers are always notified in the order they were added.
-        case firing(Outcome<Value>, ObserverList<Value>)
-        /// Settled and every observer notified.
-        case settled(Outcome<Value>)
+    @inlinable
+    init(settled: Void) {
+        phase = .settled
+    }
+
+    @inlinable
+    var isPending: Bool { phase == .pending }
+
+    @inlinable
+    mutating func extrasForWriting() -> PromiseExtras {
+        if let extras { return extras }
+        let extras = PromiseExtras()
+        self.extras = extras
+        return extras
     }
 }
 
@@ -51,31 +69,6 @@ final class PromiseExtras {
     /// listening to the sources when the first progress listener arrives.
     @usableFromInline var progressSource: (@Sendable () -> Void)?
 
-    @usableFromInline
+    @inlinable
     init() {}
-}
-
-extension Promise.State {
-    @usableFromInline
-    var isPending: Bool {
-        if case .pending = phase { return true }
-        return false
-    }
-
-    /// The outcome once settled (firing or settled), else nil.
-    @usableFromInline
-    var outcome: Outcome<Value>? {
-        switch phase {
-        case .pending: return nil
-        case .firing(let outcome, _), .settled(let outcome): return outcome
-        }
-    }
-
-    @usableFromInline
-    mutating func extrasForWriting() -> PromiseExtras {
-        if let extras { return extras }
-        let extras = PromiseExtras()
-        self.extras = extras
-        return extras
-    }
 }

@@ -33,23 +33,10 @@ extension Promise {
         // No cancel handler stops the timer: if cancelling `result` does not
         // cancel `self` (it has other children), the timer still settles
         // `result`, as cancelled, by the deadline.
-        observeNow(TimeoutForward(result, timer: timer), asChild: true)
+        observeNow({ pointer, drain in
+            timer.cancel()
+            result.settle(Outcome<Value>.load(from: pointer), &drain)
+        }, asChild: true)
         return result
-    }
-}
-
-/// Settles a timeout's promise as its input settles, and stops the timer.
-private final class TimeoutForward<Value: Sendable>: PromiseObserver {
-    let target: Promise<Value>
-    let timer: any ScheduledTimer
-
-    init(_ target: Promise<Value>, timer: any ScheduledTimer) {
-        self.target = target
-        self.timer = timer
-    }
-
-    func receive(_ outcome: Outcome<Value>, _ drain: inout Drain) {
-        timer.cancel()
-        target.settle(outcome, &drain)
     }
 }

@@ -92,8 +92,8 @@ private final class RetryRun<Value: Sendable>: Sendable {
             let promise: Promise<Value>
             do { promise = try body(attempt) } catch { promise = Promise(error: error) }
             let ready: Outcome<Value>? = promise.state.withLock { state in
-                if !state.isPending { state.observed = true }
-                return state.outcome
+                if !state.isPending { promise.markObserved(&state) }
+                return promise.outcomeIfSettled(state)
             }
             if let ready {
                 if handle(ready, attempt: attempt) { continue }
@@ -103,9 +103,9 @@ private final class RetryRun<Value: Sendable>: Sendable {
                 state.phase = .attempting(promise)
                 return state.cancelled
             }
-            promise.observeNow(ClosureObserverWithDrain { [self] outcome, _ in
+            promise.observeNow(asChild: true) { [self] outcome in
                 if self.handle(outcome, attempt: attempt) { self.start() }
-            }, asChild: true)
+            }
             if cancelNow { promise.cancelAsChild() }
             return
         }
@@ -149,18 +149,5 @@ private final class RetryRun<Value: Sendable>: Sendable {
             finish(.cancelled)
         case .idle, .finished: break
         }
-    }
-}
-
-/// An observer that calls a closure with the drain it is notified in.
-final class ClosureObserverWithDrain<Input: Sendable>: PromiseObserver {
-    let body: @Sendable (Outcome<Input>, inout Drain) -> Void
-
-    init(_ body: @escaping @Sendable (Outcome<Input>, inout Drain) -> Void) {
-        self.body = body
-    }
-
-    func receive(_ outcome: Outcome<Input>, _ drain: inout Drain) {
-        body(outcome, &drain)
     }
 }
