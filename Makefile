@@ -1,0 +1,36 @@
+# promise-run: common tasks. `make test` is what CI runs (see .ci/run).
+PREFIX ?= /usr/local
+SWIFT ?= swift
+
+.PHONY: build release test test-tsan install uninstall bench clean
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release
+
+# The whole suite: unit, end-to-end (the built binary on real workflows
+# against real processes, files and a local HTTP server). Warnings are errors.
+test:
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+
+# The engine's concurrency stress tests under ThreadSanitizer.
+test-tsan:
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Stress
+
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/promise-run" "$(DESTDIR)$(PREFIX)/bin/promise-run"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/promise-run"
+
+# Benchmarks: a package of their own (it measures against swift-nio).
+bench:
+	cd Benchmarks && $(SWIFT) run -c release EngineBench
+	cd Benchmarks && $(SWIFT) run -c release LanguageBench
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build
