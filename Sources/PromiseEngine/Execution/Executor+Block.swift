@@ -1,0 +1,100 @@
+extension WorkflowExecutor {
+    /// A block is a promise chain (spec §3): a statement starts when the
+    /// chain before it succeeded; after a failure statements are skipped
+    /// until a catch; a catch handles a failure (of its kinds) and the chain
+    /// goes on; an ensure runs whatever happened and keeps the state.
+    func runBlock(_ block: Block, _ outer: ExecutionContext) -> Promise<Void> {
+        var context = outer
+        context.values = ValueScope(parent: outer.values)
+        let values = context.values
+        var chain = Promise<Void>(value: ())
+        for (index, statement) in block.statements.enumerated() {
+            var position = context
+            position.key = context.key + [index]
+            let here = position
+            switch statement {
+            case .node(let node):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    guard outcome.isFulfilled, !here.cancel.isCancelled else {
+                        skipSteps(of: node, in: here)
+                        return .outcome(outcome.isFulfilled ? .cancelled : outcome)
+                    }
+                    return .promise(runNode(node, here))
+                })
+            case .catch(let clause):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    if case .rejected(let failure) = outcome, !here.cancel.isCancelled {
+                        let error = failure as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(failure)")
+                        if clause.kinds.isEmpty || clause.kinds.contains(error.kind) {
+                            var inner = here
+                            inner.values = ValueScope(parent: values, caught: error)
+                            return .promise(runBlock(clause.body, inner))
+                        }
+                    }
+                    skipSteps(of: clause.body, in: here)
+                    return .outcome(outcome)
+                })
+            case .ensure(let body):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    // Detached: the cancellation that may have brought us
+                    // here must not stop the cleanup.
+                    let shielded = CancelScope()
+                    var inner = here
+                    inner.cancel = shielded
+                    let cleanup = runBlock(body, inner)
+                    return .promise(cleanup.derive(.inline, .outcome { cleanupOutcome in
+                        switch (outcome, cleanupOutcome) {
+                        case (.fulfilled, _):
+                            return .outcome(cleanupOutcome)
+                        case (.rejected(let first), .rejected(let second)):
+                            guard var error = first as? RunError, let other = second as? RunError else { return .outcome(outcome) }
+                            error.others.append(other)
+                            return .outcome(.rejected(error))
+                        default:
+                            return .outcome(outcome)
+                        }
+                    }))
+                })
+            case .environment(let setting):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    let value = try interpolator.render(setting.value, in: values, stepID: "env \(setting.name)")
+                    values.setEnvironment(setting.name, value)
+                    return Promise(value: ())
+                }
+            case .variable(let variable):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    let value = try interpolator.render(variable.value, in: values, stepID: "var \(variable.name)")
+                    if variable.isSecret { secrets.add(value) }
+                    values.declare(variable.name, value: value, secret: variable.isSecret)
+                    return Promise(value: ())
+                }
+            }
+        }
+        return chain
+    }
+
+    /// A node: a step, or a group with its timeout and retry.
+    func runNode(_ node: Node, _ context: ExecutionContext) -> Promise<Void> {
+        switch node.kind {
+        case .step(let step):
+            return runStep(node, step, context)
+        case .group(let group):
+            let id = node.id + context.suffix
+            return withRetry(node.attributes.retry, in: context) { [self] _ in
+                limit(timeout: node.attributes.timeout, id: id, in: context) { inner in
+                    firstly { () throws(RunError) -> Promise<Void> in
+                        var inner = inner
+                        if !node.attributes.environment.isEmpty {
+                            let values = ValueScope(parent: inner.values)
+                            for setting in node.attributes.environment {
+                                values.setEnvironment(setting.name, try self.interpolator.render(setting.value, in: inner.values, stepID: id))
+                            }
+                            inner.values = values
+                        }
+                        return self.runGroup(group, node, inner)
+                    }
+                }
+            }
+        }
+    }
+}

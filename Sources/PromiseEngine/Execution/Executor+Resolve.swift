@@ -1,0 +1,71 @@
+extension WorkflowExecutor {
+    /// The step with every template replaced by its text, as the step
+    /// runner gets it.
+    func resolve(_ step: Step, id: String, in values: ValueScope) throws(RunError) -> Step {
+        func text(_ template: Template) throws(RunError) -> Template {
+            .literal(try interpolator.render(template, in: values, stepID: id))
+        }
+        func process(_ options: ProcessOptions) throws(RunError) -> ProcessOptions {
+            var options = options
+            if let stdin = options.stdin { options.stdin = try text(stdin) }
+            options.expectations = try expectations(options.expectations)
+            return options
+        }
+        func expectations(_ list: [StepExpectation]) throws(RunError) -> [StepExpectation] {
+            var resolved: [StepExpectation] = []
+            for expectation in list {
+                switch expectation {
+                case .contains(let stream, let template):
+                    resolved.append(.contains(stream, try text(template)))
+                case .header(let name, .contains(let template)):
+                    resolved.append(.header(name: name, .contains(try text(template))))
+                case .json(let path, .compare(let op, .string(let template))):
+                    resolved.append(.json(path, .compare(op, .string(try text(template)))))
+                default:
+                    resolved.append(expectation)
+                }
+            }
+            return resolved
+        }
+        func named(_ list: [NamedTemplate]) throws(RunError) -> [NamedTemplate] {
+            var resolved: [NamedTemplate] = []
+            for item in list { resolved.append(NamedTemplate(name: item.name, value: try text(item.value))) }
+            return resolved
+        }
+
+        switch step {
+        case .shell(let command, let options):
+            return .shell(command: try text(command), process: try process(options))
+        case .exec(let arguments, let options):
+            var resolved: [Template] = []
+            for argument in arguments { resolved.append(try text(argument)) }
+            return .exec(arguments: resolved, process: try process(options))
+        case .http(var request):
+            request.url = try text(request.url)
+            request.headers = try named(request.headers)
+            switch request.body {
+            case .none: break
+            case .text(let body): request.body = .text(try text(body))
+            case .file(let path): request.body = .file(try text(path))
+            case .json(let body): request.body = .json(try text(body))
+            case .form(let fields): request.body = .form(try named(fields))
+            }
+            if let save = request.save { request.save = try text(save) }
+            request.expectations = try expectations(request.expectations)
+            return .http(request)
+        case .file(let operation):
+            switch operation {
+            case .write(let path, let content): return .file(.write(path: try text(path), content: try text(content)))
+            case .append(let path, let content): return .file(.append(path: try text(path), content: try text(content)))
+            case .read(let path): return .file(.read(path: try text(path)))
+            case .copy(let from, let to): return .file(.copy(from: try text(from), to: try text(to)))
+            case .move(let from, let to): return .file(.move(from: try text(from), to: try text(to)))
+            case .delete(let path): return .file(.delete(path: try text(path)))
+            case .mkdir(let path): return .file(.mkdir(path: try text(path)))
+            case .exists(let path): return .file(.exists(path: try text(path)))
+            }
+        case .sleep, .log, .fail, .rethrow:
+            return step
+        }
+    }
+}

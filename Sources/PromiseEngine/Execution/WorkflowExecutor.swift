@@ -1,0 +1,179 @@
+/// How a run is set up (from the command line).
+public struct ExecutionConfiguration: Sendable {
+    /// At most this many process steps (`sh`, `exec`) at once (`-j`).
+    public var jobs: Int
+    /// At most this many HTTP requests in flight (`--http-connections`).
+    public var httpConnections: Int
+    /// No fail-fast anywhere (`--keep-going`).
+    public var keepGoing: Bool
+    /// `--var NAME=VALUE`: values for top-level variables.
+    public var variableOverrides: [String: String]
+    /// promise-run's own environment: `{{env.X}}`, and the base of every
+    /// process's environment.
+    public var environment: [String: String]
+    /// `--timeout`: for the whole run (exit 124 when it expires).
+    public var timeout: Duration?
+    /// promise-run's working folder, absolute: a relative workflow path is
+    /// relative to it.
+    public var currentDirectory: String
+    /// Where process output lines go (secrets are masked first).
+    public var output: (any StepOutputSink)?
+    public var clock: any PromiseClock
+
+    public init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
+                variableOverrides: [String: String] = [:], environment: [String: String] = [:],
+                timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
+                clock: any PromiseClock = SystemClock.shared) {
+        self.jobs = jobs
+        self.httpConnections = httpConnections
+        self.keepGoing = keepGoing
+        self.variableOverrides = variableOverrides
+        self.environment = environment
+        self.timeout = timeout
+        self.currentDirectory = currentDirectory
+        self.output = output
+        self.clock = clock
+    }
+}
+
+/// How a run ended, and the record of every step.
+public struct RunResult: Sendable {
+    public enum Status: String, Sendable {
+        case succeeded, failed
+        /// Stopped by an interrupt (SIGINT, SIGTERM), after its ensures ran.
+        case interrupted
+        /// `--timeout` expired; ensures ran.
+        case timedOut
+    }
+
+    public var workflow: String
+    public var status: Status
+    /// Why it failed: the failure that reached the top.
+    public var error: RunError?
+    public var records: [StepRecord]
+    /// Seconds since the Unix epoch.
+    public var startedAt: Double
+    public var duration: Duration
+}
+
+/// Runs a checked workflow by composing promises: a block is a chain of
+/// then / recover (catch) / ensure; `parallel`, `race`, `any` and `foreach`
+/// are lane schedulers; timeouts and retries come from the engine.
+///
+/// Cancellation is structured: every node runs in a `CancelScope` inside
+/// its parent's; a timeout, a fail-fast sibling, a lost race or an
+/// interrupt cancels a scope and everything in it, and a group ends only
+/// once all its children have stopped. Ensure blocks run in detached
+/// scopes, so they run to their end.
+public final class WorkflowExecutor: Sendable {
+    let workflow: Workflow
+    let configuration: ExecutionConfiguration
+    let runner: any StepRunner
+    let observer: (any ExecutionObserver)?
+    let secrets = Secrets()
+    let recorder: RunRecorder
+    let interpolator: Interpolator
+    /// The workflow file's folder, absolute: relative paths resolve here.
+    let directory: String
+    let root = CancelScope()
+    let processSlots: Slots
+    let httpSlots: Slots
+    private let ending = Lock<RunResult.Status?>(nil)
+    var clock: any PromiseClock { configuration.clock }
+
+    public init(workflow: Workflow, configuration: ExecutionConfiguration, runner: any StepRunner,
+                observer: (any ExecutionObserver)? = nil) {
+        self.workflow = workflow
+        self.configuration = configuration
+        self.runner = runner
+        self.observer = observer
+        recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock)
+        interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
+        directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
+        processSlots = Slots(capacity: configuration.jobs)
+        httpSlots = Slots(capacity: configuration.httpConnections)
+    }
+
+    /// `text` with every secret masked: for anything shown to people.
+    public func mask(_ text: String) -> String {
+        secrets.mask(text)
+    }
+
+    /// Stops the run as Ctrl-C does: cancels everything running, skips
+    /// what has not started, runs the ensures. `status` says why.
+    public func interrupt(_ status: RunResult.Status = .interrupted) {
+        let first: Bool = ending.withLock { ending in
+            guard ending == nil else { return false }
+            ending = status
+            return true
+        }
+        if first { root.cancel() }
+    }
+
+    /// Runs the workflow. The promise is always fulfilled, with how it ended.
+    public func run() -> Promise<RunResult> {
+        let start = clock.now()
+        let startedAt = WallClock.now()
+        let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [])
+        registerSteps(in: workflow.body, key: [], suffix: "")
+
+        let runTimer = configuration.timeout.map { limit in
+            clock.schedule(after: limit) { [self] in self.interrupt(.timedOut) }
+        }
+        let body = firstly { () throws(RunError) -> Promise<Void> in
+            try declareTopLevelVariables(in: context.values)
+            return limit(timeout: workflow.timeout, id: workflow.name, in: context) { context in
+                self.runBlock(self.workflow.body, context)
+            }
+        }
+        return body.derive(.inline, .outcome { [self] outcome in
+            runTimer?.cancel()
+            recorder.closeAll()
+            let ended = ending.withLock { $0 }
+            var status: RunResult.Status
+            var error: RunError?
+            switch outcome {
+            case .fulfilled: status = .succeeded
+            case .rejected(let failure):
+                status = .failed
+                error = failure as? RunError ?? RunError(stepID: workflow.name, kind: .fail, message: "\(failure)")
+            case .cancelled: status = .interrupted
+            }
+            if let ended { status = ended }
+            let result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
+                                   records: recorder.records(), startedAt: startedAt, duration: clock.now() - start)
+            return .outcome(.fulfilled(result))
+        })
+    }
+
+    private func declareTopLevelVariables(in values: ValueScope) throws(RunError) {
+        for variable in workflow.variables {
+            let value: String
+            if let override = configuration.variableOverrides[variable.name] {
+                value = override
+            } else {
+                value = try interpolator.render(variable.value, in: values, stepID: "var \(variable.name)")
+            }
+            if variable.isSecret { secrets.add(value) }
+            values.declare(variable.name, value: value, secret: variable.isSecret)
+        }
+    }
+
+    func masked(_ error: RunError) -> RunError {
+        var error = error
+        error.message = secrets.mask(error.message)
+        error.others = error.others.map(masked)
+        return error
+    }
+}
+
+/// Where a node runs: its values, its cancellation scope, and how its
+/// steps are named (`[i]` inside foreach iterations) and ordered.
+struct ExecutionContext: Sendable {
+    var values: ValueScope
+    var cancel: CancelScope
+    /// Appended to step ids: `[2]` in iteration 2 of a foreach.
+    var suffix: String
+    /// Sort key of the current block in the report.
+    var key: [Int]
+}
