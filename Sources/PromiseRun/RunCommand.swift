@@ -1,8 +1,80 @@
+import Foundation
 import PromiseEngine
+import Steps
 
-/// Runs a checked workflow. A placeholder until the executor lands: that
-/// work replaces this file.
+/// Runs a checked workflow: wires the executor to the real steps, the
+/// console and the reports, handles signals, and gives the exit code
+/// (0 succeeded, 1 failed, 124 --timeout, 130/143 interrupted).
 func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
-    StandardStreams.writeError("promise-run: running workflows is not available in this build\n")
-    return 2
+    let environment = ProcessInfo.processInfo.environment
+    let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
+    let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
+    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: options.httpConnections))
+    let executorBox = ExecutorBox()
+    let console = Console(
+        settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),
+        total: { executorBox.executor?.stepCount ?? 0 })
+    let configuration = ExecutionConfiguration(
+        jobs: options.jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+        httpConnections: options.httpConnections,
+        keepGoing: options.keepGoing,
+        variableOverrides: options.variableOverrides,
+        environment: environment,
+        timeout: options.timeout,
+        currentDirectory: FileManager.default.currentDirectoryPath,
+        output: console)
+    let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
+    executorBox.executor = executor
+
+    UnhandledErrors.setHandler { error in
+        StandardStreams.writeError("promise-run: internal error nobody handled: \(executor.mask("\(error)"))\n")
+    }
+    let signals = SignalWatcher(
+        first: { signal in
+            console.note(style.yellow("⊘ \(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping; running ensures (send it again to stop at once)"))
+            executor.interrupt()
+        },
+        second: { signal in
+            console.stop()
+            StandardStreams.writeError("promise-run: stopped at once; killing every process\n")
+            runner.killAll()
+            exit(128 + signal)
+        })
+
+    if options.verbosity != .quiet {
+        console.note(style.bold("▶ \(workflow.name)") + style.dim(" (\(workflow.source.displayPath))"))
+    }
+    let result = await executor.run().settled.value ?? failedResult(workflow)
+    _ = await runner.shutdown().settled
+    console.stop()
+
+    StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity,
+                                               interruptedBy: signals.firstSignal))
+    if environment["GITHUB_ACTIONS"] == "true" {
+        StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
+    }
+    for problem in ReportWriter.write(result, to: options.reports, relativeTo: FileManager.default.currentDirectoryPath) {
+        StandardStreams.writeError("promise-run: \(problem)\n")
+    }
+
+    switch result.status {
+    case .succeeded: return 0
+    case .failed: return 1
+    case .timedOut: return 124
+    case .interrupted: return 128 + (signals.firstSignal ?? SIGINT)
+    }
+}
+
+/// Lets the console ask the executor for the step count before it exists.
+private final class ExecutorBox: @unchecked Sendable {
+    // @unchecked: set once, before the run starts and before the console's
+    // timer can read it; a read before that sees nil.
+    var executor: WorkflowExecutor?
+}
+
+/// Never used in practice: the executor's promise is always fulfilled.
+private func failedResult(_ workflow: Workflow) -> RunResult {
+    RunResult(workflow: workflow.name, status: .failed,
+              error: RunError(stepID: workflow.name, kind: .fail, message: "the run ended without a result"),
+              records: [], startedAt: Date().timeIntervalSince1970, duration: .zero)
 }

@@ -108,6 +108,10 @@ final class RunRecorder: Sendable {
         for (id, status) in open.sorted(by: { $0.0 < $1.0 }) { finish(id, status: status) }
     }
 
+    /// How many steps the run has (so far known: foreach bodies count once
+    /// until their list is known).
+    var count: Int { state.withLock { $0.entries.count } }
+
     func status(of id: String) -> StepStatus? {
         state.withLock { $0.entries[id]?.record.status }
     }

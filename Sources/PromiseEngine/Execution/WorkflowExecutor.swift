@@ -94,6 +94,9 @@ public final class WorkflowExecutor: Sendable {
         httpSlots = Slots(capacity: configuration.httpConnections)
     }
 
+    /// How many steps the run has, as far as known now.
+    public var stepCount: Int { recorder.count }
+
     /// `text` with every secret masked: for anything shown to people.
     public func mask(_ text: String) -> String {
         secrets.mask(text)

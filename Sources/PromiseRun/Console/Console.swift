@@ -1,0 +1,240 @@
+import Dispatch
+import PromiseEngine
+import Synchronization
+
+/// What a person sees while a workflow runs. On a terminal: finished steps
+/// printed as they end, above a live area of the running steps; elsewhere
+/// (CI logs): plain lines, no cursor movement. Step output is shown as
+/// `--output` says. Secrets are masked before anything reaches here.
+final class Console: ExecutionObserver, StepOutputSink, Sendable {
+    struct Settings: Sendable {
+        var output: OutputMode
+        var verbosity: Verbosity
+        var style: ConsoleStyle
+        /// Draw the live area (standard output is a terminal).
+        var live: Bool
+    }
+
+    private struct Running {
+        var label: String
+        var started: ContinuousClock.Instant
+        var received: Int64?
+        var expected: Int64?
+        var attempt: Int
+    }
+
+    private struct State {
+        var running: [String: Running] = [:]
+        var order: [String] = []
+        var grouped: [String: [String]] = [:]
+        var groupedDropped: [String: Int] = [:]
+        var liveLines = 0
+        var finished = 0
+        var stopped = false
+    }
+
+    static let groupedLineLimit = 5000
+
+    let settings: Settings
+    private let state = Mutex(State())
+    private let total: @Sendable () -> Int
+    private let timer: DispatchSourceTimerBox?
+
+    /// - Parameter total: how many steps the run has (for `[done/total]`).
+    init(settings: Settings, total: @escaping @Sendable () -> Int) {
+        self.settings = settings
+        self.total = total
+        timer = settings.live ? DispatchSourceTimerBox(interval: .milliseconds(150)) : nil
+        timer?.start { [weak self] in self?.redraw() }
+    }
+
+    private var style: ConsoleStyle { settings.style }
+
+    // MARK: - ExecutionObserver
+
+    func stepStarted(_ record: StepRecord) {
+        let line: String? = settings.verbosity == .verbose
+            ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") : "")"
+            : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)" : nil)
+        emit(line.map { [$0] } ?? []) { state in
+            if state.running[record.id] == nil { state.order.append(record.id) }
+            state.running[record.id] = Running(label: record.id, started: .now, attempt: record.attempts)
+        }
+    }
+
+    func stepFinished(_ record: StepRecord) {
+        var lines: [String] = []
+        let show = settings.verbosity != .quiet || record.status == .failed
+        emit({ state in
+            state.running[record.id] = nil
+            state.order.removeAll { $0 == record.id }
+            state.finished += 1
+            if let buffered = state.grouped.removeValue(forKey: record.id) {
+                let dropped = state.groupedDropped.removeValue(forKey: record.id) ?? 0
+                if settings.output == .grouped, !buffered.isEmpty {
+                    lines.append(style.dim("── \(record.id) ──"))
+                    if dropped > 0 { lines.append(style.dim("(\(dropped) earlier lines not shown)")) }
+                    lines += buffered
+                }
+            }
+            if show { lines += describe(record) }
+            return lines
+        })
+    }
+
+    func log(_ message: String, step id: String) {
+        guard settings.verbosity != .quiet else { return }
+        emit(message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) { _ in }
+    }
+
+    func transfer(step id: String, received: Int64, expected: Int64?) {
+        state.withLock { state in
+            state.running[id]?.received = received
+            state.running[id]?.expected = expected
+        }
+    }
+
+    // MARK: - StepOutputSink
+
+    func line(_ text: String, stream: OutputStream, step id: String) {
+        switch settings.output {
+        case .quiet:
+            return
+        case .prefixed:
+            emit(["\(style.prefix(id)) \(text)"]) { _ in }
+        case .grouped:
+            state.withLock { state in
+                var lines = state.grouped[id, default: []]
+                lines.append(text)
+                if lines.count > Self.groupedLineLimit {
+                    lines.removeFirst(lines.count - Self.groupedLineLimit)
+                    state.groupedDropped[id, default: 0] += 1
+                }
+                state.grouped[id] = lines
+            }
+        }
+    }
+
+    // MARK: - Printing
+
+    /// The finished-step line: `✓ build 12.3s`, `✗ unit exit 1 4.1s`, `- lint skipped`.
+    private func describe(_ record: StepRecord) -> [String] {
+        let time = record.duration.map { " " + style.dim(Format.duration($0)) } ?? ""
+        switch record.status {
+        case .succeeded:
+            return ["\(style.symbol(.succeeded)) \(record.id)\(time)"]
+        case .failed:
+            let kind = record.failure?.kind
+            var cause = kind?.rawValue ?? "failed"
+            if kind == .exit, let exit = record.exitCode { cause = "exit \(exit)" }
+            if kind == .http, let status = record.httpStatus { cause = "http \(status)" }
+            var lines = ["\(style.symbol(.failed)) \(record.id) \(style.red(cause))\(time)"]
+            if let message = record.failure?.message {
+                lines += message.split(separator: "\n").map { "    " + $0 }
+            }
+            return lines
+        case .skipped:
+            return ["\(style.symbol(.skipped)) \(style.dim("\(record.id) skipped"))"]
+        case .cancelled:
+            return ["\(style.symbol(.cancelled)) \(record.id) \(style.yellow("cancelled"))\(time)"]
+        case .pending, .running:
+            return []
+        }
+    }
+
+    /// Prints lines above the live area (mutating the state first, under the lock).
+    private func emit(_ lines: [String], _ change: (inout State) -> Void) {
+        emit { state in
+            change(&state)
+            return lines
+        }
+    }
+
+    private func emit(_ body: (inout State) -> [String]) {
+        state.withLock { state in
+            let lines = body(&state)
+            guard !lines.isEmpty || settings.live else { return }
+            var text = settings.live ? clearLive(&state) : ""
+            for line in lines { text += line + "\n" }
+            if settings.live && !state.stopped { text += drawLive(&state) }
+            StandardStreams.writeOutput(text)
+        }
+    }
+
+    private func redraw() {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            StandardStreams.writeOutput(clearLive(&state) + drawLive(&state))
+        }
+    }
+
+    private func clearLive(_ state: inout State) -> String {
+        defer { state.liveLines = 0 }
+        return state.liveLines > 0 ? "\u{1B}[\(state.liveLines)F\u{1B}[J" : ""
+    }
+
+    private func drawLive(_ state: inout State) -> String {
+        let width = max(20, TerminalSize.columns() - 1)
+        var lines: [String] = []
+        let now = ContinuousClock.now
+        let shown = state.order.prefix(8)
+        lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))] running \(state.running.count)"))
+        for id in shown {
+            guard let running = state.running[id] else { continue }
+            var line = "  \(style.dim("›")) \(running.label) " + Format.seconds((now - running.started).seconds)
+            if let received = running.received {
+                line += "  ↓ \(Format.bytes(received))"
+                if let expected = running.expected, expected > 0 {
+                    line += " / \(Format.bytes(expected)) \(Int(Double(received) * 100 / Double(expected)))%"
+                }
+            }
+            lines.append(TerminalSize.truncate(line, to: width))
+        }
+        if state.running.count > shown.count {
+            lines.append(style.dim("  … and \(state.running.count - shown.count) more"))
+        }
+        state.liveLines = lines.count
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Stops the live area (before the summary).
+    func stop() {
+        timer?.stop()
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            var text = settings.live ? clearLive(&state) : ""
+            // Lines a grouped step never got to print (it was still running).
+            if settings.output == .grouped {
+                for (id, lines) in state.grouped where !lines.isEmpty {
+                    text += style.dim("── \(id) ──") + "\n" + lines.joined(separator: "\n") + "\n"
+                }
+                state.grouped = [:]
+            }
+            if !text.isEmpty { StandardStreams.writeOutput(text) }
+        }
+    }
+
+    /// A line printed above the live area, for the runner's own notes.
+    func note(_ text: String) {
+        emit([text]) { _ in }
+    }
+}
+
+/// A repeating Dispatch timer that can be stopped.
+final class DispatchSourceTimerBox: @unchecked Sendable {
+    // @unchecked: DispatchSource is thread-safe; `source` is never reassigned.
+    private let source: any DispatchSourceTimer
+
+    init(interval: DispatchTimeInterval) {
+        source = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        source.schedule(deadline: .now() + interval, repeating: interval)
+    }
+
+    func start(_ handler: @escaping @Sendable () -> Void) {
+        source.setEventHandler(handler: handler)
+        source.activate()
+    }
+
+    func stop() { source.cancel() }
+}

@@ -1,0 +1,41 @@
+import PromiseEngine
+
+/// How times and sizes read in the console and the reports.
+enum Format {
+    /// `850ms`, `12.3s`, `2m03s`, `1h02m`.
+    static func duration(_ duration: Duration) -> String {
+        seconds(duration.seconds)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        if value < 1 { return "\(Int((value * 1000).rounded()))ms" }
+        if value < 60 {
+            let tenths = Int((value * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10)s"
+        }
+        let total = Int(value.rounded())
+        if total < 3600 {
+            let seconds = total % 60
+            return "\(total / 60)m" + (seconds < 10 ? "0" : "") + "\(seconds)s"
+        }
+        let minutes = (total % 3600) / 60
+        return "\(total / 3600)h" + (minutes < 10 ? "0" : "") + "\(minutes)m"
+    }
+
+    /// `512 B`, `1.5 KB`, `3.2 MB`, `1.1 GB` (powers of 1024).
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : "\(Int(value * 10) / 10).\(Int(value * 10) % 10) \(units[unit])"
+    }
+
+    /// Text padded with spaces to `width` characters.
+    static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PromiseEngine
+
+/// `--report json=PATH`: the run and every step, for machines. The schema
+/// is documented in docs/reports.md.
+enum JSONReport {
+    static func render(_ result: RunResult) -> String {
+        var members: [(String, ReportJSON)] = [
+            ("workflow", .string(result.workflow)),
+            ("status", .string(result.status.rawValue)),
+            ("startedAt", .string(ReportTime.iso8601(result.startedAt))),
+            ("durationSeconds", .number(result.duration.seconds)),
+        ]
+        if let error = result.error {
+            members.append(("error", .object([
+                ("step", .string(error.stepID)),
+                ("kind", .string(error.kind.rawValue)),
+                ("message", .string(error.message)),
+            ])))
+        }
+        members.append(("steps", .array(result.records.map(step))))
+        return ReportJSON.object(members).rendered() + "\n"
+    }
+
+    private static func step(_ record: StepRecord) -> ReportJSON {
+        var members: [(String, ReportJSON)] = [
+            ("id", .string(record.id)),
+            ("label", record.label.map(ReportJSON.string) ?? .null),
+            ("kind", .string(record.kind)),
+            ("summary", .string(record.summary)),
+            ("status", .string(record.status.rawValue)),
+            ("attempts", .integer(record.attempts)),
+            ("startedAt", record.startedAt.map { .string(ReportTime.iso8601($0)) } ?? .null),
+            ("durationSeconds", record.duration.map { .number($0.seconds) } ?? .null),
+        ]
+        if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
+        if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
+        if let failure = record.failure {
+            var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
+            if let tail = record.outputTail { error.append(("stderrTail", .string(tail))) }
+            members.append(("error", .object(error)))
+        }
+        return .object(members)
+    }
+}
+
+/// Times in reports.
+enum ReportTime {
+    static func iso8601(_ seconds: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}

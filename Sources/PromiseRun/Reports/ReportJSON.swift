@@ -1,0 +1,67 @@
+import Foundation
+
+/// A JSON value with keys in the order written: reports read better that way.
+indirect enum ReportJSON {
+    case string(String)
+    case number(Double)
+    case integer(Int)
+    case bool(Bool)
+    case null
+    case array([ReportJSON])
+    case object([(String, ReportJSON)])
+
+    func rendered(indent: String = "") -> String {
+        var text = ""
+        write(into: &text, indent: indent)
+        return text
+    }
+
+    private func write(into text: inout String, indent: String) {
+        switch self {
+        case .string(let value): text += Self.quoted(value)
+        case .number(let value): text += value.isFinite ? String(format: "%.3f", value) : "null"
+        case .integer(let value): text += String(value)
+        case .bool(let value): text += value ? "true" : "false"
+        case .null: text += "null"
+        case .array(let items):
+            guard !items.isEmpty else { text += "[]"; return }
+            text += "[\n"
+            for (index, item) in items.enumerated() {
+                text += indent + "  "
+                item.write(into: &text, indent: indent + "  ")
+                text += index == items.count - 1 ? "\n" : ",\n"
+            }
+            text += indent + "]"
+        case .object(let members):
+            guard !members.isEmpty else { text += "{}"; return }
+            text += "{\n"
+            for (index, (key, value)) in members.enumerated() {
+                text += indent + "  " + Self.quoted(key) + ": "
+                value.write(into: &text, indent: indent + "  ")
+                text += index == members.count - 1 ? "\n" : ",\n"
+            }
+            text += indent + "}"
+        }
+    }
+
+    static func quoted(_ value: String) -> String {
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    quoted += String(format: "\\u%04x", scalar.value)
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+}
+
