@@ -45,8 +45,7 @@ struct Interpolator: Sendable {
             do {
                 value = try result.value(of: field)
             } catch {
-                let reason = (error as? StepFailure)?.message ?? "\(error)"
-                throw failure("\(label).\(field.name): \(reason)", expression, stepID)
+                throw failure("\(label).\(field.name): \(error.message)", expression, stepID)
             }
         case .error(let field):
             let caught = values.caughtError

@@ -2,7 +2,7 @@
 // merge takes that branch's version of this file.
 extension StepResult {
     /// The text of a value field, as `{{label.field}}` interpolates it.
-    public func value(of field: StepField) throws -> String {
+    public func value(of field: StepField) throws(StepFailure) -> String {
         func missing(_ what: String) -> StepFailure { StepFailure(.reference, "no \(what) in this step's result") }
         switch field {
         case .stdout: guard let stdout else { throw missing("stdout") }; return stdout.text

@@ -54,6 +54,16 @@ public struct RunResult: Sendable {
     /// Seconds since the Unix epoch.
     public var startedAt: Double
     public var duration: Duration
+
+    public init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
+                startedAt: Double, duration: Duration) {
+        self.workflow = workflow
+        self.status = status
+        self.error = error
+        self.records = records
+        self.startedAt = startedAt
+        self.duration = duration
+    }
 }
 
 /// Runs a checked workflow by composing promises: a block is a chain of
