@@ -29,7 +29,7 @@ final class RunRecorder: Sendable {
     func register(id: String, label: String?, kind: String, summary: String, key: [Int]) {
         state.withLock { state in
             guard state.entries[id] == nil else { return }
-            var record = StepRecord(id: id, label: label, kind: kind, summary: secrets.mask(summary), order: state.nextOrder)
+            var record = StepRecord(id: id, label: label, kind: kind, summary: summary, order: state.nextOrder)
             record.status = .pending
             state.nextOrder += 1
             state.entries[id] = Entry(record: record, key: key)
@@ -56,7 +56,7 @@ final class RunRecorder: Sendable {
         started.withLock { started in
             if started[id] == nil { started[id] = now }
         }
-        if let record { observer?.stepStarted(record) }
+        if let record { observer?.stepStarted(masked(record)) }
     }
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
@@ -83,7 +83,7 @@ final class RunRecorder: Sendable {
             state.entries[id] = entry
             return entry.record
         }
-        if let record { observer?.stepFinished(record) }
+        if let record { observer?.stepFinished(masked(record)) }
     }
 
     /// Marks steps that never started as skipped (those already ended stay).
@@ -120,7 +120,14 @@ final class RunRecorder: Sendable {
     func records() -> [StepRecord] {
         state.withLock { state in
             state.entries.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.record)
-        }
+        }.map(masked)
+    }
+
+    /// The summary is registered before secrets are known: mask it on the way out.
+    private func masked(_ record: StepRecord) -> StepRecord {
+        var record = record
+        record.summary = secrets.mask(record.summary)
+        return record
     }
 
     static func lastLines(of text: String, count: Int) -> String {

@@ -128,6 +128,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             var cause = kind?.rawValue ?? "failed"
             if kind == .exit, let exit = record.exitCode { cause = "exit \(exit)" }
             if kind == .http, let status = record.httpStatus { cause = "http \(status)" }
+            if record.kind == "rethrow" {
+                return ["\(style.symbol(.failed)) \(record.id) \(style.dim("passes the caught error on"))"]
+            }
             var lines = ["\(style.symbol(.failed)) \(record.id) \(style.red(cause))\(time)"]
             if let message = record.failure?.message {
                 lines += message.split(separator: "\n").map { "    " + $0 }

@@ -25,7 +25,7 @@ enum Summary {
             headline = style.yellow("⊘ \(result.workflow) interrupted by \(name)")
         }
         headline += " in \(Format.duration(wall))"
-        if verbosity != .quiet, stepTime > .zero {
+        if verbosity != .quiet, stepTime > .seconds(1) {
             let speedup = wall.seconds > 0 ? stepTime.seconds / wall.seconds : 1
             headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(String(format: "%.1f", speedup))x from parallelism)")
         }
@@ -90,7 +90,7 @@ enum Summary {
         var locations: [String: SourceLocation] = [:]
         for node in workflow.allNodes { locations[node.id] = node.location }
         var text = ""
-        for record in result.records where record.status == .failed {
+        for record in result.records where record.status == .failed && record.kind != "rethrow" {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
             var properties = ""
             if let location = locations[nodeID] {
