@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+/// Spec §9 and cli.md's exit codes with real processes: timeouts at each
+/// level, --timeout, and signals sent to the runner's pid only. After each,
+/// no process of the workflow may remain.
+@Suite("End to end: timeouts, signals, no orphans (spec §9)")
+struct CancellationEndToEndTests {
+    @Test("a step timeout kills the whole process group, fails with kind timeout, and ensure runs")
+    func stepTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleep = try markedSleep(in: space.folder)
+        let run = try space.run("""
+        slow: sh "\(sleep) 1000 & \(sleep) 1000" {
+          timeout 500ms
+        }
+        ensure {
+          file write "ensured.txt" "yes"
+        }
+        """)
+        #expect(run.status == 1)
+        let error = run.step("slow")?["error"] as? [String: Any]
+        #expect(error?["kind"] as? String == "timeout")
+        #expect(space.read("ensured.txt") == "yes")
+        #expect(processes(containing: sleep).isEmpty)
+    }
+
+    @Test("a group timeout cancels every step inside it")
+    func groupTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleep = try markedSleep(in: space.folder)
+        let run = try space.run("""
+        work: parallel {
+          timeout 500ms
+          a: sh "\(sleep) 1000"
+          b: sh "\(sleep) 1000"
+        }
+        catch timeout {
+          log "LOG {{error.step}} {{error.kind}}"
+        }
+        """)
+        #expect(run.status == 0)
+        #expect(run.logLines(prefix: "LOG") == ["LOG work timeout"])
+        #expect(run.statuses.prefix(2) == ["a cancelled", "b cancelled"])
+        #expect(processes(containing: sleep).isEmpty)
+    }
+
+    @Test("a workflow timeout fails the run with kind timeout")
+    func workflowTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        timeout 500ms
+        a: sh "sleep 30"
+        """)
+        #expect(run.status == 1)
+        #expect((run.report?["error"] as? [String: Any])?["kind"] as? String == "timeout")
+    }
+
+    @Test("--timeout exits 124 after ensures, leaving no process")
+    func runTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleep = try markedSleep(in: space.folder)
+        let run = try space.run("""
+        a: sh "\(sleep) 1000"
+        ensure {
+          file write "ensured.txt" "yes"
+        }
+        """, ["--timeout", "500ms"])
+        #expect(run.status == 124)
+        #expect(run.report?["status"] as? String == "timedOut")
+        #expect(space.read("ensured.txt") == "yes")
+        #expect(processes(containing: sleep).isEmpty)
+    }
+
+    @Test("retry with delay, and backoff: attempts counted, the last error kept")
+    func retries() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
+          retry 3 delay 100ms
+        }
+        never: sh "exit 5" {
+          retry 2 backoff 50ms
+        }
+        """)
+        #expect(run.status == 1)
+        #expect(run.step("flaky")?["attempts"] as? Int == 3)
+        #expect(run.step("flaky")?["status"] as? String == "succeeded")
+        #expect(run.step("never")?["attempts"] as? Int == 3)
+        #expect(run.step("never")?["exit"] as? Int == 5)
+    }
+
+    @Test("SIGINT or SIGTERM to the runner's pid: processes killed, ensures run, reports written, 130/143")
+    func signals() async throws {
+        for (signal, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let space = try Workspace()
+            defer { space.remove() }
+            let sleep = try markedSleep(in: space.folder)
+            try space.write("test.workflow", """
+            parallel {
+              a: sh "\(sleep) 1000 & \(sleep) 1000"
+              b: sh "trap '' TERM INT; \(sleep) 1000"
+              c: sh "echo READY; \(sleep) 1000"
+            }
+            ensure {
+              file write "ensured.txt" "yes"
+            }
+            """)
+            let runner = try RunningBinary(["--report", "json=report.json", "--color", "never", "test.workflow"], in: space.folder)
+            try await runner.waitForOutput("READY")
+            runner.send(signal)
+            let status = try await runner.waitForExit()
+            #expect(status == code)
+            #expect(space.read("ensured.txt") == "yes")
+            #expect(space.read("report.json")?.contains("\"interrupted\"") == true)
+            #expect(processes(containing: sleep).isEmpty, "processes left behind after signal \(signal)")
+        }
+    }
+
+    @Test("a second SIGINT stops at once, still leaving no process")
+    func secondSignal() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleep = try markedSleep(in: space.folder)
+        try space.write("test.workflow", """
+        a: sh "echo READY; \(sleep) 1000"
+        ensure {
+          slow-cleanup: sh "\(sleep) 1000"
+        }
+        """)
+        let runner = try RunningBinary(["--color", "never", "test.workflow"], in: space.folder)
+        try await runner.waitForOutput("READY")
+        runner.send(SIGINT)
+        try await Task.sleep(for: .milliseconds(500))
+        runner.send(SIGINT)
+        let status = try await runner.waitForExit(timeout: .seconds(20))
+        #expect(status == 130)
+        #expect(processes(containing: sleep).isEmpty)
+    }
+}
+
+/// Spec §7 with real processes: values, filters, secrets.
+@Suite("End to end: values and secrets (spec §7)")
+struct ValuesEndToEndTests {
+    @Test("step fields, vars, --var, env with default, filters")
+    func interpolation() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        var who = "world"
+        out: sh "printf '  padded  \\n'"
+        name: sh "echo it\\'s"
+        log "LOG {{who}} [{{out.stdout | trim}}] {{env.E2E_SET}} {{env.E2E_UNSET ?? "dflt"}} {{who | url}} {{who | json}}"
+        quoted: sh "printf %s {{name.stdout | shell}}"
+        log "LOG {{quoted.stdout}} exit={{quoted.exit}}"
+        """, ["--var", "who=a b"], environment: ["E2E_SET": "set"])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.logLines(prefix: "LOG") == [#"LOG a b [padded] set dflt a%20b "a b""#, "LOG it's exit=0"])
+    }
+
+    @Test("secrets appear in no output, report or error message")
+    func secretsMasked() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        secret token = "tok-secret-42"
+        a: sh "echo using {{token}}; echo {{token}} >&2; exit 1"
+        catch {
+          log "LOG {{error.message}} {{token | url}}"
+          rethrow
+        }
+        """)
+        let outcome = try Binary.run(
+            ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
+            in: space.folder)
+        #expect(outcome.status == 1)
+        let everything = outcome.stdout + outcome.stderr + (space.read("r.json") ?? "") + (space.read("r.xml") ?? "") + (space.read("r.html") ?? "")
+        #expect(!everything.contains("secret-42"))
+        #expect(outcome.stdout.contains("***"))
+    }
+
+    @Test("a reference that cannot be resolved fails with kind reference at file:line:col")
+    func referenceFailure() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        log "{{env.PROMISE_RUN_SURELY_UNSET}}"
+        """)
+        #expect(run.status == 1)
+        let error = run.report?["error"] as? [String: Any]
+        #expect(error?["kind"] as? String == "reference")
+        #expect((error?["message"] as? String)?.hasPrefix("test.workflow:1:6:") == true)
+    }
+}

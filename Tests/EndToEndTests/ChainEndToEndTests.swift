@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+
+/// Spec §3 with real processes: chains, skips, catch, rethrow, ensure.
+@Suite("End to end: blocks as chains (spec §3)")
+struct ChainEndToEndTests {
+    @Test("a failure skips the rest; exit 1; the failure names the step, kind and cause with stderr")
+    func chainAndSkip() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        a: sh "echo one"
+        b: sh "echo broken >&2; exit 3"
+        c: sh "echo never"
+        """)
+        #expect(run.status == 1)
+        #expect(run.statuses == ["a succeeded", "b failed", "c skipped"])
+        #expect(run.step("b")?["exit"] as? Int == 3)
+        #expect(run.stdout.contains("[a] one"))
+        #expect(!run.stdout.contains("never"))
+        #expect(run.stdout.contains("b (exit): expected exit 0, got 3"))
+        #expect(run.stdout.contains("│ broken"))
+    }
+
+    @Test("catch, catch with kinds, rethrow, and the error fields")
+    func catchKindsRethrow() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let recovered = try space.run("""
+        b: sh "exit 2"
+        catch timeout {
+          log "WRONG"
+        }
+        catch exit {
+          log "LOG caught {{error.step}} {{error.kind}} {{error.exit}}"
+        }
+        after: sh "true"
+        """)
+        #expect(recovered.status == 0)
+        #expect(recovered.logLines(prefix: "LOG") == ["LOG caught b exit 2"])
+        #expect(!recovered.stdout.contains("WRONG"))
+
+        let rethrown = try space.run("""
+        b: sh "exit 2"
+        catch {
+          log "LOG cleaning up"
+          rethrow
+        }
+        """)
+        #expect(rethrown.status == 1)
+        #expect((rethrown.report?["error"] as? [String: Any])?["step"] as? String == "b")
+    }
+
+    @Test("ensure runs on success and on failure, and keeps the state")
+    func ensureAlways() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let ok = try space.run("""
+        a: sh "true"
+        ensure {
+          file write "ensured.txt" "yes"
+        }
+        """)
+        #expect(ok.status == 0)
+        #expect(space.read("ensured.txt") == "yes")
+
+        let failed = try space.run("""
+        a: sh "exit 1"
+        ensure {
+          file write "ensured2.txt" "yes"
+        }
+        """)
+        #expect(failed.status == 1)
+        #expect(space.read("ensured2.txt") == "yes")
+    }
+
+    @Test("if/else runs one branch; the other is reported skipped")
+    func ifElse() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("marker", "x")
+        let run = try space.run("""
+        if exists "marker" {
+          yes: sh "true"
+        } else {
+          no: sh "true"
+        }
+        """)
+        #expect(run.statuses == ["yes succeeded", "no skipped"])
+    }
+}
+
+/// Spec §4 with real processes.
+@Suite("End to end: groups (spec §4)")
+struct GroupEndToEndTests {
+    @Test("parallel limit: at most N processes at once")
+    func parallelLimit() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // Each step records how many run with it, through a lock-free count of files.
+        let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.3; rm running.$$""#
+        let run = try space.run("""
+        parallel limit 2 {
+          a: \(step)
+          b: \(step)
+          c: \(step)
+          d: \(step)
+        }
+        """)
+        #expect(run.status == 0)
+        let counts = (space.read("counts") ?? "").split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        #expect(counts.count == 4)
+        #expect(counts.allSatisfy { $0 <= 2 })
+    }
+
+    @Test("-j 1 runs process steps one at a time even in a parallel group")
+    func jobs() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.2; rm running.$$""#
+        let run = try space.run("""
+        parallel {
+          a: \(step)
+          b: \(step)
+          c: \(step)
+        }
+        """, ["-j", "1"])
+        #expect(run.status == 0)
+        let counts = (space.read("counts") ?? "").split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        #expect(counts == [1, 1, 1])
+    }
+
+    @Test("fail-fast: the first failure kills running siblings; keep-going runs all")
+    func failFastAndKeepGoing() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let fast = try space.run("""
+        parallel limit 2 {
+          slow: sh "sleep 30"
+          bad: sh "sleep 0.2; exit 4"
+          later: sh "true"
+        }
+        """)
+        #expect(fast.status == 1)
+        #expect(fast.statuses == ["slow cancelled", "bad failed", "later skipped"])
+        #expect((fast.step("slow")?["durationSeconds"] as? Double ?? 99) < 20)
+
+        let going = try space.run("""
+        parallel keep-going {
+          one: sh "exit 1"
+          two: sh "sleep 0.3"
+          three: sh "exit 2"
+        }
+        """)
+        #expect(going.status == 1)
+        #expect(going.statuses == ["one failed", "two succeeded", "three failed"])
+    }
+
+    @Test("race: the first to finish wins and the rest are killed; any: first success")
+    func raceAndAny() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let race = try space.run("""
+        race {
+          slow: sh "sleep 30"
+          fast: sh "echo fast"
+        }
+        """)
+        #expect(race.status == 0)
+        #expect(race.statuses == ["slow cancelled", "fast succeeded"])
+
+        let any = try space.run("""
+        any {
+          broken: sh "exit 1"
+          works: sh "sleep 0.2"
+          slow: sh "sleep 30"
+        }
+        """)
+        #expect(any.status == 0)
+        #expect(any.statuses == ["broken failed", "works succeeded", "slow cancelled"])
+    }
+
+    @Test("needs: a DAG inside parallel, as in make")
+    func needs() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        parallel {
+          link: sh "cat a.o b.o > app" {
+            needs compileA compileB
+          }
+          compileA: sh "sleep 0.2; echo A > a.o"
+          compileB: sh "echo B > b.o"
+        }
+        """)
+        #expect(run.status == 0)
+        #expect(space.read("app") == "A\nB\n")
+    }
+
+    @Test("foreach sequential and parallel, with per-iteration labels")
+    func foreach() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("names.txt", "ann\n\nbob\ncid\n")
+        let run = try space.run("""
+        foreach name in lines("names.txt") {
+          greet: sh "echo hi-{{name}}"
+          log "LOG {{greet.stdout}}"
+        }
+        foreach n in range(1, 4) parallel limit 2 {
+          square: sh "echo $(({{n}} * {{n}}))"
+        }
+        """)
+        #expect(run.status == 0)
+        #expect(run.logLines(prefix: "LOG") == ["LOG hi-ann", "LOG hi-bob", "LOG hi-cid"])
+        #expect(run.statuses.filter { $0.hasPrefix("square") } == [
+            "square[0] succeeded", "square[1] succeeded", "square[2] succeeded", "square[3] succeeded",
+        ])
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// A temporary folder with a workflow in it, run by the real binary with a
+/// JSON report, so tests can check both what was printed and how each step
+/// ended.
+struct Workspace {
+    let folder: URL
+
+    init() throws {
+        folder = try Binary.temporaryFolder()
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func path(_ name: String) -> String {
+        folder.appendingPathComponent(name).path
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let url = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func read(_ name: String) -> String? {
+        try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// Writes `workflow` as `test.workflow` and runs it with `arguments`
+    /// before the file name and a JSON report.
+    func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
+        try write("test.workflow", workflow)
+        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["test.workflow"],
+                                     in: folder, environment: environment)
+        return WorkflowRun(outcome: outcome, reportText: read("report.json"))
+    }
+}
+
+/// One run of a workflow: exit code, output, and the JSON report parsed.
+struct WorkflowRun {
+    let outcome: Binary.Outcome
+    let reportText: String?
+
+    var status: Int32 { outcome.status }
+    var stdout: String { outcome.stdout }
+    var stderr: String { outcome.stderr }
+
+    var report: [String: Any]? {
+        guard let data = reportText?.data(using: .utf8) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    var steps: [[String: Any]] { report?["steps"] as? [[String: Any]] ?? [] }
+
+    /// `id status` for every step, in report order.
+    var statuses: [String] {
+        steps.map { "\($0["id"] as? String ?? "?") \($0["status"] as? String ?? "?")" }
+    }
+
+    func step(_ id: String) -> [String: Any]? {
+        steps.first { $0["id"] as? String == id }
+    }
+
+    /// The lines `log` steps printed, in order.
+    func logLines(prefix: String) -> [String] {
+        stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
+    }
+}
