@@ -13,6 +13,12 @@ enum Excerpt {
         return quoted(characters.prefix(length)) + "…"
     }
 
+    /// Text shown as it is (JSON, say), cut to `length` characters with `…`.
+    static func clip(_ text: String, length: Int = defaultLength) -> String {
+        let characters = text.prefix(length + 1)
+        return characters.count <= length ? text : characters.prefix(length) + "…"
+    }
+
     /// `…"last 200 characters"`, without the final newline.
     static func tail(_ text: String, length: Int = defaultLength) -> String {
         let trimmed = StepResult.withoutFinalNewline(text)

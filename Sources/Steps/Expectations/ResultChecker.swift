@@ -155,7 +155,7 @@ struct ResultChecker {
         }
         guard case .compare(let op, let literal) = check else { return }
         guard JSONComparison.holds(value, op, literal) else {
-            throw fail("expected \(expected), got \(Excerpt.head(value.serialized, length: 120))")
+            throw fail("expected \(expected), got \(Excerpt.clip(value.serialized, length: 120))")
         }
     }
 

@@ -82,6 +82,7 @@ final class HTTPTransfer: Sendable {
             if let saveTarget {
                 if state.file == nil {
                     do {
+                        try FileSystem().makeDirectories(Paths.parent(of: saveTarget))
                         state.file = try FileSystem.createTemporaryFile(near: saveTarget)
                     } catch {
                         state.failure = StepFailure(.file, "\(label): save \(error)")

@@ -61,7 +61,7 @@ struct TemporaryFolder: ~Copyable {
     let path: String
 
     init() {
-        var template = Array((NSTemporaryDirectory() + "/steps-test-XXXXXX").utf8CString)
+        var template = Array((FileManager.default.temporaryDirectory.path + "/steps-test-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp: \(String(cString: strerror(errno)))")
         path = String(cString: made!)
