@@ -22,7 +22,9 @@ struct ProcessCancellationTests {
 
     @Test func cancellingKillsTheWholeGroupThenSettlesAsCancelled() async throws {
         let folder = TemporaryFolder()
-        let runner = SystemStepRunner()
+        // A grace period far longer than SIGTERM needs: ending well before
+        // it shows SIGTERM did the work.
+        let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .seconds(60)))
         let path = folder.path
         let (promise, group) = try await start("echo $$; sleep 1000 & sleep 1000", runner, members: 3) {
             StepContext(id: "t", workingDirectory: path, environment: testEnvironment, output: $0)
@@ -31,10 +33,9 @@ struct ProcessCancellationTests {
         promise.cancel()
         let outcome = await outcome(of: promise)
         #expect(outcome.isCancelled)
-        // Settled only once nothing of the group is left (SIGTERM suffices
-        // here: well within the 5 s grace period).
+        // Settled only once nothing of the group is left.
         #expect(liveMembers(ofGroup: group).isEmpty)
-        #expect(started.duration(to: .now) < .seconds(4))
+        #expect(started.duration(to: .now) < .seconds(30))
         #expect(!isUnreapedChild(group), "the leader is reaped")
         #expect(runner.liveProcessGroups.running == 0)
     }
@@ -117,9 +118,8 @@ struct ProcessCancellationTests {
     @Test func aBackgroundProcessHoldingThePipesDoesNotHoldTheStep() async throws {
         let folder = TemporaryFolder()
         let runner = SystemStepRunner(configuration: StepsConfiguration(outputLinger: .milliseconds(200)))
-        let started = ContinuousClock.now
         let result = try #require(value(await run(sh("sleep 1000 & echo $!; echo done"), runner, in: folder.context())))
-        #expect(started.duration(to: .now) < .seconds(10))
+        #expect(result.duration < .seconds(30))
         let lines = (result.stdout?.text ?? "").split(separator: "\n")
         #expect(lines.last == "done")
         let straggler = try #require(pid_t(lines.first ?? ""))
