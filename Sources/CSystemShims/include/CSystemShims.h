@@ -1,7 +1,9 @@
 #ifndef CSYSTEMSHIMS_H
 #define CSYSTEMSHIMS_H
 // libc pieces Swift cannot import on Linux: GNU-only posix_spawn file
-// actions, pidfd_open, and the wait-status macros. Filled in by Steps.
+// actions, pipe2, pidfd_open, epoll with a plain (unpacked) event record,
+// eventfd, waitid's siginfo fields, and the wait-status macros.
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -9,5 +11,53 @@ static inline int csh_wifexited(int status) { return WIFEXITED(status); }
 static inline int csh_wexitstatus(int status) { return WEXITSTATUS(status); }
 static inline int csh_wifsignaled(int status) { return WIFSIGNALED(status); }
 static inline int csh_wtermsig(int status) { return WTERMSIG(status); }
+
+/// Spawns `path` with `argv` and `envp` (NULL-terminated) in a new process
+/// group of its own, with an empty signal mask and every signal at its
+/// default disposition, in the folder `cwd` (NULL: the caller's), with
+/// `stdin_fd`, `stdout_fd` and `stderr_fd` as its descriptors 0, 1 and 2
+/// (`stdin_fd` < 0: /dev/null) and no other descriptor. Returns 0 and sets
+/// `*pid`, or an errno value (from the exec or the chdir in the child too).
+int csh_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+              const char *cwd, int stdin_fd, int stdout_fd, int stderr_fd);
+
+/// pipe2(fds, O_CLOEXEC), both ends; `nonblocking_read` / `nonblocking_write`
+/// set O_NONBLOCK on that end only. Returns 0 or -1 with errno.
+int csh_pipe(int fds[2], int nonblocking_read, int nonblocking_write);
+
+/// The pidfd_open system call: a descriptor that becomes readable when the
+/// process exits. -1 with errno on failure.
+int csh_pidfd_open(pid_t pid);
+
+/// waitid(P_PID, pid, WEXITED | WNOHANG | WNOWAIT): reads the exit of a
+/// child without reaping it (so its pid, and its process group id, stay
+/// reserved). Returns 1 with `*code` = CLD_EXITED / CLD_KILLED / CLD_DUMPED
+/// and `*status` = exit code or signal; 0 when it has not exited; -1 errno.
+int csh_peek_exit(pid_t pid, int *code, int *status);
+
+static inline int csh_cld_exited(void) { return CLD_EXITED; }
+
+/// An epoll event without the packed layout Swift cannot import.
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} csh_event;
+
+int csh_epoll_create(void);
+/// EPOLL_CTL_ADD (`modify` 0) or EPOLL_CTL_MOD (`modify` 1).
+int csh_epoll_ctl(int epfd, int fd, uint32_t events, uint64_t token, int modify);
+int csh_epoll_remove(int epfd, int fd);
+/// epoll_wait into `out` (at most `capacity`); EINTR returns 0.
+int csh_epoll_wait(int epfd, csh_event *out, int capacity, int timeout_ms);
+
+static inline uint32_t csh_epollin(void) { return 0x001; }
+static inline uint32_t csh_epollout(void) { return 0x004; }
+static inline uint32_t csh_epollerr(void) { return 0x008; }
+static inline uint32_t csh_epollhup(void) { return 0x010; }
+
+/// A non-blocking, close-on-exec eventfd.
+int csh_eventfd(void);
+int csh_eventfd_signal(int fd);
+int csh_eventfd_drain(int fd);
 
 #endif

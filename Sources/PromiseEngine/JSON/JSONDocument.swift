@@ -1,0 +1,88 @@
+/// A parsed JSON value (RFC 8259), for `expect json`, `capture = json` and
+/// `{{label.json.PATH}}`. Objects keep their members in document order;
+/// numbers keep their text, so they print as written.
+public enum JSONDocument: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONDocument])
+    case object(JSONObject)
+
+    /// `null`, `boolean`, `number`, `string`, `array` or `object`: for messages.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+/// A JSON number as written in the document.
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The number's text, e.g. `-1.5e3`.
+    public let text: String
+
+    /// `text` must follow JSON's number grammar (the parser checks it).
+    public init(text: String) {
+        self.text = text
+    }
+
+    public init(_ value: Int) {
+        text = String(value)
+    }
+
+    /// The value as a Double (large exponents give ±infinity).
+    public var doubleValue: Double { Double(text) ?? .nan }
+
+    /// The value as an Int, when it is written without fraction or
+    /// exponent and fits.
+    public var integerValue: Int? {
+        guard !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+            return nil
+        }
+        return Int(text)
+    }
+
+    public var description: String { text }
+
+    /// Compares two numbers by value: exactly when both are integers that
+    /// fit in an Int, as Doubles otherwise.
+    public static func compare(_ lhs: JSONNumber, _ rhs: JSONNumber) -> Int {
+        if let left = lhs.integerValue, let right = rhs.integerValue {
+            return left < right ? -1 : (left == right ? 0 : 1)
+        }
+        let left = lhs.doubleValue, right = rhs.doubleValue
+        return left < right ? -1 : (left == right ? 0 : 1)
+    }
+}
+
+/// A JSON object's members, in document order. A key may appear twice in
+/// a document; lookups take the last one, as JavaScript does.
+public struct JSONObject: Sendable, Hashable {
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONDocument
+
+        public init(key: String, value: JSONDocument) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public var members: [Member]
+
+    public init(_ members: [Member] = []) {
+        self.members = members
+    }
+
+    public subscript(key: String) -> JSONDocument? {
+        members.last { $0.key == key }?.value
+    }
+
+    public var keys: [String] { members.map(\.key) }
+}

@@ -1,0 +1,181 @@
+import Glibc
+
+/// A file operation that failed: the path and the system's reason.
+struct FileError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+
+    init(_ path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// From errno.
+    init(_ path: String, code: Int32 = errno) {
+        self.init(path, reason: systemReason(code))
+    }
+
+    var description: String { "\(path): \(reason)" }
+}
+
+/// The file operations of `file` steps, on POSIX calls. Paths are
+/// absolute. Long operations look at `cancelled` between chunks and
+/// throw `CancellationError` when it is set.
+struct FileSystem: Sendable {
+    let cancelled: CancelFlag?
+    static let chunkSize = 1 << 20
+
+    init(cancelled: CancelFlag? = nil) {
+        self.cancelled = cancelled
+    }
+
+    func checkCancelled() throws {
+        if cancelled?.isSet == true { throw CancellationError() }
+    }
+
+    // MARK: - Inspecting
+
+    /// lstat, or nil when nothing is there (a dangling link is something).
+    static func linkInfo(_ path: String) throws -> stat? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw FileError(path)
+    }
+
+    static func isDirectory(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFDIR }
+    static func isSymbolicLink(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFLNK }
+
+    /// Whether anything (following links) is at `path`.
+    static func pathExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Whether a folder (following links) is at `path`.
+    static func directoryExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && isDirectory(info)
+    }
+
+    // MARK: - Folders
+
+    /// `mkdir -p`: the folder and its missing parents.
+    func makeDirectories(_ path: String, mode: mode_t = 0o777) throws {
+        if Self.directoryExists(path) { return }
+        let parent = Paths.parent(of: path)
+        if parent != path { try makeDirectories(parent) }
+        if mkdir(path, mode) != 0 {
+            let code = errno
+            if code == EEXIST, Self.directoryExists(path) { return }
+            if code == EEXIST { throw FileError(path, reason: "exists and is not a folder") }
+            throw FileError(path, code: code)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Replaces the file's content all at once: a temporary file in the same
+    /// folder is written, flushed to disk and renamed over the target, so a
+    /// reader (or a crash) sees the old content or the new, never a part.
+    /// Missing parent folders are made; an existing file's mode is kept.
+    func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer) throws {
+        let folder = Paths.parent(of: path)
+        try makeDirectories(folder)
+        let (temporary, fd) = try Self.createTemporaryFile(near: path)
+        do {
+            var existing = stat()
+            if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
+            try writeAll(fd, contents, path: temporary)
+            try Self.commit(fd, temporary: temporary, to: path)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Adds to the end of the file (made if missing, with its folders).
+    func append(_ path: String, contents: UnsafeRawBufferPointer) throws {
+        try makeDirectories(Paths.parent(of: path))
+        let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666) }
+        guard fd >= 0 else { throw FileError(path) }
+        defer { close(fd) }
+        try writeAll(fd, contents, path: path)
+    }
+
+    /// A new, empty file next to `path` named `.NAME.XXXXXX.tmp`, open for writing.
+    static func createTemporaryFile(near path: String) throws -> (path: String, fd: Int32) {
+        let folder = Paths.parent(of: path)
+        let name = Paths.lastComponent(of: path)
+        for _ in 0..<16 {
+            let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+            let temporary = (folder == "/" ? "" : folder) + "/.\(name).\(suffix).tmp"
+            let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+            if fd >= 0 { return (temporary, fd) }
+            if errno != EEXIST { throw FileError(folder) }
+        }
+        throw FileError(folder, reason: "cannot make a temporary file")
+    }
+
+    /// fsync, close and rename the temporary file over `path`, then fsync the
+    /// folder so the rename itself is on disk. Closes `fd` in any case.
+    static func commit(_ fd: Int32, temporary: String, to path: String) throws {
+        guard fsync(fd) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileError(path, code: code)
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw FileError(path) }
+        let folder = open(Paths.parent(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+
+    func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            try checkCancelled()
+            let count = min(bytes.count - offset, Self.chunkSize)
+            let written = write(fd, bytes.baseAddress! + offset, count)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path)
+            }
+            offset += written
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The whole file, when it is at most `limit` bytes.
+    func read(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FileError(path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path) }
+        if Self.isDirectory(info) { throw FileError(path, code: EISDIR) }
+        if Int(info.st_size) > limit {
+            throw FileError(path, reason: "\(info.st_size) bytes, more than the \(limit)-byte limit for reading into memory")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            try checkCancelled()
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[..<count])
+            if bytes.count > limit {
+                throw FileError(path, reason: "more than the \(limit)-byte limit for reading into memory")
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import CSystemShims
+import Foundation
+import Glibc
+import Synchronization
+
+/// One thread that waits, with epoll, on the descriptors of every running
+/// process (pidfds, output pipes, stdin pipes) and runs the few timers the
+/// processes need (grace periods, output lingering, teardown polls).
+///
+/// Hundreds of children cost a few descriptors each and no thread. All the
+/// state of a process lives on this thread: handlers, timers and the work
+/// given to `execute` run here, one at a time, so they need no locks.
+final class EventLoop: Sendable {
+    /// The loop every runner shares; its thread lives as long as the process.
+    static let shared = EventLoop()
+
+    /// An id for a registered descriptor or a timer.
+    typealias Token = UInt64
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    /// Work handed over by other threads, run in order on the loop thread.
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let threadID = Atomic<UInt>(0)
+    private let confined: Confined
+
+    /// What only the loop thread touches.
+    private final class Confined: @unchecked Sendable {
+        // @unchecked: read and written only on the loop thread (`run`, the
+        // handlers, and work passed to `execute`).
+        var handlers: [Token: (UInt32) -> Void] = [:]
+        var timers: [Timer] = []
+        var nextToken: Token = 1
+    }
+
+    private struct Timer {
+        var token: Token
+        var deadline: ContinuousClock.Instant
+        var work: () -> Void
+    }
+
+    private init() {
+        epollFD = csh_epoll_create()
+        wakeFD = csh_eventfd()
+        precondition(epollFD >= 0 && wakeFD >= 0, "epoll/eventfd: \(systemReason(errno))")
+        confined = Confined()
+        // Token 0 is the wake-up descriptor.
+        _ = csh_epoll_ctl(epollFD, wakeFD, csh_epollin(), 0, 0)
+        let thread = Thread { [self] in run() }
+        thread.name = "promise-run.io"
+        thread.start()
+    }
+
+    /// Whether the caller runs on the loop thread.
+    var inLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Runs `work` on the loop thread, after the work handed over before it.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let wasEmpty = inbox.withLock { inbox in
+            inbox.append(work)
+            return inbox.count == 1
+        }
+        if wasEmpty { _ = csh_eventfd_signal(wakeFD) }
+    }
+
+    // MARK: - On the loop thread
+
+    /// Calls `handler` with the epoll events whenever `fd` is ready.
+    func register(_ fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) -> Token {
+        assert(inLoop)
+        let token = confined.nextToken
+        confined.nextToken += 1
+        confined.handlers[token] = handler
+        if csh_epoll_ctl(epollFD, fd, events, token, 0) != 0 {
+            // Cannot happen for the pipes and pidfds registered here; the
+            // handler is told as if the descriptor had failed.
+            let failure = errno
+            confined.handlers[token] = nil
+            preconditionFailure("epoll_ctl(ADD, \(fd)): \(systemReason(failure))")
+        }
+        return token
+    }
+
+    /// Stops watching `fd` (before it is closed).
+    func unregister(_ fd: Int32, token: Token) {
+        assert(inLoop)
+        _ = csh_epoll_remove(epollFD, fd)
+        confined.handlers[token] = nil
+    }
+
+    /// Runs `work` on the loop thread after `delay`.
+    @discardableResult
+    func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Token {
+        assert(inLoop)
+        let token = confined.nextToken
+        confined.nextToken += 1
+        confined.timers.append(Timer(token: token, deadline: .now + delay, work: work))
+        return token
+    }
+
+    func cancelTimer(_ token: Token) {
+        assert(inLoop)
+        confined.timers.removeAll { $0.token == token }
+    }
+
+    // MARK: - The loop
+
+    private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        var events = [csh_event](repeating: csh_event(), count: 64)
+        while true {
+            let timeout = millisecondsToNextTimer()
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                csh_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let event = events[index]
+                    if event.token == 0 {
+                        _ = csh_eventfd_drain(wakeFD)
+                        runInbox()
+                    } else if let handler = confined.handlers[event.token] {
+                        handler(event.events)
+                    }
+                }
+            }
+            runDueTimers()
+        }
+    }
+
+    private func runInbox() {
+        while true {
+            let work = inbox.withLock { inbox in
+                let taken = inbox
+                inbox.removeAll(keepingCapacity: true)
+                return taken
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    private func millisecondsToNextTimer() -> Int32 {
+        guard let next = confined.timers.map(\.deadline).min() else { return -1 }
+        let remaining = ContinuousClock.now.duration(to: next)
+        if remaining <= .zero { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    private func runDueTimers() {
+        guard !confined.timers.isEmpty else { return }
+        let now = ContinuousClock.now
+        // One at a time: a timer's work may cancel another that is due too.
+        while let index = confined.timers.firstIndex(where: { $0.deadline <= now }) {
+            let timer = confined.timers.remove(at: index)
+            timer.work()
+        }
+    }
+}

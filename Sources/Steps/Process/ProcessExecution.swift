@@ -1,0 +1,341 @@
+import CSystemShims
+import Glibc
+import PromiseEngine
+import Synchronization
+
+/// What a process left when it ended by itself.
+struct ProcessRecord: Sendable {
+    /// The exit code, or nil when a signal ended it.
+    var exitCode: Int?
+    var signal: Int?
+    var standardOutput: CapturedText
+    var standardError: CapturedText
+    var duration: Duration
+}
+
+/// How a process step's work ended.
+enum ProcessEnd: Sendable {
+    case finished(ProcessRecord)
+    /// Stopped by promise-run (cancellation or `killAll`): the whole group
+    /// is gone and the leader reaped.
+    case cancelled
+}
+
+/// One running child and its process group, from start to reaping.
+///
+/// Lives on the event loop thread: the pidfd and the pipes are watched
+/// there, and `start`, `cancel` and `kill` are called there. The leader is
+/// reaped only when the step is over, so its pid, which is the group's id,
+/// cannot be reused while the group may still be signalled.
+final class ProcessExecution: @unchecked Sendable {
+    // @unchecked: every `var` is touched only on the event loop thread
+    // (`EventLoop.shared`); `pid` and the `let`s are immutable, and
+    // `killedByRunner` is atomic.
+
+    struct Settings {
+        var gracePeriod: Duration
+        /// How long to keep reading output after the leader exited while a
+        /// process it left behind holds the pipes open.
+        var outputLinger: Duration
+        var outputLimit: Int
+    }
+
+    let pid: pid_t
+    private let child: SpawnedChild
+    private let id: String
+    private let sink: (any StepOutputSink)?
+    private let settings: Settings
+    private let started: ContinuousClock.Instant
+    private let table: ProcessTable
+    private let onEnd: (ProcessEnd) -> Void
+    private let loop = EventLoop.shared
+    /// Set (before the signal is sent) when `killAll` SIGKILLs the group.
+    let killedByRunner = Atomic<Bool>(false)
+
+    private var outputs: [OutputState]
+    private var standardInput: [UInt8]
+    private var inputOffset = 0
+    /// Our end of the stdin pipe; -1 once closed (or for /dev/null).
+    private var inputFD: Int32
+    private var inputToken: EventLoop.Token?
+    private var pidToken: EventLoop.Token?
+    private var exit: (code: Int32, status: Int32)?
+    private var phase = Phase.notStarted
+
+    private enum Phase {
+        case notStarted
+        case running
+        /// The leader exited; waiting for the pipes to close.
+        case lingering(timer: EventLoop.Token)
+        /// SIGTERM sent; waiting for the whole group to go (SIGKILL at the timer).
+        case terminating(killTimer: EventLoop.Token?, pollTimer: EventLoop.Token?)
+        case ended
+    }
+
+    /// One of the two output pipes.
+    private struct OutputState {
+        var stream: OutputStream
+        var fd: Int32
+        var token: EventLoop.Token?
+        var tail: TailBuffer
+        var lines: LineSplitter?
+        var isOpen: Bool { fd >= 0 }
+    }
+
+    init(child: SpawnedChild, id: String, standardInput: [UInt8], sink: (any StepOutputSink)?,
+         settings: Settings, started: ContinuousClock.Instant, table: ProcessTable,
+         onEnd: @escaping (ProcessEnd) -> Void) {
+        self.pid = child.pid
+        self.child = child
+        self.id = id
+        self.standardInput = standardInput
+        self.inputFD = child.standardInput
+        self.sink = sink
+        self.settings = settings
+        self.started = started
+        self.table = table
+        self.onEnd = onEnd
+        outputs = [
+            OutputState(stream: .stdout, fd: child.standardOutput, tail: TailBuffer(limit: settings.outputLimit),
+                        lines: sink == nil ? nil : LineSplitter()),
+            OutputState(stream: .stderr, fd: child.standardError, tail: TailBuffer(limit: settings.outputLimit),
+                        lines: sink == nil ? nil : LineSplitter()),
+        ]
+    }
+
+    // MARK: - Starting
+
+    /// Watches the pidfd and the pipes. On the loop thread.
+    func start() {
+        guard case .notStarted = phase else { return }
+        phase = .running
+        pidToken = loop.register(child.pidFD, events: csh_epollin()) { [self] _ in leaderExited() }
+        for index in outputs.indices {
+            outputs[index].token = loop.register(outputs[index].fd, events: csh_epollin()) { [self] _ in
+                readOutput(index)
+            }
+        }
+        if inputFD >= 0 {
+            if standardInput.isEmpty {
+                closeInput()
+            } else {
+                inputToken = loop.register(inputFD, events: csh_epollout()) { [self] _ in writeInput() }
+            }
+        }
+        if killedByRunner.load(ordering: .acquiring) { kill() }
+    }
+
+    // MARK: - Events
+
+    private func readOutput(_ index: Int) {
+        guard outputs[index].isOpen else { return }
+        let buffer = ReadBuffer.shared.bytes
+        // A few reads per wake-up, so one chatty process cannot starve the others.
+        for _ in 0..<4 {
+            let count = read(outputs[index].fd, buffer.baseAddress, buffer.count)
+            if count > 0 {
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                outputs[index].tail.append(chunk)
+                if outputs[index].lines != nil {
+                    let stream = outputs[index].stream
+                    outputs[index].lines!.append(chunk) { line in sink?.line(line, stream: stream, step: id) }
+                }
+                if count < buffer.count { return }
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN {
+                return
+            } else {
+                closeOutput(index)
+                outputClosed()
+                return
+            }
+        }
+    }
+
+    private func writeInput() {
+        guard inputFD >= 0 else { return }
+        let fd = inputFD
+        while inputOffset < standardInput.count {
+            let offset = inputOffset
+            let written = standardInput.withUnsafeBytes { bytes in
+                write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            if written > 0 {
+                inputOffset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else if written < 0, errno == EAGAIN {
+                return
+            } else {
+                break  // EPIPE: the child does not read its input.
+            }
+        }
+        closeInput()
+    }
+
+    private func leaderExited() {
+        var code: Int32 = 0
+        var status: Int32 = 0
+        guard csh_peek_exit(pid, &code, &status) == 1 else { return }
+        exit = (code, status)
+        if let pidToken { loop.unregister(child.pidFD, token: pidToken) }
+        pidToken = nil
+        close(child.pidFD)
+        switch phase {
+        case .running:
+            if killedByRunner.load(ordering: .acquiring) {
+                kill()
+            } else if outputs.allSatisfy({ !$0.isOpen }) {
+                end()
+            } else {
+                let timer = loop.schedule(after: settings.outputLinger) { [self] in end() }
+                phase = .lingering(timer: timer)
+            }
+        case .terminating:
+            endWhenGroupIsGone()
+        case .notStarted, .lingering, .ended:
+            break
+        }
+    }
+
+    private func outputClosed() {
+        guard exit != nil, outputs.allSatisfy({ !$0.isOpen }) else { return }
+        if case .lingering(let timer) = phase {
+            loop.cancelTimer(timer)
+            end()
+        }
+    }
+
+    // MARK: - Stopping
+
+    /// SIGTERM to the group, SIGKILL after the grace period, then reaped.
+    func cancel() {
+        if case .notStarted = phase { start() }
+        switch phase {
+        case .ended, .terminating:
+            return
+        case .lingering(let timer):
+            loop.cancelTimer(timer)
+        case .notStarted, .running:
+            break
+        }
+        Glibc.kill(-pid, SIGTERM)
+        // A stopped process would not act on SIGTERM until continued.
+        Glibc.kill(-pid, SIGCONT)
+        let killTimer = loop.schedule(after: settings.gracePeriod) { [self] in
+            guard case .terminating(_, let poll) = phase else { return }
+            phase = .terminating(killTimer: nil, pollTimer: poll)
+            Glibc.kill(-pid, SIGKILL)
+        }
+        phase = .terminating(killTimer: killTimer, pollTimer: nil)
+        if exit != nil { endWhenGroupIsGone() }
+    }
+
+    /// SIGKILL to the group now (`killAll`), then reaped.
+    func kill() {
+        if case .notStarted = phase { start() }
+        switch phase {
+        case .ended:
+            return
+        case .lingering(let timer):
+            loop.cancelTimer(timer)
+        case .terminating(let killTimer, let pollTimer):
+            if let killTimer { loop.cancelTimer(killTimer) }
+            if let pollTimer { loop.cancelTimer(pollTimer) }
+        case .notStarted, .running:
+            break
+        }
+        Glibc.kill(-pid, SIGKILL)
+        phase = .terminating(killTimer: nil, pollTimer: nil)
+        if exit != nil { endWhenGroupIsGone() }
+    }
+
+    /// Ends as cancelled once no process of the group is alive; polls while
+    /// some are (they may be children the leader left behind).
+    private func endWhenGroupIsGone() {
+        guard case .terminating(let killTimer, let pollTimer) = phase else { return }
+        if let pollTimer { loop.cancelTimer(pollTimer) }
+        if ProcessGroupScan.liveMembers(of: pid).isEmpty {
+            if let killTimer { loop.cancelTimer(killTimer) }
+            finish(.cancelled)
+            return
+        }
+        let poll = loop.schedule(after: .milliseconds(20)) { [self] in endWhenGroupIsGone() }
+        phase = .terminating(killTimer: killTimer, pollTimer: poll)
+    }
+
+    // MARK: - Ending
+
+    /// The leader exited by itself and its output is read (or lingered long enough).
+    private func end() {
+        guard let exit else { return }
+        let exitCode: Int? = exit.code == csh_cld_exited() ? Int(exit.status) : nil
+        let signal: Int? = exit.code == csh_cld_exited() ? nil : Int(exit.status)
+        if killedByRunner.load(ordering: .acquiring) {
+            phase = .terminating(killTimer: nil, pollTimer: nil)
+            endWhenGroupIsGone()
+            return
+        }
+        var texts: [CapturedText] = []
+        for index in outputs.indices {
+            if let lines = outputs[index].lines {
+                var splitter = lines
+                let stream = outputs[index].stream
+                splitter.finish { line in sink?.line(line, stream: stream, step: id) }
+            }
+            texts.append(outputs[index].tail.capturedText)
+        }
+        finish(.finished(ProcessRecord(exitCode: exitCode, signal: signal, standardOutput: texts[0],
+                                       standardError: texts[1], duration: started.duration(to: .now))))
+    }
+
+    private func finish(_ outcome: ProcessEnd) {
+        if case .ended = phase { return }
+        phase = .ended
+        for index in outputs.indices where outputs[index].isOpen { closeOutput(index) }
+        closeInput()
+        if let pidToken {
+            loop.unregister(child.pidFD, token: pidToken)
+            close(child.pidFD)
+            self.pidToken = nil
+        }
+        // Out of the table before reaping: `killAll` signals only groups
+        // whose leader is not reaped.
+        table.remove(self)
+        var status: Int32 = 0
+        _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
+        if case .finished = outcome, Glibc.kill(-pid, 0) == 0 {
+            // The leader left processes behind (`cmd &`): they may run on,
+            // but not past promise-run (`killAll`, `shutdown`).
+            table.addLingering(group: pid)
+        }
+        onEnd(outcome)
+    }
+
+    private func closeOutput(_ index: Int) {
+        guard outputs[index].isOpen else { return }
+        if let token = outputs[index].token { loop.unregister(outputs[index].fd, token: token) }
+        close(outputs[index].fd)
+        outputs[index].fd = -1
+        outputs[index].token = nil
+    }
+
+    private func closeInput() {
+        guard inputFD >= 0 else { return }
+        if let inputToken {
+            loop.unregister(inputFD, token: inputToken)
+            self.inputToken = nil
+        }
+        close(inputFD)
+        inputFD = -1
+        standardInput = []
+    }
+}
+
+/// The loop thread's buffer for reading pipes.
+final class ReadBuffer: @unchecked Sendable {
+    // @unchecked: used only on the event loop thread, one read at a time.
+    static let shared = ReadBuffer()
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+}

@@ -1,0 +1,81 @@
+import Dispatch
+import Glibc
+import PromiseEngine
+
+/// Runs `sh` and `exec` steps: spawns the process, hands it to the event
+/// loop, and checks the expectations when it has ended.
+struct ProcessStepRunner: Sendable {
+    let configuration: StepsConfiguration
+    let table: ProcessTable
+
+    /// `sh COMMAND`: `/bin/sh -c COMMAND`.
+    func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+        let request = SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
+                                   environment: context.environment, workingDirectory: context.workingDirectory,
+                                   feedsStandardInput: options.stdin != nil)
+        return run(request, options, in: context)
+    }
+
+    /// `exec PROGRAM ARGS...`: the program found in the step's PATH.
+    func runExec(_ arguments: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+        guard let program = arguments.first else {
+            return Promise(error: StepFailure(.spawn, "exec: no program given"))
+        }
+        let executable: String
+        do {
+            executable = try ExecutableLookup.resolve(program, environment: context.environment,
+                                                      workingDirectory: context.workingDirectory)
+        } catch {
+            return Promise(error: StepFailure(.spawn, error.message, result: StepResult()))
+        }
+        let request = SpawnRequest(executable: executable, arguments: arguments, environment: context.environment,
+                                   workingDirectory: context.workingDirectory, feedsStandardInput: options.stdin != nil)
+        return run(request, options, in: context)
+    }
+
+    private func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+        let (promise, resolver) = Promise<StepResult>.pending()
+        if resolver.isCancelRequested { return .cancelled() }
+        let started = ContinuousClock.now
+        let child: SpawnedChild
+        do {
+            child = try Spawner.spawn(request)
+        } catch {
+            return Promise(error: StepFailure(.spawn, error.message, result: StepResult(duration: started.duration(to: .now))))
+        }
+        let settings = ProcessExecution.Settings(gracePeriod: configuration.killGracePeriod,
+                                                 outputLinger: configuration.outputLinger,
+                                                 outputLimit: configuration.outputTailLimit)
+        let input = Array((options.stdin?.literalValue ?? "").utf8)
+        let execution = ProcessExecution(child: child, id: context.id, standardInput: input, sink: context.output,
+                                         settings: settings, started: started, table: table) { end in
+            // Settle off the loop thread: what the executor chains on the
+            // promise runs where it settles.
+            DispatchQueue.global().async {
+                switch end {
+                case .cancelled:
+                    resolver.cancel()
+                case .finished(let record):
+                    resolver.resolve(Outcome(catching: { try Self.result(of: record, options) }))
+                }
+            }
+        }
+        let loop = EventLoop.shared
+        if !table.insert(execution) {
+            // The runner is shutting down: nothing new may run.
+            execution.killedByRunner.store(true, ordering: .releasing)
+            kill(-child.pid, SIGKILL)
+        }
+        loop.execute { execution.start() }
+        resolver.onCancel { loop.execute { execution.cancel() } }
+        return promise
+    }
+
+    /// The step's result, or the failure its expectations found.
+    static func result(of record: ProcessRecord, _ options: ProcessOptions) throws(StepFailure) -> StepResult {
+        var result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
+                                terminatingSignal: record.signal, duration: record.duration)
+        try ExpectationEvaluator.checkProcess(&result, expectations: options.expectations, captures: options.captures)
+        return result
+    }
+}

@@ -1,0 +1,111 @@
+import CSystemShims
+import Glibc
+
+/// What to start: a program (an absolute path), its arguments (the first is
+/// argv[0]), the whole environment and the working folder.
+struct SpawnRequest {
+    var executable: String
+    var arguments: [String]
+    var environment: [String: String]
+    var workingDirectory: String
+    /// Whether to give the child a pipe for standard input (else /dev/null).
+    var feedsStandardInput: Bool
+}
+
+/// A started child: its pid (also its process group id), a pidfd that
+/// becomes readable when it exits, and our ends of its pipes. Every
+/// descriptor is close-on-exec; the read ends and the stdin write end are
+/// non-blocking.
+struct SpawnedChild {
+    var pid: pid_t
+    var pidFD: Int32
+    /// -1 when standard input is /dev/null.
+    var standardInput: Int32
+    var standardOutput: Int32
+    var standardError: Int32
+}
+
+/// Why a program could not be started.
+struct SpawnError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+enum Spawner {
+    /// Starts the child in a process group of its own (see `csh_spawn`).
+    static func spawn(_ request: SpawnRequest) throws(SpawnError) -> SpawnedChild {
+        var output: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        var input: [Int32] = [-1, -1]
+        func closeAll() {
+            for fd in output + errorPipe + input where fd >= 0 { close(fd) }
+        }
+        guard csh_pipe(&output, 1, 0) == 0, csh_pipe(&errorPipe, 1, 0) == 0,
+              !request.feedsStandardInput || csh_pipe(&input, 0, 1) == 0 else {
+            let reason = systemReason(errno)
+            closeAll()
+            throw SpawnError(message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(reason)")
+        }
+
+        var pid: pid_t = 0
+        let result = withCStrings(request.arguments) { argv in
+            withCStrings(request.environment.map { $0.key + "=" + $0.value }) { envp in
+                csh_spawn(&pid, request.executable, argv, envp, request.workingDirectory,
+                          input[0], output[1], errorPipe[1])
+            }
+        }
+        // The child's ends belong to the child now.
+        close(output[1])
+        close(errorPipe[1])
+        if input[0] >= 0 { close(input[0]) }
+        output[1] = -1
+        errorPipe[1] = -1
+        input[0] = -1
+
+        guard result == 0 else {
+            closeAll()
+            throw SpawnError(message: describeFailure(result, request))
+        }
+
+        let pidFD = csh_pidfd_open(pid)
+        guard pidFD >= 0 else {
+            let reason = systemReason(errno)
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
+            closeAll()
+            throw SpawnError(message: "cannot watch process \(pid) (pidfd_open): \(reason)")
+        }
+        return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input[1],
+                            standardOutput: output[0], standardError: errorPipe[0])
+    }
+
+    /// The message for a failed spawn: the program and the system's reason,
+    /// or the working folder when it is the folder that is missing.
+    private static func describeFailure(_ code: Int32, _ request: SpawnRequest) -> String {
+        if code == ENOENT || code == ENOTDIR || code == EACCES {
+            var info = stat()
+            if stat(request.workingDirectory, &info) != 0 {
+                return "cannot start '\(request.executable)': working folder '\(request.workingDirectory)': \(systemReason(errno))"
+            }
+            if (info.st_mode & S_IFMT) != S_IFDIR {
+                return "cannot start '\(request.executable)': working folder '\(request.workingDirectory)' is not a folder"
+            }
+        }
+        return "cannot start '\(request.executable)': \(systemReason(code))"
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings, freed afterwards.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: strings.count + 1)
+    defer { pointers.deallocate() }
+    for (index, string) in strings.enumerated() {
+        pointers[index] = strdup(string)
+    }
+    pointers[strings.count] = nil
+    defer {
+        for index in 0..<strings.count { free(pointers[index]) }
+    }
+    return body(pointers)
+}

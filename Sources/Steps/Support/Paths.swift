@@ -1,0 +1,31 @@
+/// Paths as the steps see them: relative ones resolve against the step's
+/// working folder.
+enum Paths {
+    /// `path` made absolute against `folder` (no other normalisation: `..`
+    /// stays, as the shell would keep it).
+    static func resolve(_ path: String, against folder: String) -> String {
+        if path.hasPrefix("/") { return path }
+        if path.isEmpty || path == "." { return folder }
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        if folder.hasSuffix("/") { return folder + relative }
+        return folder + "/" + relative
+    }
+
+    /// The folder part of a path (`/a/b` → `/a`; `/a` → `/`).
+    static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    /// The last component of a path (`/a/b/` → `b`).
+    static func lastComponent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+}

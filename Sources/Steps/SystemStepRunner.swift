@@ -1,0 +1,68 @@
+import Glibc
+import PromiseEngine
+
+/// The step runner of a real run: processes with posix_spawn in process
+/// groups of their own, HTTP with one URLSession, files with POSIX calls.
+///
+/// One runner serves one run. At the end of the run call `shutdown()` and
+/// wait for it; on a second Ctrl-C call `killAll()`: between them no child
+/// outlives promise-run.
+public final class SystemStepRunner: StepRunner {
+    public let configuration: StepsConfiguration
+    private let processes: ProcessStepRunner
+    private let files: FileStepRunner
+    private let http: HTTPClient
+    private let table = ProcessTable()
+
+    public init(configuration: StepsConfiguration = StepsConfiguration()) {
+        self.configuration = configuration
+        // Writing to a pipe whose reader has gone (a child that does not
+        // read its stdin) must fail with EPIPE, not kill promise-run.
+        // Children get the default disposition back (posix_spawn SETSIGDEF).
+        signal(SIGPIPE, SIG_IGN)
+        processes = ProcessStepRunner(configuration: configuration, table: table)
+        files = FileStepRunner(configuration: configuration)
+        http = HTTPClient(configuration: configuration)
+    }
+
+    public func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
+        switch step {
+        case .shell(let command, let options):
+            return processes.runShell(command.literalValue ?? "", options, in: context)
+        case .exec(let arguments, let options):
+            return processes.runExec(arguments.map { $0.literalValue ?? "" }, options, in: context)
+        case .http(let request):
+            return http.run(request, in: context)
+        case .file(let operation):
+            return files.run(operation, in: context)
+        case .sleep, .log, .fail, .rethrow:
+            return Promise(error: StepFailure(.fail, "'\(step.kindName)' is run by the executor, not by a step runner"))
+        }
+    }
+
+    /// SIGKILL, now, to every process group this runner started that may
+    /// still be alive: running steps (which then settle as cancelled) and
+    /// the processes finished steps left behind. Nothing new starts after.
+    /// For a second Ctrl-C; returns at once.
+    public func killAll() {
+        table.killAll()
+        http.invalidate()
+    }
+
+    /// The end of a run: cancels the requests in flight, SIGTERMs every
+    /// process group still alive (running steps and what finished steps
+    /// left behind), SIGKILLs what is left after the grace period, and is
+    /// fulfilled once every process is gone and reaped. Nothing new starts
+    /// after.
+    public func shutdown(gracePeriod: Duration? = nil) -> Promise<Void> {
+        http.invalidate()
+        return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod)
+    }
+
+    /// Running process steps, and groups left behind by finished ones that
+    /// still have a live process.
+    public var liveProcessGroups: (running: Int, leftBehind: Int) {
+        let counts = table.counts
+        return (counts.running, counts.lingering)
+    }
+}

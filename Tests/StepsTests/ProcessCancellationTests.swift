@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import PromiseEngine
+import Testing
+@testable import Steps
+
+/// Cancellation, `killAll` and `shutdown` reach every process of a step's
+/// group, and nothing survives them.
+@Suite("Process cancellation")
+struct ProcessCancellationTests {
+    /// Starts `script` (which must print `$$` first) and waits until its
+    /// group has `members` live processes. Returns the promise and the group.
+    private func start(_ script: String, _ runner: SystemStepRunner, members: Int,
+                       in context: (LineCollector) -> StepContext) async throws -> (Promise<StepResult>, pid_t) {
+        let lines = LineCollector()
+        let promise = runner.run(sh(script), in: context(lines))
+        #expect(await eventually { !lines.lines(.stdout).isEmpty })
+        let group = try #require(pid_t(lines.lines(.stdout).first ?? ""))
+        #expect(await eventually { liveMembers(ofGroup: group).count >= members })
+        return (promise, group)
+    }
+
+    @Test func cancellingKillsTheWholeGroupThenSettlesAsCancelled() async throws {
+        let folder = TemporaryFolder()
+        // A grace period far longer than SIGTERM needs: ending well before
+        // it shows SIGTERM did the work.
+        let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .seconds(60)))
+        let path = folder.path
+        let (promise, group) = try await start("echo $$; sleep 1000 & sleep 1000", runner, members: 3) {
+            StepContext(id: "t", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        let started = ContinuousClock.now
+        promise.cancel()
+        let outcome = await outcome(of: promise)
+        #expect(outcome.isCancelled)
+        // Settled only once nothing of the group is left.
+        #expect(liveMembers(ofGroup: group).isEmpty)
+        #expect(started.duration(to: .now) < .seconds(30))
+        #expect(!isUnreapedChild(group), "the leader is reaped")
+        #expect(runner.liveProcessGroups.running == 0)
+    }
+
+    @Test func processesIgnoringSIGTERMAreKilledAfterTheGracePeriod() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .milliseconds(300)))
+        let path = folder.path
+        let script = "trap '' TERM; echo $$; sh -c \"trap '' TERM; sleep 1000\" & sleep 1000"
+        let (promise, group) = try await start(script, runner, members: 3) {
+            StepContext(id: "t", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        let started = ContinuousClock.now
+        promise.cancel()
+        #expect(await outcome(of: promise).isCancelled)
+        #expect(started.duration(to: .now) >= .milliseconds(300))
+        #expect(liveMembers(ofGroup: group).isEmpty)
+        #expect(!isUnreapedChild(group))
+    }
+
+    @Test func cancellationBeforeTheStepStartsRunsNothing() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner()
+        let marker = folder.file("ran")
+        let (gate, gateResolver) = Promise<Void>.pending()
+        let chained = gate.then { runner.run(sh("touch '\(marker)'"), in: StepContext(
+            id: "t", workingDirectory: "/", environment: testEnvironment)) }
+        chained.cancel()
+        gateResolver.fulfill()
+        #expect(await outcome(of: chained).isCancelled)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func killAllKillsRunningStepsAndWhatFinishedStepsLeftBehind() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner()
+        let path = folder.path
+        // A finished step that left a process behind, holding no pipe.
+        let leftBehind = try #require(value(await run(
+            sh("sleep 1000 >/dev/null 2>&1 & echo $!"), runner, in: folder.context())))
+        let straggler = try #require(pid_t(try leftBehind.value(of: .stdout)))
+        #expect(kill(straggler, 0) == 0)
+        #expect(runner.liveProcessGroups.leftBehind == 1)
+
+        let (first, firstGroup) = try await start("echo $$; sleep 1000 & sleep 1000", runner, members: 3) {
+            StepContext(id: "a", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        let (second, secondGroup) = try await start("trap '' TERM; echo $$; sleep 1000", runner, members: 2) {
+            StepContext(id: "b", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        runner.killAll()
+        #expect(await outcome(of: first).isCancelled)
+        #expect(await outcome(of: second).isCancelled)
+        #expect(liveMembers(ofGroup: firstGroup).isEmpty)
+        #expect(liveMembers(ofGroup: secondGroup).isEmpty)
+        #expect(await eventually { ProcessGroupScan.status(of: straggler).map { $0.state == UInt8(ascii: "Z") } ?? true })
+        // Nothing new runs after killAll.
+        #expect(await run(sh("true"), runner, in: folder.context()).isCancelled)
+        #expect(!isUnreapedChild(firstGroup) && !isUnreapedChild(secondGroup))
+    }
+
+    @Test func shutdownTerminatesEverythingAndWaits() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .milliseconds(500)))
+        let path = folder.path
+        let leftBehind = try #require(value(await run(
+            sh("(trap '' TERM; sleep 1000) >/dev/null 2>&1 & echo $$"), runner, in: folder.context())))
+        let leftGroup = try #require(pid_t(try leftBehind.value(of: .stdout)))
+        #expect(await eventually { !liveMembers(ofGroup: leftGroup).isEmpty })
+        let (running, runningGroup) = try await start("echo $$; sleep 1000", runner, members: 1) {
+            StepContext(id: "a", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        try await runner.shutdown().value
+        #expect(liveMembers(ofGroup: leftGroup).isEmpty)
+        #expect(liveMembers(ofGroup: runningGroup).isEmpty)
+        #expect(await outcome(of: running).isCancelled)
+        #expect(runner.liveProcessGroups == (0, 0))
+    }
+
+    @Test func aBackgroundProcessHoldingThePipesDoesNotHoldTheStep() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner(configuration: StepsConfiguration(outputLinger: .milliseconds(200)))
+        let result = try #require(value(await run(sh("sleep 1000 & echo $!; echo done"), runner, in: folder.context())))
+        #expect(result.duration < .seconds(30))
+        let lines = (result.stdout?.text ?? "").split(separator: "\n")
+        #expect(lines.last == "done")
+        let straggler = try #require(pid_t(lines.first ?? ""))
+        #expect(kill(straggler, 0) == 0, "left running, without its output")
+        try await runner.shutdown().value
+        #expect(await eventually { ProcessGroupScan.status(of: straggler).map { $0.state == UInt8(ascii: "Z") } ?? true })
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import PromiseEngine
+import Synchronization
+@testable import Steps
+
+/// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on
+/// 127.0.0.1 only, started once per test process by a runner of its own
+/// (as an `exec` step that never ends; the server exits with the test
+/// process).
+enum HTTPTestServer {
+    private static let started = Mutex<String?>(nil)
+    private static let runner = SystemStepRunner()
+
+    /// `http://127.0.0.1:PORT`, starting the server on first use.
+    static func baseURL() async throws -> String {
+        if let url = started.withLock({ $0 }) { return url }
+        let url = try await start()
+        return started.withLock { current in
+            if let current { return current }
+            current = url
+            return url
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/path`.
+    static func url(_ path: String) async throws -> String {
+        try await baseURL() + path
+    }
+
+    private static func start() async throws -> String {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let script = fixtures.appendingPathComponent("http-test-server.py").path
+        let folder = NSTemporaryDirectory() + "/steps-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let portFile = folder + "/port"
+        let step = Step.exec(arguments: [.literal("python3"), .literal(script), .literal(portFile)], process: ProcessOptions())
+        let server = runner.run(step, in: StepContext(id: "http-server", workingDirectory: folder, environment: testEnvironment))
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
+                return "http://127.0.0.1:\(port)"
+            }
+            if let outcome = server.outcome {
+                throw TestServerError(message: "the test HTTP server ended: \(outcome)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestServerError(message: "the test HTTP server did not start within 60 s")
+    }
+
+    /// A loopback port nothing listens on (bound, then closed).
+    static func closedPort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct TestServerError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// An `http` step.
+func http(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: HTTPBody = .none,
+          redirects: Int? = nil, save: String? = nil, expect: [StepExpectation] = [], capture: [Capture] = []) -> Step {
+    .http(HTTPRequest(method: method, url: .literal(url),
+                      headers: headers.map { NamedTemplate(name: $0.0, value: .literal($0.1)) },
+                      body: body, redirects: redirects, save: save.map { .literal($0) },
+                      expectations: expect, captures: capture))
+}
