@@ -111,7 +111,7 @@ struct CancellationEndToEndTests {
               file write "ensured.txt" "yes"
             }
             """)
-            let runner = try RunningBinary(["--report", "json=report.json", "--color", "never", "test.workflow"], in: space.folder)
+            let runner = try RunningBinary(["-j", "8", "--report", "json=report.json", "--color", "never", "test.workflow"], in: space.folder)
             try await runner.waitForOutput("READY")
             runner.send(signal)
             let status = try await runner.waitForExit()
@@ -154,7 +154,7 @@ struct ValuesEndToEndTests {
         let run = try space.run("""
         var who = "world"
         out: sh "printf '  padded  \\n'"
-        name: sh "echo it\\'s"
+        name: sh "printf '%s' \\"it's\\""
         log "LOG {{who}} [{{out.stdout | trim}}] {{env.E2E_SET}} {{env.E2E_UNSET ?? "dflt"}} {{who | url}} {{who | json}}"
         quoted: sh "printf %s {{name.stdout | shell}}"
         log "LOG {{quoted.stdout}} exit={{quoted.exit}}"

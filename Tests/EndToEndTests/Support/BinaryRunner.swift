@@ -18,8 +18,9 @@ enum Binary {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
+    /// The package's folder (this file is Tests/EndToEndTests/Support/BinaryRunner.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// What one run printed and how it ended.
     struct Outcome {
