@@ -110,7 +110,7 @@ struct ResultChecker {
             regex = compiled
         } else {
             do {
-                regex = try Regex(pattern.source)
+                regex = try Regex(pattern.source).anchorsMatchLineEndings()
             } catch {
                 throw fail("invalid regular expression '\(pattern.source)': \(error)")
             }
