@@ -40,9 +40,9 @@ struct RunCommandTests {
     }
 
     @Test func varMustNameATopLevelVar() throws {
-        let outcome = try Binary.run(["--var", "confg=release", "workflows/ci.workflow"])
+        let outcome = try Binary.run(["--var", "projct=x", "workflows/ci.workflow"])
         #expect(outcome.status == 2)
-        #expect(outcome.stderr == "promise-run: --var 'confg' does not name a top-level var of workflows/ci.workflow; did you mean 'config'? (it declares 'root', 'config')\n")
+        #expect(outcome.stderr == "promise-run: --var 'projct' does not name a top-level var of workflows/ci.workflow; did you mean 'project'? (it declares 'project', 'build', 'cc')\n")
     }
 
     @Test func missingFile() throws {
