@@ -177,6 +177,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 
     private func drawLive(_ state: inout State) -> String {
+        guard !state.running.isEmpty else { return "" }
         let width = max(20, TerminalSize.columns() - 1)
         var lines: [String] = []
         let now = ContinuousClock.now
