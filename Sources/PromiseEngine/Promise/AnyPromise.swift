@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What every promise has whatever its value type: cancellation, and the
 /// hooks the drain loop and derived promises use.
 ///
@@ -7,19 +5,7 @@ import Synchronization
 /// upstream link and a queued promise are one pointer each, without an
 /// existential.
 public class AnyPromise: @unchecked Sendable {
-    // @unchecked: `unhandledRejection` is atomic; subclasses guard the rest with a lock.
-
-    /// Set while the promise is rejected and nothing has observed it. Kept
-    /// outside the generic state so that `deinit`, which runs unspecialized,
-    /// need not touch generic state unless there is an error to report.
-    /// Written under the promise's lock only.
-    @usableFromInline
-    let unhandledRejection = Atomic<Bool>(false)
-
-    /// Mirrors the state's `cancelRequested` (written under the lock, after
-    /// it), so the hot path can read it without taking the lock.
-    @usableFromInline
-    let cancelRequestedFlag = Atomic<Bool>(false)
+    // @unchecked: the class has no stored state; subclasses guard theirs with a lock.
 
     @usableFromInline
     init() {}

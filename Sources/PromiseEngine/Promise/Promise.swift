@@ -19,6 +19,19 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     @exclusivity(unchecked)
     nonisolated(unsafe) var storedOutcome: Outcome<Value>
 
+    /// Set while the promise is rejected and nothing has observed it. Kept
+    /// outside the generic state so that `deinit`, which runs unspecialized,
+    /// need not touch generic state unless there is an error to report.
+    /// Written under the lock only. (Declared last: the two flags fit in the
+    /// padding after the outcome.)
+    @usableFromInline
+    let unhandledRejection = Atomic<Bool>(false)
+
+    /// Mirrors the state's `cancelRequested` (written under the lock, after
+    /// it), so the hot path can read it without taking the lock.
+    @usableFromInline
+    let cancelRequestedFlag = Atomic<Bool>(false)
+
     /// A pending promise that waits on `upstream` (nil for a root promise).
     @inlinable
     init(upstream: AnyPromise?) {

@@ -17,34 +17,43 @@ extension Outcome {
     }
 }
 
-/// The observers of one promise, in registration order. The first is kept
-/// inline: most promises have exactly one.
+/// The observers of one promise, in registration order. One observer (the
+/// usual case) is kept inline; an array only from the second on.
 @usableFromInline
-struct ObserverList {
-    @usableFromInline var first: Observer?
-    @usableFromInline var rest: [Observer] = []
+enum ObserverList {
+    case none
+    case one(Observer)
+    case many([Observer])
 
     @inlinable
-    init() {}
+    init() { self = .none }
 
     @inlinable
-    var isEmpty: Bool { first == nil }
+    var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
+    }
 
     @inlinable
     mutating func append(_ observer: @escaping Observer) {
-        if first == nil {
-            first = observer
-        } else {
-            rest.append(observer)
+        switch self {
+        case .none:
+            self = .one(observer)
+        case .one(let first):
+            self = .many([first, observer])
+        case .many(var observers):
+            self = .none  // drop the reference so `append` does not copy
+            observers.append(observer)
+            self = .many(observers)
         }
     }
 
     @inlinable
     func notify(_ outcome: UnsafeRawPointer, _ drain: inout Drain) {
-        guard let first else { return }
-        first(outcome, &drain)
-        for observer in rest {
-            observer(outcome, &drain)
+        switch self {
+        case .none: break
+        case .one(let observer): observer(outcome, &drain)
+        case .many(let observers): for observer in observers { observer(outcome, &drain) }
         }
     }
 }

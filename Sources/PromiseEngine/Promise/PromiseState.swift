@@ -17,20 +17,23 @@ enum Phase: UInt8 {
 /// runtime metadata lookup there. Only the outcome depends on the value type.
 @usableFromInline
 struct PromiseState {
-    @usableFromInline var phase = Phase.pending
+    // Field order packs the state into 48 bytes (the one-byte fields fill
+    // the gap after the 17-byte observer list), so that a promise object
+    // fits a 96-byte allocation.
     @usableFromInline var observers = ObserverList()
+    @usableFromInline var phase = Phase.pending
+    @usableFromInline var cancelRequested = false
+    /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
+    @usableFromInline var observed = false
+    /// Children that may ask for cancellation (derived promises, combinator
+    /// slots, awaiting tasks), and how many have asked.
+    @usableFromInline var children: UInt32 = 0
+    @usableFromInline var cancelVotes: UInt32 = 0
     /// The promise this one waits on (the parent of a derived promise, or
     /// the promise a `then` handler returned): where cancellation requests
     /// go. Cleared when this promise settles, which breaks the cycle
     /// parent → observer → child → parent.
     @usableFromInline var upstream: AnyPromise?
-    /// Children that may ask for cancellation (derived promises, combinator
-    /// slots, awaiting tasks), and how many have asked.
-    @usableFromInline var children: UInt32 = 0
-    @usableFromInline var cancelVotes: UInt32 = 0
-    @usableFromInline var cancelRequested = false
-    /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
-    @usableFromInline var observed = false
     /// Rarely used parts, allocated on first use.
     @usableFromInline var extras: PromiseExtras?
 
