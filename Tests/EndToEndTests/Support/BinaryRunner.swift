@@ -35,6 +35,14 @@ enum Binary {
     static func run(_ arguments: [String], stdin: String = "", in directory: URL? = nil,
                     environment: [String: String] = [:]) throws -> Outcome {
         let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        return try runCommand(binary.path, arguments, stdin: stdin, in: directory, environment: environment)
+    }
+
+    /// Runs any program the same way (output to files, not pipes, so that a
+    /// stray grandchild cannot keep the test waiting).
+    static func runCommand(_ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
+                           environment: [String: String] = [:]) throws -> Outcome {
+        let binary = URL(fileURLWithPath: program)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

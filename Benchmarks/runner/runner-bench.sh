@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The runner end to end (issue 5): what promise-run itself costs per step,
+# process steps against xargs and GNU parallel in one hyperfine run, and a
+# 100,000-item parallel foreach over URLs from a local nginx, for memory.
+#
+#   Benchmarks/runner/runner-bench.sh
+#
+# Installs hyperfine, nginx and GNU parallel from Debian when missing.
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
+need hyperfine:hyperfine nginx:nginx parallel:parallel curl:curl
+
+swift build -c release --package-path "$repo" --product promise-run >&2
+bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
+cd "$work"
+echo "# runner benchmarks, $(date -u +%Y-%m-%d), $(machine)"
+
+# Peak resident memory (MiB) and wall seconds of a command.
+peak() {
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+start = time.monotonic()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+wall = time.monotonic() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"exit {code}, wall {wall:.2f} s, peak {peak:.1f} MiB")
+PY
+}
+
+# 1. Per-step overhead: 10,000 log steps against an empty workflow.
+python3 - <<'PY'
+with open("empty.workflow", "w") as f:
+    f.write('workflow "empty"\n')
+with open("logs.workflow", "w") as f:
+    f.write('workflow "logs"\n')
+    for i in range(10000):
+        f.write(f'log "line {i}"\n')
+with open("trues.workflow", "w") as f:
+    f.write('workflow "trues"\nforeach n in range(1, 1000) parallel {\n  sh "true"\n}\n')
+with open("sh-trues.workflow", "w") as f:
+    f.write('workflow "sh-trues"\nforeach n in range(1, 1000) parallel {\n  sh "true;"\n}\n')
+PY
+echo
+echo "## 10,000 log steps (per-step overhead = difference / 10,000)"
+hyperfine --warmup 2 --runs 10 -N --export-markdown logs.md \
+    -n "empty workflow" "$bin -q empty.workflow" \
+    -n "10,000 log steps" "$bin -q logs.workflow" >&2
+cat logs.md
+
+# 2. 1,000 process steps at concurrency 8, side by side.
+echo
+echo "## 1,000 true process steps, concurrency 8"
+seq 1000 > numbers
+hyperfine --warmup 2 --runs 10 --export-markdown processes.md \
+    -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
+    -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
+    -n "xargs -P 8 -n 1 sh -c true" "xargs -P 8 -n 1 sh -c true < numbers" \
+    -n "parallel -j 8 sh -c true" "parallel -j 8 sh -c true :::: numbers" >&2
+cat processes.md
+
+# 3. 100,000-item parallel foreach over a URL list, limit 64, from nginx.
+echo
+echo "## 100,000 HTTP GETs: foreach ... parallel limit 64, against nginx"
+start_nginx
+printf '%0512d' 0 > www/item
+python3 - "$port" <<'PY'
+import sys
+port = sys.argv[1]
+with open("urls.txt", "w") as f:
+    for i in range(100000):
+        f.write(f"http://127.0.0.1:{port}/item?n={i}\n")
+with open("fetch.workflow", "w") as f:
+    f.write('workflow "fetch"\nforeach url in lines("urls.txt") parallel limit 64 {\n'
+            '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
+PY
+peak "$bin" -q --http-connections 64 fetch.workflow

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// What a person sees (cli.md): output modes, verbosity, terminal or not.
+@Suite("End to end: the console")
+struct ConsoleEndToEndTests {
+    static let workflow = """
+    parallel {
+      a: sh "echo a1; sleep 0.2; echo a2"
+      b: sh "echo b1; sleep 0.1; echo b2"
+    }
+    """
+
+    @Test("prefixed (default): each line as it comes behind [step]")
+    func prefixed() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run(Self.workflow)
+        for line in ["[a] a1", "[a] a2", "[b] b1", "[b] b2"] { #expect(run.stdout.contains(line)) }
+        #expect(run.stdout.contains("✓ a"))
+        #expect(run.stdout.contains("step  kind  status"), "the summary table")
+    }
+
+    @Test("grouped: each step's output in one piece when it ends")
+    func grouped() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run(Self.workflow, ["--output", "grouped"])
+        #expect(run.stdout.contains("── a ──\na1\na2\n"))
+        #expect(run.stdout.contains("── b ──\nb1\nb2\n"))
+        #expect(!run.stdout.contains("[a]"))
+    }
+
+    @Test("--output quiet shows no step output; -q also drops the table")
+    func quiet() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let noOutput = try space.run(Self.workflow, ["--output", "quiet"])
+        #expect(!noOutput.stdout.contains("a1"))
+        #expect(noOutput.stdout.contains("✓ a"))
+        let q = try space.run(Self.workflow, ["-q"])
+        #expect(!q.stdout.contains("step  kind"))
+        #expect(!q.stdout.contains("✓ a"))
+        #expect(q.stdout.contains("succeeded in"))
+    }
+
+    @Test("-v shows each step's start with its command")
+    func verbose() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run(Self.workflow, ["-v"])
+        #expect(run.stdout.contains("▶ a sh echo a1; sleep 0.2; echo a2"))
+    }
+
+    @Test("not on a terminal: no cursor movement, no color")
+    func plainWhenPiped() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", Self.workflow)
+        let outcome = try Binary.run(["test.workflow"], in: space.folder)
+        #expect(!outcome.stdout.contains("\u{1B}["))
+    }
+
+    @Test("on a terminal: a live area redrawn in place, and color", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func liveOnTerminal() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        a: sh "sleep 0.6"
+        """)
+        let binary = try #require(Binary.url).path
+        // `script` runs the command on a pseudo-terminal and copies what it printed.
+        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "\(binary) test.workflow", "typescript"], in: space.folder,
+                                            environment: ["TERM": "xterm", "NO_COLOR": ""])
+        #expect(outcome.status == 0)
+        let screen = space.read("typescript") ?? ""
+        #expect(screen.contains("running 1"), "the live area lists the running step")
+        #expect(screen.contains("\u{1B}[J"), "the live area is cleared and redrawn in place")
+        #expect(screen.contains("\u{1B}[32m✓"), "colored on a terminal")
+    }
+}
