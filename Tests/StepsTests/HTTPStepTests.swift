@@ -147,6 +147,16 @@ struct HTTPStepTests {
         #expect(cancelled.duration(to: .now) < .seconds(30))
     }
 
+    @Test func shutdownCancelsRequestsInFlightAndRefusesNewOnes() async throws {
+        let folder = TemporaryFolder()
+        let ending = SystemStepRunner()
+        let hanging = ending.run(http(.GET, try await HTTPTestServer.url("/hang")), in: folder.context())
+        try await Task.sleep(for: .milliseconds(100))
+        try await ending.shutdown().value
+        #expect(await outcome(of: hanging).isCancelled)
+        #expect(await run(http(.GET, try await HTTPTestServer.url("/hello")), ending, in: folder.context()).isCancelled)
+    }
+
     @Test func theIdleTimeoutIsKindTimeout() async throws {
         let folder = TemporaryFolder()
         let impatient = SystemStepRunner(configuration: StepsConfiguration(httpIdleTimeout: .seconds(1)))

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import PromiseEngine
+import Synchronization
 
 /// Runs `http` steps on one URLSession per runner: ephemeral, no cache, no
 /// cookies, `httpMaximumConnectionsPerHost` from the configuration, one
@@ -11,6 +12,10 @@ final class HTTPClient: Sendable {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let configuration: StepsConfiguration
+    /// Set once the session is invalidated: a task made then would crash
+    /// FoundationNetworking, so new requests are cancelled instead. Held
+    /// while a task is made and registered, so invalidation waits for it.
+    private let invalidated = Mutex(false)
 
     init(configuration: StepsConfiguration) {
         self.configuration = configuration
@@ -49,15 +54,20 @@ final class HTTPClient: Sendable {
                                              bodyLimit: configuration.bodyLimit)
         let transfer = HTTPTransfer(step: step, resolver: resolver, settings: settings, saveTarget: saveTarget,
                                     onTransfer: context.transfer, started: started)
-        let task: URLSessionDataTask
-        if let file = prepared.bodyFile {
-            task = session.uploadTask(with: prepared.request, fromFile: file)
-        } else {
-            task = session.dataTask(with: prepared.request)
+        let task: URLSessionDataTask? = invalidated.withLock { invalidated in
+            guard !invalidated else { return nil }
+            let task: URLSessionDataTask
+            if let file = prepared.bodyFile {
+                task = session.uploadTask(with: prepared.request, fromFile: file)
+            } else {
+                task = session.dataTask(with: prepared.request)
+            }
+            delegate.add(transfer, for: task)
+            task.resume()
+            return task
         }
-        delegate.add(transfer, for: task)
+        guard let task else { return .cancelled() }
         resolver.onCancel { task.cancel() }
-        task.resume()
         return promise
     }
 
@@ -67,7 +77,20 @@ final class HTTPClient: Sendable {
     /// Cancels every request in flight (each settles as cancelled once its
     /// task has ended) and lets the session go.
     func invalidate() {
-        session.invalidateAndCancel()
+        let first = invalidated.withLock { invalidated in
+            defer { invalidated = true }
+            return !invalidated
+        }
+        if first { session.invalidateAndCancel() }
+    }
+
+    /// Lets the requests in flight finish, then lets the session go.
+    func finishAndInvalidate() {
+        let first = invalidated.withLock { invalidated in
+            defer { invalidated = true }
+            return !invalidated
+        }
+        if first { session.finishTasksAndInvalidate() }
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
