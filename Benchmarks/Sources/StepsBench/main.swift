@@ -63,7 +63,7 @@ func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context:
             return state.started - 1
         }
         guard let index else { return }
-        runner.run(step(index), in: context).tap { outcome in
+        _ = runner.run(step(index), in: context).tap { outcome in
             let result: (Bool, Int) = progress.withLock { state in
                 state.finished += 1
                 if outcome.value == nil { state.failed += 1 }
@@ -72,6 +72,7 @@ func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context:
             if result.0 { doneResolver.fulfill(result.1) } else { startNext() }
         }
     }
+    if count == 0 { return 0 }
     for _ in 0..<min(concurrency, count) { startNext() }
     return (try? await done.value) ?? count
 }

@@ -7,18 +7,27 @@ import Synchronization
 
 /// Runs `http` steps on one URLSession per runner: ephemeral, no cache, no
 /// cookies, `httpMaximumConnectionsPerHost` from the configuration, one
-/// delegate for every task.
+/// delegate for every task. The session is made for the first request
+/// (loading libcurl costs a run without HTTP steps nothing).
 final class HTTPClient: Sendable {
-    private let session: URLSession
-    private let delegate: SessionDelegate
+    private let delegate = SessionDelegate()
     private let configuration: StepsConfiguration
-    /// Set once the session is invalidated: a task made then would crash
-    /// FoundationNetworking, so new requests are cancelled instead. Held
-    /// while a task is made and registered, so invalidation waits for it.
-    private let invalidated = Mutex(false)
+    /// Held while a task is made and registered, so that invalidation waits
+    /// for it; a task made on an invalidated session would crash
+    /// FoundationNetworking, so requests after it are cancelled instead.
+    private let session = Mutex(SessionState.unused)
+
+    private enum SessionState {
+        case unused
+        case open(URLSession)
+        case invalidated
+    }
 
     init(configuration: StepsConfiguration) {
         self.configuration = configuration
+    }
+
+    private func makeSession() -> URLSession {
         let settings = URLSessionConfiguration.ephemeral
         settings.urlCache = nil
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -32,11 +41,10 @@ final class HTTPClient: Sendable {
         // are the executor's, which cancels the request.
         settings.timeoutIntervalForRequest = configuration.httpIdleTimeout.map(Self.seconds) ?? 7 * 24 * 3600
         settings.timeoutIntervalForResource = 7 * 24 * 3600
-        delegate = SessionDelegate()
         let queue = OperationQueue()
         queue.name = "promise-run.http"
         queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
+        return URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
     }
 
     func run(_ step: HTTPRequest, in context: StepContext) -> Promise<StepResult> {
@@ -54,8 +62,15 @@ final class HTTPClient: Sendable {
                                              bodyLimit: configuration.bodyLimit)
         let transfer = HTTPTransfer(step: step, resolver: resolver, settings: settings, saveTarget: saveTarget,
                                     onTransfer: context.transfer, started: started)
-        let task: URLSessionDataTask? = invalidated.withLock { invalidated in
-            guard !invalidated else { return nil }
+        let task: URLSessionDataTask? = session.withLock { state in
+            let session: URLSession
+            switch state {
+            case .invalidated: return nil
+            case .open(let open): session = open
+            case .unused:
+                session = makeSession()
+                state = .open(session)
+            }
             let task: URLSessionDataTask
             if let file = prepared.bodyFile {
                 task = session.uploadTask(with: prepared.request, fromFile: file)
@@ -77,20 +92,21 @@ final class HTTPClient: Sendable {
     /// Cancels every request in flight (each settles as cancelled once its
     /// task has ended) and lets the session go.
     func invalidate() {
-        let first = invalidated.withLock { invalidated in
-            defer { invalidated = true }
-            return !invalidated
-        }
-        if first { session.invalidateAndCancel() }
+        if let session = close() { session.invalidateAndCancel() }
     }
 
     /// Lets the requests in flight finish, then lets the session go.
     func finishAndInvalidate() {
-        let first = invalidated.withLock { invalidated in
-            defer { invalidated = true }
-            return !invalidated
+        if let session = close() { session.finishTasksAndInvalidate() }
+    }
+
+    /// Marks the session invalidated; returns it if it was open.
+    private func close() -> URLSession? {
+        session.withLock { state in
+            defer { state = .invalidated }
+            if case .open(let session) = state { return session }
+            return nil
         }
-        if first { session.finishTasksAndInvalidate() }
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
