@@ -183,7 +183,7 @@ struct HTTPStepTests {
 
 /// The byte counts a step's `transfer` callback heard.
 final class TransferLog: Sendable {
-    private let counts = Mutex<[(Int64, Int64?)]>([])
+    private let counts = Locked<[(Int64, Int64?)]>([])
 
     func record(_ received: Int64, _ expected: Int64? = nil) {
         counts.withLock { $0.append((received, expected)) }

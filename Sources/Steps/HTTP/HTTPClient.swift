@@ -15,7 +15,7 @@ final class HTTPClient: Sendable {
     /// Held while a task is made and registered, so that invalidation waits
     /// for it; a task made on an invalidated session would crash
     /// FoundationNetworking, so requests after it are cancelled instead.
-    private let session = Mutex(SessionState.unused)
+    private let session = Locked(SessionState.unused)
 
     private enum SessionState {
         case unused

@@ -28,7 +28,7 @@ final class HTTPTransfer: Sendable {
     private let saveTarget: String?
     private let onTransfer: (@Sendable (Int64, Int64?) -> Void)?
     private let started: ContinuousClock.Instant
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var status: Int?

@@ -20,7 +20,7 @@ final class EventLoop: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     /// Work handed over by other threads, run in order on the loop thread.
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     private let confined: Confined
 

@@ -17,7 +17,7 @@ final class ProcessTable: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let loop = EventLoop.shared
 
     /// Adds a started process; false (and nothing added) once the table is

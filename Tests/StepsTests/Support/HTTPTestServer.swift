@@ -9,7 +9,7 @@ import Synchronization
 /// (as an `exec` step that never ends; the server exits with the test
 /// process).
 enum HTTPTestServer {
-    private static let started = Mutex<String?>(nil)
+    private static let started = Locked<String?>(nil)
     private static let runner = SystemStepRunner()
 
     /// `http://127.0.0.1:PORT`, starting the server on first use.
