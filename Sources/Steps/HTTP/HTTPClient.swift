@@ -12,15 +12,23 @@ import Synchronization
 final class HTTPClient: Sendable {
     private let delegate = SessionDelegate()
     private let configuration: StepsConfiguration
-    /// Held while a task is made and registered, so that invalidation waits
-    /// for it; a task made on an invalidated session would crash
-    /// FoundationNetworking, so requests after it are cancelled instead.
-    private let session = Locked(SessionState.unused)
+    /// The session, made for the first request. No lock is held while
+    /// URLSession works (making a task waits for its queue): requests count
+    /// themselves in `creating`, and an invalidation that comes meanwhile is
+    /// carried out by the last of them, so it still cancels their tasks. No
+    /// task is made on an invalidated session (FoundationNetworking would
+    /// trap): requests after it are cancelled instead.
+    private let state = Locked(SessionState())
 
-    private enum SessionState {
-        case unused
-        case open(URLSession)
-        case invalidated
+    private struct SessionState {
+        var session: URLSession?
+        var invalidated = false
+        var creating = 0
+        var pendingInvalidation: Invalidation?
+    }
+
+    private enum Invalidation {
+        case cancelTasks, finishTasks
     }
 
     init(configuration: StepsConfiguration) {
@@ -62,27 +70,31 @@ final class HTTPClient: Sendable {
                                              bodyLimit: configuration.bodyLimit)
         let transfer = HTTPTransfer(step: step, resolver: resolver, settings: settings, saveTarget: saveTarget,
                                     onTransfer: context.transfer, started: started)
-        let task: URLSessionDataTask? = session.withLock { state in
-            let session: URLSession
-            switch state {
-            case .invalidated: return nil
-            case .open(let open): session = open
-            case .unused:
-                session = makeSession()
-                state = .open(session)
-            }
-            let task: URLSessionDataTask
-            if let file = prepared.bodyFile {
-                task = session.uploadTask(with: prepared.request, fromFile: file)
-            } else {
-                task = session.dataTask(with: prepared.request)
-            }
-            delegate.add(transfer, for: task)
-            task.resume()
-            return task
+        let session: URLSession? = state.withLock { state in
+            guard !state.invalidated else { return nil }
+            state.creating += 1
+            if let session = state.session { return session }
+            let session = makeSession()
+            state.session = session
+            return session
         }
-        guard let task else { return .cancelled() }
+        guard let session else { return .cancelled() }
+        let task: URLSessionDataTask
+        if let file = prepared.bodyFile {
+            task = session.uploadTask(with: prepared.request, fromFile: file)
+        } else {
+            task = session.dataTask(with: prepared.request)
+        }
+        delegate.add(transfer, for: task)
         resolver.onCancel { task.cancel() }
+        task.resume()
+        let pending: Invalidation? = state.withLock { state in
+            state.creating -= 1
+            guard state.creating == 0, let pending = state.pendingInvalidation else { return nil }
+            state.pendingInvalidation = nil
+            return pending
+        }
+        if let pending { Self.invalidate(session, pending) }
         return promise
     }
 
@@ -92,20 +104,31 @@ final class HTTPClient: Sendable {
     /// Cancels every request in flight (each settles as cancelled once its
     /// task has ended) and lets the session go.
     func invalidate() {
-        if let session = close() { session.invalidateAndCancel() }
+        close(.cancelTasks)
     }
 
     /// Lets the requests in flight finish, then lets the session go.
     func finishAndInvalidate() {
-        if let session = close() { session.finishTasksAndInvalidate() }
+        close(.finishTasks)
     }
 
-    /// Marks the session invalidated; returns it if it was open.
-    private func close() -> URLSession? {
-        session.withLock { state in
-            defer { state = .invalidated }
-            if case .open(let session) = state { return session }
-            return nil
+    private func close(_ kind: Invalidation) {
+        let session: URLSession? = state.withLock { state in
+            guard !state.invalidated else { return nil }
+            state.invalidated = true
+            if state.creating > 0 {
+                state.pendingInvalidation = kind
+                return nil
+            }
+            return state.session
+        }
+        if let session { Self.invalidate(session, kind) }
+    }
+
+    private static func invalidate(_ session: URLSession, _ kind: Invalidation) {
+        switch kind {
+        case .cancelTasks: session.invalidateAndCancel()
+        case .finishTasks: session.finishTasksAndInvalidate()
         }
     }
 
