@@ -60,6 +60,9 @@ int csh_eventfd(void);
 int csh_eventfd_signal(int fd);
 int csh_eventfd_drain(int fd);
 
+/// Names the calling thread (as `ps -L`, perf and gdb show it).
+void csh_name_thread(const char *name);
+
 /// ThreadSanitizer cannot see inside Synchronization.Mutex on Linux (its
 /// lock lives in uninstrumented stdlib code); these hooks tell it about the
 /// lock (as CSyncAnnotations does for PromiseEngine). The TSan runtime's

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import PromiseEngine
-import Synchronization
 
 /// Runs `http` steps on one URLSession per runner: ephemeral, no cache, no
 /// cookies, `httpMaximumConnectionsPerHost` from the configuration, one

@@ -5,7 +5,6 @@ import FoundationNetworking
 #endif
 import Glibc
 import PromiseEngine
-import Synchronization
 
 /// One request in flight: what arrived so far (status, headers, the body
 /// in memory or in the temporary file of a `save`), and how it ends.

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The session's one delegate: routes each task's callbacks to its
 /// `HTTPTransfer`. On Linux a per-task delegate is ignored, so redirect

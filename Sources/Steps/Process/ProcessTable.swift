@@ -1,6 +1,5 @@
 import Glibc
 import PromiseEngine
-import Synchronization
 
 /// The process groups a runner started and that may still be alive: the
 /// running steps, and the groups whose leader ended but left processes

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 @testable import Steps
 
 /// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 import Testing
 @testable import Steps
 
