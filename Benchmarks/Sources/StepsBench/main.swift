@@ -7,6 +7,8 @@
 //   StepsBench http URL N CONCURRENCY     N GETs of URL, CONCURRENCY at once
 //   StepsBench output BYTES               one sh step printing BYTES of lines
 //   StepsBench save URL PATH              one GET of URL saved to PATH
+//   StepsBench json ITEMS                 parses a generated JSON array of
+//                                         ITEMS objects (PromiseEngine's parser)
 //
 // Each prints one line: what it did, the time, the rate, and the peak
 // resident memory of this process (VmHWM).
@@ -145,6 +147,25 @@ case "save":
     let size = result.body?.totalBytes ?? 0
     print(String(format: "save: %d bytes, %.3f s, %.0f MB/s, rss before %.1f MiB, peak %.1f MiB",
                  size, elapsed, Double(size) / elapsed / 1e6, before, memory().peak))
+case "json":
+    let items = Int(arguments.dropFirst().first ?? "100000") ?? 100_000
+    var text = "["
+    for index in 0..<items {
+        if index > 0 { text += "," }
+        text += #"{"id": \#(index), "name": "item \#(index) \u00e9", "price": \#(Double(index) / 8), "tags": ["a", "b"], "ok": true, "none": null}"#
+    }
+    text += "]"
+    let path = JSONPath([.index(items / 2), .key("name")])
+    var best = Double.infinity
+    var found = ""
+    for _ in 0..<5 {
+        let start = ContinuousClock.now
+        guard let document = try? JSONDocument.parse(text) else { fail("json: parse failed") }
+        found = document[path]?.textValue ?? "?"
+        best = min(best, seconds(start.duration(to: .now)))
+    }
+    print(String(format: "json: %d items, %.1f MB, best of 5 %.1f ms, %.0f MB/s (%@)",
+                 items, Double(text.utf8.count) / 1e6, best * 1000, Double(text.utf8.count) / best / 1e6, found))
 default:
     fail("unknown mode \(mode)")
 }
