@@ -123,6 +123,12 @@ struct HTTPStepTests {
                                                    in: folder.context())))
         #expect(reset.kind == .network)
 
+        // A certificate nothing trusts: the TLS handshake fails.
+        let untrusted = try #require(failure(await run(http(.GET, try await HTTPTestServer.tlsBaseURL() + "/hello"),
+                                                       runner, in: folder.context())))
+        #expect(untrusted.kind == .network)
+        #expect(untrusted.message.contains("certificate"), "\(untrusted.message)")
+
         let invalid = try #require(failure(await run(http(.GET, "ftp://127.0.0.1/x"), runner, in: folder.context())))
         #expect(invalid.kind == .network)
         #expect(invalid.message.contains("not an http"))
