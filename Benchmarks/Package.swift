@@ -20,6 +20,15 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        // SystemStepRunner driven directly: spawns, HTTP GETs, output and
+        // save memory (Benchmarks/steps/*.sh compare it with other tools).
+        .executableTarget(
+            name: "StepsBench",
+            dependencies: [
+                .product(name: "Steps", package: "promise-run"),
+                .product(name: "PromiseEngine", package: "promise-run"),
+            ]
+        ),
         // Parse + check + lower of generated workflows.
         .executableTarget(
             name: "LanguageBench",

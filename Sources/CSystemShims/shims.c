@@ -2,6 +2,7 @@
 #include "CSystemShims.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -133,4 +134,8 @@ int csh_eventfd_signal(int fd) {
 int csh_eventfd_drain(int fd) {
     uint64_t value;
     return read(fd, &value, sizeof value) == sizeof value ? 0 : -1;
+}
+
+void csh_name_thread(const char *name) {
+    pthread_setname_np(pthread_self(), name);
 }

@@ -25,6 +25,11 @@ public final class SystemStepRunner: StepRunner {
         http = HTTPClient(configuration: configuration)
     }
 
+    deinit {
+        // URLSession keeps its delegate (and itself) until invalidated.
+        http.finishAndInvalidate()
+    }
+
     public func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
         switch step {
         case .shell(let command, let options):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The HTTP server of the Steps tests: 127.0.0.1 only, on a free port that
 it writes to the file named by its first argument. It exits when its parent
-(the test process) goes away.
+(the test process) goes away. With `--tls CERT KEY` it speaks HTTPS with
+that (self-signed) certificate instead.
 
 Routes:
   /hello                 200, "hello"
@@ -19,6 +20,7 @@ Routes:
 import json
 import os
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -148,6 +150,10 @@ def main():
     parent = os.getppid()
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     server = Server(("127.0.0.1", 0), Handler)
+    if len(sys.argv) == 5 and sys.argv[2] == "--tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     port_file = sys.argv[1]
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))

@@ -84,6 +84,8 @@ struct FileStepTests {
         let itself = try #require(failure(await file(.copy(from: .literal("src"), to: .literal("src/sub/again")), folder)))
         #expect(itself.kind == .file)
         #expect(itself.message.contains("into itself"))
+        let sneaky = try #require(failure(await file(.copy(from: .literal("src"), to: .literal("dst/../src/./again")), folder)))
+        #expect(sneaky.message.contains("into itself"))
 
         let missing = try #require(failure(await file(.copy(from: .literal("nothing"), to: .literal("x")), folder)))
         #expect(missing.kind == .file)

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 import Testing
 @testable import Steps
 
@@ -77,7 +76,7 @@ struct HTTPSaveTests {
 
 /// Progress fractions a promise reported.
 final class ProgressLog: Sendable {
-    private let fractions = Mutex<[Double]>([])
+    private let fractions = Locked<[Double]>([])
 
     func record(_ fraction: Double) { fractions.withLock { $0.append(fraction) } }
 

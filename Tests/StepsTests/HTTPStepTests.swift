@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 import Testing
 @testable import Steps
 
@@ -124,6 +123,12 @@ struct HTTPStepTests {
                                                    in: folder.context())))
         #expect(reset.kind == .network)
 
+        // A certificate nothing trusts: the TLS handshake fails.
+        let untrusted = try #require(failure(await run(http(.GET, try await HTTPTestServer.tlsBaseURL() + "/hello"),
+                                                       runner, in: folder.context())))
+        #expect(untrusted.kind == .network)
+        #expect(untrusted.message.contains("certificate"), "\(untrusted.message)")
+
         let invalid = try #require(failure(await run(http(.GET, "ftp://127.0.0.1/x"), runner, in: folder.context())))
         #expect(invalid.kind == .network)
         #expect(invalid.message.contains("not an http"))
@@ -145,6 +150,16 @@ struct HTTPStepTests {
         promise.cancel()
         #expect(await outcome(of: promise).isCancelled)
         #expect(cancelled.duration(to: .now) < .seconds(30))
+    }
+
+    @Test func shutdownCancelsRequestsInFlightAndRefusesNewOnes() async throws {
+        let folder = TemporaryFolder()
+        let ending = SystemStepRunner()
+        let hanging = ending.run(http(.GET, try await HTTPTestServer.url("/hang")), in: folder.context())
+        try await Task.sleep(for: .milliseconds(100))
+        try await ending.shutdown().value
+        #expect(await outcome(of: hanging).isCancelled)
+        #expect(await run(http(.GET, try await HTTPTestServer.url("/hello")), ending, in: folder.context()).isCancelled)
     }
 
     @Test func theIdleTimeoutIsKindTimeout() async throws {
@@ -173,7 +188,7 @@ struct HTTPStepTests {
 
 /// The byte counts a step's `transfer` callback heard.
 final class TransferLog: Sendable {
-    private let counts = Mutex<[(Int64, Int64?)]>([])
+    private let counts = Locked<[(Int64, Int64?)]>([])
 
     func record(_ received: Int64, _ expected: Int64? = nil) {
         counts.withLock { $0.append((received, expected)) }

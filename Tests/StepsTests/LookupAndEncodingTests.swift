@@ -13,6 +13,8 @@ struct LookupAndEncodingTests {
         #expect(Paths.parent(of: "/a/b/") == "/a")
         #expect(Paths.parent(of: "/a") == "/")
         #expect(Paths.lastComponent(of: "/a/b/") == "b")
+        #expect(Paths.normalized("/a/./b/../c//d/") == "/a/c/d")
+        #expect(Paths.normalized("/../x") == "/x")
     }
 
     @Test func pathLookupTakesTheFirstExecutableAndSkipsFolders() throws {

@@ -227,6 +227,25 @@ struct ProcessStepTests {
         #expect(outcome.passed, "\(outcome.output)")
     }
 
+    /// In a process of its own, where no other test starts threads.
+    @Test func hundredsOfRunningProcessesNeedNoThreadEach() async throws {
+        let outcome = try await runIsolated("ProcessStepTests/threadsWhileHundredsOfProcessesRun")
+        #expect(outcome.passed, "\(outcome.output)")
+    }
+
+    @Test(.enabled(if: isIsolatedRun))
+    func threadsWhileHundredsOfProcessesRun() async throws {
+        let folder = TemporaryFolder()
+        let context = folder.context()
+        let threadsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+        let promises = (0..<300).map { _ in runner.run(sh("sleep 1000"), in: context) }
+        #expect(await eventually(timeout: .seconds(120)) { runner.liveProcessGroups.running == 300 })
+        let threadsDuring = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+        #expect(threadsDuring - threadsBefore < 20, "\(threadsBefore) threads before, \(threadsDuring) with 300 processes")
+        try await runner.shutdown().value
+        for promise in promises { #expect(await outcome(of: promise).isCancelled) }
+    }
+
     @Test(.enabled(if: isIsolatedRun))
     func descriptorsAfterHundredsOfProcesses() async throws {
         let folder = TemporaryFolder()

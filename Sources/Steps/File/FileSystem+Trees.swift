@@ -114,9 +114,10 @@ extension FileSystem {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether `path` is `folder` or inside it (by their text).
+    /// Whether `path` is `folder` or inside it (by their text, `..` resolved).
     static func isInside(_ path: String, _ folder: String) -> Bool {
-        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        return path == base || path.hasPrefix(base + "/")
+        let base = Paths.normalized(folder)
+        let inner = Paths.normalized(path)
+        return inner == base || inner.hasPrefix(base == "/" ? "/" : base + "/")
     }
 }

@@ -6,14 +6,35 @@ import PromiseEngine
 
 /// Runs `http` steps on one URLSession per runner: ephemeral, no cache, no
 /// cookies, `httpMaximumConnectionsPerHost` from the configuration, one
-/// delegate for every task.
+/// delegate for every task. The session is made for the first request
+/// (loading libcurl costs a run without HTTP steps nothing).
 final class HTTPClient: Sendable {
-    private let session: URLSession
-    private let delegate: SessionDelegate
+    private let delegate = SessionDelegate()
     private let configuration: StepsConfiguration
+    /// The session, made for the first request. No lock is held while
+    /// URLSession works (making a task waits for its queue): requests count
+    /// themselves in `creating`, and an invalidation that comes meanwhile is
+    /// carried out by the last of them, so it still cancels their tasks. No
+    /// task is made on an invalidated session (FoundationNetworking would
+    /// trap): requests after it are cancelled instead.
+    private let state = Locked(SessionState())
+
+    private struct SessionState {
+        var session: URLSession?
+        var invalidated = false
+        var creating = 0
+        var pendingInvalidation: Invalidation?
+    }
+
+    private enum Invalidation {
+        case cancelTasks, finishTasks
+    }
 
     init(configuration: StepsConfiguration) {
         self.configuration = configuration
+    }
+
+    private func makeSession() -> URLSession {
         let settings = URLSessionConfiguration.ephemeral
         settings.urlCache = nil
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -27,11 +48,10 @@ final class HTTPClient: Sendable {
         // are the executor's, which cancels the request.
         settings.timeoutIntervalForRequest = configuration.httpIdleTimeout.map(Self.seconds) ?? 7 * 24 * 3600
         settings.timeoutIntervalForResource = 7 * 24 * 3600
-        delegate = SessionDelegate()
         let queue = OperationQueue()
         queue.name = "promise-run.http"
         queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
+        return URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
     }
 
     func run(_ step: HTTPRequest, in context: StepContext) -> Promise<StepResult> {
@@ -49,6 +69,15 @@ final class HTTPClient: Sendable {
                                              bodyLimit: configuration.bodyLimit)
         let transfer = HTTPTransfer(step: step, resolver: resolver, settings: settings, saveTarget: saveTarget,
                                     onTransfer: context.transfer, started: started)
+        let session: URLSession? = state.withLock { state in
+            guard !state.invalidated else { return nil }
+            state.creating += 1
+            if let session = state.session { return session }
+            let session = makeSession()
+            state.session = session
+            return session
+        }
+        guard let session else { return .cancelled() }
         let task: URLSessionDataTask
         if let file = prepared.bodyFile {
             task = session.uploadTask(with: prepared.request, fromFile: file)
@@ -58,6 +87,13 @@ final class HTTPClient: Sendable {
         delegate.add(transfer, for: task)
         resolver.onCancel { task.cancel() }
         task.resume()
+        let pending: Invalidation? = state.withLock { state in
+            state.creating -= 1
+            guard state.creating == 0, let pending = state.pendingInvalidation else { return nil }
+            state.pendingInvalidation = nil
+            return pending
+        }
+        if let pending { Self.invalidate(session, pending) }
         return promise
     }
 
@@ -67,7 +103,32 @@ final class HTTPClient: Sendable {
     /// Cancels every request in flight (each settles as cancelled once its
     /// task has ended) and lets the session go.
     func invalidate() {
-        session.invalidateAndCancel()
+        close(.cancelTasks)
+    }
+
+    /// Lets the requests in flight finish, then lets the session go.
+    func finishAndInvalidate() {
+        close(.finishTasks)
+    }
+
+    private func close(_ kind: Invalidation) {
+        let session: URLSession? = state.withLock { state in
+            guard !state.invalidated else { return nil }
+            state.invalidated = true
+            if state.creating > 0 {
+                state.pendingInvalidation = kind
+                return nil
+            }
+            return state.session
+        }
+        if let session { Self.invalidate(session, kind) }
+    }
+
+    private static func invalidate(_ session: URLSession, _ kind: Invalidation) {
+        switch kind {
+        case .cancelTasks: session.invalidateAndCancel()
+        case .finishTasks: session.finishTasksAndInvalidate()
+        }
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

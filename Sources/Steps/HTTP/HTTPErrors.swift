@@ -19,7 +19,17 @@ enum HTTPErrors {
         if code == URLError.timedOut.rawValue {
             return .failure(StepFailure(.timeout, "\(request): no data from the server within the idle timeout", result: result))
         }
-        return .failure(StepFailure(.network, "\(request): \(describe(code)) (URLError \(code))", result: result))
+        return .failure(StepFailure(.network, "\(request): \(describe(code))\(detail(of: error)) (URLError \(code))",
+                                    result: result))
+    }
+
+    /// libcurl's own words, which FoundationNetworking passes on as the
+    /// description (`SSL certificate problem: self-signed certificate`),
+    /// unless it is Foundation's generic text.
+    private static func detail(of error: any Error) -> String {
+        let text = (error as NSError).localizedDescription
+        if text.isEmpty || text.hasPrefix("The operation could not be completed") { return "" }
+        return ": " + text
     }
 
     static func describe(_ code: Int) -> String {

@@ -5,7 +5,6 @@ import FoundationNetworking
 #endif
 import Glibc
 import PromiseEngine
-import Synchronization
 
 /// One request in flight: what arrived so far (status, headers, the body
 /// in memory or in the temporary file of a `save`), and how it ends.
@@ -28,7 +27,7 @@ final class HTTPTransfer: Sendable {
     private let saveTarget: String?
     private let onTransfer: (@Sendable (Int64, Int64?) -> Void)?
     private let started: ContinuousClock.Instant
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var status: Int?

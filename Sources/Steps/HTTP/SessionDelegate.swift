@@ -2,13 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The session's one delegate: routes each task's callbacks to its
 /// `HTTPTransfer`. On Linux a per-task delegate is ignored, so redirect
 /// limits and streaming bodies must go through the session's delegate.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let transfers = Mutex<[Int: HTTPTransfer]>([:])
+    private let transfers = Locked<[Int: HTTPTransfer]>([:])
 
     func add(_ transfer: HTTPTransfer, for task: URLSessionTask) {
         transfers.withLock { $0[task.taskIdentifier] = transfer }

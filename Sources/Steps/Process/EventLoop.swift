@@ -20,7 +20,7 @@ final class EventLoop: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     /// Work handed over by other threads, run in order on the loop thread.
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     private let confined: Confined
 
@@ -46,9 +46,7 @@ final class EventLoop: Sendable {
         confined = Confined()
         // Token 0 is the wake-up descriptor.
         _ = csh_epoll_ctl(epollFD, wakeFD, csh_epollin(), 0, 0)
-        let thread = Thread { [self] in run() }
-        thread.name = "promise-run.io"
-        thread.start()
+        Thread { [self] in run() }.start()
     }
 
     /// Whether the caller runs on the loop thread.
@@ -107,6 +105,7 @@ final class EventLoop: Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        csh_name_thread("promise-run.io")
         var events = [csh_event](repeating: csh_event(), count: 64)
         while true {
             let timeout = millisecondsToNextTimer()

@@ -1,6 +1,5 @@
 import Glibc
 import PromiseEngine
-import Synchronization
 
 /// The process groups a runner started and that may still be alive: the
 /// running steps, and the groups whose leader ended but left processes
@@ -17,7 +16,7 @@ final class ProcessTable: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let loop = EventLoop.shared
 
     /// Adds a started process; false (and nothing added) once the table is

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 @testable import Steps
 
 /// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on
@@ -9,7 +8,8 @@ import Synchronization
 /// (as an `exec` step that never ends; the server exits with the test
 /// process).
 enum HTTPTestServer {
-    private static let started = Mutex<String?>(nil)
+    private static let started = Locked<String?>(nil)
+    private static let startedTLS = Locked<String?>(nil)
     private static let runner = SystemStepRunner()
 
     /// `http://127.0.0.1:PORT`, starting the server on first use.
@@ -23,24 +23,47 @@ enum HTTPTestServer {
         }
     }
 
+    /// `https://127.0.0.1:PORT`: the same routes over TLS, with a
+    /// self-signed certificate (made with openssl) that nothing trusts.
+    static func tlsBaseURL() async throws -> String {
+        if let url = startedTLS.withLock({ $0 }) { return url }
+        let url = try await start(tls: true)
+        return startedTLS.withLock { current in
+            if let current { return current }
+            current = url
+            return url
+        }
+    }
+
     /// `http://127.0.0.1:PORT/path`.
     static func url(_ path: String) async throws -> String {
         try await baseURL() + path
     }
 
-    private static func start() async throws -> String {
+    private static func start(tls: Bool = false) async throws -> String {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures")
         let script = fixtures.appendingPathComponent("http-test-server.py").path
         let folder = NSTemporaryDirectory() + "/steps-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let portFile = folder + "/port"
-        let step = Step.exec(arguments: [.literal("python3"), .literal(script), .literal(portFile)], process: ProcessOptions())
+        var arguments = ["python3", script, portFile]
+        if tls {
+            let certificate = Step.exec(arguments: [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
+            ].map { .literal($0) }, process: ProcessOptions())
+            let made = await runner.run(certificate, in: StepContext(id: "cert", workingDirectory: folder,
+                                                                      environment: testEnvironment)).settled
+            guard made.value != nil else { throw TestServerError(message: "openssl could not make a certificate: \(made)") }
+            arguments += ["--tls", folder + "/cert.pem", folder + "/key.pem"]
+        }
+        let step = Step.exec(arguments: arguments.map { .literal($0) }, process: ProcessOptions())
         let server = runner.run(step, in: StepContext(id: "http-server", workingDirectory: folder, environment: testEnvironment))
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
-                return "http://127.0.0.1:\(port)"
+                return (tls ? "https" : "http") + "://127.0.0.1:\(port)"
             }
             if let outcome = server.outcome {
                 throw TestServerError(message: "the test HTTP server ended: \(outcome)")

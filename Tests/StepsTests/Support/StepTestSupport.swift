@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import Synchronization
 import Testing
 @testable import Steps
 
@@ -82,7 +81,7 @@ struct TemporaryFolder: ~Copyable {
 
 /// Collects the lines a step prints, per stream.
 final class LineCollector: StepOutputSink {
-    private let lines = Mutex<[(PromiseEngine.OutputStream, String)]>([])
+    private let lines = Locked<[(PromiseEngine.OutputStream, String)]>([])
 
     func line(_ text: String, stream: PromiseEngine.OutputStream, step id: String) {
         lines.withLock { $0.append((stream, text)) }

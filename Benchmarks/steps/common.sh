@@ -1,0 +1,82 @@
+# Shared by the Steps benchmark scripts: installs what they need from
+# Debian when it is missing, builds StepsBench in release mode, and starts
+# nginx on a loopback port with a config of its own in a temporary folder.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+work="$(mktemp -d /tmp/steps-bench-XXXXXX)"
+
+cleanup() {
+    if [ -n "${nginx_pid:-}" ]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+need() {
+    local missing=()
+    for pair in "$@"; do
+        local command="${pair%%:*}" package="${pair##*:}"
+        command -v "$command" >/dev/null 2>&1 || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing: ${missing[*]}" >&2
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    fi
+}
+
+# Builds StepsBench. Benchmarks/Package.swift names the root package
+# `promise-run`, and SwiftPM names a path dependency after its folder: a
+# symbolic link called promise-run makes any checkout resolve.
+build_stepsbench() {
+    mkdir -p "$work/link"
+    ln -sfn "$repo" "$work/link/promise-run"
+    swift build -c release --product StepsBench \
+        --package-path "$work/link/promise-run/Benchmarks" \
+        --scratch-path "$repo/Benchmarks/.build" >&2
+    stepsbench="$repo/Benchmarks/.build/release/StepsBench"
+}
+
+# Starts nginx on 127.0.0.1 (a free port) serving $work/www; sets $port.
+start_nginx() {
+    mkdir -p "$work/www" "$work/nginx/logs" "$work/nginx/tmp"
+    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    cat > "$work/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+user root;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+    }
+}
+CONF
+    nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+    nginx_pid=$!
+    for _ in $(seq 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
+        sleep 0.05
+    done
+    echo "nginx did not start" >&2
+    cat "$work/nginx/logs/error.log" >&2
+    exit 1
+}
+
+machine() {
+    echo "$(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), $(swift --version 2>&1 | head -1)"
+}
