@@ -8,8 +8,17 @@ struct ProcessStepRunner: Sendable {
     let configuration: StepsConfiguration
     let table: ProcessTable
 
-    /// `sh COMMAND`: `/bin/sh -c COMMAND`.
+    /// `sh COMMAND`: `/bin/sh -c COMMAND`, or the program directly when the
+    /// command is plain words the shell would only split (`ShellFastPath`).
     func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+        if let words = ShellFastPath.words(command),
+           let executable = try? ExecutableLookup.resolve(words[0], environment: context.environment,
+                                                          workingDirectory: context.workingDirectory) {
+            let request = SpawnRequest(executable: executable, arguments: words, environment: context.environment,
+                                       workingDirectory: context.workingDirectory,
+                                       feedsStandardInput: options.stdin != nil)
+            return run(request, options, in: context)
+        }
         let request = SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
                                    environment: context.environment, workingDirectory: context.workingDirectory,
                                    feedsStandardInput: options.stdin != nil)
