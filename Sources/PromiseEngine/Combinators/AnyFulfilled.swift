@@ -27,15 +27,7 @@ public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value>
             }
         }
     }
-    result.addCancelHandler { inputs.cancel() }
-    result.combineProgress(of: promises)
-    var drain = Drain()
-    for (index, promise) in promises.enumerated() {
-        promise.observe({ pointer, drain in
-            receiver(index, Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true, &drain)
-    }
-    drain.run()
+    result.observeInputs(promises, held: inputs, receiver)
     return result
 }
 

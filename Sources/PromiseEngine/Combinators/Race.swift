@@ -10,13 +10,6 @@ public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value
             inputs.cancel(except: index)
         }
     }
-    result.addCancelHandler { inputs.cancel() }
-    var drain = Drain()
-    for (index, promise) in promises.enumerated() {
-        promise.observe({ pointer, drain in
-            receiver(index, Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true, &drain)
-    }
-    drain.run()
+    result.observeInputs(promises, held: inputs, combinesProgress: false, receiver)
     return result
 }

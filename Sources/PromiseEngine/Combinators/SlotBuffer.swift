@@ -37,6 +37,25 @@ final class SlotBuffer<Element>: @unchecked Sendable {
 }
 
 extension Promise {
+    /// Wires a combinator's result to its inputs: `receiver` hears each
+    /// input's outcome with its index (each input counts `self` among its
+    /// children); cancelling `self` asks every input still held to cancel;
+    /// with `combinesProgress`, `self` reports their mean progress.
+    final func observeInputs<Input>(
+        _ promises: [Promise<Input>], held inputs: CombinatorInputs<Input>, combinesProgress: Bool = true,
+        _ receiver: @escaping @Sendable (Int, Outcome<Input>, inout Drain) -> Void
+    ) {
+        addCancelHandler { inputs.cancel() }
+        if combinesProgress { combineProgress(of: promises) }
+        var drain = Drain()
+        for (index, promise) in promises.enumerated() {
+            promise.observe({ pointer, drain in
+                receiver(index, Outcome<Input>.load(from: pointer), &drain)
+            }, asChild: true, &drain)
+        }
+        drain.run()
+    }
+
     /// Makes `self` report the mean progress of `inputs` once somebody listens.
     final func combineProgress<Input>(of inputs: [Promise<Input>]) {
         guard !inputs.isEmpty else { return }

@@ -31,7 +31,7 @@ extension Filter {
     }
 
     /// A JSON string literal, quotes included.
-    static func jsonQuoted(_ value: String) -> String {
+    public static func jsonQuoted(_ value: String) -> String {
         var quoted = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -1,4 +1,5 @@
 import Foundation
+import PromiseEngine
 
 /// A JSON value with keys in the order written: reports read better that way.
 indirect enum ReportJSON {
@@ -45,23 +46,7 @@ indirect enum ReportJSON {
     }
 
     static func quoted(_ value: String) -> String {
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    quoted += String(format: "\\u%04x", scalar.value)
-                } else {
-                    quoted.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return quoted + "\""
+        Filter.jsonQuoted(value)
     }
 }
 
