@@ -7,10 +7,11 @@
 #
 # Installs hyperfine, nginx and GNU parallel from Debian when missing.
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
-need hyperfine:hyperfine nginx:nginx parallel:parallel curl:curl
+need hyperfine:hyperfine nginx:nginx parallel:parallel curl:curl gcc:gcc
 
 swift build -c release --package-path "$repo" --product promise-run >&2
 bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
+build_spawn_ceiling
 cd "$work"
 echo "# runner benchmarks, $(date -u +%Y-%m-%d), $(machine)"
 
@@ -51,6 +52,7 @@ echo
 echo "## 1,000 true process steps, concurrency 8"
 seq 1000 > numbers
 hyperfine --warmup 2 --runs 10 --export-markdown processes.md \
+    -n "C posix_spawn loop (no runner: the ceiling)" "$spawn_ceiling 1000 8" \
     -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
     -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
     -n "xargs -P 8 -n 1 sh -c true" "xargs -P 8 -n 1 sh -c true < numbers" \

@@ -37,6 +37,13 @@ build_stepsbench() {
     stepsbench="$repo/Benchmarks/.build/release/StepsBench"
 }
 
+# Builds the C posix_spawn loop that is the ceiling for process steps
+# (spawn-ceiling.c); sets $spawn_ceiling.
+build_spawn_ceiling() {
+    spawn_ceiling="$work/spawn-ceiling"
+    cc -O2 -o "$spawn_ceiling" "$here/spawn-ceiling.c"
+}
+
 # Starts nginx on 127.0.0.1 (a free port) serving $work/www; sets $port.
 start_nginx() {
     mkdir -p "$work/www" "$work/nginx/logs" "$work/nginx/tmp"

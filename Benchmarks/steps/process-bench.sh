@@ -6,11 +6,13 @@
 #   bash Benchmarks/steps/process-bench.sh [runs]
 source "$(dirname "$0")/common.sh"
 runs="${1:-10}"
-need hyperfine:hyperfine parallel:parallel
+need hyperfine:hyperfine parallel:parallel gcc:gcc
 build_stepsbench
+build_spawn_ceiling
 seq 1000 > "$work/items"
 echo "## process spawns: $(machine)"
 hyperfine --warmup 2 --runs "$runs" -N --export-markdown "$work/spawn.md" \
+    -n 'C posix_spawn loop (no runner: the ceiling)' "$spawn_ceiling 1000 8" \
     -n 'StepsBench: 1000 sh "true" steps, 8 at once' "$stepsbench spawn 1000 8 sh" \
     -n 'StepsBench: 1000 exec "true" steps, 8 at once' "$stepsbench spawn 1000 8 exec" \
     -n 'xargs -P 8 -n 1 sh -c true' "bash -c 'xargs -P 8 -n 1 sh -c true < $work/items'" \
