@@ -15,4 +15,16 @@ static inline void sync_annotate_acquire(const void *addr) {
 static inline void sync_annotate_release(const void *addr) {
     if (__tsan_release) __tsan_release((void *)addr);
 }
+
+// How deep this thread is in notifying promise observers (PromiseEngine's
+// Drain), and the work it deferred until it is out (`Propagation`). Swift
+// has no thread-local variables of its own; these are C11 ones.
+extern _Thread_local long csync_propagation_depth;
+extern _Thread_local void *csync_propagation_deferred;
+
+static inline long csync_propagation_enter(void) { return csync_propagation_depth++; }
+static inline long csync_propagation_leave(void) { return --csync_propagation_depth; }
+static inline long csync_propagation_current_depth(void) { return csync_propagation_depth; }
+static inline void *csync_propagation_deferred_get(void) { return csync_propagation_deferred; }
+static inline void csync_propagation_deferred_set(void *list) { csync_propagation_deferred = list; }
 #endif

@@ -65,8 +65,11 @@ extension WorkflowExecutor {
             case .http: slots = httpSlots
             default: slots = nil
             }
-            let slot = slots?.acquire(in: context.cancel) ?? Promise(value: ())
-            return slot.then { [self] () -> Promise<StepResult?> in
+            let lease = slots?.lease(in: context.cancel)
+            let granted = lease?.granted ?? Promise(value: ())
+            return granted.then { [self] () -> Promise<StepResult?> in
+                // The group may have been cancelled while this step waited.
+                guard !context.cancel.isCancelled else { return .cancelled() }
                 recorder.start(id)
                 let running: Promise<StepResult>
                 do {
@@ -74,13 +77,11 @@ extension WorkflowExecutor {
                     let stepContext = try makeStepContext(node, id: id, in: context.values)
                     running = runner.run(resolved, in: stepContext)
                 } catch {
-                    slots?.release()
                     return Promise(error: error)
                 }
-                return cancellable(running, timeout: node.attributes.timeout, in: context)
-                    .ensure { slots?.release() }
-                    .map { $0 }
+                return cancellable(running, timeout: node.attributes.timeout, in: context).map { $0 }
             }
+            .ensure { lease?.release() }
         }
     }
 

@@ -1,11 +1,19 @@
-/// A counting semaphore made of promises: `acquire` gives a promise of a
-/// slot, fulfilled at once when one is free, else when one is released, in
-/// first-come order. No thread blocks and nothing polls. A wait can be
-/// cancelled (through the scope it was made in); it then settles as
-/// cancelled and leaves the queue.
+import Synchronization
+
+/// A counting semaphore made of promises: `lease` gives a claim whose
+/// `granted` promise is fulfilled at once when a slot is free, else when one
+/// is released, in first-come order. No thread blocks and nothing polls. A
+/// wait can be cancelled (through the scope it was made in); it then settles
+/// as cancelled and leaves the queue.
+///
+/// A freed slot goes to the next waiter only once the releasing thread has
+/// delivered the outcome that freed it (`Propagation.defer`): when a step's
+/// failure makes its fail-fast group cancel the others, they are cancelled
+/// before a slot could start one of them.
 public final class Slots: Sendable {
     private struct Waiter {
         let id: Int
+        let lease: SlotLease
         let resolver: Resolver<Void>
     }
 
@@ -24,10 +32,12 @@ public final class Slots: Sendable {
         state = Lock(State(available: max(1, capacity)))
     }
 
-    /// A promise fulfilled when this caller holds a slot. Release it with
-    /// `release()` exactly once after the promise is fulfilled.
-    public func acquire(in scope: CancelScope) -> Promise<Void> {
-        let (promise, resolver) = Promise<Void>.pending()
+    /// A claim on one slot. Call `release()` on it when the work is done, on
+    /// every path: it gives the slot back if the claim holds one (even one
+    /// granted after its holder stopped caring) and does nothing otherwise.
+    public func lease(in scope: CancelScope) -> SlotLease {
+        let (granted, resolver) = Promise<Void>.pending()
+        let lease = SlotLease(slots: self, granted: granted)
         let id: Int? = state.withLock { state in
             if state.available > 0 && state.head == state.waiters.count {
                 state.available -= 1
@@ -35,33 +45,40 @@ public final class Slots: Sendable {
             }
             let id = state.nextID
             state.nextID += 1
-            state.waiters.append(Waiter(id: id, resolver: resolver))
+            state.waiters.append(Waiter(id: id, lease: lease, resolver: resolver))
             return id
         }
         guard let id else {
+            lease.markHeld()
             resolver.fulfill()
-            return promise
+            return lease
         }
         let registration = scope.onCancel { [self] in self.abandon(id) }
-        return promise.ensure { scope.removeHandler(registration) }
+        granted.observeNow(asChild: false) { _ in scope.removeHandler(registration) }
+        return lease
     }
 
-    /// Gives a slot back: the first waiter gets it.
-    public func release() {
-        let next: Resolver<Void>? = state.withLock { state in
-            guard state.head < state.waiters.count else {
-                state.available += 1
-                return nil
+    /// Gives a slot back: the first waiter gets it, once this thread has
+    /// delivered what it is delivering.
+    fileprivate func giveBack() {
+        Propagation.defer { [self] in
+            let next: Waiter? = state.withLock { state in
+                guard state.head < state.waiters.count else {
+                    state.available += 1
+                    return nil
+                }
+                let waiter = state.waiters[state.head]
+                state.head += 1
+                if state.head > 64 && state.head * 2 > state.waiters.count {
+                    state.waiters.removeFirst(state.head)
+                    state.head = 0
+                }
+                return waiter
             }
-            let waiter = state.waiters[state.head]
-            state.head += 1
-            if state.head > 64 && state.head * 2 > state.waiters.count {
-                state.waiters.removeFirst(state.head)
-                state.head = 0
-            }
-            return waiter.resolver
+            guard let next else { return }
+            next.lease.markHeld()
+            next.resolver.fulfill()
         }
-        next?.fulfill()
     }
 
     /// A cancelled wait leaves the queue.
@@ -76,5 +93,31 @@ public final class Slots: Sendable {
     /// Slots in use (for tests and the console).
     public var inUse: Int {
         state.withLock { capacity - $0.available }
+    }
+}
+
+/// One holder's claim on a slot of `Slots`.
+public final class SlotLease: Sendable {
+    /// Fulfilled when the claim holds a slot; cancelled if the wait was.
+    public let granted: Promise<Void>
+    private let slots: Slots
+    private let held = Atomic<Bool>(false)
+
+    fileprivate init(slots: Slots, granted: Promise<Void>) {
+        self.slots = slots
+        self.granted = granted
+    }
+
+    /// Set before `granted` is fulfilled, so a holder that stopped caring
+    /// (its promise cancelled before its handler ran) still gives it back.
+    fileprivate func markHeld() {
+        held.store(true, ordering: .releasing)
+    }
+
+    /// Gives the slot back if this claim holds it; later calls do nothing.
+    public func release() {
+        if held.exchange(false, ordering: .acquiringAndReleasing) {
+            slots.giveBack()
+        }
     }
 }

@@ -58,10 +58,17 @@ struct Drain {
     }
 
     /// Notifies queued promises' observers until nothing is left.
+    /// Work deferred with `Propagation.defer` meanwhile runs after the
+    /// outermost loop on this thread.
     @inlinable
     mutating func run() {
-        while let item = pop() {
+        guard var item = pop() else { return }
+        Propagation.enter()
+        while true {
             item.fire(item.promise, &self)
+            guard let next = pop() else { break }
+            item = next
         }
+        Propagation.leave()
     }
 }

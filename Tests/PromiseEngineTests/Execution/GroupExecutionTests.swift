@@ -74,6 +74,23 @@ struct GroupExecutionTests {
         #expect(run.statuses == ["a cancelled", "b failed", "c skipped"])
     }
 
+    @Test("fail-fast with -j: steps still waiting for a slot are skipped, never started, when a sibling fails")
+    func failFastWithQueuedSteps() {
+        let run = ExecutorHarness("""
+        parallel {
+          a: sh "wait a"
+          b: sh "wait b"
+          c: sh "wait c"
+        }
+        """, jobs: 1)
+        #expect(run.runner.waitingNames == ["a"])
+        run.runner.fail("a", exit: 1)
+        #expect(!run.runner.events.events.contains("start b"))
+        #expect(!run.runner.events.events.contains("start c"))
+        #expect(run.statuses == ["a failed", "b skipped", "c skipped"])
+        #expect(run.executor.processSlots.inUse == 0)
+    }
+
     @Test("keep-going: every child runs to its end; the group fails afterwards with all failures")
     func keepGoing() {
         let run = ExecutorHarness("""

@@ -1,0 +1,98 @@
+import Testing
+@testable import PromiseEngine
+
+@Suite("Propagation.defer: work after the outcome has been delivered")
+struct PropagationTests {
+    @Test("work deferred in a handler runs after every later inline handler of the same delivery")
+    func deferredRunsAfterTheChain() {
+        let log = Recorder<String>()
+        let (promise, resolver) = Promise<Int>.pending()
+        let first = promise.map { value -> Int in
+            Propagation.defer { log.record("deferred") }
+            log.record("first")
+            return value + 1
+        }
+        let second = first.map { value -> Int in
+            log.record("second")
+            return value + 1
+        }
+        second.done { _ in log.record("done") }
+        resolver.fulfill(1)
+        #expect(log.events == ["first", "second", "done", "deferred"])
+        #expect(!Propagation.isDelivering)
+    }
+
+    @Test("outside a delivery, deferred work runs at once")
+    func runsAtOnceOutsideADelivery() {
+        let log = Recorder<String>()
+        Propagation.defer { log.record("now") }
+        #expect(log.events == ["now"])
+    }
+
+    @Test("what deferred work settles is delivered, and may defer again")
+    func deferredWorkSettlesPromises() {
+        let log = Recorder<String>()
+        let (inner, innerResolver) = Promise<Void>.pending()
+        inner.done {
+            Propagation.defer { log.record("inner deferred") }
+            log.record("inner done")
+        }
+        let (outer, outerResolver) = Promise<Void>.pending()
+        outer.done {
+            Propagation.defer {
+                log.record("outer deferred")
+                innerResolver.fulfill()
+            }
+            log.record("outer done")
+        }
+        outerResolver.fulfill()
+        #expect(log.events == ["outer done", "outer deferred", "inner done", "inner deferred"])
+    }
+}
+
+@Suite("Slots: leases on a counting semaphore of promises")
+struct SlotsTests {
+    @Test("a lease granted after its holder gave up still returns the slot")
+    func abandonedHolderReturnsTheSlot() {
+        let slots = Slots(capacity: 1)
+        let scope = CancelScope()
+        let first = slots.lease(in: scope)
+        #expect(first.granted.state_ == "fulfilled(())")
+        let second = slots.lease(in: scope)
+        #expect(second.granted.state_ == "pending")
+        // The holder's promise is cancelled before its handler could run.
+        let work = second.granted.then { () -> Promise<Int> in Promise(value: 1) }
+        let done = work.ensure { second.release() }
+        done.cancel()
+        first.release()
+        #expect(done.state_ == "cancelled")
+        #expect(slots.inUse == 0)
+        let third = slots.lease(in: scope)
+        #expect(third.granted.state_ == "fulfilled(())")
+    }
+
+    @Test("release is idempotent: a lease gives back at most one slot")
+    func releaseOnce() {
+        let slots = Slots(capacity: 2)
+        let scope = CancelScope()
+        let lease = slots.lease(in: scope)
+        lease.release()
+        lease.release()
+        #expect(slots.inUse == 0)
+        let a = slots.lease(in: scope), b = slots.lease(in: scope), c = slots.lease(in: scope)
+        #expect(a.granted.state_ == "fulfilled(())" && b.granted.state_ == "fulfilled(())" && c.granted.state_ == "pending")
+    }
+
+    @Test("a wait cancelled through its scope leaves the queue and holds nothing")
+    func cancelledWait() {
+        let slots = Slots(capacity: 1)
+        let holder = slots.lease(in: CancelScope())
+        let scope = CancelScope()
+        let waiting = slots.lease(in: scope)
+        scope.cancel()
+        #expect(waiting.granted.state_ == "cancelled")
+        waiting.release()
+        holder.release()
+        #expect(slots.inUse == 0)
+    }
+}
