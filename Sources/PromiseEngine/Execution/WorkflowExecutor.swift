@@ -133,11 +133,9 @@ public final class WorkflowExecutor: Sendable {
         let runTimer = configuration.timeout.map { limit in
             clock.schedule(after: limit) { [self] in self.interrupt(.timedOut) }
         }
-        let body = firstly { () throws(RunError) -> Promise<Void> in
-            try declareTopLevelVariables(in: context.values)
-            return limit(timeout: workflow.timeout, id: workflow.name, in: context) { context in
-                self.runBlock(self.workflow.body, context)
-            }
+        let block = workflow.bodyWithVariables(overrides: configuration.variableOverrides)
+        let body = limit(timeout: workflow.timeout, id: workflow.name, in: context) { context in
+            self.runBlock(block, context)
         }
         return body.derive(.inline, .outcome { [self] outcome in
             runTimer?.cancel()
@@ -157,19 +155,6 @@ public final class WorkflowExecutor: Sendable {
                                    records: recorder.records(), startedAt: startedAt, duration: clock.now() - start)
             return .outcome(.fulfilled(result))
         })
-    }
-
-    private func declareTopLevelVariables(in values: ValueScope) throws(RunError) {
-        for variable in workflow.variables {
-            let value: String
-            if let override = configuration.variableOverrides[variable.name] {
-                value = override
-            } else {
-                value = try interpolator.render(variable.value, in: values, stepID: "var \(variable.name)")
-            }
-            if variable.isSecret { secrets.add(value) }
-            values.declare(variable.name, value: value, secret: variable.isSecret)
-        }
     }
 
     func masked(_ error: RunError) -> RunError {

@@ -18,6 +18,8 @@ struct Lowering {
     /// whole in memory).
     func lower(_ file: consuming SyntaxFile) -> Workflow {
         var variables: [VariableDeclaration] = []
+        // For each variable, how many other statements follow it.
+        var followers: [Int] = []
         var statements: [Statement] = []
         var syntax = file.body.statements
         file.body.statements = []
@@ -25,6 +27,7 @@ struct Lowering {
         while let statement = syntax.popLast() {
             if case .variable(let variable) = statement {
                 variables.append(lower(variable))
+                followers.append(statements.count)
             } else {
                 statements.append(lower(statement))
             }
@@ -37,7 +40,8 @@ struct Lowering {
             directory: Lowering.directory(of: source.path),
             timeout: file.timeout,
             variables: variables,
-            body: Block(statements: statements))
+            body: Block(statements: statements),
+            variablePlacement: followers.reversed().map { statements.count - $0 })
     }
 
     /// The file name without folder and extension; `stdin` for `-`.

@@ -14,14 +14,44 @@ public struct Workflow: Sendable {
     public var variables: [VariableDeclaration]
     /// Everything else at the top level, in order.
     public var body: Block
+    /// Where each of `variables` stands in the body: the number of body
+    /// statements before it. A variable is a statement of the chain like
+    /// any other (it may refer to a step before it, and a failure in it is
+    /// the chain's failure).
+    public var variablePlacement: [Int]
 
-    public init(name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration], body: Block) {
+    /// - Parameter variablePlacement: see the property; nil puts every
+    ///   variable before the body.
+    public init(name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration],
+                body: Block, variablePlacement: [Int]? = nil) {
         self.name = name
         self.source = source
         self.directory = directory
         self.timeout = timeout
         self.variables = variables
         self.body = body
+        self.variablePlacement = variablePlacement ?? Array(repeating: 0, count: variables.count)
+    }
+
+    /// The body with the top-level variables in their places, as the
+    /// executor runs it; `overrides` (`--var`) replace their values.
+    public func bodyWithVariables(overrides: [String: String]) -> Block {
+        guard !variables.isEmpty else { return body }
+        var statements: [Statement] = []
+        statements.reserveCapacity(body.statements.count + variables.count)
+        var next = 0
+        for index in 0...body.statements.count {
+            while next < variables.count, variablePlacement[next] <= index {
+                var variable = variables[next]
+                if let override = overrides[variable.name] { variable.value = .literal(override) }
+                statements.append(.variable(variable))
+                next += 1
+            }
+            if index < body.statements.count { statements.append(body.statements[index]) }
+        }
+        var block = body
+        block.statements = statements
+        return block
     }
 
     /// The workflow file's path as given (`-` for standard input).

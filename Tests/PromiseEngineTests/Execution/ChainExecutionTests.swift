@@ -175,4 +175,43 @@ struct ChainExecutionTests {
         #expect(run.statuses.prefix(2) == ["quick succeeded", "slow skipped"])
         #expect(run.observer.logs.events == ["absent"])
     }
+
+    @Test("a top-level var is a statement of the chain: it sees the steps before it")
+    func topLevelVariableAfterAStep() {
+        let run = ExecutorHarness("""
+        ver: sh "echo 1.2.3"
+        var version = "v{{ver.stdout}}"
+        log "{{version}}"
+        """)
+        #expect(run.outcome?.status == .succeeded)
+        #expect(run.observer.logs.events == ["v1.2.3"])
+    }
+
+    @Test("a top-level var that fails is the chain's failure: later steps skip, catch and ensure run")
+    func failingTopLevelVariable() {
+        let run = ExecutorHarness("""
+        a: log "first"
+        var home = "{{env.PROMISE_RUN_UNSET}}"
+        b: sh "ok"
+        catch {
+          log "caught {{error.kind}}"
+        }
+        ensure {
+          log "cleanup"
+        }
+        """)
+        #expect(run.statuses.prefix(2) == ["a succeeded", "b skipped"])
+        #expect(run.observer.logs.events == ["first", "caught reference", "cleanup"])
+        #expect(run.outcome?.status == .succeeded)
+    }
+
+    @Test("--var replaces a top-level var's value where it stands")
+    func overriddenTopLevelVariable() {
+        let run = ExecutorHarness("""
+        log "before"
+        var mode = "{{env.PROMISE_RUN_UNSET}}"
+        log "mode {{mode}}"
+        """, variables: ["mode": "fast"])
+        #expect(run.observer.logs.events == ["before", "mode fast"])
+    }
 }
