@@ -4,7 +4,8 @@ import Steps
 
 /// Runs a checked workflow: wires the executor to the real steps, the
 /// console and the reports, handles signals, and gives the exit code
-/// (0 succeeded, 1 failed, 124 --timeout, 130/143 interrupted).
+/// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
+/// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
@@ -31,7 +32,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     }
     let signals = SignalWatcher(
         first: { signal in
-            console.note(style.yellow("⊘ \(signal == SIGTERM ? "SIGTERM" : "SIGINT"): stopping; running ensures (send it again to stop at once)"))
+            console.note(style.yellow("⊘ \(SignalWatcher.name(of: signal)): stopping; running ensures (send it again to stop at once)"))
             executor.interrupt()
         },
         second: { signal in

@@ -95,9 +95,9 @@ struct CancellationEndToEndTests {
         #expect(run.step("never")?["exit"] as? Int == 5)
     }
 
-    @Test("SIGINT or SIGTERM to the runner's pid: processes killed, ensures run, reports written, 130/143")
+    @Test("SIGINT, SIGTERM or SIGHUP to the runner's pid: processes killed, ensures run, reports written, 130/143/129")
     func signals() async throws {
-        for (signal, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        for (signal, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
             let space = try Workspace()
             defer { space.remove() }
             let sleep = try markedSleep(in: space.folder)
@@ -182,6 +182,39 @@ struct ValuesEndToEndTests {
         let everything = outcome.stdout + outcome.stderr + (space.read("r.json") ?? "") + (space.read("r.xml") ?? "") + (space.read("r.html") ?? "")
         #expect(!everything.contains("secret-42"))
         #expect(outcome.stdout.contains("***"))
+    }
+
+    @Test("secrets stay masked when quoted in messages, split into lines, filtered, or printed by graph")
+    func secretsMaskedInEveryForm() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", #"""
+        secret pw = 'Pa"ss\wordXYZ'
+        secret key = """
+          -----BEGIN TEST KEY-----
+          AAAAsecretpartONE
+          BBBBsecretpartTWO
+          -----END TEST KEY-----
+          """
+        var auth = "user:{{pw}}"
+        a: sh "printf '%s\\n' {{pw | shell}} >&2; printf '%s\\n' {{key | shell}}; exit 1"
+        catch {
+          log "LOG {{auth | url}} {{auth | json}} {{auth | shell}}"
+          rethrow
+        }
+        """#)
+        let outcome = try Binary.run(
+            ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
+            in: space.folder)
+        #expect(outcome.status == 1)
+        let tree = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        let json = try Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
+        let everything = [outcome.stdout, outcome.stderr, space.read("r.json") ?? "", space.read("r.xml") ?? "",
+                          space.read("r.html") ?? "", tree.stdout, json.stdout].joined(separator: "\n")
+        #expect(!everything.contains("wordXYZ"))
+        #expect(!everything.contains("secretpart"))
+        #expect(outcome.stdout.contains("LOG "))
+        #expect(tree.stdout.contains("secret pw = ***"))
     }
 
     @Test("a reference that cannot be resolved fails with kind reference at file:line:col")

@@ -53,4 +53,14 @@ struct ShellFastPathTests {
         #expect(failed.result?.exitCode == 127)
         #expect(failed.result?.stderr?.text.contains("not found") == true)
     }
+
+    @Test("a script without a #! line runs as a shell script, as the shell would run it")
+    func scriptWithoutInterpreterLine() async throws {
+        let folder = TemporaryFolder()
+        let script = folder.file("noshebang.sh")
+        try "echo from the script $((20 + 22))\n".write(toFile: script, atomically: true, encoding: .utf8)
+        #expect(chmod(script, 0o755) == 0)
+        let result = try #require(value(await run(sh("./noshebang.sh"), runner, in: folder.context())))
+        #expect(result.stdout?.text == "from the script 42\n")
+    }
 }

@@ -37,7 +37,7 @@ public struct JSONRenderer: Sendable {
 
     private func variable(_ declaration: VariableDeclaration) -> JSONValue {
         .object([("type", .string(declaration.isSecret ? "secret" : "var")), ("name", .string(declaration.name)),
-                 ("value", template(declaration.value))] + location(declaration.location))
+                 ("value", declaration.isSecret ? .string("***") : template(declaration.value))] + location(declaration.location))
     }
 
     private func location(_ location: SourceLocation) -> [(String, JSONValue)] {

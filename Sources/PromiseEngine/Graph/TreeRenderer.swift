@@ -52,7 +52,8 @@ public struct TreeRenderer: Sendable {
             let shown = scope!.isSecret(variable.name) ? "***" : (scope!.value(of: variable.name).map { "\"" + $0.escapedForTemplate() + "\"" } ?? quoted(variable.value, scope))
             return TreeItem("\(keyword) \(variable.name) = \(shown)")
         }
-        return TreeItem("\(keyword) \(variable.name) = \(quoted(variable.value, nil))")
+        // A secret's value is never printed, even as written in the file.
+        return TreeItem("\(keyword) \(variable.name) = \(variable.isSecret ? "***" : quoted(variable.value, nil))")
     }
 
     private func item(_ node: Node, _ scope: DryRunValues?) -> TreeItem {

@@ -21,13 +21,21 @@ extension Filter {
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 
-    /// One word for a POSIX shell: `'it'\''s'`.
+    /// One word for a POSIX shell: `'it'\''s'`. Works on bytes, as the
+    /// shell does: an apostrophe followed by a combining mark is one
+    /// Character to Swift but still ends a quote for the shell.
     static func shellQuoted(_ value: String) -> String {
-        var quoted = "'"
-        for character in value {
-            if character == "'" { quoted += "'\\''" } else { quoted.append(character) }
+        var quoted: [UInt8] = [UInt8(ascii: "'")]
+        quoted.reserveCapacity(value.utf8.count + 2)
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: "'") {
+                quoted += Array("'\\''".utf8)
+            } else {
+                quoted.append(byte)
+            }
         }
-        return quoted + "'"
+        quoted.append(UInt8(ascii: "'"))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// A JSON string literal, quotes included.

@@ -21,7 +21,7 @@ enum Summary {
         case .failed: headline = style.red("✗ \(result.workflow) failed")
         case .timedOut: headline = style.red("✗ \(result.workflow) timed out (--timeout)")
         case .interrupted:
-            let name = signal == 15 ? "SIGTERM" : "SIGINT"
+            let name = signal.map(SignalWatcher.name(of:)) ?? "SIGINT"
             headline = style.yellow("⊘ \(result.workflow) interrupted by \(name)")
         }
         headline += " in \(Format.duration(wall))"

@@ -17,12 +17,17 @@ struct ProcessStepRunner: Sendable {
             let request = SpawnRequest(executable: executable, arguments: words, environment: context.environment,
                                        workingDirectory: context.workingDirectory,
                                        feedsStandardInput: options.stdin != nil)
-            return run(request, options, in: context)
+            // A script without a `#!` line cannot be executed directly; the
+            // shell would run it as a shell script, and so does the fallback.
+            return run(request, options, in: context, onNotExecutable: shellRequest(command, options, context))
         }
-        let request = SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
-                                   environment: context.environment, workingDirectory: context.workingDirectory,
-                                   feedsStandardInput: options.stdin != nil)
-        return run(request, options, in: context)
+        return run(shellRequest(command, options, context), options, in: context)
+    }
+
+    private func shellRequest(_ command: String, _ options: ProcessOptions, _ context: StepContext) -> SpawnRequest {
+        SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
+                     environment: context.environment, workingDirectory: context.workingDirectory,
+                     feedsStandardInput: options.stdin != nil)
     }
 
     /// `exec PROGRAM ARGS...`: the program found in the step's PATH.
@@ -42,13 +47,20 @@ struct ProcessStepRunner: Sendable {
         return run(request, options, in: context)
     }
 
-    private func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    /// - Parameter onNotExecutable: what to start instead when the program
+    ///   is not an executable format (ENOEXEC).
+    private func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
+                     onNotExecutable fallback: SpawnRequest? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
         let started = ContinuousClock.now
         let child: SpawnedChild
         do {
-            child = try Spawner.spawn(request)
+            do {
+                child = try Spawner.spawn(request)
+            } catch where error.code == ENOEXEC && fallback != nil {
+                child = try Spawner.spawn(fallback!)
+            }
         } catch {
             return Promise(error: StepFailure(.spawn, error.message, result: StepResult(duration: started.duration(to: .now))))
         }

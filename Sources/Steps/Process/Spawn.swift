@@ -28,6 +28,8 @@ struct SpawnedChild {
 /// Why a program could not be started.
 struct SpawnError: Error, CustomStringConvertible {
     var message: String
+    /// The system's error number when the program could not be executed.
+    var code: Int32 = 0
     var description: String { message }
 }
 
@@ -64,7 +66,7 @@ enum Spawner {
 
         guard result == 0 else {
             closeAll()
-            throw SpawnError(message: describeFailure(result, request))
+            throw SpawnError(message: describeFailure(result, request), code: result)
         }
 
         let pidFD = csh_pidfd_open(pid)

@@ -11,6 +11,11 @@ struct FilterFunctionsTests {
     @Test func shell() {
         #expect(Filter.shell.apply(to: "it's a $x") == #"'it'\''s a $x'"#)
         #expect(Filter.shell.apply(to: "") == "''")
+        // An apostrophe with a combining mark after it is one Character to
+        // Swift but an apostrophe to the shell: it must still be escaped.
+        let sneaky = "x'\u{301}; touch pwned; echo '"
+        let expected = #"'x'\''"# + "\u{301}" + #"; touch pwned; echo '\'''"#
+        #expect(Array(Filter.shell.apply(to: sneaky).utf8) == Array(expected.utf8))
     }
 
     @Test func json() {
