@@ -72,6 +72,9 @@ final class RunRecorder: Sendable {
             let produced = result ?? failure?.result
             entry.record.exitCode = produced?.exitCode
             entry.record.httpStatus = produced?.status
+            // An earlier run of the step (a group's retry) leaves nothing.
+            entry.record.failure = nil
+            entry.record.outputTail = nil
             if var failure {
                 failure.message = secrets.mask(failure.message)
                 failure.result = nil

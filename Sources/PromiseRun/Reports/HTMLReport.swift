@@ -99,17 +99,26 @@ enum HTMLReport {
     ]
 
     /// The chain of steps that decided when the run ended: from the step
-    /// that ended last, back through the step that ended last before it began.
+    /// that ended last, back through the step that ended last before it
+    /// began. O(n log n): one sort by end, then a binary search per link.
     static func criticalPath(_ records: [StepRecord], runStart: Double) -> Set<String> {
         func end(_ record: StepRecord) -> Double { (record.startedAt ?? runStart) + (record.duration?.seconds ?? 0) }
+        let byEnd = records.filter { $0.startedAt != nil }.map { (end: end($0), record: $0) }.sorted { $0.end < $1.end }
         var path: Set<String> = []
-        guard var current = records.max(by: { end($0) < end($1) }) else { return path }
-        path.insert(current.id)
-        while let start = current.startedAt {
-            let before = records.filter { !path.contains($0.id) && end($0) <= start + 0.005 }
-            guard let previous = before.max(by: { end($0) < end($1) }) else { break }
-            path.insert(previous.id)
-            current = previous
+        guard var index = byEnd.indices.last else { return path }
+        path.insert(byEnd[index].record.id)
+        while let start = byEnd[index].record.startedAt {
+            // The last record before this one in end order that ended by
+            // the time this one started (with 5 ms of slack).
+            let limit = start + 0.005
+            var low = 0, high = index
+            while low < high {
+                let middle = (low + high) / 2
+                if byEnd[middle].end <= limit { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { break }
+            index = low - 1
+            path.insert(byEnd[index].record.id)
         }
         return path
     }

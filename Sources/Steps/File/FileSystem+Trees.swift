@@ -60,9 +60,15 @@ extension FileSystem {
                 if count == 0 { break }
                 try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[..<count]), path: destination)
             }
-            try Self.commit(output, temporary: temporary, to: destination)
         } catch {
             close(output)
+            unlink(temporary)
+            throw error
+        }
+        // `commit` closes the descriptor whatever happens.
+        do {
+            try Self.commit(output, temporary: temporary, to: destination)
+        } catch {
             unlink(temporary)
             throw error
         }

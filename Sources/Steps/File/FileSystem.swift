@@ -87,9 +87,15 @@ struct FileSystem: Sendable {
             var existing = stat()
             if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
             try writeAll(fd, contents, path: temporary)
-            try Self.commit(fd, temporary: temporary, to: path)
         } catch {
             close(fd)
+            unlink(temporary)
+            throw error
+        }
+        // `commit` closes the descriptor whatever happens.
+        do {
+            try Self.commit(fd, temporary: temporary, to: path)
+        } catch {
             unlink(temporary)
             throw error
         }

@@ -114,6 +114,24 @@ struct TimeExecutionTests {
         #expect(run.record("step")?.attempts == 2)
     }
 
+    @Test("a step that fails and then succeeds in a group's retry is reported succeeded, without the old error")
+    func groupRetryClearsTheFailure() {
+        let run = ExecutorHarness("""
+        deploy: sequence {
+          retry 1
+          step: sh "wait step"
+        }
+        """)
+        run.runner.fail("step", exit: 3)
+        run.runner.release("step")
+        #expect(run.outcome?.status == .succeeded)
+        let record = run.record("step")
+        #expect(record?.status == .succeeded)
+        #expect(record?.attempts == 2)
+        #expect(record?.failure == nil)
+        #expect(record?.exitCode == 0)
+    }
+
     @Test("an interrupt cancels what runs, skips what has not started, runs ensures")
     func interrupt() {
         let run = ExecutorHarness("""
