@@ -128,6 +128,7 @@ enum Arguments {
         var reader = OptionReader(arguments)
         var file: String?
         var options = RunOptions(file: "")
+        var outputGiven = false
         while let argument = reader.next() {
             if reader.isPositional(argument) {
                 if argument == "check" || argument == "graph" {
@@ -173,6 +174,7 @@ enum Arguments {
                 options.reports.append(ReportRequest(format: format, path: path))
             case "--output":
                 options.output = try reader.choice(for: argument, OutputMode.self)
+                outputGiven = true
             case "--color":
                 options.color = try reader.choice(for: argument, ColorMode.self)
             case "-q", "--quiet":
@@ -190,6 +192,9 @@ enum Arguments {
         }
         guard let file else { throw UsageError(message: "no workflow file given") }
         options.file = file
+        // -q shows failures and the final line: no step output either,
+        // unless --output asks for it.
+        if options.verbosity == .quiet && !outputGiven { options.output = .quiet }
         return options
     }
 

@@ -30,7 +30,7 @@ enum HelpText {
               --output MODE           step output: prefixed (default), grouped or quiet
               --color WHEN            auto (default), always or never; NO_COLOR turns
                                       auto off
-          -q, --quiet                 less output
+          -q, --quiet                 only failures and the final line
           -v, --verbose               more output
               --dry-run               print the tree with the values known before
                                       running; run nothing

@@ -41,7 +41,16 @@ struct ConsoleEndToEndTests {
         let q = try space.run(Self.workflow, ["-q"])
         #expect(!q.stdout.contains("step  kind"))
         #expect(!q.stdout.contains("✓ a"))
+        #expect(!q.stdout.contains("a1"), "-q shows no step output")
         #expect(q.stdout.contains("succeeded in"))
+        let failing = try space.run("""
+        log "LOG hidden"
+        a: sh "echo quiet-out; echo broke-here >&2; exit 3"
+        """, ["-q"])
+        #expect(failing.status == 1)
+        #expect(!failing.stdout.contains("quiet-out") && !failing.stdout.contains("LOG hidden"))
+        #expect(failing.stdout.contains("✗ a"))
+        #expect((failing.stdout + failing.stderr).contains("broke-here"), "a failure shows the end of its stderr")
     }
 
     @Test("-v shows each step's start with its command")

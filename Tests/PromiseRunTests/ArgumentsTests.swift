@@ -45,6 +45,16 @@ struct ArgumentsTests {
         #expect(options.file == "-")
     }
 
+    @Test("-q hides step output unless --output is given, in either order")
+    func quietHidesStepOutput() throws {
+        guard case .run(let quiet) = try parse("-q f").get() else { Issue.record("not run"); return }
+        #expect(quiet.output == .quiet)
+        guard case .run(let before) = try parse("--output grouped -q f").get() else { Issue.record("not run"); return }
+        #expect(before.output == .grouped)
+        guard case .run(let after) = try parse("-q --output prefixed f").get() else { Issue.record("not run"); return }
+        #expect(after.output == .prefixed)
+    }
+
     @Test func doubleDashAllowsFileNamesStartingWithADash() throws {
         guard case .run(let options) = try parse("-- -odd.workflow").get() else { Issue.record("not run"); return }
         #expect(options.file == "-odd.workflow")
