@@ -156,6 +156,25 @@ struct GroupEndToEndTests {
         #expect(going.statuses == ["one failed", "two succeeded", "three failed"])
     }
 
+    @Test("fail-fast with -j: steps waiting for a slot never start once a sibling failed")
+    func failFastWithQueuedSteps() throws {
+        for _ in 0..<3 {
+            let space = try Workspace()
+            defer { space.remove() }
+            let run = try space.run("""
+            parallel {
+              test: sh "sleep 0.1; exit 1"
+              build: sh "touch started.build"
+              deploy: exec "touch" "started.deploy"
+            }
+            """, ["-j", "1"])
+            #expect(run.status == 1)
+            #expect(run.statuses == ["test failed", "build skipped", "deploy skipped"])
+            #expect(space.read("started.build") == nil)
+            #expect(space.read("started.deploy") == nil)
+        }
+    }
+
     @Test("race: the first to finish wins and the rest are killed; any: first success")
     func raceAndAny() throws {
         let space = try Workspace()
