@@ -45,15 +45,19 @@ public enum Propagation {
         }
     }
 
-    /// Runs deferred work outside any notification loop, so what it settles
-    /// is delivered (and defers) afresh, until nothing is left.
+    /// Runs deferred work until nothing is left. It counts as a delivery
+    /// itself, so work deferred by what it runs (a slot handed on, whose
+    /// step ends at once and hands its slot on...) joins this loop instead
+    /// of starting a nested one: a long run of hand-offs needs no stack.
     @usableFromInline
     static func runDeferred() {
+        _ = csync_propagation_enter()
         while let list = csync_propagation_deferred_get() {
             csync_propagation_deferred_set(nil)
             let work = Unmanaged<DeferredWork>.fromOpaque(list).takeRetainedValue()
             for item in work.items { item() }
         }
+        _ = csync_propagation_leave()
     }
 }
 

@@ -71,6 +71,25 @@ struct SlotsTests {
         #expect(third.granted.state_ == "fulfilled(())")
     }
 
+    @Test("100,000 slot hand-offs that each end at once need no stack")
+    func longRunOfHandOffs() {
+        let slots = Slots(capacity: 1)
+        let scope = CancelScope()
+        let first = slots.lease(in: scope)
+        let count = 100_000
+        let done = Counter()
+        for _ in 0..<count {
+            let lease = slots.lease(in: scope)
+            lease.granted.done {
+                done.increment()
+                lease.release()
+            }
+        }
+        first.release()
+        #expect(done.current == count)
+        #expect(slots.inUse == 0)
+    }
+
     @Test("release is idempotent: a lease gives back at most one slot")
     func releaseOnce() {
         let slots = Slots(capacity: 2)
