@@ -57,13 +57,15 @@ public struct DotRenderer: Sendable {
     /// sequence of DOT (`\n`, `\l`) is formed by accident.
     private func quote(_ text: String) -> String {
         var quoted = "\""
-        for character in text {
-            switch character {
+        // Scalar by scalar: a quote with a combining mark after it is one
+        // Character to Swift but still a quote to the reader of the file.
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\"": quoted += "\\\""
             case "\\": quoted += "\\\\"
             case "\n": quoted += "\\n"
             case "\r": break
-            default: quoted.append(character)
+            default: quoted.unicodeScalars.append(scalar)
             }
         }
         return quoted + "\""

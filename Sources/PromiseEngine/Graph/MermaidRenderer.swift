@@ -44,15 +44,17 @@ public struct MermaidRenderer: Sendable {
     /// end or confuse them.
     private func escape(_ text: String) -> String {
         var escaped = ""
-        for character in text {
-            switch character {
+        // Scalar by scalar: a quote with a combining mark after it is one
+        // Character to Swift but still a quote to the reader of the file.
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\"": escaped += "#quot;"
             case "<": escaped += "#lt;"
             case ">": escaped += "#gt;"
             case "|": escaped += "#124;"
             case "#": escaped += "#35;"
             case "\n": escaped += "<br/>"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

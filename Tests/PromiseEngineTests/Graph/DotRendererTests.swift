@@ -54,6 +54,12 @@ struct DotRendererTests {
         #expect(dot.contains(#"label="sh echo \"\\n\" \\\\""#))
     }
 
+    @Test("a quote followed by a combining mark is still escaped")
+    func quoteWithCombiningMark() throws {
+        let dot = DotRenderer().render(try workflow("sh 'echo \"\u{301} x'"))
+        #expect(dot.contains("label=\"sh echo \\\"\u{301} x\""))
+    }
+
     @Test func emptyWorkflowStillHasStartAndEnd() throws {
         let dot = DotRenderer().render(try workflow("# nothing\n"))
         #expect(dot.contains("n1 -> n2;"))
