@@ -18,7 +18,7 @@ let package = Package(
         // ThreadSanitizer annotations for Mutex (header only, no cost when
         // TSan is off).
         .target(name: "CSyncAnnotations"),
-        // libc functions Swift cannot import (posix_spawn extensions, pidfd,
+        // libc functions Swift cannot import (a vfork-style spawn with a pidfd,
         // wait-status macros). Used by Steps only.
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.

@@ -52,7 +52,8 @@ echo
 echo "## 1,000 true process steps, concurrency 8"
 seq 1000 > numbers
 hyperfine --warmup 2 --runs 10 --export-markdown processes.md \
-    -n "C posix_spawn loop (no runner: the ceiling)" "$spawn_ceiling 1000 8" \
+    -n "C clone loop, as promise-run spawns (no runner: the ceiling)" "$spawn_ceiling 1000 8" \
+    -n "C posix_spawn loop" "$spawn_ceiling 1000 8 posix" \
     -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
     -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
     -n "xargs -P 8 -n 1 sh -c true" "xargs -P 8 -n 1 sh -c true < numbers" \

@@ -37,7 +37,7 @@ build_stepsbench() {
     stepsbench="$repo/Benchmarks/.build/release/StepsBench"
 }
 
-# Builds the C posix_spawn loop that is the ceiling for process steps
+# Builds the C spawn loop that is the ceiling for process steps
 # (spawn-ceiling.c); sets $spawn_ceiling.
 build_spawn_ceiling() {
     spawn_ceiling="$work/spawn-ceiling"

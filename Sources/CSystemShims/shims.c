@@ -3,65 +3,117 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 
-int csh_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
-              const char *cwd, int stdin_fd, int stdout_fd, int stderr_fd) {
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t actions;
-    int error = posix_spawnattr_init(&attr);
-    if (error != 0) return error;
-    error = posix_spawn_file_actions_init(&actions);
-    if (error != 0) {
-        posix_spawnattr_destroy(&attr);
-        return error;
-    }
 
-    sigset_t empty, all;
-    sigemptyset(&empty);
-    sigfillset(&all);
-    // A process group of its own (so the whole tree can be signalled), no
-    // blocked signals (GCD threads block most of them, and the mask is
-    // inherited), and default dispositions (promise-run ignores SIGPIPE and
-    // may ignore SIGINT/SIGTERM to catch them with dispatch sources).
-    short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-    if ((error = posix_spawnattr_setflags(&attr, flags)) != 0) goto done;
-    if ((error = posix_spawnattr_setpgroup(&attr, 0)) != 0) goto done;
-    if ((error = posix_spawnattr_setsigmask(&attr, &empty)) != 0) goto done;
-    if ((error = posix_spawnattr_setsigdefault(&attr, &all)) != 0) goto done;
+/* The child half of csh_spawn. It runs on the parent's memory (CLONE_VM)
+ * and stack, with every signal blocked, until execve or _exit. So it makes
+ * raw system calls only: no libc wrapper that a sanitizer intercepts (their
+ * bookkeeping is the parent's), no errno that matters, and it reports a
+ * failure through `error`. */
+struct csh_spawn_args {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    const char *cwd;
+    int fds[3];
+    volatile int error;
+};
 
-    if (stdin_fd < 0) {
-        error = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    } else {
-        error = posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+/* The kernel's struct sigaction for rt_sigaction (not libc's). */
+struct csh_kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
+__attribute__((no_sanitize("thread", "address", "undefined")))
+static int csh_spawn_child(void *pointer) {
+    struct csh_spawn_args *args = pointer;
+    // Default dispositions: a handler of the parent's must not run here
+    // (the memory is the parent's until execve), and what the parent
+    // ignores (SIGPIPE, or SIGINT under nohup) is not passed on. The
+    // real-time signals are left alone: nothing in promise-run handles or
+    // ignores them, and execve resets handlers anyway.
+    struct csh_kernel_sigaction fallback = {SIG_DFL, 0, NULL, 0};
+    for (long sig = 1; sig < 32; sig++) {
+        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &fallback, NULL, sizeof(uint64_t));
     }
-    if (error != 0) goto done;
-    if ((error = posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1)) != 0) goto done;
-    if ((error = posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)) != 0) goto done;
+    long result = syscall(SYS_setpgid, 0L, 0L);
+    if (result != 0) goto fail;
+    // A source descriptor below 3 (the runner started with 0, 1 or 2
+    // closed) would be overwritten by an earlier dup2: move them up first.
+    for (int target = 0; target < 3; target++) {
+        if (args->fds[target] < 3) {
+            result = syscall(SYS_fcntl, (long)args->fds[target], (long)F_DUPFD_CLOEXEC, 3L);
+            if (result < 0) goto fail;
+            args->fds[target] = (int)result;
+        }
+    }
+    for (int target = 0; target < 3; target++) {
+        if (syscall(SYS_dup3, (long)args->fds[target], (long)target, 0L) < 0) goto fail;
+    }
+    if (args->cwd != NULL && syscall(SYS_chdir, args->cwd) != 0) goto fail;
     // Nothing but 0, 1 and 2 reaches the child, whatever another thread
     // opened without O_CLOEXEC.
-    if ((error = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) != 0) goto done;
-    if (cwd != NULL) {
-        if ((error = posix_spawn_file_actions_addchdir_np(&actions, cwd)) != 0) goto done;
+    syscall(SYS_close_range, 3L, (long)~0U, 0L);
+    uint64_t empty = 0;
+    syscall(SYS_rt_sigprocmask, (long)SIG_SETMASK, &empty, NULL, sizeof(uint64_t));
+    syscall(SYS_execve, args->path, args->argv, args->envp);
+fail:
+    args->error = errno;
+    syscall(SYS_exit, 127L);
+    return 127;
+}
+
+static int csh_dev_null = -1;
+static pthread_once_t csh_dev_null_once = PTHREAD_ONCE_INIT;
+static void csh_open_dev_null(void) { csh_dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
+int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
+              const char *cwd, int stdin_fd, int stdout_fd, int stderr_fd) {
+    if (stdin_fd < 0) {
+        pthread_once(&csh_dev_null_once, csh_open_dev_null);
+        if (csh_dev_null < 0) return ENOENT;
+        stdin_fd = csh_dev_null;
     }
-
-    error = posix_spawn(pid, path, &actions, &attr, argv, envp);
-
-done:
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return error;
+    struct csh_spawn_args args = {path, argv, envp, cwd, {stdin_fd, stdout_fd, stderr_fd}, 0};
+    // The child borrows this thread's stack: CLONE_VFORK suspends the
+    // thread until the child has called execve or _exit.
+    char stack[16 * 1024] __attribute__((aligned(16)));
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    int descriptor = -1;
+    pid_t child = clone(csh_spawn_child, stack + sizeof stack,
+                        CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &descriptor);
+    int cloneError = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (child < 0) return cloneError;
+    if (args.error != 0) {
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        close(descriptor);
+        return args.error;
+    }
+    *pid = child;
+    *pidfd = descriptor;
+    return 0;
 }
 
 int csh_pipe(int fds[2], int nonblocking_read, int nonblocking_write) {
@@ -76,10 +128,6 @@ fail: {
         errno = saved;
         return -1;
     }
-}
-
-int csh_pidfd_open(pid_t pid) {
-    return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
 int csh_peek_exit(pid_t pid, int *code, int *status) {

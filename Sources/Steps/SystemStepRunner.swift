@@ -1,7 +1,7 @@
 import Glibc
 import PromiseEngine
 
-/// The step runner of a real run: processes with posix_spawn in process
+/// The step runner of a real run: processes spawned (vfork-style) in process
 /// groups of their own, HTTP with one URLSession, files with POSIX calls.
 ///
 /// One runner serves one run. At the end of the run call `shutdown()` and
@@ -18,7 +18,7 @@ public final class SystemStepRunner: StepRunner {
         self.configuration = configuration
         // Writing to a pipe whose reader has gone (a child that does not
         // read its stdin) must fail with EPIPE, not kill promise-run.
-        // Children get the default disposition back (posix_spawn SETSIGDEF).
+        // Children get the default disposition back (csh_spawn).
         signal(SIGPIPE, SIG_IGN)
         processes = ProcessStepRunner(configuration: configuration, table: table)
         files = FileStepRunner(configuration: configuration)

@@ -45,6 +45,34 @@ struct RunCommandTests {
         #expect(outcome.stderr == "promise-run: --var 'projct' does not name a top-level var of workflows/ci.workflow; did you mean 'project'? (it declares 'project', 'build', 'cc')\n")
     }
 
+    @Test func stepsGetTheirOwnDescriptorsWhenTheRunnersStandardInputIsClosed() throws {
+        // With descriptor 0 closed, the first pipe made for a step is 0
+        // itself: the child's 0, 1 and 2 must still be what the step says.
+        let folder = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let workflow = """
+            workflow "closed"
+            both: sh "echo out; echo err >&2" {
+              expect stdout matches "^out$"
+              expect stderr matches "^err$"
+            }
+            fed: sh "cat" {
+              stdin "fed text"
+              expect stdout matches "^fed text$"
+            }
+            none: sh "wc -c" {
+              expect stdout matches "^ *0$"
+            }
+
+            """
+        try workflow.write(to: folder.appendingPathComponent("closed.workflow"), atomically: true, encoding: .utf8)
+        let binary = try #require(Binary.url)
+        let outcome = try Binary.runCommand("/bin/sh", ["-c", "exec \"$0\" --color never closed.workflow 0<&-", binary.path],
+                                            in: folder)
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.contains("✓ closed succeeded"))
+    }
+
     @Test func missingFile() throws {
         let outcome = try Binary.run(["--dry-run", "nope.workflow"])
         #expect(outcome.status == 2)

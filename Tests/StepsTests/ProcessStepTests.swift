@@ -143,7 +143,7 @@ struct ProcessStepTests {
     @Test func theChildHasNoBlockedOrIgnoredSignalsAndItsOwnProcessGroup() async throws {
         let folder = TemporaryFolder()
         // grep is the spawned process itself (no shell, which blocks signals
-        // while it forks): its status shows what posix_spawn gave it. The
+        // while it forks): its status shows what the spawn gave it. The
         // runner ignores SIGPIPE and the test runs on GCD threads that block
         // most signals; the child must inherit neither.
         let status = try #require(value(await run(exec("grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"),
@@ -153,8 +153,10 @@ struct ProcessStepTests {
         let mask = try #require(UInt64(lines[0].split(separator: "\t").last ?? "", radix: 16))
         let ignored = try #require(UInt64(lines[1].split(separator: "\t").last ?? "", radix: 16))
         #expect(mask == 0)
-        // glibc's posix_spawn sets its two internal real-time signals (32
-        // and 33, bits 31 and 32) to SIG_IGN in every child; nothing else.
+        // Signals 32 and 33 (bits 31 and 32) are glibc's internal ones: its
+        // posix_spawn leaves them ignored in every child, so a test process
+        // started by swift-build has them ignored and passes that on, as
+        // exec does. Nothing else may be ignored.
         #expect(ignored & ~UInt64(0x1_8000_0000) == 0)
 
         let group = try #require(value(await run(sh("echo $$; cut -d' ' -f5 /proc/$$/stat"), runner, in: folder.context())))

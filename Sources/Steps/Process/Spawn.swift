@@ -50,9 +50,12 @@ enum Spawner {
         }
 
         var pid: pid_t = 0
+        var pidFD: Int32 = -1
+        // The runner's own folder needs no chdir in the child.
+        let folder = request.workingDirectory == processDirectory ? nil : request.workingDirectory
         let result = withCStrings(request.arguments) { argv in
             withCStrings(request.environment.map { $0.key + "=" + $0.value }) { envp in
-                csh_spawn(&pid, request.executable, argv, envp, request.workingDirectory,
+                csh_spawn(&pid, &pidFD, request.executable, argv, envp, folder,
                           input[0], output[1], errorPipe[1])
             }
         }
@@ -69,18 +72,16 @@ enum Spawner {
             throw SpawnError(message: describeFailure(result, request), code: result)
         }
 
-        let pidFD = csh_pidfd_open(pid)
-        guard pidFD >= 0 else {
-            let reason = systemReason(errno)
-            kill(-pid, SIGKILL)
-            var status: Int32 = 0
-            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
-            closeAll()
-            throw SpawnError(message: "cannot watch process \(pid) (pidfd_open): \(reason)")
-        }
         return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input[1],
                             standardOutput: output[0], standardError: errorPipe[0])
     }
+
+    /// promise-run's working folder, read once: it never changes it.
+    private static let processDirectory: String? = {
+        guard let pointer = getcwd(nil, 0) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }()
 
     /// The message for a failed spawn: the program and the system's reason,
     /// or the working folder when it is the folder that is missing.
