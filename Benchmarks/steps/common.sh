@@ -41,7 +41,8 @@ build_stepsbench() {
 # (spawn-ceiling.c); sets $spawn_ceiling.
 build_spawn_ceiling() {
     spawn_ceiling="$work/spawn-ceiling"
-    cc -O2 -o "$spawn_ceiling" "$here/spawn-ceiling.c"
+    cc -O2 -I "$repo/Sources/CSystemShims/include" -o "$spawn_ceiling" \
+        "$here/spawn-ceiling.c" "$repo/Sources/CSystemShims/shims.c"
 }
 
 # Starts nginx on 127.0.0.1 (a free port) serving $work/www; sets $port.
