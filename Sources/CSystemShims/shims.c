@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -186,4 +187,29 @@ int csh_eventfd_drain(int fd) {
 
 void csh_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), name);
+}
+
+int csh_inotify_open(void) {
+    return inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+}
+
+int csh_inotify_watch(int fd, const char *path) {
+    return inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |
+                                           IN_DELETE_SELF | IN_MOVE_SELF);
+}
+
+int csh_inotify_drain(int fd) {
+    char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int result = 0;
+    for (;;) {
+        ssize_t count = read(fd, buffer, sizeof buffer);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) return result;
+        result |= 1;
+        for (char *at = buffer; at < buffer + count;) {
+            const struct inotify_event *event = (const struct inotify_event *)at;
+            if (event->mask & (IN_IGNORED | IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF)) result |= 3;
+            at += sizeof(struct inotify_event) + event->len;
+        }
+    }
 }

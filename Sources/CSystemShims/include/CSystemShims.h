@@ -59,6 +59,18 @@ int csh_eventfd(void);
 int csh_eventfd_signal(int fd);
 int csh_eventfd_drain(int fd);
 
+/// A non-blocking, close-on-exec inotify descriptor, or -1.
+int csh_inotify_open(void);
+/// Watches `path` (a folder, following links) for entries made, removed,
+/// renamed or changed in mode, and for the folder itself going away.
+/// Returns the watch descriptor or -1 with errno.
+int csh_inotify_watch(int fd, const char *path);
+/// Reads every queued event without blocking. Returns 0 when there was
+/// none, 1 when something changed, 3 when also a watch was dropped (a
+/// folder deleted or moved) or events were lost: the caller then watches
+/// again.
+int csh_inotify_drain(int fd);
+
 /// Names the calling thread (as `ps -L`, perf and gdb show it).
 void csh_name_thread(const char *name);
 

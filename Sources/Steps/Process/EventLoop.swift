@@ -10,6 +10,9 @@ import Synchronization
 /// Hundreds of children cost a few descriptors each and no thread. All the
 /// state of a process lives on this thread: handlers, timers and the work
 /// given to `execute` run here, one at a time, so they need no locks.
+/// Descriptors may be registered from any thread (a spawning thread hands
+/// a new child over without waking the loop); from the registration on,
+/// its handler runs here.
 final class EventLoop: Sendable {
     /// The loop every runner shares; its thread lives as long as the process.
     static let shared = EventLoop()
@@ -23,14 +26,22 @@ final class EventLoop: Sendable {
     private let inbox = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     private let confined: Confined
+    /// The handler of every registered descriptor. Locked: any thread may
+    /// register; only the loop thread calls and removes handlers.
+    private let handlers = Locked<Handlers>(Handlers())
+    private let nextToken = Atomic<Token>(1)
 
     /// What only the loop thread touches.
     private final class Confined: @unchecked Sendable {
         // @unchecked: read and written only on the loop thread (`run`, the
         // handlers, and work passed to `execute`).
-        var handlers: [Token: (UInt32) -> Void] = [:]
         var timers: [Timer] = []
-        var nextToken: Token = 1
+    }
+
+    private struct Handlers: @unchecked Sendable {
+        // @unchecked: the handlers are called on the loop thread only; the
+        // lock hands the state they capture over from the registering thread.
+        var byToken: [Token: (UInt32) -> Void] = [:]
     }
 
     private struct Timer {
@@ -61,37 +72,37 @@ final class EventLoop: Sendable {
         if wasEmpty { _ = csh_eventfd_signal(wakeFD) }
     }
 
-    // MARK: - On the loop thread
+    /// A new id for `register`. Any thread.
+    func makeToken() -> Token {
+        nextToken.add(1, ordering: .relaxed).oldValue
+    }
 
-    /// Calls `handler` with the epoll events whenever `fd` is ready.
-    func register(_ fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) -> Token {
-        assert(inLoop)
-        let token = confined.nextToken
-        confined.nextToken += 1
-        confined.handlers[token] = handler
+    /// Calls `handler` on the loop thread with the epoll events whenever
+    /// `fd` is ready, from now on. Any thread: what the handler reads was
+    /// written before this call is visible to it.
+    func register(_ fd: Int32, token: Token, events: UInt32, _ handler: @escaping (UInt32) -> Void) {
+        handlers.withLock { $0.byToken[token] = handler }
         if csh_epoll_ctl(epollFD, fd, events, token, 0) != 0 {
-            // Cannot happen for the pipes and pidfds registered here; the
-            // handler is told as if the descriptor had failed.
+            // Cannot happen for the pipes and pidfds registered here.
             let failure = errno
-            confined.handlers[token] = nil
             preconditionFailure("epoll_ctl(ADD, \(fd)): \(systemReason(failure))")
         }
-        return token
     }
+
+    // MARK: - On the loop thread
 
     /// Stops watching `fd` (before it is closed).
     func unregister(_ fd: Int32, token: Token) {
         assert(inLoop)
         _ = csh_epoll_remove(epollFD, fd)
-        confined.handlers[token] = nil
+        _ = handlers.withLock { $0.byToken.removeValue(forKey: token) }
     }
 
     /// Runs `work` on the loop thread after `delay`.
     @discardableResult
     func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Token {
         assert(inLoop)
-        let token = confined.nextToken
-        confined.nextToken += 1
+        let token = makeToken()
         confined.timers.append(Timer(token: token, deadline: .now + delay, work: work))
         return token
     }
@@ -118,7 +129,7 @@ final class EventLoop: Sendable {
                     if event.token == 0 {
                         _ = csh_eventfd_drain(wakeFD)
                         runInbox()
-                    } else if let handler = confined.handlers[event.token] {
+                    } else if let handler = handlers.withLock({ $0.byToken[event.token] }) {
                         handler(event.events)
                     }
                 }

@@ -22,9 +22,7 @@ enum ExecutableLookup {
         }
         let searchPath = environment["PATH"] ?? defaultSearchPath
         var deniedCandidate: String?
-        for folder in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
-            // An empty entry means the current folder, as in POSIX.
-            let base = folder.isEmpty ? workingDirectory : Paths.resolve(String(folder), against: workingDirectory)
+        for base in folders(of: searchPath, workingDirectory: workingDirectory) {
             let candidate = base.hasSuffix("/") ? base + program : base + "/" + program
             var info = stat()
             guard stat(candidate, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
@@ -35,6 +33,14 @@ enum ExecutableLookup {
             throw SpawnError(message: "cannot start '\(program)': '\(deniedCandidate)' is not executable (permission denied)")
         }
         throw SpawnError(message: "cannot start '\(program)': not found in PATH (\(searchPath))")
+    }
+
+    /// The folders a bare name is looked for in, in order: PATH's entries
+    /// made absolute (an empty entry is the working folder, as in POSIX).
+    static func folders(of searchPath: String, workingDirectory: String) -> [String] {
+        searchPath.split(separator: ":", omittingEmptySubsequences: false).map { folder in
+            folder.isEmpty ? workingDirectory : Paths.resolve(String(folder), against: workingDirectory)
+        }
     }
 
     private static func isExecutableFile(_ info: stat) -> Bool {

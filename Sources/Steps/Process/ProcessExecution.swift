@@ -24,13 +24,15 @@ enum ProcessEnd: Sendable {
 /// One running child and its process group, from start to reaping.
 ///
 /// Lives on the event loop thread: the pidfd and the pipes are watched
-/// there, and `start`, `cancel` and `kill` are called there. The leader is
+/// there, and `cancel` and `kill` are called there. `start`, on the thread
+/// that spawned the child, hands it over to the loop. The leader is
 /// reaped only when the step is over, so its pid, which is the group's id,
 /// cannot be reused while the group may still be signalled.
 final class ProcessExecution: @unchecked Sendable {
     // @unchecked: every `var` is touched only on the event loop thread
-    // (`EventLoop.shared`); `pid` and the `let`s are immutable, and
-    // `killedByRunner` is atomic.
+    // (`EventLoop.shared`), except in `start`, before the first descriptor
+    // is registered (the loop's lock hands the state over); `pid` and the
+    // `let`s are immutable, and `killedByRunner` and `ended` are atomic.
 
     struct Settings {
         var gracePeriod: Duration
@@ -51,6 +53,8 @@ final class ProcessExecution: @unchecked Sendable {
     private let loop = EventLoop.shared
     /// Set (before the signal is sent) when `killAll` SIGKILLs the group.
     let killedByRunner = Atomic<Bool>(false)
+    /// Set when the step is over, before it leaves the process table.
+    let ended = Atomic<Bool>(false)
 
     private var outputs: [OutputState]
     private var standardInput: [UInt8]
@@ -105,24 +109,32 @@ final class ProcessExecution: @unchecked Sendable {
 
     // MARK: - Starting
 
-    /// Watches the pidfd and the pipes. On the loop thread.
+    /// Hands the pidfd and the pipes to the event loop. Called once, on the
+    /// spawning thread, before anything else may reach this object (or on
+    /// the loop thread by `cancel` and `kill` if it never was). The handlers
+    /// may run as soon as the first descriptor is registered: every field is
+    /// set before, and nothing here touches the object after.
     func start() {
         guard case .notStarted = phase else { return }
         phase = .running
-        pidToken = loop.register(child.pidFD, events: csh_epollin()) { [self] _ in leaderExited() }
-        for index in outputs.indices {
-            outputs[index].token = loop.register(outputs[index].fd, events: csh_epollin()) { [self] _ in
+        if inputFD >= 0, standardInput.isEmpty { closeInput() }
+        let pidToken = loop.makeToken()
+        self.pidToken = pidToken
+        for index in outputs.indices { outputs[index].token = loop.makeToken() }
+        let inputToken = inputFD >= 0 ? loop.makeToken() : nil
+        self.inputToken = inputToken
+        let pidFD = child.pidFD, outputFDs = outputs.map(\.fd), outputTokens = outputs.map(\.token), inputFD = inputFD
+
+        // From here on the loop thread owns this object.
+        loop.register(pidFD, token: pidToken, events: csh_epollin()) { [self] _ in leaderExited() }
+        for index in outputFDs.indices {
+            loop.register(outputFDs[index], token: outputTokens[index]!, events: csh_epollin()) { [self] _ in
                 readOutput(index)
             }
         }
-        if inputFD >= 0 {
-            if standardInput.isEmpty {
-                closeInput()
-            } else {
-                inputToken = loop.register(inputFD, events: csh_epollout()) { [self] _ in writeInput() }
-            }
+        if let inputToken {
+            loop.register(inputFD, token: inputToken, events: csh_epollout()) { [self] _ in writeInput() }
         }
-        if killedByRunner.load(ordering: .acquiring) { kill() }
     }
 
     // MARK: - Events
@@ -293,6 +305,7 @@ final class ProcessExecution: @unchecked Sendable {
     private func finish(_ outcome: ProcessEnd) {
         if case .ended = phase { return }
         phase = .ended
+        ended.store(true, ordering: .releasing)
         for index in outputs.indices where outputs[index].isOpen { closeOutput(index) }
         closeInput()
         if let pidToken {

@@ -12,8 +12,8 @@ struct ProcessStepRunner: Sendable {
     /// command is plain words the shell would only split (`ShellFastPath`).
     func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
         if let words = ShellFastPath.words(command),
-           let executable = try? ExecutableLookup.resolve(words[0], environment: context.environment,
-                                                          workingDirectory: context.workingDirectory) {
+           let executable = try? ExecutableCache.shared.resolve(words[0], environment: context.environment,
+                                                                 workingDirectory: context.workingDirectory) {
             let request = SpawnRequest(executable: executable, arguments: words, environment: context.environment,
                                        workingDirectory: context.workingDirectory,
                                        feedsStandardInput: options.stdin != nil)
@@ -37,8 +37,8 @@ struct ProcessStepRunner: Sendable {
         }
         let executable: String
         do {
-            executable = try ExecutableLookup.resolve(program, environment: context.environment,
-                                                      workingDirectory: context.workingDirectory)
+            executable = try ExecutableCache.shared.resolve(program, environment: context.environment,
+                                                             workingDirectory: context.workingDirectory)
         } catch {
             return Promise(error: StepFailure(.spawn, error.message, result: StepResult()))
         }
@@ -82,12 +82,15 @@ struct ProcessStepRunner: Sendable {
             }
         }
         let loop = EventLoop.shared
+        // Watched from here on, without waking the loop thread to start it;
+        // in the table only after that, so `killAll` finds it started.
+        execution.start()
         if !table.insert(execution) {
             // The runner is shutting down: nothing new may run.
             execution.killedByRunner.store(true, ordering: .releasing)
             kill(-child.pid, SIGKILL)
+            loop.execute { execution.kill() }
         }
-        loop.execute { execution.start() }
         resolver.onCancel { loop.execute { execution.cancel() } }
         return promise
     }

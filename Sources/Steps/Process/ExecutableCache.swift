@@ -1,0 +1,100 @@
+import CSystemShims
+import Glibc
+
+/// Where bare program names were found in PATH, remembered, so that a
+/// thousand `sh "make test"` steps do not look in every PATH folder a
+/// thousand times (with this machine's PATH, eight failed `stat` calls a
+/// step before `/usr/bin`).
+///
+/// Never stale, unlike a shell's `hash`: every folder a search looks in is
+/// watched with inotify (a folder that does not exist through its nearest
+/// existing parent, so that making it is seen), and any change in one of
+/// them (a program added, removed, renamed or made executable, a folder
+/// made or moved) forgets everything before the next lookup reads the
+/// cache. A program installed mid-run earlier in PATH is found by the next
+/// step, as `execvp` would find it. Where inotify is not to be had
+/// (the per-user limit reached), nothing is cached and every lookup
+/// searches.
+final class ExecutableCache: Sendable {
+    static let shared = ExecutableCache()
+
+    private struct Key: Hashable {
+        var searchPath: String
+        var program: String
+        var workingDirectory: String
+    }
+
+    private struct State {
+        var found: [Key: String] = [:]
+        /// Folders (or their nearest existing parents) under watch.
+        var watched: Set<String> = []
+        /// Bumped whenever a change empties `found`.
+        var generation = 0
+    }
+
+    private let inotify: Int32
+    private let state = Locked(State())
+
+    init() {
+        inotify = csh_inotify_open()
+    }
+
+    deinit {
+        if inotify >= 0 { close(inotify) }
+    }
+
+    /// `ExecutableLookup.resolve`, remembered for bare names.
+    func resolve(_ program: String, environment: [String: String], workingDirectory: String) throws(SpawnError) -> String {
+        guard inotify >= 0, !program.isEmpty, !program.contains("/") else {
+            return try ExecutableLookup.resolve(program, environment: environment, workingDirectory: workingDirectory)
+        }
+        let searchPath = environment["PATH"] ?? ExecutableLookup.defaultSearchPath
+        let key = Key(searchPath: searchPath, program: program, workingDirectory: workingDirectory)
+        let cached: String? = state.withLock { state in
+            applyChanges(&state)
+            return state.found[key]
+        }
+        if let cached { return cached }
+
+        // Watch first, then search: a change made during the search is seen.
+        let folders = ExecutableLookup.folders(of: searchPath, workingDirectory: workingDirectory)
+        let before: Int? = state.withLock { state in
+            for folder in folders where !state.watched.contains(folder) {
+                guard watch(folder) else { return nil }
+                state.watched.insert(folder)
+            }
+            applyChanges(&state)
+            return state.generation
+        }
+        let found = try ExecutableLookup.resolve(program, environment: environment, workingDirectory: workingDirectory)
+        if let before {
+            state.withLock { state in
+                applyChanges(&state)
+                if state.generation == before { state.found[key] = found }
+            }
+        }
+        return found
+    }
+
+    /// Reads what inotify queued; any change forgets every lookup.
+    private func applyChanges(_ state: inout State) {
+        let changes = csh_inotify_drain(inotify)
+        guard changes != 0 else { return }
+        state.found.removeAll()
+        state.generation += 1
+        // A watched folder went away (or events were lost): watch anew.
+        if changes & 2 != 0 { state.watched.removeAll() }
+    }
+
+    /// Watches `folder`, or the nearest parent that exists when it does not.
+    private func watch(_ folder: String) -> Bool {
+        var path = folder
+        while true {
+            if csh_inotify_watch(inotify, path) >= 0 { return true }
+            guard errno == ENOENT || errno == ENOTDIR else { return false }
+            let parent = Paths.parent(of: path)
+            if parent == path { return false }
+            path = parent
+        }
+    }
+}
