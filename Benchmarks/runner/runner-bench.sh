@@ -7,9 +7,10 @@
 #
 # Installs hyperfine, nginx and GNU parallel from Debian when missing.
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
-need hyperfine:hyperfine nginx:nginx parallel:parallel curl:curl gcc:gcc
+need hyperfine:hyperfine nginx:nginx parallel:parallel curl:curl gcc:gcc curl-config:libcurl4-openssl-dev
 
-swift build -c release --package-path "$repo" --product promise-run >&2
+# The binary `make install` installs: the Swift runtime linked in.
+make -C "$repo" release >&2
 bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
 build_spawn_ceiling
 cd "$work"
@@ -51,12 +52,14 @@ cat logs.md
 echo
 echo "## 1,000 true process steps, concurrency 8"
 seq 1000 > numbers
-hyperfine --warmup 2 --runs 10 --export-markdown processes.md \
+hyperfine --warmup 3 --runs 20 --export-markdown processes.md \
     -n "C clone loop, as promise-run spawns (no runner: the ceiling)" "$spawn_ceiling 1000 8" \
+    -n "C runner: output captured, pipes and pidfds in epoll (the ceiling for a runner)" "$spawn_ceiling 1000 8 capture" \
     -n "C posix_spawn loop" "$spawn_ceiling 1000 8 posix" \
     -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
     -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
     -n "xargs -P 8 -n 1 sh -c true" "xargs -P 8 -n 1 sh -c true < numbers" \
+    -n "xargs -P 8 -n 1 true" "xargs -P 8 -n 1 true < numbers" \
     -n "parallel -j 8 sh -c true" "parallel -j 8 sh -c true :::: numbers" >&2
 cat processes.md
 

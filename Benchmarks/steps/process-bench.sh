@@ -13,6 +13,7 @@ seq 1000 > "$work/items"
 echo "## process spawns: $(machine)"
 hyperfine --warmup 2 --runs "$runs" -N --export-markdown "$work/spawn.md" \
     -n 'C clone loop, as promise-run spawns (no runner: the ceiling)' "$spawn_ceiling 1000 8" \
+    -n 'C runner: output captured, pipes and pidfds in epoll' "$spawn_ceiling 1000 8 capture" \
     -n 'C posix_spawn loop' "$spawn_ceiling 1000 8 posix" \
     -n 'StepsBench: 1000 sh "true" steps, 8 at once' "$stepsbench spawn 1000 8 sh" \
     -n 'StepsBench: 1000 exec "true" steps, 8 at once' "$stepsbench spawn 1000 8 exec" \

@@ -8,22 +8,113 @@
  * so the benchmarks show it beside xargs. `posix` as a third argument uses
  * glibc's posix_spawn instead (what promise-run used before), for comparison.
  *
+ * `capture` as a third argument is the least a runner that reports each
+ * step's output must do, in C, one thread: a pipe for stdout and one for
+ * stderr (read ends non-blocking), the child's pidfd and both pipes in
+ * epoll, the output read until both pipes close, the exit read without
+ * reaping, then the reap, and the next child started at once. It is the
+ * ceiling for promise-run's process steps: no runner that keeps the two
+ * streams apart can be faster.
+ *
  *   cc -O2 -I ../../Sources/CSystemShims/include -o spawn-ceiling \
- *       spawn-ceiling.c ../../Sources/CSystemShims/shims.c && ./spawn-ceiling 1000 8 [posix]
+ *       spawn-ceiling.c ../../Sources/CSystemShims/shims.c && ./spawn-ceiling 1000 8 [posix|capture]
  */
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* One running child of the `capture` mode. */
+struct running {
+    pid_t pid;
+    int pidfd, out, err, open_pipes, exited;
+    long bytes;
+};
+
+static void forget(int epoll, int *fd, struct running *child) {
+    epoll_ctl(epoll, EPOLL_CTL_DEL, *fd, NULL);
+    close(*fd);
+    *fd = -1;
+    child->open_pipes -= 1;
+}
+
+static int start(int epoll, struct running *child, char **arguments) {
+    int out[2], err[2];
+    if (csh_pipe(out, 1, 0) != 0 || csh_pipe(err, 1, 0) != 0) return errno;
+    int error = csh_spawn(&child->pid, &child->pidfd, "/usr/bin/true", arguments, environ, NULL, -1, out[1], err[1]);
+    close(out[1]);
+    close(err[1]);
+    if (error != 0) return error;
+    child->out = out[0];
+    child->err = err[0];
+    child->open_pipes = 2;
+    child->exited = 0;
+    child->bytes = 0;
+    int fds[3] = {child->pidfd, child->out, child->err};
+    for (int i = 0; i < 3; i++) {
+        // The child's address and which descriptor (user addresses fit in 62 bits).
+        struct epoll_event event = {.events = EPOLLIN, .data.u64 = ((uint64_t)(uintptr_t)child << 2) | (uint64_t)i};
+        epoll_ctl(epoll, EPOLL_CTL_ADD, fds[i], &event);
+    }
+    return 0;
+}
+
+static int capture(int count, int concurrency, char **arguments) {
+    int epoll = epoll_create1(EPOLL_CLOEXEC);
+    struct running *children = calloc((size_t)concurrency, sizeof *children);
+    int started = 0, finished = 0, failed = 0, running = 0;
+    for (; started < count && running < concurrency; started++, running++) {
+        if (start(epoll, &children[running], arguments) != 0) return 1;
+    }
+    char buffer[65536];
+    struct epoll_event events[64];
+    while (finished < count) {
+        int ready = epoll_wait(epoll, events, 64, -1);
+        if (ready < 0 && errno == EINTR) continue;
+        for (int e = 0; e < ready; e++) {
+            struct running *child = (struct running *)(uintptr_t)(events[e].data.u64 >> 2);
+            int which = (int)(events[e].data.u64 & 3);
+            if (which == 0) {
+                if (child->pidfd < 0) continue;
+                int code, status;
+                if (csh_peek_exit(child->pid, &code, &status) != 1) continue;
+                if (code != CLD_EXITED || status != 0) failed++;
+                epoll_ctl(epoll, EPOLL_CTL_DEL, child->pidfd, NULL);
+                close(child->pidfd);
+                child->pidfd = -1;
+                child->exited = 1;
+            } else {
+                int *fd = which == 1 ? &child->out : &child->err;
+                if (*fd < 0) continue;
+                ssize_t got = read(*fd, buffer, sizeof buffer);
+                if (got > 0) child->bytes += got;
+                else if (got == 0 || errno != EAGAIN) forget(epoll, fd, child);
+            }
+            if (child->exited && child->open_pipes == 0 && child->pid > 0) {
+                int status;
+                waitpid(child->pid, &status, 0);
+                child->pid = 0;
+                finished++;
+                if (started < count) {
+                    if (start(epoll, child, arguments) != 0) return 1;
+                    started++;
+                }
+            }
+        }
+    }
+    return failed == 0 ? 0 : 1;
+}
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -33,6 +124,7 @@ int main(int argc, char **argv) {
     int count = atoi(argv[1]), concurrency = atoi(argv[2]);
     int posix = argc > 3 && strcmp(argv[3], "posix") == 0;
     char *arguments[] = {"true", NULL};
+    if (argc > 3 && strcmp(argv[3], "capture") == 0) return capture(count, concurrency, arguments);
 
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;

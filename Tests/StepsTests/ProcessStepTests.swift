@@ -102,6 +102,47 @@ struct ProcessStepTests {
         #expect(lines == ["PATH=/usr/bin:/bin", "ONLY_THIS=yes it is"])
     }
 
+    /// A script written just now runs, even while other steps spawn
+    /// children that hold a copy of the writer's descriptor for a moment
+    /// (exec fails with ETXTBSY then; the spawn waits that out).
+    @Test func aScriptWrittenWhileOtherStepsSpawnRunsAtOnce() async throws {
+        let folder = TemporaryFolder()
+        let context = folder.context()
+        let stop = Locked(false)
+        let spawning = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: spawning) {
+                while !stop.withLock({ $0 }) {
+                    let done = DispatchSemaphore(value: 0)
+                    runner.run(sh("true"), in: context).finally { done.signal() }
+                    done.wait()
+                }
+            }
+        }
+        for round in 0..<60 {
+            let path = folder.file("script-\(round)")
+            try "#!/bin/sh\necho \(round)\n".write(toFile: path, atomically: false, encoding: .utf8)
+            chmod(path, 0o755)
+            let result = value(await run(exec(path), runner, in: context))
+            #expect(result?.stdout?.text == "\(round)\n")
+        }
+        stop.withLock { $0 = true }
+        spawning.wait()
+    }
+
+    /// The environment block is kept between spawns while it is the same:
+    /// steps whose environments differ, one after another, each get theirs.
+    @Test func stepsWithDifferentEnvironmentsInTurnEachGetTheirOwn() async throws {
+        let folder = TemporaryFolder()
+        for round in 0..<6 {
+            let setting = round % 3 == 0 ? "one" : "other \(round)"
+            let environment = ["PATH": "/usr/bin:/bin", "WHICH": setting]
+            let result = try #require(value(await run(exec("env"), runner, in: folder.context(environment: environment))))
+            let lines = Set((result.stdout?.text ?? "").split(separator: "\n").map(String.init))
+            #expect(lines == ["PATH=/usr/bin:/bin", "WHICH=\(setting)"])
+        }
+    }
+
     @Test func theWorkingFolderIsTheContexts() async throws {
         let folder = TemporaryFolder()
         let result = try #require(value(await run(sh("pwd -P"), runner, in: folder.context())))

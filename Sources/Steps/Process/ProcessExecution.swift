@@ -31,8 +31,10 @@ enum ProcessEnd: Sendable {
 final class ProcessExecution: @unchecked Sendable {
     // @unchecked: every `var` is touched only on the event loop thread
     // (`EventLoop.shared`), except in `start`, before the first descriptor
-    // is registered (the loop's lock hands the state over); `pid` and the
-    // `let`s are immutable, and `killedByRunner` and `ended` are atomic.
+    // is registered (the loop's lock hands the state over), and `start`
+    // runs once, under `startGate`, which the loop takes before it reads
+    // the state in `cancel` and `kill`; `pid` and the `let`s are immutable,
+    // and `killedByRunner` is atomic.
 
     struct Settings {
         var gracePeriod: Duration
@@ -53,8 +55,8 @@ final class ProcessExecution: @unchecked Sendable {
     private let loop = EventLoop.shared
     /// Set (before the signal is sent) when `killAll` SIGKILLs the group.
     let killedByRunner = Atomic<Bool>(false)
-    /// Set when the step is over, before it leaves the process table.
-    let ended = Atomic<Bool>(false)
+    /// Whether `start` ran; held while it runs.
+    private let startGate = Locked<Bool>(false)
 
     private var outputs: [OutputState]
     private var standardInput: [UInt8]
@@ -109,13 +111,21 @@ final class ProcessExecution: @unchecked Sendable {
 
     // MARK: - Starting
 
-    /// Hands the pidfd and the pipes to the event loop. Called once, on the
-    /// spawning thread, before anything else may reach this object (or on
-    /// the loop thread by `cancel` and `kill` if it never was). The handlers
-    /// may run as soon as the first descriptor is registered: every field is
-    /// set before, and nothing here touches the object after.
+    /// Hands the pidfd and the pipes to the event loop: on the spawning
+    /// thread, and first thing in `cancel` and `kill` on the loop thread
+    /// (which so wait for a start under way on another thread). The first
+    /// call does it. The handlers may run as soon as the first descriptor is
+    /// registered: every field is set before, and nothing here touches the
+    /// object after.
     func start() {
-        guard case .notStarted = phase else { return }
+        startGate.withLock { started in
+            guard !started else { return }
+            started = true
+            handOver()
+        }
+    }
+
+    private func handOver() {
         phase = .running
         if inputFD >= 0, standardInput.isEmpty { closeInput() }
         let pidToken = loop.makeToken()
@@ -223,7 +233,7 @@ final class ProcessExecution: @unchecked Sendable {
 
     /// SIGTERM to the group, SIGKILL after the grace period, then reaped.
     func cancel() {
-        if case .notStarted = phase { start() }
+        start()
         switch phase {
         case .ended, .terminating:
             return
@@ -246,7 +256,7 @@ final class ProcessExecution: @unchecked Sendable {
 
     /// SIGKILL to the group now (`killAll`), then reaped.
     func kill() {
-        if case .notStarted = phase { start() }
+        start()
         switch phase {
         case .ended:
             return
@@ -305,7 +315,6 @@ final class ProcessExecution: @unchecked Sendable {
     private func finish(_ outcome: ProcessEnd) {
         if case .ended = phase { return }
         phase = .ended
-        ended.store(true, ordering: .releasing)
         for index in outputs.indices where outputs[index].isOpen { closeOutput(index) }
         closeInput()
         if let pidToken {

@@ -19,13 +19,12 @@ final class ProcessTable: Sendable {
     private let state = Locked(State())
     private let loop = EventLoop.shared
 
-    /// Adds a started process (one that already ended, and so left, is not
-    /// added); false (and nothing added) once the table is closed.
+    /// Adds a spawned process; false (and nothing added) once the table is
+    /// closed.
     func insert(_ execution: ProcessExecution) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            // `finish` sets `ended` before it takes this lock to remove.
-            if !execution.ended.load(ordering: .acquiring) { state.running[execution.pid] = execution }
+            state.running[execution.pid] = execution
             return true
         }
     }

@@ -53,11 +53,21 @@ enum Spawner {
         var pidFD: Int32 = -1
         // The runner's own folder needs no chdir in the child.
         let folder = request.workingDirectory == processDirectory ? nil : request.workingDirectory
-        let result = withCStrings(request.arguments) { argv in
-            withCStrings(request.environment.map { $0.key + "=" + $0.value }) { envp in
-                csh_spawn(&pid, &pidFD, request.executable, argv, envp, folder,
-                          input[0], output[1], errorPipe[1])
+        let environment = EnvironmentBlock.block(for: request.environment)
+        var result: Int32 = 0
+        for attempt in 0...textBusyRetries {
+            result = withCStrings(request.arguments) { argv in
+                withExtendedLifetime(environment) {
+                    csh_spawn(&pid, &pidFD, request.executable, argv, environment.pointers, folder,
+                              input[0], output[1], errorPipe[1])
+                }
             }
+            // A program written just now (a `file write` step, then `sh
+            // "./it"`) is "busy" while a child spawned meanwhile by another
+            // step still holds a copy of the writer's descriptor, until that
+            // child's own exec a moment later. Wait that moment out.
+            guard result == ETXTBSY, attempt < textBusyRetries else { break }
+            usleep(useconds_t(1000 << min(attempt, 5)))
         }
         // The child's ends belong to the child now.
         close(output[1])
@@ -75,6 +85,10 @@ enum Spawner {
         return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input[1],
                             standardOutput: output[0], standardError: errorPipe[0])
     }
+
+    /// How often a spawn that failed with ETXTBSY is tried again (waiting
+    /// 1, 2, 4 ... 32 ms, about a quarter of a second in all).
+    static let textBusyRetries = 10
 
     /// promise-run's working folder, read once: it never changes it.
     private static let processDirectory: String? = {
@@ -111,4 +125,38 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePo
         for index in 0..<strings.count { free(pointers[index]) }
     }
     return body(pointers)
+}
+
+/// An environment as execve takes it: a NULL-terminated array of
+/// `NAME=value` C strings. The steps of a run mostly share one environment,
+/// so the last one made is kept and used again while it is equal (the same
+/// dictionary storage compares at once), instead of some hundred small
+/// allocations per spawn.
+final class EnvironmentBlock: Sendable {
+    let environment: [String: String]
+    // Written once in `init`, freed in `deinit`; only read in between.
+    nonisolated(unsafe) let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    private static let last = Locked<EnvironmentBlock?>(nil)
+
+    static func block(for environment: [String: String]) -> EnvironmentBlock {
+        if let kept = last.withLock({ $0 }), kept.environment == environment { return kept }
+        let made = EnvironmentBlock(environment)
+        last.withLock { $0 = made }
+        return made
+    }
+
+    private init(_ environment: [String: String]) {
+        self.environment = environment
+        pointers = .allocate(capacity: environment.count + 1)
+        for (index, entry) in environment.enumerated() {
+            pointers[index] = strdup(entry.key + "=" + entry.value)
+        }
+        pointers[environment.count] = nil
+    }
+
+    deinit {
+        for index in 0..<environment.count { free(pointers[index]) }
+        pointers.deallocate()
+    }
 }
