@@ -101,7 +101,11 @@ int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char
     // thread until the child has called execve or _exit.
     char stack[16 * 1024] __attribute__((aligned(16)));
     sigset_t all, saved;
+    // Every signal blocked while the child runs on this memory, but for
+    // SIGCHLD (see below): the child has no children to send it one, and
+    // the runner has no handler for it.
     sigfillset(&all);
+    sigdelset(&all, SIGCHLD);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
     int descriptor = -1;
     // glibc's __clone is its clone under the name ThreadSanitizer does not
@@ -111,6 +115,12 @@ int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char
     pid_t child = __clone(csh_spawn_child, stack + sizeof stack,
                           CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &descriptor);
     int cloneError = errno;
+    // A child's SIGCHLD goes to this thread, its parent. While the parent
+    // blocks it (Dispatch's worker threads block every signal), the kernel
+    // keeps it and wakes another thread of the runner to deliver it, once
+    // per child, for nothing: the pidfd tells the exit. Unblocked, at the
+    // default disposition, it is dropped when sent.
+    sigdelset(&saved, SIGCHLD);
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     if (child < 0) return cloneError;
     if (args.error != 0) {
