@@ -59,7 +59,8 @@ hyperfine --warmup 3 --runs 20 --export-markdown processes.md \
     -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
     -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
     -n "xargs -P 8 -n 1 sh -c true" "xargs -P 8 -n 1 sh -c true < numbers" \
-    -n "xargs -P 8 -n 1 true" "xargs -P 8 -n 1 true < numbers" \
+    -n "xargs -P 8 -I{} true (true with no argument, as promise-run runs it)" "xargs -P 8 -I{} true < numbers" \
+    -n "xargs -P 8 -n 1 true (true N: coreutils then sets up its locale)" "xargs -P 8 -n 1 true < numbers" \
     -n "parallel -j 8 sh -c true" "parallel -j 8 sh -c true :::: numbers" >&2
 cat processes.md
 

@@ -18,6 +18,7 @@ hyperfine --warmup 2 --runs "$runs" -N --export-markdown "$work/spawn.md" \
     -n 'StepsBench: 1000 sh "true" steps, 8 at once' "$stepsbench spawn 1000 8 sh" \
     -n 'StepsBench: 1000 exec "true" steps, 8 at once' "$stepsbench spawn 1000 8 exec" \
     -n 'xargs -P 8 -n 1 sh -c true' "bash -c 'xargs -P 8 -n 1 sh -c true < $work/items'" \
+    -n 'xargs -P 8 -I{} true' "bash -c 'xargs -P 8 -I{} true < $work/items'" \
     -n 'xargs -P 8 -n 1 true' "bash -c 'xargs -P 8 -n 1 true < $work/items'" \
     -n 'GNU parallel -j 8 sh -c true' "bash -c 'parallel -j 8 sh -c true < $work/items'"
 cat "$work/spawn.md"

@@ -22,7 +22,8 @@
 
 
 /* The child half of csh_spawn. It runs on the parent's memory (CLONE_VM)
- * and stack, with every signal blocked, until execve or _exit. So it makes
+ * and stack, with every signal but SIGCHLD blocked (it has no children to
+ * send it one), until execve or _exit. So it makes
  * raw system calls only: no libc wrapper that a sanitizer intercepts (their
  * bookkeeping is the parent's), no errno that matters, and it reports a
  * failure through `error`. */

@@ -64,6 +64,9 @@ struct ExecutableCacheTests {
         let cache = ExecutableCache()
         #expect(try cache.resolve("tool", environment: environment, workingDirectory: folder.path) == folder.file("second/tool"))
         try FileManager.default.createDirectory(atPath: folder.file("later/bin"), withIntermediateDirectories: true)
+        // Looked up again while the new folder is still empty: then the
+        // folder itself must be watched, for what is put in it next.
+        #expect(try cache.resolve("tool", environment: environment, workingDirectory: folder.path) == folder.file("second/tool"))
         try install(folder.file("later/bin/tool"))
         #expect(try cache.resolve("tool", environment: environment, workingDirectory: folder.path) == folder.file("later/bin/tool"))
     }

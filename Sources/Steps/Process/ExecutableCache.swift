@@ -26,8 +26,9 @@ final class ExecutableCache: Sendable {
 
     private struct State {
         var found: [Key: String] = [:]
-        /// Folders (or their nearest existing parents) under watch.
-        var watched: Set<String> = []
+        /// Each folder under watch, and the path watched for it: itself, or
+        /// its nearest existing parent while it does not exist.
+        var watched: [String: String] = [:]
         /// Bumped whenever a change empties `found`.
         var generation = 0
     }
@@ -59,9 +60,9 @@ final class ExecutableCache: Sendable {
         // Watch first, then search: a change made during the search is seen.
         let folders = ExecutableLookup.folders(of: searchPath, workingDirectory: workingDirectory)
         let before: Int? = state.withLock { state in
-            for folder in folders where !state.watched.contains(folder) {
-                guard watch(folder) else { return nil }
-                state.watched.insert(folder)
+            for folder in folders where state.watched[folder] == nil {
+                guard let path = watch(folder) else { return nil }
+                state.watched[folder] = path
             }
             applyChanges(&state)
             return state.generation
@@ -82,18 +83,24 @@ final class ExecutableCache: Sendable {
         guard changes != 0 else { return }
         state.found.removeAll()
         state.generation += 1
-        // A watched folder went away (or events were lost): watch anew.
-        if changes & 2 != 0 { state.watched.removeAll() }
+        if changes & 2 != 0 {
+            // A watched folder went away (or events were lost): watch anew.
+            state.watched.removeAll()
+        } else {
+            // A folder watched through a parent may exist now: watch it.
+            state.watched = state.watched.filter { $0.key == $0.value }
+        }
     }
 
-    /// Watches `folder`, or the nearest parent that exists when it does not.
-    private func watch(_ folder: String) -> Bool {
+    /// Watches `folder`, or the nearest parent that exists when it does
+    /// not; returns the path watched.
+    private func watch(_ folder: String) -> String? {
         var path = folder
         while true {
-            if csh_inotify_watch(inotify, path) >= 0 { return true }
-            guard errno == ENOENT || errno == ENOTDIR else { return false }
+            if csh_inotify_watch(inotify, path) >= 0 { return path }
+            guard errno == ENOENT || errno == ENOTDIR else { return nil }
             let parent = Paths.parent(of: path)
-            if parent == path { return false }
+            if parent == path { return nil }
             path = parent
         }
     }

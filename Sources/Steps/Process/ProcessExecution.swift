@@ -116,7 +116,8 @@ final class ProcessExecution: @unchecked Sendable {
     /// (which so wait for a start under way on another thread). The first
     /// call does it. The handlers may run as soon as the first descriptor is
     /// registered: every field is set before, and nothing here touches the
-    /// object after.
+    /// object after. The pidfd comes last: until the exit is known, no
+    /// handler can end the step and close a descriptor not yet registered.
     func start() {
         startGate.withLock { started in
             guard !started else { return }
@@ -136,7 +137,6 @@ final class ProcessExecution: @unchecked Sendable {
         let pidFD = child.pidFD, outputFDs = outputs.map(\.fd), outputTokens = outputs.map(\.token), inputFD = inputFD
 
         // From here on the loop thread owns this object.
-        loop.register(pidFD, token: pidToken, events: csh_epollin()) { [self] _ in leaderExited() }
         for index in outputFDs.indices {
             loop.register(outputFDs[index], token: outputTokens[index]!, events: csh_epollin()) { [self] _ in
                 readOutput(index)
@@ -145,6 +145,7 @@ final class ProcessExecution: @unchecked Sendable {
         if let inputToken {
             loop.register(inputFD, token: inputToken, events: csh_epollout()) { [self] _ in writeInput() }
         }
+        loop.register(pidFD, token: pidToken, events: csh_epollin()) { [self] _ in leaderExited() }
     }
 
     // MARK: - Events

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PromiseEngine
 
@@ -69,15 +70,19 @@ struct ProcessStepRunner: Sendable {
         let input = Array((options.stdin?.literalValue ?? "").utf8)
         let execution = ProcessExecution(child: child, id: context.id, standardInput: input, sink: context.output,
                                          settings: settings, started: started, table: table) { end in
-            // Settled on the loop thread: what the executor chains on the
-            // promise runs there too, without a thread hop per step. It is
-            // short: file steps and HTTP requests run elsewhere, and nothing
-            // there waits for the loop.
-            switch end {
-            case .cancelled:
-                resolver.cancel()
-            case .finished(let record):
-                resolver.resolve(Outcome(catching: { try Self.result(of: record, options) }))
+            // Settled off the loop thread: what the executor chains on the
+            // promise (expectations on up to 1 MiB of output, the next
+            // step's spawn) runs where it settles, and the loop thread only
+            // reads, reaps and times. (Settling here saved a thread wake-up
+            // per step, about 5% of 1,000 `true` steps, at the cost of
+            // stalling every pipe while such work ran.)
+            DispatchQueue.global().async {
+                switch end {
+                case .cancelled:
+                    resolver.cancel()
+                case .finished(let record):
+                    resolver.resolve(Outcome(catching: { try Self.result(of: record, options) }))
+                }
             }
         }
         let loop = EventLoop.shared

@@ -87,7 +87,7 @@ enum Spawner {
     }
 
     /// How often a spawn that failed with ETXTBSY is tried again (waiting
-    /// 1, 2, 4 ... 32 ms, about a quarter of a second in all).
+    /// 1, 2, 4 ... 32 ms, 191 ms in all).
     static let textBusyRetries = 10
 
     /// promise-run's working folder, read once: it never changes it.
