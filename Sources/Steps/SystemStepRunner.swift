@@ -2,7 +2,8 @@ import Glibc
 import PromiseEngine
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
-/// groups of their own, HTTP with one URLSession, files with POSIX calls.
+/// groups of their own, HTTP on the same event loop (HTTP/1.1 of its own,
+/// libcurl for HTTPS, HTTP/2 and proxies), files with POSIX calls.
 ///
 /// One runner serves one run. At the end of the run call `shutdown()` and
 /// wait for it; on a second Ctrl-C call `killAll()`: between them no child
@@ -23,11 +24,6 @@ public final class SystemStepRunner: StepRunner {
         processes = ProcessStepRunner(configuration: configuration, table: table)
         files = FileStepRunner(configuration: configuration)
         http = HTTPClient(configuration: configuration)
-    }
-
-    deinit {
-        // URLSession keeps its delegate (and itself) until invalidated.
-        http.finishAndInvalidate()
     }
 
     public func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {

@@ -7,6 +7,10 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "csh_codecs.h"
+#include "csh_curl.h"
+#include "csh_net.h"
+
 static inline int csh_wifexited(int status) { return WIFEXITED(status); }
 static inline int csh_wexitstatus(int status) { return WEXITSTATUS(status); }
 static inline int csh_wifsignaled(int status) { return WIFSIGNALED(status); }

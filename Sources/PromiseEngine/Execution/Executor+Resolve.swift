@@ -51,6 +51,9 @@ extension WorkflowExecutor {
             case .form(let fields): request.body = .form(try named(fields))
             }
             if let save = request.save { request.save = try text(save) }
+            if let path = request.tls.caCertificate { request.tls.caCertificate = try text(path) }
+            if let path = request.tls.certificate { request.tls.certificate = try text(path) }
+            if let path = request.tls.key { request.tls.key = try text(path) }
             request.expectations = try expectations(request.expectations)
             return .http(request)
         case .file(let operation):

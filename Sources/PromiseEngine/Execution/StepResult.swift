@@ -33,12 +33,14 @@ public struct StepResult: Sendable {
     public var duration: Duration
     /// `capture NAME = ...` values.
     public var captures: [String: String]
+    /// An http step's final URL, redirects, version, timings and cookies.
+    public var http: HTTPExchangeInfo?
 
     public init(
         stdout: CapturedText? = nil, stderr: CapturedText? = nil, exitCode: Int? = nil,
         terminatingSignal: Int? = nil, status: Int? = nil, headers: [(name: String, value: String)] = [],
         body: CapturedText? = nil, path: String? = nil, content: String? = nil,
-        duration: Duration = .zero, captures: [String: String] = [:]
+        duration: Duration = .zero, captures: [String: String] = [:], http: HTTPExchangeInfo? = nil
     ) {
         self.stdout = stdout
         self.stderr = stderr
@@ -51,6 +53,7 @@ public struct StepResult: Sendable {
         self.content = content
         self.duration = duration
         self.captures = captures
+        self.http = http
     }
 
     /// A response header, looked up case-insensitively (the first of that name).

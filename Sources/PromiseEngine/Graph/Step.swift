@@ -56,9 +56,16 @@ public struct HTTPRequest: Sendable, Hashable {
     public var save: Template?
     public var expectations: [StepExpectation]
     public var captures: [Capture]
+    /// Certificate checks and a client certificate (`insecure`, `cacert`,
+    /// `cert`, `key`).
+    public var tls: HTTPTLSOptions
+    /// Whether the run's cookie store is used (`cookies off` in a block
+    /// turns it off for the steps below).
+    public var cookies: Bool
 
     public init(method: HTTPMethod, url: Template, headers: [NamedTemplate] = [], body: HTTPBody = .none,
-                redirects: Int? = nil, save: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = []) {
+                redirects: Int? = nil, save: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
+                tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -67,7 +74,31 @@ public struct HTTPRequest: Sendable, Hashable {
         self.save = save
         self.expectations = expectations
         self.captures = captures
+        self.tls = tls
+        self.cookies = cookies
     }
+}
+
+/// An http step's TLS attributes (spec §11).
+public struct HTTPTLSOptions: Sendable, Hashable {
+    /// `insecure`: do not verify the server's certificate.
+    public var insecure: Bool
+    /// `cacert PATH`: trust the authorities in this PEM file.
+    public var caCertificate: Template?
+    /// `cert PATH`: a client certificate (PEM).
+    public var certificate: Template?
+    /// `key PATH`: the client certificate's key (PEM).
+    public var key: Template?
+
+    public init(insecure: Bool = false, caCertificate: Template? = nil, certificate: Template? = nil, key: Template? = nil) {
+        self.insecure = insecure
+        self.caCertificate = caCertificate
+        self.certificate = certificate
+        self.key = key
+    }
+
+    /// Whether no TLS attribute was written.
+    public var isEmpty: Bool { !insecure && caCertificate == nil && certificate == nil && key == nil }
 }
 
 /// The HTTP methods the `http` step takes.

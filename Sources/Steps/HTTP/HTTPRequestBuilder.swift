@@ -1,62 +1,87 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Glibc
 import PromiseEngine
 
-/// What to send: the URLRequest, and the file to stream as the body
-/// (`body file`), if any.
+/// What an `http` step sends, before any redirect.
 struct PreparedRequest {
-    var request: URLRequest
-    var bodyFile: URL?
+    var method: String
+    var url: RequestURL
+    /// The step's headers in order, with a default `Content-Type` for
+    /// `json` and `form` bodies.
+    var headers: [(name: String, value: String)]
+    var body: RequestBody
+    var tls: TLSSettings
 }
 
-/// Turns an `http` step (its templates resolved) into a URLRequest.
+/// Turns an `http` step (its templates resolved) into a `PreparedRequest`.
 enum HTTPRequestBuilder {
-    /// Thrown for what cannot be sent: a bad URL (kind `network`) or a
-    /// missing body file (kind `file`).
-    static func prepare(_ step: HTTPRequest, workingDirectory: String) throws(StepFailure) -> PreparedRequest {
+    /// Thrown for what cannot be sent: a bad URL or header (kind
+    /// `network`), a missing body file (kind `file`).
+    static func prepare(_ step: HTTPRequest, workingDirectory: String,
+                        configuration: StepsConfiguration) throws(StepFailure) -> PreparedRequest {
         let text = step.url.literalValue ?? ""
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host != nil else {
-            throw StepFailure(.network, "\(step.method.rawValue) \(text): not an http:// or https:// URL")
+        let label = "\(step.method.rawValue) \(text)"
+        guard let url = RequestURL.parse(text) else {
+            throw StepFailure(.network, "\(label): not an http:// or https:// URL")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = step.method.rawValue
+        var headers: [(name: String, value: String)] = []
         for header in step.headers {
-            request.addValue(header.value.literalValue ?? "", forHTTPHeaderField: header.name)
+            let value = header.value.literalValue ?? ""
+            guard isToken(header.name) else {
+                throw StepFailure(.network, "\(label): '\(header.name)' cannot be a header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+                throw StepFailure(.network, "\(label): the value of header '\(header.name)' has a line break; it cannot be sent")
+            }
+            headers.append((header.name, value))
         }
-        var bodyFile: URL?
+        var body = RequestBody.none
         switch step.body {
         case .none:
             break
-        case .text(let body):
-            request.httpBody = Data((body.literalValue ?? "").utf8)
-        case .json(let body):
-            request.httpBody = Data((body.literalValue ?? "").utf8)
-            setIfMissing(&request, "Content-Type", "application/json")
+        case .text(let text):
+            body = .bytes(Array((text.literalValue ?? "").utf8))
+        case .json(let text):
+            body = .bytes(Array((text.literalValue ?? "").utf8))
+            addIfMissing(&headers, "Content-Type", "application/json")
         case .form(let fields):
             let encoded = fields.map { formEncoded($0.name) + "=" + formEncoded($0.value.literalValue ?? "") }
-            request.httpBody = Data(encoded.joined(separator: "&").utf8)
-            setIfMissing(&request, "Content-Type", "application/x-www-form-urlencoded")
+            body = .bytes(Array(encoded.joined(separator: "&").utf8))
+            addIfMissing(&headers, "Content-Type", "application/x-www-form-urlencoded")
         case .file(let path):
             let file = Paths.resolve(path.literalValue ?? "", against: workingDirectory)
             var info = stat()
             guard stat(file, &info) == 0 else {
-                throw StepFailure(.file, "\(step.method.rawValue) \(text): body file \(file): \(systemReason(errno))")
+                throw StepFailure(.file, "\(label): body file \(file): \(systemReason(errno))")
             }
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw StepFailure(.file, "\(step.method.rawValue) \(text): body file \(file) is not a regular file")
+                throw StepFailure(.file, "\(label): body file \(file) is not a regular file")
             }
-            bodyFile = URL(fileURLWithPath: file)
-            setIfMissing(&request, "Content-Length", String(info.st_size))
+            body = .file(path: file, size: Int64(info.st_size))
         }
-        return PreparedRequest(request: request, bodyFile: bodyFile)
+        func path(_ template: Template?) -> String? {
+            template.map { Paths.resolve($0.literalValue ?? "", against: workingDirectory) }
+        }
+        let tls = TLSSettings(insecure: step.tls.insecure || configuration.insecure,
+                              caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
+                              certificateFile: path(step.tls.certificate), keyFile: path(step.tls.key))
+        return PreparedRequest(method: step.method.rawValue, url: url, headers: headers, body: body, tls: tls)
     }
 
-    private static func setIfMissing(_ request: inout URLRequest, _ name: String, _ value: String) {
-        if request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
+    private static func addIfMissing(_ headers: inout [(name: String, value: String)], _ name: String, _ value: String) {
+        let lower = name.lowercased()
+        if !headers.contains(where: { $0.name.lowercased() == lower }) { headers.append((name, value)) }
+    }
+
+    /// An RFC 9110 token.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
         }
     }
 
@@ -78,5 +103,32 @@ enum HTTPRequestBuilder {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Base64 (RFC 4648), for `Authorization: Basic`.
+enum Base64 {
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 2 < input.count {
+            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)],
+                       alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
+            index += 3
+        }
+        let rest = input.count - index
+        if rest == 1 {
+            let value = UInt32(input[index]) << 16
+            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)],
+                       UInt8(ascii: "=")]
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }

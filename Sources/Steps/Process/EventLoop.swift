@@ -1,5 +1,4 @@
 import CSystemShims
-import Foundation
 import Glibc
 import Synchronization
 
@@ -35,19 +34,13 @@ final class EventLoop: Sendable {
     private final class Confined: @unchecked Sendable {
         // @unchecked: read and written only on the loop thread (`run`, the
         // handlers, and work passed to `execute`).
-        var timers: [Timer] = []
+        var timers = TimerHeap()
     }
 
     private struct Handlers: @unchecked Sendable {
         // @unchecked: the handlers are called on the loop thread only; the
         // lock hands the state they capture over from the registering thread.
         var byToken: [Token: (UInt32) -> Void] = [:]
-    }
-
-    private struct Timer {
-        var token: Token
-        var deadline: ContinuousClock.Instant
-        var work: () -> Void
     }
 
     private init() {
@@ -57,7 +50,15 @@ final class EventLoop: Sendable {
         confined = Confined()
         // Token 0 is the wake-up descriptor.
         _ = csh_epoll_ctl(epollFD, wakeFD, csh_epollin(), 0, 0)
-        Thread { [self] in run() }.start()
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let made = pthread_create(&thread, nil, { argument in
+            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box.toOpaque())
+        precondition(made == 0, "pthread_create: \(systemReason(made))")
+        pthread_detach(thread)
     }
 
     /// Whether the caller runs on the loop thread.
@@ -91,6 +92,12 @@ final class EventLoop: Sendable {
 
     // MARK: - On the loop thread
 
+    /// Changes the events `fd` is watched for.
+    func modify(_ fd: Int32, token: Token, events: UInt32) {
+        assert(inLoop)
+        _ = csh_epoll_ctl(epollFD, fd, events, token, 1)
+    }
+
     /// Stops watching `fd` (before it is closed).
     func unregister(_ fd: Int32, token: Token) {
         assert(inLoop)
@@ -103,13 +110,13 @@ final class EventLoop: Sendable {
     func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Token {
         assert(inLoop)
         let token = makeToken()
-        confined.timers.append(Timer(token: token, deadline: .now + delay, work: work))
+        confined.timers.insert(token: token, deadline: .now + delay, work: work)
         return token
     }
 
     func cancelTimer(_ token: Token) {
         assert(inLoop)
-        confined.timers.removeAll { $0.token == token }
+        confined.timers.cancel(token)
     }
 
     // MARK: - The loop
@@ -151,7 +158,7 @@ final class EventLoop: Sendable {
     }
 
     private func millisecondsToNextTimer() -> Int32 {
-        guard let next = confined.timers.map(\.deadline).min() else { return -1 }
+        guard let next = confined.timers.nextDeadline else { return -1 }
         let remaining = ContinuousClock.now.duration(to: next)
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
@@ -163,9 +170,8 @@ final class EventLoop: Sendable {
         guard !confined.timers.isEmpty else { return }
         let now = ContinuousClock.now
         // One at a time: a timer's work may cancel another that is due too.
-        while let index = confined.timers.firstIndex(where: { $0.deadline <= now }) {
-            let timer = confined.timers.remove(at: index)
-            timer.work()
+        while let work = confined.timers.popDue(now: now) {
+            work()
         }
     }
 }

@@ -27,3 +27,8 @@ func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
         if result >= 0 || errno != EINTR { return result }
     }
 }
+
+/// The text of a NUL-terminated C buffer that a C call filled in.
+func cText(_ buffer: [CChar]) -> String {
+    buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}

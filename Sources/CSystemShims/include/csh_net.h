@@ -1,0 +1,26 @@
+#ifndef CSH_NET_H
+#define CSH_NET_H
+// TCP sockets for the HTTP/1.1 client: non-blocking connects and name
+// resolution, with the sockaddr juggling kept out of Swift.
+#include <stddef.h>
+#include <stdint.h>
+
+/// A non-blocking, close-on-exec TCP socket with TCP_NODELAY, connecting to
+/// `address` (4 bytes for AF_INET, 16 for AF_INET6) at `port`. Returns the
+/// descriptor with `*status` 0 (connected) or EINPROGRESS, or -1 with
+/// `*status` the errno value.
+int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *status);
+/// The pending error of a socket (SO_ERROR), 0 when none.
+int csh_socket_error(int fd);
+/// Resolves `host` with getaddrinfo (blocking: call it off the event
+/// loop). Writes up to `capacity` addresses, IPv4 first: the family in
+/// `families[i]` and 16 bytes at `addresses + 16 * i`. Returns how many,
+/// or -1 with getaddrinfo's words in `message`.
+int csh_resolve(const char *host, int *families, uint8_t *addresses, int capacity, char *message, size_t size);
+/// Parses a numeric IPv4 or IPv6 address (no brackets). Returns the family
+/// (AF_INET, AF_INET6) with the bytes in `address` (16 bytes), or 0.
+int csh_parse_address(const char *text, uint8_t *address);
+static inline int csh_af_inet(void) { return 2; }
+static inline int csh_af_inet6(void) { return 10; }
+
+#endif

@@ -1,0 +1,85 @@
+/// What an `http` step's exchange was, besides the final response: where
+/// it ended, after how many redirects, over which HTTP version, how long
+/// each phase took, and the cookies the run's store then held for it.
+public struct HTTPExchangeInfo: Sendable, Hashable {
+    /// The final URL, after redirects (`url` field).
+    public var url: String
+    /// How many redirects were followed (`redirects` field).
+    public var redirects: Int
+    /// `1.1`, `2` or `1.0` (`version` field).
+    public var version: String
+    /// The phases of the final request (`timing.*` fields).
+    public var timings: HTTPTimings
+    /// The cookies the run's store holds for the final URL's host after the
+    /// step, in the order they were set (`cookie.NAME` fields).
+    public var cookies: [HTTPCookieValue]
+
+    public init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue] = []) {
+        self.url = url
+        self.redirects = redirects
+        self.version = version
+        self.timings = timings
+        self.cookies = cookies
+    }
+
+    /// The value of the cookie `name` (the last one of that name).
+    public func cookie(_ name: String) -> String? {
+        cookies.last { $0.name == name }?.value
+    }
+}
+
+/// A cookie's name and value.
+public struct HTTPCookieValue: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// When each phase of a request ended, measured as curl measures it: from
+/// the start of the final request (after any redirects) for `dns`,
+/// `connect`, `tls` and `firstByte`, and from the start of the step's first
+/// request for `total`. A phase that did not happen (no lookup for an
+/// address, no handshake over plain HTTP, nothing of it on a kept-alive
+/// connection) took no time, so each is at least the one before:
+/// dns ≤ connect ≤ tls ≤ firstByte ≤ total.
+public struct HTTPTimings: Sendable, Hashable {
+    /// The name was resolved.
+    public var dns: Duration
+    /// The TCP connection was made.
+    public var connect: Duration
+    /// The TLS handshake was done.
+    public var tls: Duration
+    /// The first byte of the response arrived.
+    public var firstByte: Duration
+    /// The body was read to its end.
+    public var total: Duration
+
+    public init(dns: Duration = .zero, connect: Duration = .zero, tls: Duration = .zero, firstByte: Duration = .zero,
+                total: Duration = .zero) {
+        self.dns = dns
+        self.connect = connect
+        self.tls = tls
+        self.firstByte = firstByte
+        self.total = total
+    }
+
+    /// The phase named by a `timing.NAME` field.
+    public subscript(phase: HTTPTimingPhase) -> Duration {
+        switch phase {
+        case .dns: return dns
+        case .connect: return connect
+        case .tls: return tls
+        case .firstByte: return firstByte
+        case .total: return total
+        }
+    }
+}
+
+/// The phases `timing.NAME` names.
+public enum HTTPTimingPhase: String, Sendable, Hashable, CaseIterable {
+    case dns, connect, tls, firstByte, total
+}

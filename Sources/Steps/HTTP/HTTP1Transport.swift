@@ -1,0 +1,534 @@
+import CSystemShims
+import Glibc
+import PromiseEngine
+
+/// HTTP/1.1 over plain TCP, on the step runner's event loop: kept-alive
+/// connections per origin, responses parsed from the bytes as they come,
+/// no thread hop, timer or task object per request. It carries every
+/// `http://` request that goes to the server directly; HTTPS, HTTP/2 and
+/// proxies go to libcurl (`CurlTransport`).
+///
+/// Loop thread only.
+final class HTTP1Transport: HopTransport {
+    let loop: EventLoop
+    let resolver: HostResolver
+    /// One read buffer for every connection: a read is parsed and handed on
+    /// before the handler returns, so nothing outlives it.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Idle connections by origin, the most recently used last.
+    private var idle: [Origin: [HTTP1Connection]] = [:]
+    /// Every open connection, by its token.
+    private var open: [EventLoop.Token: HTTP1Connection] = [:]
+    /// Idle connections kept per origin; more are closed.
+    static let idleLimit = 256
+
+    init(loop: EventLoop) {
+        self.loop = loop
+        resolver = HostResolver(loop: loop)
+        readBuffer = .allocate(byteCount: 256 * 1024, alignment: 16)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    func start(_ request: HopRequest, delegate: any HopDelegate) -> any HopHandle {
+        let hop = HTTP1Hop(request: request, delegate: delegate, transport: self)
+        hop.begin()
+        return hop
+    }
+
+    func closeAll() {
+        for connection in Array(open.values) { connection.close() }
+        idle.removeAll()
+    }
+
+    /// Connections open now (idle and busy).
+    var openCount: Int { open.count }
+
+    // MARK: - The pool
+
+    /// An idle connection to `origin`, taken out of the pool.
+    func checkOut(_ origin: Origin) -> HTTP1Connection? {
+        guard var list = idle[origin], let connection = list.popLast() else { return nil }
+        idle[origin] = list.isEmpty ? nil : list
+        return connection
+    }
+
+    func checkIn(_ connection: HTTP1Connection) {
+        var list = idle[connection.origin] ?? []
+        guard list.count < Self.idleLimit else {
+            connection.close()
+            return
+        }
+        list.append(connection)
+        idle[connection.origin] = list
+    }
+
+    /// Opens a socket to `address` and registers it. Returns the connection
+    /// and whether it is already connected, or the errno value.
+    func connect(to address: IPAddress, origin: Origin) -> Result<(HTTP1Connection, connected: Bool), SystemCallError> {
+        var status: Int32 = 0
+        let fd = address.withBytes { csh_tcp_connect(address.family, $0, UInt16(origin.port), &status) }
+        guard fd >= 0 else { return .failure(SystemCallError("connect", code: status)) }
+        let connection = HTTP1Connection(fd: fd, token: loop.makeToken(), origin: origin, transport: self)
+        open[connection.token] = connection
+        let events = csh_epollin() | (status == 0 ? 0 : csh_epollout())
+        connection.watchingWrite = status != 0
+        loop.register(fd, token: connection.token, events: events) { [unowned connection] events in
+            connection.handle(events)
+        }
+        return .success((connection, status == 0))
+    }
+
+    fileprivate func forget(_ connection: HTTP1Connection) {
+        open.removeValue(forKey: connection.token)
+        if var list = idle[connection.origin], let index = list.firstIndex(where: { $0 === connection }) {
+            list.remove(at: index)
+            idle[connection.origin] = list.isEmpty ? nil : list
+        }
+    }
+}
+
+/// A TCP connection to one origin: busy with one hop at a time, or idle in
+/// the pool (where the server closing it, or sending anything unasked,
+/// closes it).
+final class HTTP1Connection {
+    let fd: Int32
+    let token: EventLoop.Token
+    let origin: Origin
+    private unowned let transport: HTTP1Transport
+    /// The hop using it; nil while idle.
+    var owner: HTTP1Hop?
+    /// Responses it carried to their end.
+    var served = 0
+    var watchingWrite = false
+    private(set) var isClosed = false
+
+    init(fd: Int32, token: EventLoop.Token, origin: Origin, transport: HTTP1Transport) {
+        self.fd = fd
+        self.token = token
+        self.origin = origin
+        self.transport = transport
+    }
+
+    func handle(_ events: UInt32) {
+        if let owner {
+            owner.connectionEvent(events)
+        } else {
+            // Idle: the server closed it, or sent what nobody asked for.
+            close()
+        }
+    }
+
+    func watchWrite(_ on: Bool) {
+        guard on != watchingWrite, !isClosed else { return }
+        watchingWrite = on
+        transport.loop.modify(fd, token: token, events: csh_epollin() | (on ? csh_epollout() : 0))
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        owner = nil
+        transport.loop.unregister(fd, token: token)
+        Glibc.close(fd)
+        transport.forget(self)
+    }
+}
+
+/// One request and response over HTTP/1.1: finds or opens a connection,
+/// writes the request, parses the response and hands it to its delegate.
+final class HTTP1Hop: HopHandle {
+    private let request: HopRequest
+    private var delegate: (any HopDelegate)?
+    private unowned let transport: HTTP1Transport
+    private let started = ContinuousClock.now
+    private var timings = HopTimings()
+    private var phase = Phase.resolving
+    private var connection: HTTP1Connection?
+    /// Whether the connection was used before (a failure before any byte
+    /// of the response is then retried once on a new one).
+    private var reused = false
+    private var retried = false
+    private var parser: HTTP1ResponseParser
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var upload: (fd: Int32, offset: Int, remaining: Int64)?
+    private var sentAll = false
+    private var version = "1.1"
+    private var lastActivity = ContinuousClock.now
+    private var idleTimer: EventLoop.Token?
+
+    private enum Phase {
+        case resolving
+        case connecting(addresses: [IPAddress], index: Int, lastError: Int32)
+        case exchanging
+        case ended
+    }
+
+    init(request: HopRequest, delegate: any HopDelegate, transport: HTTP1Transport) {
+        self.request = request
+        self.delegate = delegate
+        self.transport = transport
+        parser = HTTP1ResponseParser(isHead: request.method == "HEAD")
+    }
+
+    func begin() {
+        if let idleTimeout = request.idleTimeout { armIdleTimer(idleTimeout) }
+        if let pooled = transport.checkOut(request.url.origin) {
+            reused = true
+            attach(pooled)
+            return
+        }
+        resolveAndConnect()
+    }
+
+    func cancel() {
+        guard !isEnded else { return }
+        phase = .ended
+        delegate = nil
+        cleanUp()
+        connection?.close()
+        connection = nil
+    }
+
+    private var isEnded: Bool {
+        if case .ended = phase { return true }
+        return false
+    }
+
+    // MARK: - Connecting
+
+    private func resolveAndConnect() {
+        phase = .resolving
+        transport.resolver.resolve(request.url.host) { [self] answer in
+            guard !isEnded else { return }
+            switch answer {
+            case .failure(let failure):
+                end(.failed(failure))
+            case .success(let addresses):
+                timings.dns = started.duration(to: .now)
+                connect(addresses, from: 0, lastError: 0)
+            }
+        }
+    }
+
+    private func connect(_ addresses: [IPAddress], from index: Int, lastError: Int32) {
+        var lastError = lastError
+        var index = index
+        while index < addresses.count {
+            switch transport.connect(to: addresses[index], origin: request.url.origin) {
+            case .success(let (connection, connected)):
+                phase = .connecting(addresses: addresses, index: index, lastError: lastError)
+                connection.owner = self
+                self.connection = connection
+                if connected { self.connected() }
+                return
+            case .failure(let error):
+                lastError = error.code
+                index += 1
+            }
+        }
+        end(.failed(.network("could not connect to \(request.url.authority) (\(Self.reason(lastError)))")))
+    }
+
+    private func connected() {
+        timings.connect = started.duration(to: .now)
+        timings.tls = timings.connect
+        if timings.dns > timings.connect { timings.dns = timings.connect }
+        guard let connection else { return }
+        attach(connection)
+    }
+
+    private func attach(_ connection: HTTP1Connection) {
+        connection.owner = self
+        self.connection = connection
+        phase = .exchanging
+        if reused {
+            let now = started.duration(to: .now)
+            timings.dns = now
+            timings.connect = now
+            timings.tls = now
+        }
+        writeHead()
+        flush()
+    }
+
+    static func reason(_ code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: return "connection refused"
+        case ETIMEDOUT: return "connection timed out"
+        case EHOSTUNREACH: return "no route to host"
+        case ENETUNREACH: return "network unreachable"
+        case ECONNRESET: return "connection reset by the server"
+        case EPIPE: return "the server closed the connection"
+        default: return systemReason(code)
+        }
+    }
+
+    // MARK: - Events
+
+    func connectionEvent(_ events: UInt32) {
+        switch phase {
+        case .connecting(let addresses, let index, _):
+            let error = connection.map { csh_socket_error($0.fd) } ?? ECONNREFUSED
+            if error == 0 && events & (csh_epollerr() | csh_epollhup()) == 0 {
+                connected()
+            } else if error != 0 || events & (csh_epollerr() | csh_epollhup()) != 0 {
+                connection?.close()
+                connection = nil
+                connect(addresses, from: index + 1, lastError: error == 0 ? ECONNREFUSED : error)
+            }
+        case .exchanging:
+            if events & csh_epollout() != 0, !sentAll { flush() }
+            guard !isEnded else { return }
+            if events & (csh_epollin() | csh_epollerr() | csh_epollhup()) != 0 { readResponse() }
+        case .resolving, .ended:
+            break
+        }
+    }
+
+    // MARK: - Sending
+
+    private func writeHead() {
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        head += request.method.utf8
+        head.append(0x20)
+        head += request.url.target.utf8
+        head += " HTTP/1.1\r\nHost: ".utf8
+        head += request.url.authority.utf8
+        head += [0x0D, 0x0A]
+        for (name, value) in request.headers {
+            head += name.utf8
+            head += [UInt8(ascii: ":"), 0x20]
+            head += value.utf8
+            head += [0x0D, 0x0A]
+        }
+        head += [0x0D, 0x0A]
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes):
+            head += bytes
+        case .file(let path, let size):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                end(.failed(.network("could not read the body file \(path): \(systemReason(errno))")))
+                return
+            }
+            upload = (fd, 0, size)
+        }
+        output = head
+        outputOffset = 0
+        sentAll = false
+    }
+
+    private func flush() {
+        guard !isEnded, let connection else { return }
+        while outputOffset < output.count {
+            let written = output.withUnsafeBytes { bytes in
+                write(connection.fd, bytes.baseAddress! + outputOffset, bytes.count - outputOffset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    connection.watchWrite(true)
+                    return
+                }
+                // The server may have answered already (and closed): read
+                // what it said before giving up.
+                sendFailed(errno)
+                return
+            }
+            outputOffset += written
+            lastActivity = .now
+        }
+        if var file = upload, file.remaining > 0 {
+            while file.remaining > 0 {
+                var offset = off_t(file.offset)
+                let sent = sendfile(connection.fd, file.fd, &offset, Int(min(file.remaining, 1 << 20)))
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    upload = file
+                    if errno == EAGAIN {
+                        connection.watchWrite(true)
+                        return
+                    }
+                    sendFailed(errno)
+                    return
+                }
+                if sent == 0 {
+                    upload = file
+                    end(.failed(.network("the body file ended before its \(file.remaining + Int64(file.offset)) bytes were sent")))
+                    return
+                }
+                file.offset += sent
+                file.remaining -= Int64(sent)
+                lastActivity = .now
+            }
+            upload = file
+        }
+        sentAll = true
+        output = []
+        closeUpload()
+        connection.watchWrite(false)
+    }
+
+    private func sendFailed(_ code: Int32) {
+        sentAll = true
+        connection?.watchWrite(false)
+        if retryIfStale() { return }
+        // Whatever the server said before it stopped reading comes next.
+        readResponse(sendError: code)
+    }
+
+    // MARK: - Receiving
+
+    private func readResponse(sendError: Int32? = nil) {
+        guard let connection else { return }
+        let buffer = transport.readBuffer
+        while !isEnded {
+            let count = read(connection.fd, buffer.baseAddress, buffer.count)
+            if count > 0 {
+                if !parser.started { timings.firstByte = started.duration(to: .now) }
+                lastActivity = .now
+                guard process(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
+                if count < buffer.count { return }
+                continue
+            }
+            if count == 0 {
+                if retryIfStale() { return }
+                switch parser.closed() {
+                case .end(let reusable):
+                    finish(reusable: reusable)
+                case .failure(let message):
+                    end(.failed(.network(sendError.map { "\(message) (\(Self.reason($0)) while sending the request)" }
+                                         ?? message)))
+                default:
+                    break
+                }
+                return
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN {
+                if let sendError, !parser.started {
+                    end(.failed(.network("could not send the request (\(Self.reason(sendError)))")))
+                }
+                return
+            }
+            if retryIfStale() { return }
+            end(.failed(.network(parser.started ? "the connection failed during the response (\(Self.reason(code)))"
+                                                : "the connection failed before the response (\(Self.reason(code)))")))
+            return
+        }
+    }
+
+    /// Feeds bytes to the parser and the delegate. False once the hop ended.
+    private func process(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while true {
+            switch parser.next(bytes, offset: &offset) {
+            case .needMore:
+                return true
+            case .head(let head):
+                version = head.version
+                guard delegate?.hopHead(head) ?? false else {
+                    stop()
+                    return false
+                }
+            case .body(let range):
+                guard delegate?.hopBody(UnsafeRawBufferPointer(rebasing: bytes[range])) ?? false else {
+                    stop()
+                    return false
+                }
+            case .end(let reusable):
+                finish(reusable: reusable && offset == bytes.count)
+                return false
+            case .failure(let message):
+                end(.failed(.network(message)))
+                return false
+            }
+        }
+    }
+
+    /// A reused connection that fails before any byte of the response was
+    /// closed by the server meanwhile: try once more on a new one.
+    private func retryIfStale() -> Bool {
+        guard reused, !retried, !parser.started, !isEnded else { return false }
+        retried = true
+        reused = false
+        connection?.close()
+        connection = nil
+        closeUpload()
+        parser = HTTP1ResponseParser(isHead: request.method == "HEAD")
+        resolveAndConnect()
+        return true
+    }
+
+    private func finish(reusable: Bool) {
+        guard let connection else { return }
+        connection.served += 1
+        self.connection = nil
+        if reusable && sentAll && upload == nil {
+            connection.owner = nil
+            connection.watchWrite(false)
+            transport.checkIn(connection)
+        } else {
+            connection.close()
+        }
+        end(.complete(timings, version: version))
+    }
+
+    private func stop() {
+        connection?.close()
+        connection = nil
+        end(.stopped)
+    }
+
+    private func end(_ result: HopEnd) {
+        guard !isEnded else { return }
+        phase = .ended
+        cleanUp()
+        if let connection {
+            connection.close()
+            self.connection = nil
+        }
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.hopEnded(result)
+    }
+
+    private func cleanUp() {
+        closeUpload()
+        if let idleTimer {
+            transport.loop.cancelTimer(idleTimer)
+            self.idleTimer = nil
+        }
+    }
+
+    private func closeUpload() {
+        if let upload {
+            close(upload.fd)
+            self.upload = nil
+        }
+    }
+
+    // MARK: - The idle timeout
+
+    private func armIdleTimer(_ limit: Duration) {
+        let due = lastActivity + limit
+        idleTimer = transport.loop.schedule(after: ContinuousClock.now.duration(to: due)) { [weak self] in
+            guard let self, !self.isEnded else { return }
+            self.idleTimer = nil
+            if self.lastActivity.duration(to: .now) >= limit {
+                self.end(.failed(HopFailure(kind: .timeout,
+                                            message: "no data from the server for \(DurationText.format(limit)) (the idle timeout)")))
+            } else {
+                self.armIdleTimer(limit)
+            }
+        }
+    }
+}

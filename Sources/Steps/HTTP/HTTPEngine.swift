@@ -1,0 +1,80 @@
+/// The HTTP state of one runner, on the event loop thread: the two
+/// transports (made at first use), the run's cookie store, the proxies,
+/// and the exchanges under way (so that the end of the run can cancel
+/// them).
+final class HTTPEngine {
+    let loop: EventLoop
+    let configuration: StepsConfiguration
+    let proxies: ProxySettings
+    var cookies = CookieJar()
+    private var http1: HTTP1Transport?
+    private var curl: Result<CurlTransport, HopFailure>?
+    private var active: [ObjectIdentifier: HTTPExchange] = [:]
+    /// After `cancelAll`: nothing new starts.
+    private(set) var isClosed = false
+
+    init(loop: EventLoop, configuration: StepsConfiguration, proxies: ProxySettings) {
+        self.loop = loop
+        self.configuration = configuration
+        self.proxies = proxies
+    }
+
+    /// Starts an exchange, or cancels it when the engine is closed.
+    func begin(_ exchange: HTTPExchange) {
+        guard !exchange.isOver else { return }
+        guard !isClosed else {
+            exchange.cancel()
+            return
+        }
+        active[ObjectIdentifier(exchange)] = exchange
+        exchange.start()
+    }
+
+    /// An exchange is over (it calls this itself).
+    func ended(_ exchange: HTTPExchange) {
+        active.removeValue(forKey: ObjectIdentifier(exchange))
+    }
+
+    /// HTTP/1.1 on the loop for plain `http://` without a proxy; libcurl
+    /// for HTTPS (and HTTP/2) and for proxies.
+    func transport(for request: HopRequest) -> Result<any HopTransport, HopFailure> {
+        if !request.url.isSecure && request.proxy == nil {
+            if let http1 { return .success(http1) }
+            let made = HTTP1Transport(loop: loop)
+            http1 = made
+            return .success(made)
+        }
+        if curl == nil {
+            curl = CurlTransport.make(loop: loop)
+            if case .success(let transport) = curl {
+                let perHost = max(1, configuration.httpConnections)
+                transport.limitConnections(perHost: perHost)
+            }
+        }
+        return curl!.map { $0 }
+    }
+
+    /// Cancels every exchange under way, closes every connection, and
+    /// refuses what comes later.
+    func cancelAll() {
+        isClosed = true
+        for exchange in Array(active.values) { exchange.cancel() }
+        active.removeAll()
+        http1?.closeAll()
+        if case .success(let transport) = curl { transport.closeAll() }
+    }
+
+    /// Frees everything (the runner is going away).
+    func dispose() {
+        cancelAll()
+        if case .success(let transport) = curl { transport.dispose() }
+        curl = nil
+        http1 = nil
+    }
+
+    /// Requests under way.
+    var activeCount: Int { active.count }
+
+    /// Connections the HTTP/1.1 transport holds open.
+    var openConnections: Int { http1?.openCount ?? 0 }
+}

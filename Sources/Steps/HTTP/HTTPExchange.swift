@@ -1,0 +1,366 @@
+import Dispatch
+import Glibc
+import PromiseEngine
+
+/// One `http` step from its first request to its result: the hops
+/// (redirects followed as spec §11 says, credentials kept from other
+/// origins), the run's cookies, the body (decoded, kept in memory up to the
+/// limit or streamed into the `save` file), the timings, the checks.
+///
+/// Lives on the event loop thread: its transports call it there, and
+/// `HTTPClient` hands it over before it starts.
+final class HTTPExchange: HopDelegate {
+    /// `GET http://...`, for messages.
+    let label: String
+    private let step: HTTPRequest
+    private let prepared: PreparedRequest
+    private let resolver: Resolver<StepResult>
+    private unowned let engine: HTTPEngine
+    private let redirectLimit: Int
+    private let bodyLimit: Int
+    /// Where `save` puts the body (absolute), if it does.
+    private let saveTarget: String?
+    private let onTransfer: (@Sendable (Int64, Int64?) -> Void)?
+    private let started = ContinuousClock.now
+
+    private var request: HopRequest
+    private var handle: (any HopHandle)?
+    private var redirects = 0
+    /// The response being read is a redirect to here: its body is dropped.
+    private var redirectTarget: RequestURL?
+    private var discarded = 0
+    private var head: ResponseHead?
+    private var decoder: ContentDecoder?
+    private var body: [UInt8] = []
+    /// Body bytes kept or saved (after decoding).
+    private var received: Int64 = 0
+    private var expected: Int64?
+    private var file: (path: String, fd: Int32)?
+    /// Set when the exchange stops itself (body too large, disk error).
+    private var failure: StepFailure?
+    private(set) var isOver = false
+
+    /// The most a redirect's own body may be before its connection is
+    /// closed instead of read to the end.
+    private static let redirectBodyLimit = 64 * 1024
+
+    init(step: HTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
+         configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?) {
+        self.label = "\(step.method.rawValue) \(step.url.literalValue ?? "")"
+        self.step = step
+        self.prepared = prepared
+        self.resolver = resolver
+        self.engine = engine
+        self.redirectLimit = min(step.redirects ?? configuration.defaultRedirects, 100)
+        self.bodyLimit = configuration.bodyLimit
+        self.saveTarget = saveTarget
+        self.onTransfer = onTransfer
+        request = HopRequest(method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
+                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout)
+    }
+
+    // MARK: - Starting and stopping (loop thread)
+
+    func start() {
+        sendHop()
+    }
+
+    /// Stops at once and settles as cancelled.
+    func cancel() {
+        guard !isOver else { return }
+        isOver = true
+        handle?.cancel()
+        handle = nil
+        discardFile()
+        engine.ended(self)
+        resolver.cancel()
+    }
+
+    private func sendHop() {
+        request.headers = headers(for: request)
+        request.proxy = engine.proxies.proxy(for: request.url)
+        switch engine.transport(for: request) {
+        case .success(let transport):
+            handle = transport.start(request, delegate: self)
+        case .failure(let failure):
+            fail(StepFailure(.network, "\(label): \(failure.message)", result: partialResult()))
+        }
+    }
+
+    /// What the hop sends: the defaults, the step's headers (its
+    /// `Authorization` and `Cookie` only to the step's own origin), the
+    /// cookies of the store, and the body's length.
+    private func headers(for hop: HopRequest) -> [(name: String, value: String)] {
+        let sameOrigin = hop.url.origin == prepared.url.origin
+        var stepHas = Set<String>()
+        var stepCookie: String?
+        var result: [(name: String, value: String)] = []
+        result.reserveCapacity(prepared.headers.count + 5)
+        for header in prepared.headers {
+            let lower = header.name.lowercased()
+            if lower == "authorization" || lower == "cookie" || lower == "proxy-authorization" {
+                guard sameOrigin else { continue }
+            }
+            if lower == "content-length" || lower == "host" { continue }
+            if hop.body.length == nil, lower == "content-type" { continue }
+            stepHas.insert(lower)
+            if lower == "cookie" {
+                stepCookie = header.value
+                continue
+            }
+            result.append(header)
+        }
+        var defaults: [(name: String, value: String)] = []
+        if !stepHas.contains("user-agent") { defaults.append(("User-Agent", "promise-run/\(PromiseRunVersion.current)")) }
+        if !stepHas.contains("accept") { defaults.append(("Accept", "*/*")) }
+        if !stepHas.contains("accept-encoding"), !ContentDecoder.acceptEncoding.isEmpty {
+            defaults.append(("Accept-Encoding", ContentDecoder.acceptEncoding))
+        }
+        if sameOrigin, !stepHas.contains("authorization"), let userInfo = prepared.url.userInfo {
+            defaults.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
+        }
+        result.insert(contentsOf: defaults, at: 0)
+        var cookie = stepCookie
+        if step.cookies, let stored = engine.cookies.header(for: hop.url, now: Self.epochSeconds()) {
+            cookie = cookie.map { $0 + "; " + stored } ?? stored
+        }
+        if let cookie { result.append(("Cookie", cookie)) }
+        if let length = hop.body.length {
+            result.append(("Content-Length", String(length)))
+        } else if ["POST", "PUT", "PATCH"].contains(hop.method) {
+            result.append(("Content-Length", "0"))
+        }
+        return result
+    }
+
+    // MARK: - The hop's response (HopDelegate)
+
+    func hopHead(_ head: ResponseHead) -> Bool {
+        if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
+        if Self.redirectStatuses.contains(head.status), redirects < redirectLimit,
+           let location = head.value("location"), let target = request.url.resolving(location) {
+            redirectTarget = target
+            lastRedirectStatus = head.status
+            discarded = 0
+            return true
+        }
+        self.head = head
+        expected = head.value("content-length").flatMap { Int64($0.trimmingSpaces) }
+        do {
+            decoder = try ContentDecoder.make(for: head.value("content-encoding"))
+        } catch {
+            failure = StepFailure(.network, "\(label): \(error.message)")
+            return false
+        }
+        if decoder != nil { expected = nil }
+        if let saveTarget {
+            do {
+                try FileSystem().makeDirectories(Paths.parent(of: saveTarget))
+                file = try FileSystem.createTemporaryFile(near: saveTarget)
+            } catch {
+                failure = StepFailure(.file, "\(label): save \(error)")
+                return false
+            }
+        } else if let expected, expected > Int64(bodyLimit) {
+            failure = tooLarge(expected)
+            return false
+        }
+        return true
+    }
+
+    func hopBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if redirectTarget != nil {
+            discarded += bytes.count
+            return discarded <= Self.redirectBodyLimit
+        }
+        if let decoder {
+            do {
+                try decoder.decode(bytes) { keep($0) }
+            } catch {
+                failure = StepFailure(.network, "\(label): \(error.message)")
+            }
+        } else {
+            _ = keep(bytes)
+        }
+        guard failure == nil else { return false }
+        if let expected, expected > 0 { resolver.progress(Double(received) / Double(expected)) }
+        onTransfer?(received, expected)
+        return true
+    }
+
+    /// Keeps decoded bytes: in memory or in the save file.
+    private func keep(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let file {
+            do {
+                try FileSystem().writeAll(file.fd, bytes, path: file.path)
+            } catch {
+                failure = StepFailure(.file, "\(label): save \(saveTarget ?? ""): \(error)")
+                return false
+            }
+        } else {
+            guard body.count + bytes.count <= bodyLimit else {
+                failure = tooLarge(nil)
+                return false
+            }
+            body.append(contentsOf: bytes)
+        }
+        received += Int64(bytes.count)
+        return true
+    }
+
+    func hopEnded(_ end: HopEnd) {
+        handle = nil
+        guard !isOver else { return }
+        if let target = redirectTarget {
+            switch end {
+            case .complete, .stopped:
+                follow(to: target)
+                return
+            case .failed:
+                break
+            }
+        }
+        switch end {
+        case .complete(let timings, let version):
+            succeed(timings: timings, version: version)
+        case .stopped:
+            fail(failure ?? StepFailure(.network, "\(label): the transfer stopped"))
+        case .failed(let hopFailure):
+            let kind: FailureKind = hopFailure.kind == .timeout ? .timeout : .network
+            fail(StepFailure(kind, "\(label): \(hopFailure.message)", result: partialResult()))
+        }
+    }
+
+    // MARK: - Redirects
+
+    /// 301, 302 and 303 turn POST into GET without a body (303 any method
+    /// but HEAD); 307 and 308 keep the method and the body.
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    private func follow(to target: RequestURL) {
+        let status = lastRedirectStatus
+        redirectTarget = nil
+        redirects += 1
+        var next = request
+        next.url = target
+        if (status == 303 && next.method != "HEAD") || ((status == 301 || status == 302) && next.method == "POST") {
+            next.method = next.method == "HEAD" ? "HEAD" : "GET"
+            next.body = .none
+        }
+        request = next
+        sendHop()
+    }
+
+    private var lastRedirectStatus = 0
+
+    // MARK: - The end
+
+    private func succeed(timings: HopTimings, version: String) {
+        guard let head else {
+            fail(StepFailure(.network, "\(label): no response"))
+            return
+        }
+        isOver = true
+        engine.ended(self)
+        let total = started.duration(to: .now)
+        var info = HTTPExchangeInfo(
+            url: request.url.text, redirects: redirects, version: version,
+            timings: HTTPTimings(dns: timings.dns, connect: timings.connect, tls: timings.tls,
+                                 firstByte: timings.firstByte, total: max(total, timings.firstByte)))
+        if step.cookies { info.cookies = engine.cookies.values(for: request.url, now: Self.epochSeconds()) }
+        let contentType = head.value("content-type")
+        let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
+        let file = self.file
+        self.file = nil
+        let body = self.body
+        self.body = []
+        let step = self.step, saveTarget = self.saveTarget, resolver = self.resolver, received = self.received
+        let label = self.label
+        let settle: @Sendable () -> Void = {
+            var result = partial
+            result.body = file == nil
+                ? CapturedText(text: BodyText.decode(body, contentType: contentType), totalBytes: body.count)
+                : CapturedText(text: "", totalBytes: Int(received))
+            do {
+                try ExpectationEvaluator.checkHTTP(&result, expectations: step.expectations, captures: step.captures,
+                                                   savedTo: file == nil ? nil : saveTarget)
+            } catch {
+                if let file {
+                    close(file.fd)
+                    unlink(file.path)
+                }
+                resolver.reject(error)
+                return
+            }
+            if let file, let saveTarget {
+                do {
+                    try FileSystem.commit(file.fd, temporary: file.path, to: saveTarget)
+                } catch {
+                    unlink(file.path)
+                    resolver.reject(StepFailure(.file, "\(label): save \(error)", result: result))
+                    return
+                }
+                result.path = saveTarget
+            }
+            resolver.fulfill(result)
+        }
+        // Small bodies are checked here, and what follows the step runs on
+        // the loop thread at once (the next request of a foreach starts
+        // without a hop). A save (fsync) or a large body (a JSON parse)
+        // goes to a worker so that the loop does not stall.
+        if file != nil || body.count > 256 * 1024 {
+            DispatchQueue.global().async(execute: settle)
+        } else {
+            settle()
+        }
+    }
+
+    private func fail(_ failure: StepFailure) {
+        guard !isOver else { return }
+        isOver = true
+        discardFile()
+        engine.ended(self)
+        var failure = failure
+        if failure.result == nil { failure.result = partialResult() }
+        resolver.reject(failure)
+    }
+
+    /// Status and headers, when they came, for a failure's report.
+    private func partialResult() -> StepResult {
+        StepResult(status: head?.status, headers: head?.headers ?? [], duration: started.duration(to: .now))
+    }
+
+    private func discardFile() {
+        guard let file else { return }
+        close(file.fd)
+        unlink(file.path)
+        self.file = nil
+    }
+
+    private func tooLarge(_ size: Int64?) -> StepFailure {
+        let what = size.map { "is \($0) bytes" } ?? "is larger than that"
+        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory (use 'save PATH' to stream it to a file)")
+    }
+
+    static func epochSeconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
+    }
+
+    /// `%XX` escapes decoded (user info in a URL).
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

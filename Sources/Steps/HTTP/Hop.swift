@@ -1,0 +1,100 @@
+/// One request and its response: an `http` step makes one, and one more
+/// per redirect it follows. A transport (HTTP/1.1 on the event loop, or
+/// libcurl) carries it; the exchange decides what comes next.
+struct HopRequest {
+    var method: String
+    var url: RequestURL
+    /// Every header to send, `Host` excepted (the transport writes it).
+    var headers: [(name: String, value: String)]
+    var body: RequestBody
+    var tls: TLSSettings
+    /// The proxy to go through (`http://host:port`), when one applies.
+    var proxy: String?
+    /// No byte for this long fails the hop with kind `timeout`.
+    var idleTimeout: Duration?
+}
+
+/// What a request sends as its body.
+enum RequestBody {
+    case none
+    case bytes([UInt8])
+    /// `body file PATH`: streamed from the file, `size` bytes.
+    case file(path: String, size: Int64)
+
+    var length: Int64? {
+        switch self {
+        case .none: return nil
+        case .bytes(let bytes): return Int64(bytes.count)
+        case .file(_, let size): return size
+        }
+    }
+}
+
+/// Certificate checks and client certificates for HTTPS.
+struct TLSSettings: Hashable {
+    /// Do not verify the server's certificate (`insecure`, `--insecure`).
+    var insecure = false
+    /// Trust the authorities in this PEM file (`cacert`, `--cacert`).
+    var caFile: String?
+    /// A client certificate and its key, PEM (`cert`, `key`).
+    var certificateFile: String?
+    var keyFile: String?
+}
+
+/// When the phases of a hop ended, from its start.
+struct HopTimings {
+    var dns: Duration = .zero
+    var connect: Duration = .zero
+    var tls: Duration = .zero
+    var firstByte: Duration = .zero
+}
+
+/// How a hop ended.
+enum HopEnd {
+    /// The whole response arrived.
+    case complete(HopTimings, version: String)
+    /// The transport failed: kind `network` or `timeout`, in words.
+    case failed(HopFailure)
+    /// The delegate asked to stop (`hopHead` or `hopBody` returned false).
+    case stopped
+}
+
+/// Why a hop failed.
+struct HopFailure: Error {
+    enum Kind {
+        case network
+        /// The idle timeout: no byte for too long.
+        case timeout
+    }
+
+    var kind: Kind
+    var message: String
+
+    static func network(_ message: String) -> HopFailure { HopFailure(kind: .network, message: message) }
+}
+
+/// Hears a hop's response, on the event loop thread. After `hopEnded`,
+/// nothing more is called.
+protocol HopDelegate: AnyObject {
+    /// The final response's head (interim `1xx` ones are skipped). Return
+    /// false to stop: the hop then ends with `.stopped`.
+    func hopHead(_ head: ResponseHead) -> Bool
+    /// A piece of the body, as it came on the wire (not yet decoded).
+    /// Return false to stop.
+    func hopBody(_ bytes: UnsafeRawBufferPointer) -> Bool
+    func hopEnded(_ end: HopEnd)
+}
+
+/// A hop under way. `cancel` (loop thread) stops it at once: its delegate
+/// hears nothing more and its connection is closed.
+protocol HopHandle: AnyObject {
+    func cancel()
+}
+
+/// Carries hops. Called on the event loop thread only.
+protocol HopTransport: AnyObject {
+    func start(_ request: HopRequest, delegate: any HopDelegate) -> any HopHandle
+    /// Closes every connection and stops every hop (their delegates hear
+    /// `.failed`); for the end of a run.
+    func closeAll()
+}
