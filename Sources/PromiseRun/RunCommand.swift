@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PromiseEngine
 import Steps
 
@@ -7,7 +7,7 @@ import Steps
 /// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
 /// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
-    let environment = ProcessInfo.processInfo.environment
+    let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
     let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: options.httpConnections))
@@ -16,13 +16,13 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),
         total: { executorBox.executor?.stepCount ?? 0 })
     let configuration = ExecutionConfiguration(
-        jobs: options.jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+        jobs: options.jobs ?? ProcessEnvironment.processorCount(),
         httpConnections: options.httpConnections,
         keepGoing: options.keepGoing,
         variableOverrides: options.variableOverrides,
         environment: environment,
         timeout: options.timeout,
-        currentDirectory: FileManager.default.currentDirectoryPath,
+        currentDirectory: ProcessEnvironment.currentDirectory(),
         output: console)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
@@ -54,7 +54,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     if environment["GITHUB_ACTIONS"] == "true" {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
     }
-    for problem in ReportWriter.write(result, to: options.reports, relativeTo: FileManager.default.currentDirectoryPath) {
+    for problem in ReportWriter.write(result, to: options.reports, relativeTo: ProcessEnvironment.currentDirectory()) {
         StandardStreams.writeError("promise-run: \(problem)\n")
     }
 
@@ -77,5 +77,5 @@ private final class ExecutorBox: @unchecked Sendable {
 private func failedResult(_ workflow: Workflow) -> RunResult {
     RunResult(workflow: workflow.name, status: .failed,
               error: RunError(stepID: workflow.name, kind: .fail, message: "the run ended without a result"),
-              records: [], startedAt: Date().timeIntervalSince1970, duration: .zero)
+              records: [], startedAt: ProcessEnvironment.wallClock(), duration: .zero)
 }

@@ -43,10 +43,28 @@ extension WorkflowExecutor {
         }
     }
 
+    /// The lines of `text` (LF or CR LF) that hold more than spaces.
     static func nonEmptyLines(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { line in
-            line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-        }.filter { !$0.trimmingSpaces.isEmpty }
+        var lines: [String] = []
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        func take(_ end: String.UTF8View.Index) {
+            var slice = bytes[start..<end]
+            if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
+            guard slice.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+            let line = String(Substring(slice))
+            if !line.trimmingSpaces.isEmpty { lines.append(line) }
+        }
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "\n") {
+                take(index)
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start < bytes.endIndex { take(bytes.endIndex) }
+        return lines
     }
 }
 

@@ -16,25 +16,126 @@ public struct CapturedText: Sendable, Hashable {
 }
 
 /// What a finished step produced: the values `{{label.field}}` reads.
+///
+/// A value type whose fields live in one shared, copy-on-write box: a
+/// result passes through several promises on its way to the values and
+/// the records, and each of those copies is one reference count.
 public struct StepResult: Sendable {
-    public var stdout: CapturedText?
-    public var stderr: CapturedText?
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: a Storage is mutated only through a StepResult that
+        // holds the one reference to it (`isKnownUniquelyReferenced`), and
+        // is never changed once shared.
+        var stdout: CapturedText?
+        var stderr: CapturedText?
+        var exitCode: Int?
+        var terminatingSignal: Int?
+        var status: Int?
+        var headers: [(name: String, value: String)]
+        var body: CapturedText?
+        var path: String?
+        var content: String?
+        var duration: Duration
+        var captures: [String: String]
+        var http: HTTPExchangeInfo?
+
+        init(stdout: CapturedText?, stderr: CapturedText?, exitCode: Int?, terminatingSignal: Int?, status: Int?, headers: [(name: String, value: String)], body: CapturedText?, path: String?, content: String?, duration: Duration, captures: [String: String], http: HTTPExchangeInfo?) {
+            self.stdout = stdout
+            self.stderr = stderr
+            self.exitCode = exitCode
+            self.terminatingSignal = terminatingSignal
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.path = path
+            self.content = content
+            self.duration = duration
+            self.captures = captures
+            self.http = http
+        }
+
+        func copy() -> Storage {
+            Storage(stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status, headers: headers, body: body, path: path, content: content, duration: duration, captures: captures, http: http)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// A process's standard output (its tail, when longer than the limit).
+    public var stdout: CapturedText? {
+        get { storage.stdout }
+        set { unique().stdout = newValue }
+    }
+
+    /// A process's standard error (its tail, when longer than the limit).
+    public var stderr: CapturedText? {
+        get { storage.stderr }
+        set { unique().stderr = newValue }
+    }
+
     /// A process's exit code (nil when it was killed by a signal).
-    public var exitCode: Int?
+    public var exitCode: Int? {
+        get { storage.exitCode }
+        set { unique().exitCode = newValue }
+    }
+
     /// The signal that ended a process, if one did.
-    public var terminatingSignal: Int?
-    /// An HTTP response's status, headers (in order, names as received) and body.
-    public var status: Int?
-    public var headers: [(name: String, value: String)]
-    public var body: CapturedText?
-    /// A file step's path, `file read`'s content.
-    public var path: String?
-    public var content: String?
-    public var duration: Duration
+    public var terminatingSignal: Int? {
+        get { storage.terminatingSignal }
+        set { unique().terminatingSignal = newValue }
+    }
+
+    /// An HTTP response's status.
+    public var status: Int? {
+        get { storage.status }
+        set { unique().status = newValue }
+    }
+
+    /// An HTTP response's headers, in order, names as received; a name may repeat.
+    public var headers: [(name: String, value: String)] {
+        get { storage.headers }
+        set { unique().headers = newValue }
+    }
+
+    /// An HTTP response's body, decoded as text (empty when saved to a file).
+    public var body: CapturedText? {
+        get { storage.body }
+        set { unique().body = newValue }
+    }
+
+    /// A file step's path.
+    public var path: String? {
+        get { storage.path }
+        set { unique().path = newValue }
+    }
+
+    /// `file read`'s content.
+    public var content: String? {
+        get { storage.content }
+        set { unique().content = newValue }
+    }
+
+    /// How long the step's last attempt took.
+    public var duration: Duration {
+        get { storage.duration }
+        set { unique().duration = newValue }
+    }
+
     /// `capture NAME = ...` values.
-    public var captures: [String: String]
+    public var captures: [String: String] {
+        get { storage.captures }
+        set { unique().captures = newValue }
+    }
+
     /// An http step's final URL, redirects, version, timings and cookies.
-    public var http: HTTPExchangeInfo?
+    public var http: HTTPExchangeInfo? {
+        get { storage.http }
+        set { unique().http = newValue }
+    }
 
     public init(
         stdout: CapturedText? = nil, stderr: CapturedText? = nil, exitCode: Int? = nil,
@@ -42,18 +143,7 @@ public struct StepResult: Sendable {
         body: CapturedText? = nil, path: String? = nil, content: String? = nil,
         duration: Duration = .zero, captures: [String: String] = [:], http: HTTPExchangeInfo? = nil
     ) {
-        self.stdout = stdout
-        self.stderr = stderr
-        self.exitCode = exitCode
-        self.terminatingSignal = terminatingSignal
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.path = path
-        self.content = content
-        self.duration = duration
-        self.captures = captures
-        self.http = http
+        storage = Storage(stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status, headers: headers, body: body, path: path, content: content, duration: duration, captures: captures, http: http)
     }
 
     /// A response header, looked up case-insensitively (the first of that name).

@@ -21,11 +21,14 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var received: Int64?
         var expected: Int64?
         var attempt: Int
+        /// When it started among the running ones (the live view shows the
+        /// oldest first).
+        var sequence: Int
     }
 
     private struct State {
         var running: [String: Running] = [:]
-        var order: [String] = []
+        var nextSequence = 0
         var grouped: [String: [String]] = [:]
         var groupedDropped: [String: Int] = [:]
         var liveLines = 0
@@ -57,8 +60,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") : "")"
             : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)" : nil)
         emit(line.map { [$0] } ?? []) { state in
-            if state.running[record.id] == nil { state.order.append(record.id) }
-            state.running[record.id] = Running(label: record.id, started: .now, attempt: record.attempts)
+            let sequence = state.running[record.id]?.sequence ?? state.nextSequence
+            state.nextSequence += 1
+            state.running[record.id] = Running(label: record.id, started: .now, attempt: record.attempts, sequence: sequence)
         }
     }
 
@@ -67,7 +71,6 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         let show = settings.verbosity != .quiet || record.status == .failed
         emit({ state in
             state.running[record.id] = nil
-            state.order.removeAll { $0 == record.id }
             state.finished += 1
             if let buffered = state.grouped.removeValue(forKey: record.id) {
                 let dropped = state.groupedDropped.removeValue(forKey: record.id) ?? 0
@@ -88,6 +91,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 
     func transfer(step id: String, received: Int64, expected: Int64?) {
+        // Only the live view shows transfers.
+        guard settings.live else { return }
         state.withLock { state in
             state.running[id]?.received = received
             state.running[id]?.expected = expected
@@ -181,10 +186,19 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         let width = max(20, TerminalSize.columns() - 1)
         var lines: [String] = []
         let now = ContinuousClock.now
-        let shown = state.order.prefix(8)
+        // The eight oldest, without sorting them all.
+        var shown: [Running] = []
+        for running in state.running.values {
+            if shown.count < 8 {
+                shown.append(running)
+                shown.sort { $0.sequence < $1.sequence }
+            } else if running.sequence < shown[7].sequence {
+                shown[7] = running
+                shown.sort { $0.sequence < $1.sequence }
+            }
+        }
         lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))] running \(state.running.count)"))
-        for id in shown {
-            guard let running = state.running[id] else { continue }
+        for running in shown {
             var line = "  \(style.dim("›")) \(running.label) " + Format.seconds((now - running.started).seconds)
             if let received = running.received {
                 line += "  ↓ \(Format.bytes(received))"

@@ -1,4 +1,3 @@
-import Foundation
 import PromiseEngine
 
 /// The end of a run: a table of every step, the failure with its cause and
@@ -27,7 +26,7 @@ enum Summary {
         headline += " in \(Format.duration(wall))"
         if verbosity != .quiet, stepTime > .seconds(1) {
             let speedup = wall.seconds > 0 ? stepTime.seconds / wall.seconds : 1
-            headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(String(format: "%.1f", speedup))x from parallelism)")
+            headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(Format.fixed(speedup, 1))x from parallelism)")
         }
         text += "\n" + headline + "\n"
         if let error = result.error, result.status == .failed {
@@ -105,12 +104,11 @@ enum Summary {
     }
 
     private static func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
     }
 
     private static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+        escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PromiseEngine
 
 /// `--report html=PATH`: one self-contained page (no network, no script):
@@ -137,9 +137,9 @@ enum HTMLReport {
         return 10 * magnitude
     }
 
-    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    private static func f(_ value: Double) -> String { Format.fixed(value, 1) }
 
     static func escape(_ text: String) -> String {
-        JUnitReport.escape(text).replacingOccurrences(of: "\"", with: "&quot;")
+        JUnitReport.escape(text).replacing("\"", with: "&quot;")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PromiseEngine
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
@@ -47,8 +47,18 @@ enum JSONReport {
 /// Times in reports.
 enum ReportTime {
     static func iso8601(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        var milliseconds = Int64((seconds * 1000).rounded())
+        var whole = time_t(milliseconds / 1000)
+        milliseconds %= 1000
+        if milliseconds < 0 {
+            milliseconds += 1000
+            whole -= 1
+        }
+        var parts = tm()
+        gmtime_r(&whole, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = String(milliseconds)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)Z"
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import PromiseEngine
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
@@ -38,7 +37,7 @@ enum JUnitReport {
     }
 
     static func attribute(_ text: String) -> String {
-        "\"" + escape(text).replacingOccurrences(of: "\"", with: "&quot;") + "\""
+        "\"" + escape(text).replacing("\"", with: "&quot;") + "\""
     }
 
     /// XML text: markup characters escaped, characters XML 1.0 forbids dropped.

@@ -1,4 +1,3 @@
-import Foundation
 import PromiseEngine
 
 /// A JSON value with keys in the order written: reports read better that way.
@@ -20,7 +19,7 @@ indirect enum ReportJSON {
     private func write(into text: inout String, indent: String) {
         switch self {
         case .string(let value): text += Self.quoted(value)
-        case .number(let value): text += value.isFinite ? String(format: "%.3f", value) : "null"
+        case .number(let value): text += value.isFinite ? Format.fixed(value, 3) : "null"
         case .integer(let value): text += String(value)
         case .bool(let value): text += value ? "true" : "false"
         case .null: text += "null"

@@ -1,5 +1,5 @@
-import Foundation
 import PromiseEngine
+import Steps
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.
@@ -14,12 +14,10 @@ enum ReportWriter {
             case .junit: text = JUnitReport.render(result)
             case .html: text = HTMLReport.render(result)
             }
-            let url = URL(fileURLWithPath: request.path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true))
             do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(text.utf8).write(to: url, options: .atomic)
+                try AtomicFile.write(text, to: request.path, relativeTo: directory)
             } catch {
-                problems.append("cannot write the \(request.format.rawValue) report to '\(request.path)': \(error.localizedDescription)")
+                problems.append("cannot write the \(request.format.rawValue) report to '\(request.path)': \(error)")
             }
         }
         return problems

@@ -23,7 +23,7 @@ enum BodyText {
 
     /// The `charset` parameter, lower-case, without quotes.
     static func charset(of contentType: String?) -> String? {
-        guard let contentType else { return nil }
+        guard let contentType, contentType.utf8.contains(UInt8(ascii: ";")) else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "charset" else { continue }

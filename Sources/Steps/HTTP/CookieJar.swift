@@ -27,7 +27,7 @@ struct CookieJar {
 
     /// Takes the `Set-Cookie` headers of a response to `url`.
     mutating func store(_ headers: [(name: String, value: String)], from url: RequestURL, now: Int64) {
-        for header in headers where header.name.lowercased() == "set-cookie" {
+        for header in headers where header.name.equalsLowercase("set-cookie") {
             store(header.value, from: url, now: now)
         }
     }
@@ -91,6 +91,7 @@ struct CookieJar {
     /// The `Cookie` header value for a request to `url`: matching cookies,
     /// longer paths first, then older first; nil when none.
     mutating func header(for url: RequestURL, now: Int64) -> String? {
+        guard !cookies.isEmpty else { return nil }
         dropExpired(now: now)
         let path = String(url.path)
         let matching = cookies.filter { cookie in
@@ -105,6 +106,7 @@ struct CookieJar {
 
     /// The cookies held for `url`'s host (any path), for `cookie.NAME`.
     mutating func values(for url: RequestURL, now: Int64) -> [HTTPCookieValue] {
+        guard !cookies.isEmpty else { return [] }
         dropExpired(now: now)
         return cookies.filter { $0.hostOnly ? url.host == $0.domain : Self.domainMatches(url.host, $0.domain) }
             .sorted { $0.created < $1.created }

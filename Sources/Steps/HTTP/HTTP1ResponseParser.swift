@@ -6,9 +6,10 @@ struct ResponseHead: Sendable {
     /// In order, names as received; a name may repeat.
     var headers: [(name: String, value: String)]
 
-    /// The first header of that name (case-insensitive).
-    func value(_ name: String) -> String? {
-        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name }?.value
+    /// The first header of that name, given in lower case (names are
+    /// compared without case).
+    func value(_ lowercaseName: String) -> String? {
+        headers.first { $0.name.equalsLowercase(lowercaseName) }?.value
     }
 }
 
@@ -236,20 +237,22 @@ struct HTTP1ResponseParser {
         var contentLength: Int64?
         var chunked = false
         var lengthConflict = false
+        var sawKeepAlive = false
         for (name, value) in head.headers {
             switch name.utf8.count {
-            case 10 where name.lowercased() == "connection":
-                for option in value.split(separator: ",") where option.trimmingSpaces.lowercased() == "close" {
-                    keepAlive = false
+            case 10 where name.equalsLowercase("connection"):
+                for option in value.split(separator: ",") {
+                    if option.trimmingSpaces.equalsLowercase("close") { keepAlive = false }
+                    if option.trimmingSpaces.equalsLowercase("keep-alive") { sawKeepAlive = true }
                 }
-            case 14 where name.lowercased() == "content-length":
+            case 14 where name.equalsLowercase("content-length"):
                 guard let length = Int64(value.trimmingSpaces), length >= 0 else {
                     lengthConflict = true
                     continue
                 }
                 if let contentLength, contentLength != length { lengthConflict = true }
                 contentLength = length
-            case 17 where name.lowercased() == "transfer-encoding":
+            case 17 where name.equalsLowercase("transfer-encoding"):
                 let codings = value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
                 chunked = codings.last == "chunked"
                 if !chunked { keepAlive = false }
@@ -257,11 +260,7 @@ struct HTTP1ResponseParser {
                 break
             }
         }
-        if head.version == "1.0" && !head.headers.contains(where: {
-            $0.name.lowercased() == "connection" && $0.value.lowercased().contains("keep-alive")
-        }) {
-            keepAlive = false
-        }
+        if head.version == "1.0" && !sawKeepAlive { keepAlive = false }
         if isHead || head.status == 204 || head.status == 304 || head.status == 101 {
             state = .done
         } else if chunked {
@@ -279,15 +278,19 @@ struct HTTP1ResponseParser {
 
     /// Status line and header lines, up to and including the blank line.
     static func parseHeadBytes(_ bytes: UnsafeRawBufferPointer) -> ResponseHead? {
-        var lines: [UnsafeRawBufferPointer] = []
         var lineStart = 0
-        for index in 0..<bytes.count where bytes[index] == 0x0A {
+        /// The next line without its line end, or nil at the end.
+        func nextLine() -> UnsafeRawBufferPointer? {
+            var index = lineStart
+            while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            guard index < bytes.count else { return nil }
             var lineEnd = index
             if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            lines.append(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
+            let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             lineStart = index + 1
+            return line
         }
-        guard let statusLine = lines.first, statusLine.count >= 12,
+        guard let statusLine = nextLine(), statusLine.count >= 12,
               statusLine.starts(with: "HTTP/1.".utf8), statusLine[8] == 0x20 else { return nil }
         let minor = statusLine[7]
         guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1") else { return nil }
@@ -299,8 +302,8 @@ struct HTTP1ResponseParser {
         }
         guard statusLine.count == 12 || statusLine[12] == 0x20 else { return nil }
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(lines.count)
-        for line in lines.dropFirst() where !line.isEmpty {
+        headers.reserveCapacity(12)
+        while let line = nextLine(), !line.isEmpty {
             if line[0] == 0x20 || line[0] == 0x09 {
                 // An obsolete folded line continues the previous value.
                 guard !headers.isEmpty else { return nil }

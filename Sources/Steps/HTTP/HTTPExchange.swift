@@ -92,34 +92,50 @@ final class HTTPExchange: HopDelegate {
     /// cookies of the store, and the body's length.
     private func headers(for hop: HopRequest) -> [(name: String, value: String)] {
         let sameOrigin = hop.url.origin == prepared.url.origin
-        var stepHas = Set<String>()
+        var hasUserAgent = false, hasAccept = false, hasAcceptEncoding = false, hasAuthorization = false
         var stepCookie: String?
         var result: [(name: String, value: String)] = []
-        result.reserveCapacity(prepared.headers.count + 5)
+        result.reserveCapacity(prepared.headers.count + 6)
+        result.append(("User-Agent", Self.userAgent))
+        result.append(("Accept", "*/*"))
+        if !ContentDecoder.acceptEncoding.isEmpty { result.append(("Accept-Encoding", ContentDecoder.acceptEncoding)) }
+        let defaults = result.count
         for header in prepared.headers {
-            let lower = header.name.lowercased()
-            if lower == "authorization" || lower == "cookie" || lower == "proxy-authorization" {
+            let name = header.name
+            if name.equalsLowercase("authorization") || name.equalsLowercase("proxy-authorization") {
                 guard sameOrigin else { continue }
-            }
-            if lower == "content-length" || lower == "host" { continue }
-            if hop.body.length == nil, lower == "content-type" { continue }
-            stepHas.insert(lower)
-            if lower == "cookie" {
-                stepCookie = header.value
+                hasAuthorization = true
+            } else if name.equalsLowercase("cookie") {
+                if sameOrigin { stepCookie = header.value }
                 continue
+            } else if name.equalsLowercase("content-length") || name.equalsLowercase("host") {
+                continue
+            } else if name.equalsLowercase("content-type") {
+                if hop.body.length == nil { continue }
+            } else if name.equalsLowercase("user-agent") {
+                hasUserAgent = true
+            } else if name.equalsLowercase("accept") {
+                hasAccept = true
+            } else if name.equalsLowercase("accept-encoding") {
+                hasAcceptEncoding = true
             }
             result.append(header)
         }
-        var defaults: [(name: String, value: String)] = []
-        if !stepHas.contains("user-agent") { defaults.append(("User-Agent", "promise-run/\(PromiseRunVersion.current)")) }
-        if !stepHas.contains("accept") { defaults.append(("Accept", "*/*")) }
-        if !stepHas.contains("accept-encoding"), !ContentDecoder.acceptEncoding.isEmpty {
-            defaults.append(("Accept-Encoding", ContentDecoder.acceptEncoding))
+        if hasUserAgent || hasAccept || hasAcceptEncoding {
+            var kept: [(name: String, value: String)] = []
+            for (index, header) in result.enumerated() {
+                if index < defaults {
+                    if index == 0, hasUserAgent { continue }
+                    if index == 1, hasAccept { continue }
+                    if index == 2, hasAcceptEncoding { continue }
+                }
+                kept.append(header)
+            }
+            result = kept
         }
-        if sameOrigin, !stepHas.contains("authorization"), let userInfo = prepared.url.userInfo {
-            defaults.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
+        if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
+            result.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
         }
-        result.insert(contentsOf: defaults, at: 0)
         var cookie = stepCookie
         if step.cookies, let stored = engine.cookies.header(for: hop.url, now: Self.epochSeconds()) {
             cookie = cookie.map { $0 + "; " + stored } ?? stored
@@ -127,11 +143,13 @@ final class HTTPExchange: HopDelegate {
         if let cookie { result.append(("Cookie", cookie)) }
         if let length = hop.body.length {
             result.append(("Content-Length", String(length)))
-        } else if ["POST", "PUT", "PATCH"].contains(hop.method) {
+        } else if hop.method == "POST" || hop.method == "PUT" || hop.method == "PATCH" {
             result.append(("Content-Length", "0"))
         }
         return result
     }
+
+    private static let userAgent = "promise-run/\(PromiseRunVersion.current)"
 
     // MARK: - The hop's response (HopDelegate)
 

@@ -27,7 +27,7 @@ struct RequestURL: Sendable, Hashable {
     /// `host` or `host:port` (the port only when it is not the scheme's
     /// default), IPv6 in brackets: the `Host` header.
     var authority: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port == Self.defaultPort(scheme) ? name : "\(name):\(port)"
     }
 
@@ -163,7 +163,7 @@ struct RequestURL: Sendable, Hashable {
 
     /// RFC 3986 §5.2.4, on a path that starts with `/`.
     static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
-        guard path.contains(UInt8(ascii: ".")) else { return path }
+        guard hasDotSegment(path) else { return path }
         var output: [ArraySlice<UInt8>] = []
         let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var trailingSlash = false
@@ -186,6 +186,20 @@ struct RequestURL: Sendable, Hashable {
         }
         if trailingSlash || result.isEmpty { result.append(UInt8(ascii: "/")) }
         return result
+    }
+
+    /// Whether a segment of the path is `.` or `..`.
+    private static func hasDotSegment(_ path: [UInt8]) -> Bool {
+        var index = 0
+        while index < path.count {
+            if path[index] == UInt8(ascii: "."), index == 0 || path[index - 1] == UInt8(ascii: "/") {
+                var end = index + 1
+                if end < path.count, path[end] == UInt8(ascii: ".") { end += 1 }
+                if end == path.count || path[end] == UInt8(ascii: "/") { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Percent-encodes the bytes that cannot stand in a request line and

@@ -1,0 +1,39 @@
+import Glibc
+
+/// What promise-run learns of its own process: environment, folder, cores.
+enum ProcessEnvironment {
+    /// The environment, as `NAME=VALUE` entries (the first of a name wins,
+    /// as getenv reads them).
+    static func current() -> [String: String] {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                let name = String(text[..<equals])
+                if environment[name] == nil { environment[name] = String(text[text.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
+    }
+
+    /// The current folder (absolute); `/` if it cannot be read.
+    static func currentDirectory() -> String {
+        guard let pointer = getcwd(nil, 0) else { return "/" }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// The cores online, at least 1 (the default of `-j`).
+    static func processorCount() -> Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// Seconds since the Unix epoch.
+    static func wallClock() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
