@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,6 +28,10 @@
  * raw system calls only: no libc wrapper that a sanitizer intercepts (their
  * bookkeeping is the parent's), no errno that matters, and it reports a
  * failure through `error`. */
+/* The descriptor limit children get back (the runner raised its own);
+ * rlim_cur 0: leave it alone. Written once, before any spawn. */
+static struct rlimit csh_child_nofile = {0, 0};
+
 struct csh_spawn_args {
     const char *path;
     char *const *argv;
@@ -71,6 +76,9 @@ static int csh_spawn_child(void *pointer) {
         if (syscall(SYS_dup3, (long)args->fds[target], (long)target, 0L) < 0) goto fail;
     }
     if (args->cwd != NULL && syscall(SYS_chdir, args->cwd) != 0) goto fail;
+    // The limit the runner started with: a program that uses select()
+    // breaks on descriptors above 1024.
+    if (csh_child_nofile.rlim_cur != 0) syscall(SYS_prlimit64, 0L, (long)RLIMIT_NOFILE, &csh_child_nofile, NULL);
     // Nothing but 0, 1 and 2 reaches the child, whatever another thread
     // opened without O_CLOEXEC.
     syscall(SYS_close_range, 3L, (long)~0U, 0L);
@@ -133,6 +141,16 @@ int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char
     *pid = child;
     *pidfd = descriptor;
     return 0;
+}
+
+long csh_raise_descriptor_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    if (limit.rlim_cur >= limit.rlim_max) return (long)limit.rlim_cur;
+    struct rlimit raised = {limit.rlim_max, limit.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) != 0) return (long)limit.rlim_cur;
+    csh_child_nofile = limit;
+    return (long)raised.rlim_cur;
 }
 
 int csh_pipe(int fds[2], int nonblocking_read, int nonblocking_write) {

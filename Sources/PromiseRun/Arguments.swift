@@ -54,6 +54,10 @@ struct RunOptions: Equatable, Sendable {
     var verbosity = Verbosity.normal
     /// `--dry-run`: print the tree with known values, run nothing.
     var dryRun = false
+    /// `--insecure`: HTTPS steps do not verify certificates.
+    var insecure = false
+    /// `--cacert PATH`: the authorities HTTPS steps trust.
+    var caCertificate: String?
 
     init(file: String) {
         self.file = file
@@ -72,6 +76,7 @@ struct RunOptions: Equatable, Sendable {
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
             && lhs.reports == rhs.reports && lhs.output == rhs.output && lhs.color == rhs.color
             && lhs.verbosity == rhs.verbosity && lhs.dryRun == rhs.dryRun
+            && lhs.insecure == rhs.insecure && lhs.caCertificate == rhs.caCertificate
     }
 }
 
@@ -186,6 +191,13 @@ enum Arguments {
             case "--dry-run":
                 try reader.noValue(for: argument)
                 options.dryRun = true
+            case "--insecure", "-k":
+                try reader.noValue(for: argument)
+                options.insecure = true
+            case "--cacert":
+                let path = try reader.value(for: argument)
+                guard !path.isEmpty else { throw UsageError(message: "--cacert needs the path of a PEM file") }
+                options.caCertificate = path
             default:
                 throw reader.unknownOption(argument, among: runOptionNames)
             }
@@ -241,7 +253,7 @@ enum Arguments {
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--help", "--version",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--help", "--version",
     ]
 }
 

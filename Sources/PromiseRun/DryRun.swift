@@ -13,6 +13,8 @@ enum DryRun {
         if let jobs = options.jobs { settings.append("jobs \(jobs)") }
         if options.httpConnections != 64 { settings.append("http-connections \(options.httpConnections)") }
         if options.keepGoing { settings.append("keep-going") }
+        if options.insecure { settings.append("insecure") }
+        if let path = options.caCertificate { settings.append("cacert \(path)") }
         if !settings.isEmpty { header += "options: " + settings.joined(separator: ", ") + "\n" }
         return header + TreeRenderer(values: values).render(workflow)
     }

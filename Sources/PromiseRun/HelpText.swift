@@ -23,6 +23,10 @@ enum HelpText {
           -j, --jobs N                at most N process steps (sh, exec) at once
                                       (default: the number of CPU cores)
               --http-connections N    at most N HTTP requests in flight (default 64)
+          -k, --insecure              HTTPS steps do not verify the server's
+                                      certificate
+              --cacert PATH           HTTPS steps trust the authorities in this PEM
+                                      file (a step's 'cacert' wins)
               --keep-going            no fail-fast: every parallel group keeps going
               --timeout DURATION      a timeout for the whole workflow (90s, 5m, 1m30s)
               --var NAME=VALUE        override a top-level var (repeatable)

@@ -10,7 +10,11 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
-    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: options.httpConnections))
+    DescriptorLimit.raise()
+    let currentDirectory = ProcessEnvironment.currentDirectory()
+    let caCertificate = options.caCertificate.map { $0.hasPrefix("/") ? $0 : currentDirectory + "/" + $0 }
+    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: options.httpConnections,
+                                                                    insecure: options.insecure, caCertificate: caCertificate))
     let executorBox = ExecutorBox()
     let console = Console(
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),

@@ -1,3 +1,4 @@
+import CSystemShims
 import Glibc
 import PromiseEngine
 
@@ -65,5 +66,18 @@ public final class SystemStepRunner: StepRunner {
     public var liveProcessGroups: (running: Int, leftBehind: Int) {
         let counts = table.counts
         return (counts.running, counts.lingering)
+    }
+}
+
+/// The process's limit on open descriptors.
+public enum DescriptorLimit {
+    /// Raises the soft limit to the hard one, for runs with thousands of
+    /// connections or processes at once; the processes steps start get the
+    /// limit promise-run started with. Call once, before any step runs.
+    /// Returns the limit now in force (nil if it could not be read).
+    @discardableResult
+    public static func raise() -> Int? {
+        let limit = csh_raise_descriptor_limit()
+        return limit < 0 ? nil : limit
     }
 }

@@ -11,14 +11,30 @@ Routes:
   /status/N              status N, body "status N"
   /slow?ms=N             waits N ms, then 200 "slow"
   /hang                  never answers
+  /hold                  never answers; the handler ends when the client
+                         closes the connection
   /trickle               sends headers, then a byte every 100 ms, forever
   /reset                 closes the connection with a TCP reset, no answer
   /redirect/N            302 to /redirect/N-1; /redirect/0 answers "arrived"
   /large?bytes=N         N bytes of 'x' (Content-Length, or chunked=1)
-  /echo                  any method: the request as JSON
+  /echo                  any method: the request as JSON (path as sent)
+  /follow-redirect/relative/foo  302 to ../bar (RFC 3986: /follow-redirect/bar)
+  /follow-redirect/bar   200, "bar"
+  /redirect-to?status=N&location=URL   status N with that Location
+  /cookies/set?NAME=VALUE...   200, a Set-Cookie (Path=/) for each
+  /cookies               200, {"cookie": the Cookie header or null}
+  /latin1                200, "café" in ISO-8859-1, saying so
+  /duplicate-headers     200, X-Dup sent twice
+  /encoded/CODING        200, a text compressed with gzip, deflate, br or zstd
+
+With `--tls CERT KEY` it speaks HTTPS; `--client-ca CA` then also requires
+a client certificate signed by CA.
 """
+import ctypes
+import gzip
 import json
 import os
+import zlib
 import socket
 import ssl
 import struct
@@ -28,6 +44,39 @@ import time
 from hashlib import sha256
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+
+COMPRESSED_TEXT = ("hello, compressed world! " * 40).encode()
+
+
+def brotli_compress(data):
+    library = ctypes.CDLL("libbrotlienc.so.1")
+    size = ctypes.c_size_t(len(data) + 1024)
+    out = ctypes.create_string_buffer(size.value)
+    ok = library.BrotliEncoderCompress(11, 22, 0, ctypes.c_size_t(len(data)), data, ctypes.byref(size), out)
+    assert ok == 1
+    return out.raw[: size.value]
+
+
+def zstd_compress(data):
+    library = ctypes.CDLL("libzstd.so.1")
+    library.ZSTD_compressBound.restype = ctypes.c_size_t
+    library.ZSTD_compress.restype = ctypes.c_size_t
+    bound = library.ZSTD_compressBound(ctypes.c_size_t(len(data)))
+    out = ctypes.create_string_buffer(bound)
+    size = library.ZSTD_compress(out, ctypes.c_size_t(bound), data, ctypes.c_size_t(len(data)), 3)
+    return out.raw[:size]
+
+
+def encoded(coding):
+    if coding == "gzip":
+        return gzip.compress(COMPRESSED_TEXT)
+    if coding == "deflate":
+        return zlib.compress(COMPRESSED_TEXT)
+    if coding == "br":
+        return brotli_compress(COMPRESSED_TEXT)
+    if coding == "zstd":
+        return zstd_compress(COMPRESSED_TEXT)
+    return None
 
 JSON_DOCUMENT = {
     "token": "abc123",
@@ -79,6 +128,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, "slow")
         elif url.path == "/hang":
             time.sleep(3600)
+        elif url.path == "/hold":
+            self.close_connection = True
+            try:
+                while self.connection.recv(65536):
+                    pass
+            except OSError:
+                pass
         elif url.path == "/trickle":
             self.send_response(200)
             self.send_header("Content-Length", "1000000")
@@ -118,6 +174,24 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(piece)
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")
+        elif url.path == "/follow-redirect/relative/foo":
+            self.send_body(302, "moved", headers=[("Location", "../bar")])
+        elif url.path == "/follow-redirect/bar":
+            self.send_body(200, "bar")
+        elif url.path == "/redirect-to":
+            status = int(query.get("status", ["302"])[0])
+            self.send_body(status, "moved", headers=[("Location", query["location"][0])])
+        elif url.path == "/cookies/set":
+            cookies = [("Set-Cookie", "%s=%s; Path=/" % (name, values[0])) for name, values in query.items()]
+            self.send_body(200, "set", headers=cookies)
+        elif url.path == "/cookies":
+            self.send_body(200, json.dumps({"cookie": self.headers.get("Cookie")}), "application/json")
+        elif url.path == "/latin1":
+            self.send_body(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1")
+        elif url.path == "/duplicate-headers":
+            self.send_body(200, "two", headers=[("X-Dup", "one"), ("X-Dup", "two")])
+        elif len(parts) == 2 and parts[0] == "encoded" and encoded(parts[1]) is not None:
+            self.send_body(200, encoded(parts[1]), headers=[("Content-Encoding", parts[1])])
         elif url.path == "/echo":
             answer = {
                 "method": self.command,
@@ -136,7 +210,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 256
+    request_queue_size = 1024
 
 
 def exit_with_parent(parent):
@@ -150,9 +224,12 @@ def main():
     parent = os.getppid()
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
     server = Server(("127.0.0.1", 0), Handler)
-    if len(sys.argv) == 5 and sys.argv[2] == "--tls":
+    if len(sys.argv) >= 5 and sys.argv[2] == "--tls":
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[3], sys.argv[4])
+        if len(sys.argv) == 7 and sys.argv[5] == "--client-ca":
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(sys.argv[6])
         server.socket = context.wrap_socket(server.socket, server_side=True)
     port_file = sys.argv[1]
     with open(port_file + ".tmp", "w") as f:

@@ -20,6 +20,16 @@ struct HTTPStepTests {
         #expect(throws: StepFailure.self) { try result.value(of: .header("X-Not-Sent")) }
     }
 
+    @Test func duplicateResponseHeadersAreKeptInOrder() async throws {
+        let folder = TemporaryFolder()
+        let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/duplicate-headers")), runner,
+                                                  in: folder.context())))
+        #expect(result.headers.filter { $0.name == "X-Dup" }.map(\.value) == ["one", "two"])
+        #expect(result.header("x-dup") == "one")
+        #expect(result.http?.version == "1.1")
+        #expect(result.http?.url.hasSuffix("/duplicate-headers") == true)
+    }
+
     @Test(arguments: [HTTPMethod.POST, .PUT, .PATCH, .DELETE, .OPTIONS, .GET])
     func everyMethodIsSentAsItself(_ method: HTTPMethod) async throws {
         let folder = TemporaryFolder()

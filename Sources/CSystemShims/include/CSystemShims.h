@@ -28,6 +28,12 @@ static inline int csh_wtermsig(int status) { return WTERMSIG(status); }
 int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
               const char *cwd, int stdin_fd, int stdout_fd, int stderr_fd);
 
+/// Raises this process's soft limit on open descriptors to its hard limit
+/// (thousands of connections at once need more than the usual 1024);
+/// children spawned later get the old limit back. Call once, before any
+/// spawn. Returns the limit now in force, or -1.
+long csh_raise_descriptor_limit(void);
+
 /// pipe2(fds, O_CLOEXEC), both ends; `nonblocking_read` / `nonblocking_write`
 /// set O_NONBLOCK on that end only. Returns 0 or -1 with errno.
 int csh_pipe(int fds[2], int nonblocking_read, int nonblocking_write);

@@ -72,6 +72,12 @@ final class RunRecorder: Sendable {
             let produced = result ?? failure?.result
             entry.record.exitCode = produced?.exitCode
             entry.record.httpStatus = produced?.status
+            if var http = produced?.http {
+                http.cookies = []
+                entry.record.http = http
+            } else {
+                entry.record.http = nil
+            }
             // An earlier run of the step (a group's retry) leaves nothing.
             entry.record.failure = nil
             entry.record.outputTail = nil

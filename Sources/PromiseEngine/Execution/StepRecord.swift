@@ -36,6 +36,9 @@ public struct StepRecord: Sendable {
     public var outputTail: String?
     /// Order in the workflow, for reports.
     public var order: Int
+    /// An http step's final URL, redirects, version and timings (its
+    /// cookies are not kept in the record).
+    public var http: HTTPExchangeInfo?
 
     public init(id: String, label: String?, kind: String, summary: String, order: Int) {
         self.id = id

@@ -59,6 +59,25 @@ extension StepResult {
         case .capture(let name):
             guard let value = captures[name] else { throw missing("the step has no capture '\(name)'") }
             return value
+        case .url where captures["url"] != nil, .redirects where captures["redirects"] != nil,
+             .version where captures["version"] != nil:
+            return captures[field.name]!
+        case .url:
+            guard let http else { throw missing("the step has no URL") }
+            return http.url
+        case .redirects:
+            guard let http else { throw missing("the step has no redirects") }
+            return String(http.redirects)
+        case .version:
+            guard let http else { throw missing("the step has no HTTP version") }
+            return http.version
+        case .cookie(let name):
+            guard let http else { throw missing("the step has no cookies") }
+            guard let value = http.cookie(name) else { throw missing("no cookie '\(name)' is in the store for \(http.url)") }
+            return value
+        case .timing(let phase):
+            guard let http else { throw missing("the step has no timings") }
+            return Self.microsecondsText(http.timings[phase])
         }
     }
 
@@ -69,6 +88,15 @@ extension StepResult {
         utf8 = utf8.dropLast()
         if utf8.last == UInt8(ascii: "\r") { utf8 = utf8.dropLast() }
         return String(Substring(utf8))
+    }
+
+    /// Seconds with six decimals, as curl writes its timings: `0.000412`.
+    public static func microsecondsText(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        var microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        if (attoseconds % 1_000_000_000_000) * 2 >= 1_000_000_000_000 { microseconds += 1 }
+        let fraction = String(microseconds % 1_000_000)
+        return "\(microseconds / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     /// Seconds with three decimals: `0.042`, `12.500`.

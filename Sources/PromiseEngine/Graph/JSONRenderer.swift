@@ -96,6 +96,11 @@ public struct JSONRenderer: Sendable {
             }
             if let redirects = request.redirects { members.append(("redirects", .integer(redirects))) }
             if let save = request.save { members.append(("save", template(save))) }
+            if request.tls.insecure { members.append(("insecure", .boolean(true))) }
+            if let path = request.tls.caCertificate { members.append(("cacert", template(path))) }
+            if let path = request.tls.certificate { members.append(("cert", template(path))) }
+            if let path = request.tls.key { members.append(("key", template(path))) }
+            if !request.cookies { members.append(("cookies", .boolean(false))) }
             return members + outcomes(request.expectations, request.captures)
         case .file(let operation):
             return [("operation", .string(operation.name)), ("operands", .array(operation.operands.map(template)))]

@@ -117,6 +117,13 @@ public enum StepField: Sendable, Hashable {
     case path, content
     /// A `capture NAME = ...` of the step.
     case capture(String)
+    /// An http step's final URL, the redirects it followed, its HTTP
+    /// version.
+    case url, redirects, version
+    /// `cookie.NAME`: a cookie in the run's store after the step.
+    case cookie(String)
+    /// `timing.PHASE`: when a phase of the request ended, in seconds.
+    case timing(HTTPTimingPhase)
 
     /// The field as written after `label.`.
     public var name: String {
@@ -132,6 +139,11 @@ public enum StepField: Sendable, Hashable {
         case .path: return "path"
         case .content: return "content"
         case .capture(let name): return name
+        case .url: return "url"
+        case .redirects: return "redirects"
+        case .version: return "version"
+        case .cookie(let name): return "cookie.\(name)"
+        case .timing(let phase): return "timing.\(phase.rawValue)"
         }
     }
 }

@@ -162,6 +162,11 @@ public struct TreeRenderer: Sendable {
                 for field in fields { details.append(TreeItem("form \(quotedName(field.name)) \(quoted(field.value, scope))")) }
             }
             if let save = request.save { details.append(TreeItem("save \(quoted(save, scope))")) }
+            if request.tls.insecure { options.append("insecure") }
+            if let path = request.tls.caCertificate { details.append(TreeItem("cacert \(quoted(path, scope))")) }
+            if let path = request.tls.certificate { details.append(TreeItem("cert \(quoted(path, scope))")) }
+            if let path = request.tls.key { details.append(TreeItem("key \(quoted(path, scope))")) }
+            if !request.cookies { options.append("cookies off") }
             expectations = request.expectations
             captures = request.captures
         default:

@@ -396,8 +396,14 @@ struct Checker {
         let name: String
         switch field {
         case .header: name = "header"
+        case .cookie: name = "cookie"
+        case .timing: name = "timing"
         case .json: name = "json"
         case .capture(let capture): name = capture
+        case .url, .redirects, .version:
+            // A capture of that name (on any step) reads as the field.
+            if info.captures.contains(field.name) { return true }
+            name = field.name
         default: name = field.name
         }
         guard !info.fields.contains(name) else { return true }

@@ -23,7 +23,7 @@ struct LabelInfo {
         let builtin: [String]
         switch kind {
         case "sh", "exec": builtin = ["stdout", "stderr", "exit", "duration"]
-        case "http": builtin = ["status", "body", "header", "json", "duration"]
+        case "http": builtin = ["status", "body", "header", "json", "duration", "url", "redirects", "version", "cookie", "timing"]
         case "file": builtin = fileOperation == "read" ? ["content", "path"] : ["path"]
         default: builtin = []
         }

@@ -51,6 +51,8 @@ struct Parser {
     /// Labels and variables of statements that did not parse: the checker
     /// does not report references to them as unknown.
     var brokenNames: Set<String> = []
+    /// Set by `cookies off` in the block being parsed.
+    var cookiesOffInBlock = false
 
     init(source: SourceFile, diagnostics: DiagnosticBag = DiagnosticBag()) {
         self.bytes = source.bytes
@@ -170,13 +172,17 @@ struct Parser {
 
     /// Statements until `}` or the end of the file (neither consumed).
     mutating func parseStatements(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) -> [SyntaxStatement] {
+        let outerCookiesOff = cookiesOffInBlock
+        cookiesOffInBlock = false
         var statements: [SyntaxStatement] = []
+        defer { cookiesOffInBlock = outerCookiesOff }
         while !diagnostics.isFull {
             switch current.kind {
             case .newline, .semicolon:
                 advance()
                 continue
             case .endOfFile, .rightBrace:
+                if cookiesOffInBlock { SyntaxStatement.turnCookiesOff(&statements) }
                 return statements
             default:
                 break
@@ -192,6 +198,7 @@ struct Parser {
                 recover()
             }
         }
+        if cookiesOffInBlock { SyntaxStatement.turnCookiesOff(&statements) }
         return statements
     }
 

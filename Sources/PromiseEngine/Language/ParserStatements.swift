@@ -6,7 +6,7 @@ extension Parser {
     static let statementKeywords = [
         "sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow",
         "sequence", "parallel", "race", "any", "foreach", "if",
-        "catch", "ensure", "env", "var", "secret", "workflow", "timeout", "retry", "needs",
+        "catch", "ensure", "env", "var", "secret", "workflow", "timeout", "retry", "needs", "cookies",
     ]
     static let stepKeywords: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
     static let groupKeywords: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
@@ -70,6 +70,18 @@ extension Parser {
             return nil
         case "timeout", "retry", "needs":
             try parseGroupAttribute(keyword, context, into: &attributes)
+            return nil
+        case "cookies":
+            advance()
+            guard current.kind == .identifier, text(current) == "off" || text(current) == "on" else {
+                throw error("expected 'off' after 'cookies' (the http steps of this block then use no cookie store), found \(found)")
+            }
+            if text(current) == "on" {
+                throw error("'cookies on' is the default; only 'cookies off' can be written", at: current.range)
+            }
+            if cookiesOffInBlock { throw error("duplicate 'cookies off' in this block", at: keywordRange) }
+            advance()
+            cookiesOffInBlock = true
             return nil
         case "else":
             throw error("'else' must follow the '}' of an 'if' on the same line")

@@ -10,6 +10,7 @@ struct StepExtras {
     var body: HTTPBody = .none
     var redirects: Int?
     var save: Template?
+    var tls = HTTPTLSOptions()
 
     var process: ProcessOptions {
         ProcessOptions(stdin: stdin, expectations: expectations, captures: captures)
@@ -22,14 +23,15 @@ extension Parser {
         let common = ["timeout", "retry", "needs"]
         switch kind {
         case "sh", "exec": return common + ["cwd", "env", "stdin", "expect", "capture"]
-        case "http": return common + ["header", "body", "json", "form", "redirects", "save", "expect", "capture"]
+        case "http": return common + ["header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
+                                      "expect", "capture"]
         default: return common
         }
     }
 
     static let stepAttributeNames: Set<String> = [
         "timeout", "retry", "needs", "cwd", "env", "stdin", "expect", "capture",
-        "header", "body", "json", "form", "redirects", "save",
+        "header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
     static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
@@ -104,7 +106,7 @@ extension Parser {
         case "http":
             step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
                                      redirects: extras.redirects, save: extras.save,
-                                     expectations: extras.expectations, captures: extras.captures))
+                                     expectations: extras.expectations, captures: extras.captures, tls: extras.tls))
         case "file":
             switch operation {
             case "write": step = .file(.write(path: templates[0], content: templates[1]))
@@ -225,6 +227,21 @@ extension Parser {
             let path = try parseTemplate("after 'save' (the path)")
             if extras.save != nil { throw error("duplicate 'save'", at: nameRange) }
             extras.save = path
+        case "insecure":
+            if extras.tls.insecure { throw error("duplicate 'insecure'", at: nameRange) }
+            extras.tls.insecure = true
+        case "cacert":
+            let path = try parseTemplate("after 'cacert' (a PEM file of certificate authorities to trust)")
+            if extras.tls.caCertificate != nil { throw error("duplicate 'cacert'", at: nameRange) }
+            extras.tls.caCertificate = path
+        case "cert":
+            let path = try parseTemplate("after 'cert' (the client certificate, a PEM file)")
+            if extras.tls.certificate != nil { throw error("duplicate 'cert'", at: nameRange) }
+            extras.tls.certificate = path
+        case "key":
+            let path = try parseTemplate("after 'key' (the client certificate's key, a PEM file)")
+            if extras.tls.key != nil { throw error("duplicate 'key'", at: nameRange) }
+            extras.tls.key = path
         case "expect":
             extras.expectations.append(try parseExpectation(kind))
         default:

@@ -136,3 +136,56 @@ struct SyntaxForeach: Sendable {
     var keepGoing: Bool
     var body: SyntaxBlock
 }
+
+extension SyntaxStatement {
+    /// `cookies off`: the http steps of these statements, and of every
+    /// block below them, use no cookie store.
+    static func turnCookiesOff(_ statements: inout [SyntaxStatement]) {
+        for index in statements.indices {
+            switch statements[index] {
+            case .node(var node):
+                node.turnCookiesOff()
+                statements[index] = .node(node)
+            case .catchClause(var clause):
+                turnCookiesOff(&clause.body.statements)
+                statements[index] = .catchClause(clause)
+            case .ensure(var body, let keyword):
+                turnCookiesOff(&body.statements)
+                statements[index] = .ensure(body: body, keyword: keyword)
+            case .environment, .variable:
+                break
+            }
+        }
+    }
+}
+
+extension SyntaxNode {
+    mutating func turnCookiesOff() {
+        switch kind {
+        case .step(.http(var request)):
+            request.cookies = false
+            kind = .step(.http(request))
+        case .step:
+            break
+        case .sequence(var body):
+            SyntaxStatement.turnCookiesOff(&body.statements)
+            kind = .sequence(body)
+        case .parallel(let limit, let keepGoing, var body):
+            SyntaxStatement.turnCookiesOff(&body.statements)
+            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
+        case .race(var body):
+            SyntaxStatement.turnCookiesOff(&body.statements)
+            kind = .race(body)
+        case .any(var body):
+            SyntaxStatement.turnCookiesOff(&body.statements)
+            kind = .any(body)
+        case .foreach(var foreach):
+            SyntaxStatement.turnCookiesOff(&foreach.body.statements)
+            kind = .foreach(foreach)
+        case .conditional(let condition, var then, var otherwise):
+            SyntaxStatement.turnCookiesOff(&then.statements)
+            if otherwise != nil { SyntaxStatement.turnCookiesOff(&otherwise!.statements) }
+            kind = .conditional(condition: condition, then: then, otherwise: otherwise)
+        }
+    }
+}

@@ -188,6 +188,24 @@ struct TemplateParser {
                         return fail("expected a header name after 'header.', as in '\(head).header.Content-Type'", at: scanner.rangeOfCurrentCharacter())
                     }
                     field = .header(header)
+                case "cookie" where scanner.peek == UInt8(ascii: "."):
+                    guard scanner.consume(UInt8(ascii: ".")), let cookie = scanner.word() else {
+                        return fail("expected a cookie name after 'cookie.', as in '\(head).cookie.session'", at: scanner.rangeOfCurrentCharacter())
+                    }
+                    field = .cookie(cookie)
+                case "timing" where scanner.peek == UInt8(ascii: "."):
+                    let phases = HTTPTimingPhase.allCases.map(\.rawValue)
+                    guard scanner.consume(UInt8(ascii: ".")) else {
+                        return fail("expected a phase after 'timing.' (\(phases.joined(separator: ", "))), as in '\(head).timing.total'",
+                                    at: scanner.rangeOfCurrentCharacter())
+                    }
+                    let phaseStart = scanner.position
+                    guard let phaseName = scanner.identifier(), let phase = HTTPTimingPhase(rawValue: phaseName) else {
+                        let written = String(decoding: bytes[phaseStart..<max(phaseStart, scanner.position)], as: UTF8.self)
+                        return fail("unknown timing phase '\(written)'\(Suggestion.phrase(for: written, among: phases)) (timing has \(phases.joined(separator: ", ")))",
+                                    at: SourceRange(start: phaseStart, end: max(phaseStart + 1, scanner.position)))
+                    }
+                    field = .timing(phase)
                 case "json":
                     if scanner.peek == UInt8(ascii: "."), let after = scanner.peek(1),
                        after == UInt8(ascii: ".") || after == UInt8(ascii: "[") {
@@ -205,11 +223,11 @@ struct TemplateParser {
                         field = .json(JSONPath([]))
                     }
                 default:
-                    field = TemplateParser.builtinFields[name] ?? .capture(name)
+                    field = TemplateParser.builtinFields[name] ?? TemplateParser.httpFields[name] ?? .capture(name)
                 }
                 reference = .step(label: head, field: field)
                 if let next = scanner.peek, next == UInt8(ascii: ".") || next == UInt8(ascii: "[") {
-                    return fail("unexpected '\(Character(Unicode.Scalar(next)))' after '\(head).\(field.name)'; only header.NAME and json.PATH go deeper",
+                    return fail("unexpected '\(Character(Unicode.Scalar(next)))' after '\(head).\(field.name)'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper",
                                 at: scanner.rangeOfCurrentCharacter())
                 }
             }
@@ -282,4 +300,8 @@ struct TemplateParser {
         "stdout": .stdout, "stderr": .stderr, "exit": .exit, "duration": .duration,
         "status": .status, "body": .body, "path": .path, "content": .content,
     ]
+
+    /// Fields of http steps added with spec §11. A capture of the same name
+    /// (written before they existed) takes their place.
+    static let httpFields: [String: StepField] = ["url": .url, "redirects": .redirects, "version": .version]
 }

@@ -35,6 +35,14 @@ enum JSONReport {
         ]
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
         if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
+        if let http = record.http {
+            members.append(("url", .string(http.url)))
+            members.append(("redirects", .integer(http.redirects)))
+            members.append(("version", .string(http.version)))
+            members.append(("timings", .object(HTTPTimingPhase.allCases.map { phase in
+                (phase.rawValue, .decimal(http.timings[phase].seconds, places: 6))
+            })))
+        }
         if let failure = record.failure {
             var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
             if let tail = record.outputTail { error.append(("stderrTail", .string(tail))) }

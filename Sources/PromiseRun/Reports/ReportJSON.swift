@@ -4,6 +4,8 @@ import PromiseEngine
 indirect enum ReportJSON {
     case string(String)
     case number(Double)
+    /// A number with this many decimals (timings: microseconds).
+    case decimal(Double, places: Int)
     case integer(Int)
     case bool(Bool)
     case null
@@ -20,6 +22,7 @@ indirect enum ReportJSON {
         switch self {
         case .string(let value): text += Self.quoted(value)
         case .number(let value): text += value.isFinite ? Format.fixed(value, 3) : "null"
+        case .decimal(let value, let places): text += value.isFinite ? Format.fixed(value, places) : "null"
         case .integer(let value): text += String(value)
         case .bool(let value): text += value ? "true" : "false"
         case .null: text += "null"

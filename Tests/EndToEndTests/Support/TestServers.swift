@@ -1,0 +1,186 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The HTTP servers of the end-to-end HTTP tests, on 127.0.0.1 only, each
+/// started once per test process (they exit with it): the Steps tests'
+/// server over HTTP and over HTTPS (with a certificate authority made by
+/// openssl for the run), the same requiring a client certificate, a
+/// forward proxy, and nginx over HTTPS with HTTP/2 when nginx is installed.
+enum TestServers {
+    /// Everything made for HTTPS: the folder holds ca.pem, server.pem,
+    /// server-key.pem, client.pem and client-key.pem.
+    struct TLS {
+        var url: String
+        var certificates: URL
+        func file(_ name: String) -> String { certificates.appendingPathComponent(name).path }
+    }
+
+    struct Proxy {
+        var url: String
+        /// The request lines the proxy received, one a line.
+        var log: URL
+        var requests: [String] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    private static let started = Mutex<[String: String]>([:])
+    /// Held while a server starts, so that each starts once.
+    private static let starting = Mutex<Void>(())
+    private static let certificateFolder = Mutex<URL?>(nil)
+
+    static func plain() throws -> String {
+        try once("plain") { try startScript("http-test-server.py", []) }
+    }
+
+    static func tls() throws -> TLS {
+        let folder = try certificates()
+        let url = try once("tls") {
+            try startScript("http-test-server.py", ["--tls", folder.appendingPathComponent("server.pem").path,
+                                                    folder.appendingPathComponent("server-key.pem").path], scheme: "https")
+        }
+        return TLS(url: url, certificates: folder)
+    }
+
+    /// HTTPS that requires a client certificate signed by the test CA.
+    static func mutualTLS() throws -> TLS {
+        let folder = try certificates()
+        let url = try once("mutual") {
+            try startScript("http-test-server.py", ["--tls", folder.appendingPathComponent("server.pem").path,
+                                                    folder.appendingPathComponent("server-key.pem").path,
+                                                    "--client-ca", folder.appendingPathComponent("ca.pem").path],
+                            scheme: "https")
+        }
+        return TLS(url: url, certificates: folder)
+    }
+
+    static func proxy() throws -> Proxy {
+        let url = try once("proxy") {
+            let log = try Binary.temporaryFolder().appendingPathComponent("proxy.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            started.withLock { $0["proxy-log"] = log.path }
+            return try startScript("http-proxy.py", [], extra: [log.path])
+        }
+        return Proxy(url: url, log: URL(fileURLWithPath: started.withLock { $0["proxy-log"]! }))
+    }
+
+    /// nginx over HTTPS with HTTP/2 (the test CA's server certificate),
+    /// serving `/hello` (`hello`); nil when nginx is not installed.
+    static func nginxHTTP2() throws -> TLS? {
+        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let folder = try certificates()
+        let url = try once("nginx") {
+            let root = try Binary.temporaryFolder()
+            for name in ["www", "logs", "tmp"] {
+                try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+            }
+            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+            let port = freeLoopbackPort()
+            let temp = root.appendingPathComponent("tmp").path
+            let config = """
+            daemon off;
+            worker_processes 1;
+            pid \(root.path)/nginx.pid;
+            error_log \(root.path)/logs/error.log warn;
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp);
+                uwsgi_temp_path \(temp); scgi_temp_path \(temp);
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(folder.appendingPathComponent("server.pem").path);
+                    ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
+                    root \(root.path)/www;
+                }
+            }
+            """
+            let configFile = root.appendingPathComponent("nginx.conf")
+            try Data(config.utf8).write(to: configFile)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", fixture("run-with-parent.py"), nginx, "-c", configFile.path, "-p", root.path]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if canConnect(port: port) { return "https://127.0.0.1:\(port)" }
+                guard process.isRunning else { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let log = (try? String(contentsOf: root.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+            throw ExampleServer.ServerError(message: "nginx did not start: \(log)")
+        }
+        return TLS(url: url, certificates: folder)
+    }
+
+    // MARK: -
+
+    private static func once(_ key: String, _ start: () throws -> String) throws -> String {
+        try starting.withLock { _ in
+            if let url = started.withLock({ $0[key] }) { return url }
+            let url = try start()
+            started.withLock { $0[key] = url }
+            return url
+        }
+    }
+
+    static func fixture(_ name: String) -> String {
+        Binary.packageRoot.appendingPathComponent("Tests/Fixtures/\(name)").path
+    }
+
+    private static func certificates() throws -> URL {
+        try certificateFolder.withLock { folder in
+            if let folder { return folder }
+            let made = try Binary.temporaryFolder().appendingPathComponent("certificates")
+            let outcome = try Binary.runCommand("/bin/bash", [fixture("make-test-certificates.sh"), made.path])
+            guard outcome.status == 0 else {
+                throw ExampleServer.ServerError(message: "openssl could not make the test certificates: \(outcome.stderr)")
+            }
+            folder = made
+            return made
+        }
+    }
+
+    /// Starts `python3 Tests/Fixtures/SCRIPT PORTFILE [extra] [arguments]`
+    /// and waits for the port it writes.
+    private static func startScript(_ script: String, _ arguments: [String], extra: [String] = [],
+                                    scheme: String = "http") throws -> String {
+        let folder = try Binary.temporaryFolder()
+        let portFile = folder.appendingPathComponent("port").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", fixture(script), portFile] + extra + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
+                return "\(scheme)://127.0.0.1:\(port)"
+            }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw ExampleServer.ServerError(message: "python3 \(script) did not start")
+    }
+
+    private static func canConnect(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}

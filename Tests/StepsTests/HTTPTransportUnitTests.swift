@@ -1,0 +1,249 @@
+import PromiseEngine
+import Testing
+@testable import Steps
+
+@Suite("HTTP: URLs as sent, and redirects resolved")
+struct RequestURLTests {
+    @Test func partsOfAURL() throws {
+        let url = try #require(RequestURL.parse("HTTP://User:p%40ss@Example.COM:8080/a/b?q=1#frag"))
+        #expect(url.scheme == "http")
+        #expect(url.userInfo == "User:p%40ss")
+        #expect(url.host == "example.com")
+        #expect(url.port == 8080)
+        #expect(url.target == "/a/b?q=1")
+        #expect(url.authority == "example.com:8080")
+        #expect(url.text == "http://example.com:8080/a/b?q=1")
+        #expect(RequestURL.parse("https://h")?.target == "/")
+        #expect(RequestURL.parse("https://h")?.port == 443)
+        #expect(RequestURL.parse("https://h:443/x")?.authority == "h")
+        #expect(RequestURL.parse("http://[::1]:9000/x")?.host == "::1")
+        #expect(RequestURL.parse("http://[::1]:9000/x")?.authority == "[::1]:9000")
+    }
+
+    @Test(arguments: ["ftp://h/x", "http:/x", "http://", "http://h:99999/", "http://h:x/", "mailto:a@b", "/relative"])
+    func notHTTPURLs(_ text: String) {
+        #expect(RequestURL.parse(text) == nil)
+    }
+
+    @Test func sentAsWrittenWithOnlyUnsendableBytesEncoded() {
+        #expect(RequestURL.parse("http://h/p?p={bar}&q=a%3db")?.target == "/p?p=%7Bbar%7D&q=a%3db")
+        #expect(RequestURL.parse("http://h/a b/é?x=\"<>|\\^`")?.target == "/a%20b/%C3%A9?x=%22%3C%3E%7C%5C%5E%60")
+        #expect(RequestURL.parse("http://h/%zz/100%")?.target == "/%zz/100%")
+    }
+
+    @Test func dotSegmentsAreRemoved() {
+        #expect(RequestURL.parse("http://h/a/./b/../c")?.target == "/a/c")
+        #expect(RequestURL.parse("http://h/a/..")?.target == "/")
+        #expect(RequestURL.parse("http://h/../../x")?.target == "/x")
+        #expect(RequestURL.parse("http://h/a.b/.c/..d")?.target == "/a.b/.c/..d")
+    }
+
+    @Test("RFC 3986 section 5.4's examples", arguments: [
+        ("g", "/b/c/g"), ("./g", "/b/c/g"), ("g/", "/b/c/g/"), ("/g", "/g"), ("?y", "/b/c/d;p?y"),
+        ("g?y", "/b/c/g?y"), ("g#s", "/b/c/g"), (";x", "/b/c/;x"), ("g;x", "/b/c/g;x"), ("", "/b/c/d;p"),
+        (".", "/b/c/"), ("./", "/b/c/"), ("..", "/b/"), ("../", "/b/"), ("../g", "/b/g"), ("../..", "/"),
+        ("../../", "/"), ("../../g", "/g"), ("../../../g", "/g"), ("/./g", "/g"), ("/../g", "/g"), ("g.", "/b/c/g."),
+        (".g", "/b/c/.g"), ("g..", "/b/c/g.."), ("..g", "/b/c/..g"), ("./../g", "/b/g"), ("./g/.", "/b/c/g/"),
+        ("g/./h", "/b/c/g/h"), ("g/../h", "/b/c/h"),
+    ])
+    func relativeReferences(_ reference: String, _ target: String) throws {
+        let base = try #require(RequestURL.parse("http://a/b/c/d;p?q"))
+        #expect(base.resolving(reference)?.target == target)
+        #expect(base.resolving(reference)?.host == "a")
+    }
+
+    @Test func absoluteAndSchemeRelativeReferences() throws {
+        let base = try #require(RequestURL.parse("https://a:8443/b/c"))
+        #expect(base.resolving("//other/x")?.text == "https://other/x")
+        #expect(base.resolving("http://other:81/y")?.text == "http://other:81/y")
+        #expect(base.resolving("ftp://other/y") == nil)
+        #expect(base.resolving("/p q")?.target == "/p%20q")
+        let other = try #require(base.resolving("//a:8443/z"))
+        #expect(other.origin == base.origin)
+        #expect(base.resolving("http://a:8443/z")?.origin != base.origin)
+    }
+}
+
+@Suite("HTTP: reading HTTP/1.1 responses")
+struct HTTP1ResponseParserTests {
+    /// Feeds `chunks` one after another; returns the head, the body and
+    /// how it ended.
+    private func parse(_ chunks: [String], isHead: Bool = false, closeAtEnd: Bool = false)
+        -> (head: ResponseHead?, body: String, end: String) {
+        var parser = HTTP1ResponseParser(isHead: isHead)
+        var head: ResponseHead?
+        var body: [UInt8] = []
+        for chunk in chunks {
+            let bytes = Array(chunk.utf8)
+            var offset = 0
+            let done: String? = bytes.withUnsafeBytes { buffer in
+                while true {
+                    switch parser.next(buffer, offset: &offset) {
+                    case .needMore: return nil
+                    case .head(let parsed): head = parsed
+                    case .body(let range): body += buffer[range]
+                    case .end(let reusable): return reusable ? "reusable" : "closed"
+                    case .failure(let message): return "failure: \(message)"
+                    }
+                }
+            }
+            if let done { return (head, String(decoding: body, as: UTF8.self), done) }
+        }
+        guard closeAtEnd else { return (head, String(decoding: body, as: UTF8.self), "more") }
+        switch parser.closed() {
+        case .end(let reusable): return (head, String(decoding: body, as: UTF8.self), reusable ? "reusable" : "closed")
+        case .failure(let message): return (head, String(decoding: body, as: UTF8.self), "failure: \(message)")
+        default: return (head, String(decoding: body, as: UTF8.self), "?")
+        }
+    }
+
+    @Test func contentLengthAcrossReads() {
+        let parsed = parse(["HTTP/1.1 200 OK\r\nContent-", "Length: 11\r\nX-A: 1\r", "\n\r\nhello", " world"])
+        #expect(parsed.head?.status == 200)
+        #expect(parsed.head?.headers.map(\.name) == ["Content-Length", "X-A"])
+        #expect(parsed.body == "hello world")
+        #expect(parsed.end == "reusable")
+    }
+
+    @Test func headEndSplitAcrossEveryByte() {
+        let text = "HTTP/1.1 204 No Content\r\nA: b\r\n\r\n"
+        let parsed = parse(text.map { String($0) })
+        #expect(parsed.head?.status == 204)
+        #expect(parsed.end == "reusable")
+    }
+
+    @Test func chunkedWithExtensionsAndTrailers() {
+        let parsed = parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n", " world\r\n0\r\nTrailer: x\r\n\r\n"])
+        #expect(parsed.body == "hello world")
+        #expect(parsed.end == "reusable")
+        let bad = parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])
+        #expect(bad.end.hasPrefix("failure"))
+    }
+
+    @Test func bodyUntilCloseAndCutShort() {
+        let untilClose = parse(["HTTP/1.0 200 OK\r\n\r\nall of it"], closeAtEnd: true)
+        #expect(untilClose.body == "all of it")
+        #expect(untilClose.end == "closed")
+        let cut = parse(["HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"], closeAtEnd: true)
+        #expect(cut.end.hasPrefix("failure"))
+        let nothing = parse([], closeAtEnd: true)
+        #expect(nothing.end.contains("without answering"))
+    }
+
+    @Test func interimResponsesAreSkippedAndHeadHasNoBody() {
+        let parsed = parse(["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"])
+        #expect(parsed.head?.status == 200)
+        #expect(parsed.body == "ok")
+        let head = parse(["HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n"], isHead: true)
+        #expect(head.end == "reusable")
+    }
+
+    @Test func connectionCloseDuplicateHeadersAndFoldedLines() {
+        let parsed = parse(["HTTP/1.1 200 OK\r\nConnection: close\r\nX-Dup: one\r\nX-Dup: two\r\nX-Fold: a\r\n  b\r\nContent-Length: 0\r\n\r\n"])
+        #expect(parsed.end == "closed")
+        #expect(parsed.head?.headers.filter { $0.name == "X-Dup" }.map(\.value) == ["one", "two"])
+        #expect(parsed.head?.value("x-fold") == "a b")
+    }
+
+    @Test(arguments: ["HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
+                      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "garbage\r\n\r\n"])
+    func malformedResponsesFail(_ text: String) {
+        #expect(parse([text]).end.hasPrefix("failure"))
+    }
+}
+
+@Suite("HTTP: the cookie store (RFC 6265)")
+struct CookieJarTests {
+    let now: Int64 = 1_800_000_000
+
+    private func url(_ text: String) -> RequestURL { RequestURL.parse(text)! }
+
+    @Test func hostOnlyDomainAndPath() {
+        var jar = CookieJar()
+        jar.store([("Set-Cookie", "a=1"), ("set-cookie", "b=2; Domain=.example.com; Path=/api"),
+                   ("Set-Cookie", "c=3; Path=/")], from: url("http://www.example.com/x/y"), now: now)
+        #expect(jar.header(for: url("http://www.example.com/x/z"), now: now) == "a=1; c=3")
+        #expect(jar.header(for: url("http://www.example.com/api/v1"), now: now) == "b=2; c=3")
+        #expect(jar.header(for: url("http://other.example.com/api"), now: now) == "b=2")
+        #expect(jar.header(for: url("http://example.org/"), now: now) == nil)
+        #expect(jar.header(for: url("http://www.example.com/apis"), now: now) == "c=3")
+    }
+
+    @Test func refusedDomainsSecureAndExpiry() {
+        var jar = CookieJar()
+        let site = url("https://a.example.com/")
+        jar.store("x=1; Domain=other.com", from: site, now: now)
+        jar.store("y=1; Domain=com", from: site, now: now)
+        jar.store("s=1; Secure", from: site, now: now)
+        jar.store("old=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT", from: site, now: now)
+        jar.store("short=1; Max-Age=10", from: site, now: now)
+        #expect(jar.header(for: site, now: now) == "s=1; short=1")
+        #expect(jar.header(for: url("http://a.example.com/"), now: now) == "short=1")
+        #expect(jar.header(for: site, now: now + 11) == "s=1")
+        // Time has passed: `short` expired. Max-Age=0 deletes `s`.
+        #expect(jar.values(for: site, now: now + 11).map(\.name) == ["s"])
+        jar.store("s=; Max-Age=0", from: site, now: now + 12)
+        #expect(jar.header(for: site, now: now + 12) == nil)
+        #expect(jar.values(for: site, now: now + 12).isEmpty)
+    }
+
+    @Test func aNewValueReplacesTheOldInPlace() {
+        var jar = CookieJar()
+        let site = url("http://h/")
+        jar.store("a=1", from: site, now: now)
+        jar.store("b=2", from: site, now: now)
+        jar.store("a=3", from: site, now: now)
+        #expect(jar.header(for: site, now: now) == "a=3; b=2")
+    }
+
+    @Test func cookieDates() {
+        #expect(CookieDate.parse("Wed, 21 Oct 2015 07:28:00 GMT") == 1_445_412_480)
+        #expect(CookieDate.parse("Wednesday, 21-Oct-15 07:28:00 GMT") == 1_445_412_480)
+        #expect(CookieDate.parse("Wed Oct 21 07:28:00 2015") == 1_445_412_480)
+        #expect(CookieDate.parse("not a date") == nil)
+    }
+}
+
+@Suite("HTTP: proxies from the environment, bodies decoded")
+struct ProxyAndBodyTests {
+    @Test func proxiesAsCurlReadsThem() throws {
+        let settings = ProxySettings(environment: [
+            "http_proxy": "http://p:1", "HTTPS_PROXY": "http://s:2", "HTTP_PROXY": "http://ignored:3",
+            "no_proxy": "localhost, .internal.example,10.0.0.0/8",
+        ])
+        let url = { (text: String) in try #require(RequestURL.parse(text)) }
+        #expect(settings.proxy(for: try url("http://example.com/")) == "http://p:1")
+        #expect(settings.proxy(for: try url("https://example.com/")) == "http://s:2")
+        #expect(settings.proxy(for: try url("http://localhost:8/")) == nil)
+        #expect(settings.proxy(for: try url("http://a.internal.example/")) == nil)
+        #expect(settings.proxy(for: try url("http://internal.example/")) == nil)
+        #expect(settings.proxy(for: try url("http://10.2.3.4/")) == nil)
+        #expect(settings.proxy(for: try url("http://11.2.3.4/")) == "http://p:1")
+        let upper = ProxySettings(environment: ["HTTP_PROXY": "http://ignored:3", "ALL_PROXY": "http://all:4", "NO_PROXY": "*"])
+        #expect(upper.proxy(for: try url("http://example.com/")) == nil)
+        let all = ProxySettings(environment: ["ALL_PROXY": "http://all:4"])
+        #expect(all.proxy(for: try url("https://example.com/")) == "http://all:4")
+    }
+
+    @Test func charsets() {
+        #expect(BodyText.decode([0x63, 0x61, 0x66, 0xE9], contentType: "text/plain; charset=ISO-8859-1") == "café")
+        #expect(BodyText.decode([0x80], contentType: "text/plain; charset=\"windows-1252\"") == "€")
+        #expect(BodyText.decode(Array("café".utf8), contentType: "text/plain") == "café")
+        #expect(BodyText.decode([0xFF, 0xFE, 0x68, 0x00, 0x69, 0x00], contentType: "text/plain;charset=utf-16") == "hi")
+        #expect(BodyText.decode([0x82, 0xA0], contentType: "text/plain; charset=Shift_JIS") == "あ")
+    }
+
+    @Test func contentCodingsUnknownOrStackedFailClearly() {
+        #expect(throws: ContentDecoder.DecodeError.self) { try ContentDecoder.make(for: "compress") }
+        #expect(throws: ContentDecoder.DecodeError.self) { try ContentDecoder.make(for: "gzip, br") }
+        #expect((try? ContentDecoder.make(for: "identity")) == nil)
+        #expect(ContentDecoder.acceptEncoding.hasPrefix("gzip, deflate"))
+    }
+
+    @Test func base64() {
+        #expect(Base64.encode("user:pass".utf8) == "dXNlcjpwYXNz")
+        #expect(Base64.encode("a".utf8) == "YQ==")
+        #expect(Base64.encode("ab".utf8) == "YWI=")
+        #expect(Base64.encode([UInt8]()) == "")
+    }
+}
