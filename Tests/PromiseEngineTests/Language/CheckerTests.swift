@@ -81,6 +81,36 @@ struct CheckerTests {
         #expect(messages("s: sleep 1s\nlog \"{{s.duration}}\"") == ["'s' is a sleep step; sleep steps have no fields"])
     }
 
+    @Test func httpStepsHaveTheExchangeFields() {
+        #expect(messages("""
+            h: http GET "u"
+            log "{{h.url}} {{h.redirects}} {{h.version}} {{h.cookie.session}} {{h.timing.dns}} {{h.timing.firstByte}} {{h.timing.total}}"
+            """).isEmpty)
+        #expect(messages("s: sh \"x\"\nlog \"{{s.url}}\"") == ["unknown field 'url' of sh step 's'"])
+        #expect(messages("s: sh \"x\"\nlog \"{{s.timing.total}}\"") == ["unknown field 'timing' of sh step 's'"])
+        #expect(messages("h: http GET \"u\"\nlog \"{{h.timing.totl}}\"") ==
+                ["unknown timing phase 'totl'; did you mean 'total'? (timing has dns, connect, tls, firstByte, total)"])
+        // A capture named like a field added later keeps its meaning.
+        #expect(messages("h: http GET \"u\" { capture version = json \".version\" }\nlog \"{{h.version}}\"").isEmpty)
+        #expect(messages("s: sh \"x\" { capture url = stdout matches 'u' }\nlog \"{{s.url}}\"").isEmpty)
+    }
+
+    @Test func tlsAttributesAndCookiesOff() {
+        #expect(messages("""
+            cookies off
+            h: http GET "https://h" {
+              insecure
+              cacert "ca.pem"
+              cert "c.pem"
+              key "k.pem"
+            }
+            """).isEmpty)
+        #expect(messages("h: http GET \"u\" {\n  insecure\n  insecure\n}") == ["duplicate 'insecure'"])
+        #expect(messages("s: sh \"x\" { insecure }") == ["attribute 'insecure' does not apply to sh steps; it is for http steps"])
+        #expect(messages("cookies on") == ["'cookies on' is the default; only 'cookies off' can be written"])
+        #expect(messages("sequence {\n  cookies off\n  cookies off\n}") == ["duplicate 'cookies off' in this block"])
+    }
+
     @Test func capturesBecomeFields() {
         #expect(messages("v: sh \"x\" { capture version = stdout matches 'v(.*)' }\nlog \"{{v.version}}\"").isEmpty)
         #expect(messages("v: sh \"x\" { capture version = stdout matches 'v(.*)' }\nlog \"{{v.versio}}\"") ==

@@ -137,7 +137,7 @@ struct TemplateParserTests {
 
     @Test func onlyHeaderAndJSONGoDeeper() {
         #expect(messages("a: sh \"x\"\nlog \"{{a.stdout.x}}\"") ==
-                ["unexpected '.' after 'a.stdout'; only header.NAME and json.PATH go deeper"])
+                ["unexpected '.' after 'a.stdout'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper"])
     }
 
     @Test func sourceTextRoundTrips() throws {
