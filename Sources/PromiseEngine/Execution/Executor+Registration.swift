@@ -4,9 +4,17 @@ extension WorkflowExecutor {
     /// numbers until its list is known.
     func registerSteps(in block: Block, key: [Int], suffix: String) {
         forEachStep(in: block, key: key, suffix: suffix) { node, step, id, key in
-            recorder.register(id: id, label: node.label, kind: step.kindName,
-                              summary: StepSummary.describe(step), key: key)
+            recorder.register(id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step), key: key)
         }
+    }
+
+    /// A step's summary, made once per step of the workflow: every
+    /// iteration's record shares the text.
+    private func summary(of node: Node, _ step: Step) -> String {
+        if let known = summaries.withLock({ $0[node.id] }) { return known }
+        let made = StepSummary.describe(step)
+        summaries.withLock { $0[node.id] = made }
+        return made
     }
 
     func unregisterSteps(in block: Block, suffix: String) {

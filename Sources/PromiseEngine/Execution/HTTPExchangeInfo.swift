@@ -2,29 +2,87 @@
 /// it ended, after how many redirects, over which HTTP version, how long
 /// each phase took, and the cookies the run's store then held for it.
 public struct HTTPExchangeInfo: Sendable, Hashable {
+    /// The fields, in one shared copy-on-write box: a record of every step
+    /// of a 100,000-request run keeps one, so the record stays small.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: mutated only through an HTTPExchangeInfo holding the
+        // one reference (`isKnownUniquelyReferenced`); never changed once
+        // shared.
+        var url: String
+        var redirects: Int
+        var version: String
+        var timings: HTTPTimings
+        var cookies: [HTTPCookieValue]
+
+        init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue]) {
+            self.url = url
+            self.redirects = redirects
+            self.version = version
+            self.timings = timings
+            self.cookies = cookies
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies)
+        }
+        return storage
+    }
+
     /// The final URL, after redirects (`url` field).
-    public var url: String
+    public var url: String {
+        get { storage.url }
+        set { unique().url = newValue }
+    }
+
     /// How many redirects were followed (`redirects` field).
-    public var redirects: Int
+    public var redirects: Int {
+        get { storage.redirects }
+        set { unique().redirects = newValue }
+    }
+
     /// `1.1`, `2` or `1.0` (`version` field).
-    public var version: String
+    public var version: String {
+        get { storage.version }
+        set { unique().version = newValue }
+    }
+
     /// The phases of the final request (`timing.*` fields).
-    public var timings: HTTPTimings
+    public var timings: HTTPTimings {
+        get { storage.timings }
+        set { unique().timings = newValue }
+    }
+
     /// The cookies the run's store holds for the final URL's host after the
     /// step, in the order they were set (`cookie.NAME` fields).
-    public var cookies: [HTTPCookieValue]
+    public var cookies: [HTTPCookieValue] {
+        get { storage.cookies }
+        set { unique().cookies = newValue }
+    }
 
     public init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue] = []) {
-        self.url = url
-        self.redirects = redirects
-        self.version = version
-        self.timings = timings
-        self.cookies = cookies
+        storage = Storage(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies)
     }
 
     /// The value of the cookie `name` (the last one of that name).
     public func cookie(_ name: String) -> String? {
         cookies.last { $0.name == name }?.value
+    }
+
+    public static func == (a: HTTPExchangeInfo, b: HTTPExchangeInfo) -> Bool {
+        a.storage === b.storage || (a.url == b.url && a.redirects == b.redirects && a.version == b.version
+                                    && a.timings == b.timings && a.cookies == b.cookies)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(redirects)
+        hasher.combine(version)
+        hasher.combine(timings)
+        hasher.combine(cookies)
     }
 }
 

@@ -3,10 +3,19 @@
 /// registered before anything runs, so a step that never runs is still
 /// reported (as skipped).
 final class RunRecorder: Sendable {
-    private struct Entry {
+    /// A class, so that the table holds a reference per step: a run of
+    /// 100,000 iterations grows and copies a table of pointers, not of
+    /// records.
+    private final class Entry: @unchecked Sendable {
+        // @unchecked: read and written only under the recorder's lock.
         var record: StepRecord
         /// Sort key: positions in the workflow, with iteration numbers.
-        var key: [Int]
+        let key: [Int]
+
+        init(record: StepRecord, key: [Int]) {
+            self.record = record
+            self.key = key
+        }
     }
 
     private struct State {
@@ -46,11 +55,10 @@ final class RunRecorder: Sendable {
         let now = clock.now()
         let wall = WallClock.now()
         let record: StepRecord? = state.withLock { state in
-            guard var entry = state.entries[id] else { return nil }
+            guard let entry = state.entries[id] else { return nil }
             entry.record.status = .running
             entry.record.attempts += 1
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
-            state.entries[id] = entry
             return entry.record
         }
         started.withLock { started in
@@ -65,7 +73,7 @@ final class RunRecorder: Sendable {
             started.removeValue(forKey: id).map { clock.now() - $0 }
         }
         let record: StepRecord? = state.withLock { state in
-            guard var entry = state.entries[id] else { return nil }
+            guard let entry = state.entries[id] else { return nil }
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
@@ -73,7 +81,7 @@ final class RunRecorder: Sendable {
             entry.record.exitCode = produced?.exitCode
             entry.record.httpStatus = produced?.status
             if var http = produced?.http {
-                http.cookies = []
+                if !http.cookies.isEmpty { http.cookies = [] }
                 entry.record.http = http
             } else {
                 entry.record.http = nil
@@ -89,7 +97,6 @@ final class RunRecorder: Sendable {
                     entry.record.outputTail = secrets.mask(Self.lastLines(of: stderr, count: 10))
                 }
             }
-            state.entries[id] = entry
             return entry.record
         }
         if let record { observer?.stepFinished(masked(record)) }
@@ -127,9 +134,17 @@ final class RunRecorder: Sendable {
 
     /// Every record, in workflow order (iterations in order).
     func records() -> [StepRecord] {
-        state.withLock { state in
-            state.entries.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.record)
-        }.map(masked)
+        // Entries are references: sorting them moves pointers; the records
+        // are copied once, into an array of the right size.
+        let entries = state.withLock { state in
+            state.entries.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        }
+        var records: [StepRecord] = []
+        records.reserveCapacity(entries.count)
+        for entry in entries {
+            records.append(masked(state.withLock { _ in entry.record }))
+        }
+        return records
     }
 
     /// The summary is registered before secrets are known: mask it on the way out.

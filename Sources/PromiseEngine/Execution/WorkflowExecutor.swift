@@ -82,6 +82,8 @@ public final class WorkflowExecutor: Sendable {
     let observer: (any ExecutionObserver)?
     let secrets = Secrets()
     let recorder: RunRecorder
+    /// Step summaries by node id (`summary(of:_:)`).
+    let summaries = Lock<[String: String]>([:])
     let interpolator: Interpolator
     /// The workflow file's folder, absolute: relative paths resolve here.
     let directory: String
