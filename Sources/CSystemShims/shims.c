@@ -143,6 +143,10 @@ int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char
     return 0;
 }
 
+int csh_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
 long csh_raise_descriptor_limit(void) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;

@@ -28,6 +28,11 @@ static inline int csh_wtermsig(int status) { return WTERMSIG(status); }
 int csh_spawn(pid_t *pid, int *pidfd, const char *path, char *const argv[], char *const envp[],
               const char *cwd, int stdin_fd, int stdout_fd, int stderr_fd);
 
+/// Starts writing a range of a file to disk without waiting for it
+/// (sync_file_range with SYNC_FILE_RANGE_WRITE), so that a later fsync
+/// has little left to do. Returns 0 or -1 with errno.
+int csh_start_writeback(int fd, long long offset, long long length);
+
 /// Raises this process's soft limit on open descriptors to its hard limit
 /// (thousands of connections at once need more than the usual 1024);
 /// children spawned later get the old limit back. Call once, before any

@@ -1,3 +1,4 @@
+import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
@@ -36,6 +37,11 @@ final class HTTPExchange: HopDelegate {
     private var received: Int64 = 0
     private var expected: Int64?
     private var file: (path: String, fd: Int32)?
+    /// How much of the save file was handed to the disk's writeback.
+    private var flushedUpTo: Int64 = 0
+    /// A save starts writing back every this many bytes, so the fsync at
+    /// the end waits for little and the disk works while the network does.
+    private static let writebackStep: Int64 = 8 << 20
     /// Set when the exchange stops itself (body too large, disk error).
     private var failure: StepFailure?
     private(set) var isOver = false
@@ -214,6 +220,11 @@ final class HTTPExchange: HopDelegate {
             } catch {
                 failure = StepFailure(.file, "\(label): save \(saveTarget ?? ""): \(error)")
                 return false
+            }
+            let written = received + Int64(bytes.count)
+            if written - flushedUpTo >= Self.writebackStep {
+                _ = csh_start_writeback(file.fd, flushedUpTo, written - flushedUpTo)
+                flushedUpTo = written
             }
         } else {
             guard body.count + bytes.count <= bodyLimit else {
