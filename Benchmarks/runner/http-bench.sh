@@ -85,7 +85,7 @@ peak "$bin" -q --http-connections 64 fetch100k.workflow
 echo
 echo "## 4. 1 GB download"
 mkdir -p downloads
-hyperfine --runs 5 --export-markdown save.md \
+hyperfine --warmup 1 --runs 8 --export-markdown save.md \
     --prepare "rm -f downloads/big.bin downloads/curl.bin" \
     -n "promise-run: save (temporary file, fsync, rename)" "$bin -q save.workflow" \
     -n "curl -o" "curl -s -o downloads/curl.bin http://127.0.0.1:$port/big.bin" \
