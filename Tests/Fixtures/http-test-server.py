@@ -21,6 +21,7 @@ Routes:
   /follow-redirect/relative/foo  302 to ../bar (RFC 3986: /follow-redirect/bar)
   /follow-redirect/bar   200, "bar"
   /redirect-to?status=N&location=URL   status N with that Location
+  /self-redirect         302 to itself, forever
   /cookies/set?NAME=VALUE...   200, a Set-Cookie (Path=/) for each
   /cookies               200, {"cookie": the Cookie header or null}
   /latin1                200, "café" in ISO-8859-1, saying so
@@ -181,6 +182,8 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/redirect-to":
             status = int(query.get("status", ["302"])[0])
             self.send_body(status, "moved", headers=[("Location", query["location"][0])])
+        elif url.path == "/self-redirect":
+            self.send_body(302, "again", headers=[("Location", "/self-redirect")])
         elif url.path == "/cookies/set":
             cookies = [("Set-Cookie", "%s=%s; Path=/" % (name, values[0])) for name, values in query.items()]
             self.send_body(200, "set", headers=cookies)

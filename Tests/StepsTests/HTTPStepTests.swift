@@ -108,18 +108,27 @@ struct HTTPStepTests {
         #expect(followed.status == 200)
         #expect(followed.body?.text == "arrived")
 
-        let stopped = try #require(value(await run(http(.GET, url, redirects: 2), runner, in: folder.context())))
-        #expect(stopped.status == 302)
-        #expect(stopped.header("location") == "/redirect/0")
+        // More redirects than allowed is an error naming the count (a loop
+        // must not pass as a 302), with the last response in the result.
+        let stopped = try #require(failure(await run(http(.GET, url, redirects: 2), runner, in: folder.context())))
+        #expect(stopped.kind == .network)
+        #expect(stopped.message.contains("too many redirects: stopped after 2 ('redirects 2')"), "\(stopped.message)")
+        #expect(stopped.result?.status == 302)
 
+        // `redirects 0` asks for the redirect itself.
         let none = try #require(value(await run(http(.GET, url, redirects: 0), runner, in: folder.context())))
         #expect(none.status == 302)
         #expect(none.header("Location") == "/redirect/2")
-
-        let strict = try #require(failure(await run(http(.GET, url, redirects: 1, expect: [.status([.code(200)])]),
+        let strict = try #require(failure(await run(http(.GET, url, redirects: 0, expect: [.status([.code(200)])]),
                                                     runner, in: folder.context())))
         #expect(strict.kind == .http)
         #expect(strict.message.hasPrefix("expected status 200, got 302"))
+
+        // A loop, at the default limit.
+        let base = try await HTTPTestServer.baseURL()
+        let itself = try #require(failure(await run(http(.GET, base + "/self-redirect"), runner, in: folder.context())))
+        #expect(itself.kind == .network)
+        #expect(itself.message.contains("too many redirects: stopped after 10 (the default, 10"), "\(itself.message)")
     }
 
     @Test func networkFailures() async throws {

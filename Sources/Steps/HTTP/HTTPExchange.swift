@@ -161,12 +161,25 @@ final class HTTPExchange: HopDelegate {
 
     func hopHead(_ head: ResponseHead) -> Bool {
         if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
-        if Self.redirectStatuses.contains(head.status), redirects < redirectLimit,
-           let location = head.value("location"), let target = request.url.resolving(location) {
-            redirectTarget = target
-            lastRedirectStatus = head.status
-            discarded = 0
-            return true
+        if Self.redirectStatuses.contains(head.status), let location = head.value("location"),
+           let target = request.url.resolving(location) {
+            if redirects < redirectLimit {
+                redirectTarget = target
+                lastRedirectStatus = head.status
+                discarded = 0
+                return true
+            }
+            if redirectLimit > 0 {
+                // `redirects 0` asks for the redirect itself; past a limit
+                // of one or more, another redirect is a loop or a chain
+                // longer than the step allows (curl and Hurl fail too).
+                self.head = head
+                let limit = step.redirects == nil ? "the default, 10; raise it with 'redirects N', at most 100"
+                                                  : "'redirects \(redirectLimit)'"
+                failure = StepFailure(.network, "\(label): too many redirects: stopped after \(redirects) (\(limit)); "
+                                      + "the last response was \(head.status) to \(target.text)")
+                return false
+            }
         }
         self.head = head
         expected = head.value("content-length").flatMap { Int64($0.trimmingSpaces) }
