@@ -23,8 +23,11 @@ let package = Package(
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.
         .target(name: "Steps", dependencies: ["PromiseEngine", "CSystemShims"]),
+        // The executable's first moments: its stopping signals blocked
+        // before any thread starts, read later from a signalfd.
+        .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["PromiseEngine", "Steps"]),
+        .executableTarget(name: "PromiseRun", dependencies: ["PromiseEngine", "Steps", "CRunnerStart"]),
 
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "PromiseEngine"]),

@@ -4,7 +4,13 @@ import PromiseEngine
 /// returns the exit code.
 enum Entry {
     nonisolated static func main(_ arguments: [String]) async -> Int32 {
-        switch Arguments.parse(arguments) {
+        let parsed = Arguments.parse(arguments)
+        if case .success(.run(let options)) = parsed, !options.dryRun {
+            // Entry.run sets what a signal does while the file is read.
+        } else {
+            SignalWatcher.shared.idle()
+        }
+        switch parsed {
         case .failure(let error):
             StandardStreams.writeError("promise-run: \(error.message)\n\(HelpText.usage)\nRun 'promise-run --help' for more.\n")
             return 2
@@ -26,6 +32,7 @@ enum Entry {
     /// Checks the file first: with errors, or a `--var` naming no
     /// top-level var, nothing runs and the exit code is 2.
     static func run(_ options: RunOptions) async -> Int32 {
+        if !options.dryRun { reportEarlyInterrupts(options) }
         let colored = StandardStreams.useColor(options.color)
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: colored) else {
             return 2
@@ -42,5 +49,32 @@ enum Entry {
             return 0
         }
         return await runWorkflow(workflow, options: options)
+    }
+
+    /// A signal while the workflow is read and checked: the reports asked
+    /// for are written, saying nothing ran, and the exit is 128 + the
+    /// signal (SignalWatcher exits after this).
+    private static func reportEarlyInterrupts(_ options: RunOptions) {
+        let started = ProcessEnvironment.wallClock()
+        let directory = ProcessEnvironment.currentDirectory()
+        let name = workflowName(options.file)
+        SignalWatcher.shared.checking { signal in
+            let signalName = SignalWatcher.name(of: signal)
+            StandardStreams.writeError("promise-run: \(signalName) while reading the workflow; nothing ran\n")
+            let result = RunResult(workflow: name, status: .interrupted,
+                                   error: RunError(stepID: name, kind: .fail, message: "interrupted by \(signalName) before anything ran"),
+                                   records: [], startedAt: started, duration: .zero)
+            for problem in ReportWriter.write(result, to: options.reports, relativeTo: directory) {
+                StandardStreams.writeError("promise-run: \(problem)\n")
+            }
+        }
+    }
+
+    /// The file name without folder and `.workflow`; `stdin` for `-`.
+    static func workflowName(_ path: String) -> String {
+        if path == "-" { return "stdin" }
+        var name = Substring(path.split(separator: "/").last ?? Substring(path))
+        if name.hasSuffix(".workflow"), name.count > 9 { name = name.dropLast(9) }
+        return String(name)
     }
 }

@@ -34,7 +34,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     UnhandledErrors.setHandler { error in
         StandardStreams.writeError("promise-run: internal error nobody handled: \(executor.mask("\(error)"))\n")
     }
-    let signals = SignalWatcher(
+    let signals = SignalWatcher.shared
+    signals.running(
         first: { signal in
             console.note(style.yellow("⊘ \(SignalWatcher.name(of: signal)): stopping; running ensures (send it again to stop at once)"))
             executor.interrupt()

@@ -27,6 +27,7 @@ final class RunningBinary {
 
     var pid: Int32 { process.processIdentifier }
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` to the runner's pid only (as CI systems do).
     func send(_ signal: Int32) {
