@@ -34,7 +34,7 @@ struct HTTPStressTests {
             if index % 4 == 0 {
                 #expect(settled.isCancelled, "\(index): \(settled)")
             } else {
-                #expect(settled.value?.body?.text == "hello", "\(index): \(settled)")
+                #expect(settled.value?.body?.text == "hello", "\(index): \(String(describing: settled).prefix(400))")
             }
         }
     }

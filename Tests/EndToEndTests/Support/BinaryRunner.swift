@@ -80,3 +80,16 @@ enum Binary {
         return folder
     }
 }
+
+extension Binary {
+    /// `runCommand` on a thread of its own: a long run does not hold one of
+    /// the few threads of Swift concurrency's pool (2 on this machine) that
+    /// every other test's `await` needs.
+    static func runCommandOffPool(_ program: String, _ arguments: [String]) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runCommand(program, arguments) })
+            }.start()
+        }
+    }
+}
