@@ -101,6 +101,8 @@ int csh_decoder_available(int kind) {
 struct csh_decoder {
     int kind;
     int started; /* deflate: whether the wrapper was detected */
+    int has_first; /* deflate: the first byte, kept until a second comes */
+    uint8_t first;
     int ended;
     csh_z_stream z;
     void *state; /* brotli or zstd */
@@ -160,10 +162,42 @@ int csh_decoder_run(csh_decoder *decoder, const uint8_t *input, size_t input_siz
     case CSH_DECODE_DEFLATE: {
         if (!decoder->started) {
             if (input_size == 0) return 0;
-            if (csh_start_deflate(decoder, input, input_size) != 0) {
+            if (!decoder->has_first && input_size == 1) {
+                /* Two bytes tell zlib data from raw deflate: wait. */
+                decoder->first = input[0];
+                decoder->has_first = 1;
+                *consumed = 1;
+                return 0;
+            }
+            uint8_t head[2];
+            head[0] = decoder->has_first ? decoder->first : input[0];
+            head[1] = decoder->has_first ? input[0] : input[1];
+            if (csh_start_deflate(decoder, head, 2) != 0) {
                 snprintf(message, size, "the deflate decoder could not be made");
                 return -1;
             }
+        }
+        if (decoder->has_first) {
+            /* The kept byte goes first: decode the two together once. */
+            uint8_t *joined = malloc(input_size + 1);
+            if (joined == NULL) {
+                snprintf(message, size, "out of memory");
+                return -1;
+            }
+            joined[0] = decoder->first;
+            memcpy(joined + 1, input, input_size);
+            decoder->has_first = 0;
+            size_t joined_consumed = 0;
+            int code = csh_decoder_run(decoder, joined, input_size + 1, &joined_consumed, output, output_size,
+                                       produced, message, size);
+            free(joined);
+            if (joined_consumed == 0) {
+                decoder->has_first = 1; /* nothing taken: keep it */
+                *consumed = 0;
+            } else {
+                *consumed = joined_consumed - 1;
+            }
+            return code;
         }
         csh_z_stream *z = &decoder->z;
         unsigned in = input_size > 0x40000000 ? 0x40000000 : (unsigned)input_size;

@@ -142,6 +142,11 @@ int csh_curl_set_pointer(void *easy, int option, const void *value) { return cur
 int csh_curl_set_callback(void *easy, int option, csh_curl_data_fn callback) {
     return curl.easy_setopt(easy, option, callback);
 }
+int csh_curl_set_seek(void *easy, csh_curl_seek_fn callback, void *data) {
+    int code = curl.easy_setopt(easy, 20167 /* CURLOPT_SEEKFUNCTION */, callback);
+    if (code == 0) code = curl.easy_setopt(easy, 10168 /* CURLOPT_SEEKDATA */, data);
+    return code;
+}
 int csh_curl_info_long(void *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int csh_curl_info_offset(void *easy, int info, int64_t *value) {
     long long result = 0;

@@ -45,6 +45,9 @@ struct HTTPStepTests {
         #expect(result.status == 200)
         #expect(result.body?.text == "")
         #expect(try result.value(of: .header("content-length")) == "5")
+        // The size HEAD reports is not a body: the body limit does not apply.
+        let tiny = SystemStepRunner(configuration: StepsConfiguration(bodyLimit: 1))
+        #expect(value(await run(http(.HEAD, try await HTTPTestServer.url("/hello")), tiny, in: folder.context())) != nil)
     }
 
     @Test func headersAndTheFourKindsOfBodyAreSent() async throws {

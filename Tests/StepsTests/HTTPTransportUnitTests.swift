@@ -40,7 +40,7 @@ struct RequestURLTests {
 
     @Test("RFC 3986 section 5.4's examples", arguments: [
         ("g", "/b/c/g"), ("./g", "/b/c/g"), ("g/", "/b/c/g/"), ("/g", "/g"), ("?y", "/b/c/d;p?y"),
-        ("g?y", "/b/c/g?y"), ("g#s", "/b/c/g"), (";x", "/b/c/;x"), ("g;x", "/b/c/g;x"), ("", "/b/c/d;p"),
+        ("g?y", "/b/c/g?y"), ("g#s", "/b/c/g"), (";x", "/b/c/;x"), ("g;x", "/b/c/g;x"), ("", "/b/c/d;p?q"), ("#s", "/b/c/d;p?q"),
         (".", "/b/c/"), ("./", "/b/c/"), ("..", "/b/"), ("../", "/b/"), ("../g", "/b/g"), ("../..", "/"),
         ("../../", "/"), ("../../g", "/g"), ("../../../g", "/g"), ("/./g", "/g"), ("/../g", "/g"), ("g.", "/b/c/g."),
         (".g", "/b/c/.g"), ("g..", "/b/c/g.."), ("..g", "/b/c/..g"), ("./../g", "/b/g"), ("./g/.", "/b/c/g/"),
@@ -145,6 +145,21 @@ struct HTTP1ResponseParserTests {
         #expect(parsed.head?.value("x-fold") == "a b")
     }
 
+    @Test func manyTrailersAndInterimResponsesNeitherRecurseNorHang() {
+        let trailers = String(repeating: "X-T: 1\r\n", count: 5000)
+        #expect(parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + trailers + "\r\n"]).end.hasPrefix("failure"))
+        let few = String(repeating: "X-T: 1\r\n", count: 50)
+        #expect(parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + few + "\r\n"]).end == "reusable")
+        let interim = String(repeating: "HTTP/1.1 103 Early Hints\r\n\r\n", count: 500)
+        #expect(parse([interim + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"]).end.hasPrefix("failure"))
+        // Both framings: chunked wins, and the connection is not reused.
+        let both = parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n2\r\nok\r\n0\r\n\r\n"])
+        #expect(both.body == "ok")
+        #expect(both.end == "closed")
+        // A bare CR inside a value is refused.
+        #expect(parse(["HTTP/1.1 200 OK\r\nSet-Cookie: a=b\rX: y\r\nContent-Length: 0\r\n\r\n"]).end.hasPrefix("failure"))
+    }
+
     @Test(arguments: ["HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
                       "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "garbage\r\n\r\n"])
     func malformedResponsesFail(_ text: String) {
@@ -185,6 +200,15 @@ struct CookieJarTests {
         jar.store("s=; Max-Age=0", from: site, now: now + 12)
         #expect(jar.header(for: site, now: now + 12) == nil)
         #expect(jar.values(for: site, now: now + 12).isEmpty)
+    }
+
+    @Test func cookiesWithControlCharactersAreRefused() {
+        var jar = CookieJar()
+        let site = url("http://h/")
+        jar.store("a=x\u{0D}X-Admin: 1", from: site, now: now)
+        jar.store("b=\u{01}", from: site, now: now)
+        jar.store("c=ok", from: site, now: now)
+        #expect(jar.header(for: site, now: now) == "c=ok")
     }
 
     @Test func aNewValueReplacesTheOldInPlace() {
@@ -231,6 +255,24 @@ struct ProxyAndBodyTests {
         #expect(BodyText.decode(Array("café".utf8), contentType: "text/plain") == "café")
         #expect(BodyText.decode([0xFF, 0xFE, 0x68, 0x00, 0x69, 0x00], contentType: "text/plain;charset=utf-16") == "hi")
         #expect(BodyText.decode([0x82, 0xA0], contentType: "text/plain; charset=Shift_JIS") == "あ")
+    }
+
+    @Test("deflate, zlib-wrapped or raw, decodes even when it comes a byte at a time", arguments: [true, false])
+    func deflateByteByByte(_ wrapped: Bool) throws {
+        let zlib: [UInt8] = [120, 156, 203, 72, 205, 201, 201, 215, 81, 72, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 40, 207,
+                             47, 202, 73, 81, 84, 200, 24, 90, 18, 0, 198, 44, 72, 241]
+        let data = wrapped ? zlib : Array(zlib[2..<(zlib.count - 4)])
+        let decoder = try #require(try ContentDecoder.make(for: "deflate"))
+        var decoded: [UInt8] = []
+        for byte in data {
+            try [byte].withUnsafeBytes { bytes in
+                try decoder.decode(bytes) { piece in
+                    decoded += piece
+                    return true
+                }
+            }
+        }
+        #expect(String(decoding: decoded, as: UTF8.self) == String(repeating: "hello, compressed world! ", count: 8))
     }
 
     @Test func contentCodingsUnknownOrStackedFailClearly() {

@@ -42,6 +42,11 @@ int csh_curl_set_long(void *easy, int option, long value);
 int csh_curl_set_offset(void *easy, int option, int64_t value);
 int csh_curl_set_pointer(void *easy, int option, const void *value);
 int csh_curl_set_callback(void *easy, int option, csh_curl_data_fn callback);
+/// (user data, offset, SEEK_SET...) → 0 ok, 1 fail, 2 cannot seek.
+typedef int (*csh_curl_seek_fn)(void *data, int64_t offset, int origin);
+/// CURLOPT_SEEKFUNCTION and CURLOPT_SEEKDATA: how libcurl rewinds an
+/// upload it must send again (a reused connection that died, HTTP/2).
+int csh_curl_set_seek(void *easy, csh_curl_seek_fn callback, void *data);
 int csh_curl_info_long(void *easy, int info, long *value);
 int csh_curl_info_offset(void *easy, int info, int64_t *value);
 const char *csh_curl_error_text(int code);

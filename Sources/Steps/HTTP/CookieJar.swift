@@ -37,7 +37,9 @@ struct CookieJar {
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
         let name = Self.trimmed(pair[..<equals])
         let value = Self.trimmed(pair[pair.index(after: equals)...])
-        guard !name.isEmpty else { return }
+        // RFC 6265bis §5.6: a name or value with a control character is
+        // refused whole (it could otherwise reach a request's headers).
+        guard !name.isEmpty, !Self.hasControl(name), !Self.hasControl(value) else { return }
         var domain = ""
         var path: String?
         var secure = false
@@ -117,6 +119,10 @@ struct CookieJar {
         if cookies.contains(where: { ($0.expires ?? .max) <= now }) {
             cookies.removeAll { ($0.expires ?? .max) <= now }
         }
+    }
+
+    private static func hasControl(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
     }
 
     private static func trimmed(_ text: Substring) -> String {

@@ -290,6 +290,10 @@ final class CurlHop: HopHandle {
                 return got < 0 ? 0x1000_0000 /* CURL_READFUNC_ABORT */ : got
             }
             _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_READDATA), me)
+            _ = csh_curl_set_seek(easy, { data, offset, origin in
+                let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
+                return lseek(hop.uploadFD, off_t(offset), origin) < 0 ? 2 /* CURL_SEEKFUNC_CANTSEEK */ : 0
+            }, me)
         }
 
         _ = csh_curl_set_callback(easy, Int32(CSH_CURLOPT_HEADERFUNCTION)) { bytes, size, count, data in

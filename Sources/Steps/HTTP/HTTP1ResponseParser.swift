@@ -51,6 +51,10 @@ struct HTTP1ResponseParser {
     private var keepAlive = true
     /// Whether anything of the response arrived yet.
     private(set) var started = false
+    private var trailerLines = 0
+    private var interimResponses = 0
+    static let trailerLimit = 1000
+    static let interimLimit = 100
 
     /// `isHead`: the request was HEAD (no body follows the head).
     init(isHead: Bool) {
@@ -61,55 +65,58 @@ struct HTTP1ResponseParser {
     /// past what it used. Call until `needMore` (then read more) or `end`.
     mutating func next(_ buffer: UnsafeRawBufferPointer, offset: inout Int) -> Event {
         if offset < buffer.count { started = true }
-        switch state {
-        case .head:
-            return parseHead(buffer, offset: &offset)
-        case .length(let remaining):
-            guard offset < buffer.count else { return .needMore }
-            let take = Int(min(Int64(buffer.count - offset), remaining))
-            let range = offset..<(offset + take)
-            offset += take
-            state = remaining == Int64(take) ? .done : .length(remaining: remaining - Int64(take))
-            return .body(range)
-        case .untilClose:
-            guard offset < buffer.count else { return .needMore }
-            let range = offset..<buffer.count
-            offset = buffer.count
-            return .body(range)
-        case .chunkSize:
-            guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
-            var size: Int64 = 0
-            var digits = 0
-            for byte in line {
-                guard let digit = Self.hexValue(byte) else { break }
-                guard size < Int64.max >> 4 else { return .failure("a chunk size is too large") }
-                size = size << 4 | Int64(digit)
-                digits += 1
-            }
-            guard digits > 0 else { return .failure("a chunk size is not hexadecimal") }
-            state = size == 0 ? .trailers : .chunkData(remaining: size)
-            return next(buffer, offset: &offset)
-        case .chunkData(let remaining):
-            guard offset < buffer.count else { return .needMore }
-            let take = Int(min(Int64(buffer.count - offset), remaining))
-            let range = offset..<(offset + take)
-            offset += take
-            state = remaining == Int64(take) ? .chunkDataEnd : .chunkData(remaining: remaining - Int64(take))
-            return .body(range)
-        case .chunkDataEnd:
-            guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
-            guard line.isEmpty else { return .failure("a chunk is longer than its size") }
-            state = .chunkSize
-            return next(buffer, offset: &offset)
-        case .trailers:
-            guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
-            if line.isEmpty {
-                state = .done
+        // A loop, not recursion: a server may send many trailer lines or
+        // interim responses in one read.
+        while true {
+            switch state {
+            case .head:
+                return parseHead(buffer, offset: &offset)
+            case .length(let remaining):
+                guard offset < buffer.count else { return .needMore }
+                let take = Int(min(Int64(buffer.count - offset), remaining))
+                let range = offset..<(offset + take)
+                offset += take
+                state = remaining == Int64(take) ? .done : .length(remaining: remaining - Int64(take))
+                return .body(range)
+            case .untilClose:
+                guard offset < buffer.count else { return .needMore }
+                let range = offset..<buffer.count
+                offset = buffer.count
+                return .body(range)
+            case .chunkSize:
+                guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
+                var size: Int64 = 0
+                var digits = 0
+                for byte in line {
+                    guard let digit = Self.hexValue(byte) else { break }
+                    guard size < Int64.max >> 4 else { return .failure("a chunk size is too large") }
+                    size = size << 4 | Int64(digit)
+                    digits += 1
+                }
+                guard digits > 0 else { return .failure("a chunk size is not hexadecimal") }
+                state = size == 0 ? .trailers : .chunkData(remaining: size)
+            case .chunkData(let remaining):
+                guard offset < buffer.count else { return .needMore }
+                let take = Int(min(Int64(buffer.count - offset), remaining))
+                let range = offset..<(offset + take)
+                offset += take
+                state = remaining == Int64(take) ? .chunkDataEnd : .chunkData(remaining: remaining - Int64(take))
+                return .body(range)
+            case .chunkDataEnd:
+                guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
+                guard line.isEmpty else { return .failure("a chunk is longer than its size") }
+                state = .chunkSize
+            case .trailers:
+                guard let line = takeLine(buffer, offset: &offset) else { return lineOverflow() }
+                if line.isEmpty {
+                    state = .done
+                    return .end(reusable: keepAlive)
+                }
+                trailerLines += 1
+                guard trailerLines <= Self.trailerLimit else { return .failure("the response has more than \(Self.trailerLimit) trailer lines") }
+            case .done:
                 return .end(reusable: keepAlive)
             }
-            return next(buffer, offset: &offset)
-        case .done:
-            return .end(reusable: keepAlive)
         }
     }
 
@@ -211,8 +218,12 @@ struct HTTP1ResponseParser {
         offset = end
         if head.status >= 100, head.status < 200, head.status != 101 {
             // An interim response (100 Continue, 103 Early Hints): the real
-            // one follows.
-            return parseHead(buffer, offset: &offset)
+            // one follows; `next` comes back here, with no recursion.
+            interimResponses += 1
+            guard interimResponses <= Self.interimLimit else {
+                return .failure("the server sent more than \(Self.interimLimit) interim (1xx) responses")
+            }
+            return offset < buffer.count ? parseHead(buffer, offset: &offset) : .needMore
         }
         return frame(head)
     }
@@ -261,6 +272,9 @@ struct HTTP1ResponseParser {
             }
         }
         if head.version == "1.0" && !sawKeepAlive { keepAlive = false }
+        // Both framings at once (RFC 9112 §6.3): chunked wins and the
+        // connection is not used again.
+        if chunked && contentLength != nil { keepAlive = false }
         if isHead || head.status == 204 || head.status == 304 || head.status == 101 {
             state = .done
         } else if chunked {
@@ -314,6 +328,9 @@ struct HTTP1ResponseParser {
             let name = UnsafeRawBufferPointer(rebasing: line[0..<colon])
             guard name.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
             let value = trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+            // A bare CR or a NUL in a value (RFC 9112 §2.2) could reach a
+            // later request's headers (a cookie): refused.
+            guard !value.contains(where: { $0 == 0x0D || $0 == 0x00 }) else { return nil }
             headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
         return ResponseHead(status: status, version: minor == UInt8(ascii: "1") ? "1.1" : "1.0", headers: headers)

@@ -445,7 +445,10 @@ final class HTTP1Hop: HopHandle {
                     return false
                 }
             case .end(let reusable):
-                finish(reusable: reusable && offset == bytes.count)
+                // Reused only when nothing is left over: no unread byte in
+                // this read, and the read did not fill the buffer (more
+                // could wait in the socket).
+                finish(reusable: reusable && offset == bytes.count && bytes.count < transport.readBuffer.count)
                 return false
             case .failure(let message):
                 end(.failed(.network(message)))

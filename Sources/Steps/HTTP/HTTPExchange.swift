@@ -108,9 +108,11 @@ final class HTTPExchange: HopDelegate {
         let defaults = result.count
         for header in prepared.headers {
             let name = header.name
-            if name.equalsLowercase("authorization") || name.equalsLowercase("proxy-authorization") {
+            if name.equalsLowercase("authorization") {
                 guard sameOrigin else { continue }
                 hasAuthorization = true
+            } else if name.equalsLowercase("proxy-authorization") {
+                guard sameOrigin else { continue }
             } else if name.equalsLowercase("cookie") {
                 if sameOrigin { stepCookie = header.value }
                 continue
@@ -182,7 +184,10 @@ final class HTTPExchange: HopDelegate {
             }
         }
         self.head = head
-        expected = head.value("content-length").flatMap { Int64($0.trimmingSpaces) }
+        // A HEAD, 204 or 304 response has no body, whatever its
+        // Content-Length says (the size of what a GET would get).
+        let hasBody = request.method != "HEAD" && head.status != 204 && head.status != 304
+        expected = hasBody ? head.value("content-length").flatMap { Int64($0.trimmingSpaces) } : nil
         do {
             decoder = try ContentDecoder.make(for: head.value("content-encoding"))
         } catch {

@@ -110,6 +110,10 @@ struct RequestURL: Sendable, Hashable {
            colon > 0, bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }), Self.isLetter(bytes[0]) {
             return RequestURL.parse(reference)
         }
+        if bytes.isEmpty || bytes.first == UInt8(ascii: "#") {
+            // The same document (RFC 3986 §5.2.2: path and query kept).
+            return self
+        }
         if bytes.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
             return Self.parseAfterScheme(scheme, bytes[2...])
         }
