@@ -279,7 +279,7 @@ final class ProcessExecution: @unchecked Sendable {
     private func endWhenGroupIsGone() {
         guard case .terminating(let killTimer, let pollTimer) = phase else { return }
         if let pollTimer { loop.cancelTimer(pollTimer) }
-        if ProcessGroupScan.liveMembers(of: pid).isEmpty {
+        if !ProcessGroupScan.hasLiveMembersShared(pid) {
             if let killTimer { loop.cancelTimer(killTimer) }
             finish(.cancelled)
             return

@@ -9,24 +9,54 @@ enum ProcessGroupScan {
     /// The pids of the live (not zombie) members of process group `pgid`.
     static func liveMembers(of pgid: pid_t) -> [pid_t] {
         var members: [pid_t] = []
-        guard let folder = opendir("/proc") else { return members }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let pid: pid_t? = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                var value: pid_t = 0
-                for byte in name {
-                    if byte == 0 { break }
-                    guard byte >= 0x30, byte <= 0x39 else { return nil }
-                    value = value * 10 + pid_t(byte - 0x30)
-                }
-                return value > 0 ? value : nil
-            }
-            guard let pid, let info = status(of: pid) else { continue }
-            if info.group == pgid, info.state != UInt8(ascii: "Z"), info.state != UInt8(ascii: "X") {
-                members.append(pid)
-            }
+        forEachProcess { pid, info in
+            if info.group == pgid { members.append(pid) }
         }
         return members
+    }
+
+    /// How many live (not zombie) processes each process group has: one
+    /// pass over /proc for every group at once.
+    static func liveGroups() -> [pid_t: Int] {
+        var groups: [pid_t: Int] = [:]
+        forEachProcess { _, info in groups[info.group, default: 0] += 1 }
+        return groups
+    }
+
+    /// Every live process, with its state and group.
+    private static func forEachProcess(_ body: (pid_t, (state: UInt8, group: pid_t)) -> Void) {
+        guard let folder = opendir("/proc") else { return }
+        defer { closedir(folder) }
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        while let entry = readdir(folder) {
+            // The name is read where it is: copying the whole `dirent` would
+            // read past the last record of readdir's buffer (a record is
+            // only as long as its name), into memory that may be unmapped.
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            var value: pid_t = 0
+            var index = 0
+            var numeric = true
+            while name[index] != 0 {
+                let byte = name[index]
+                guard byte >= 0x30, byte <= 0x39, index < 10 else {
+                    numeric = false
+                    break
+                }
+                value = value * 10 + pid_t(byte - 0x30)
+                index += 1
+            }
+            guard numeric, value > 0, let info = status(of: value) else { continue }
+            if info.state != UInt8(ascii: "Z"), info.state != UInt8(ascii: "X") { body(value, info) }
+        }
+    }
+
+    /// Whether any member of the group is alive, by one /proc scan shared
+    /// by every caller on the event loop for a few milliseconds:
+    /// a thousand groups being torn down cost one scan per tick, not a
+    /// thousand.
+    static func hasLiveMembersShared(_ pgid: pid_t) -> Bool {
+        if kill(-pgid, 0) != 0, errno == ESRCH { return false }
+        return GroupCensus.shared.liveGroups()[pgid] != nil
     }
 
     /// Whether any member of the group is alive.
@@ -52,5 +82,28 @@ enum ProcessGroupScan {
         guard fields.count >= 3, let state = fields[0].first,
               let group = pid_t(String(decoding: fields[2], as: UTF8.self)) else { return nil }
         return (state, group)
+    }
+}
+
+/// The live process groups, from one /proc scan kept for a few
+/// milliseconds. Event loop thread only.
+final class GroupCensus: @unchecked Sendable {
+    // @unchecked: used on the event loop thread only (teardown polls).
+    static let shared = GroupCensus()
+    /// How long a scan is reused: at least 10 ms, and twice as long as the
+    /// scan took (with thousands of processes a scan takes tens of ms;
+    /// rescanning for every caller would make teardown quadratic).
+    private var maximumAge = Duration.milliseconds(10)
+    private var taken: ContinuousClock.Instant?
+    private var groups: [pid_t: Int] = [:]
+
+    func liveGroups() -> [pid_t: Int] {
+        if let taken, taken.duration(to: .now) < maximumAge { return groups }
+        let start = ContinuousClock.now
+        groups = ProcessGroupScan.liveGroups()
+        let end = ContinuousClock.now
+        taken = end
+        maximumAge = max(.milliseconds(10), start.duration(to: end) * 2)
+        return groups
     }
 }

@@ -88,7 +88,7 @@ final class ProcessTable: Sendable {
             let deadline = ContinuousClock.now + gracePeriod
             var killed = false
             func poll() {
-                let remaining = lingering.filter { ProcessGroupScan.hasLiveMembers($0) }
+                let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0) }
                 let running = state.withLock { $0.running.count }
                 if remaining.isEmpty && running == 0 {
                     resolver.fulfill()

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// Issue 20: cancelling many running processes costs O(N), not O(N²).
+/// Each teardown used to scan all of /proc for its own group, so 800
+/// processes took seconds to end; one scan is now shared by every group
+/// being torn down. Shape: 4x the steps take at most about 5x the time.
+@Suite("End to end: cancelling at scale")
+struct CancellationAtScaleTests {
+    private func cancel(_ count: Int, in space: Workspace) async throws -> Double {
+        let binary = try #require(Binary.url).path
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("cancel-at-scale.py"),
+                                                                          binary, space.folder.path, "\(count)"])
+        let fields = outcome.stdout.split(separator: " ")
+        #expect(fields.first == "143", "\(count): \(outcome.stdout)\(outcome.stderr)")
+        return Double(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .infinity
+    }
+
+    @Test func cancellingFourTimesTheStepsTakesAtMostAboutFiveTimesAsLong() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let small = try await cancel(200, in: space)
+        let large = try await cancel(800, in: space)
+        #expect(large < 2, "800 processes took \(large) s to end")
+        #expect(large <= 5 * small + 0.3, "200: \(small) s, 800: \(large) s")
+    }
+}
