@@ -29,14 +29,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     private struct State {
         var running: [String: Running] = [:]
         var nextSequence = 0
-        var grouped: [String: [String]] = [:]
-        var groupedDropped: [String: Int] = [:]
+        var grouped: [String: GroupedOutput] = [:]
         var liveLines = 0
         var finished = 0
         var stopped = false
     }
 
-    static let groupedLineLimit = 5000
 
     let settings: Settings
     private let state = Mutex(State())
@@ -73,11 +71,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             state.running[record.id] = nil
             state.finished += 1
             if let buffered = state.grouped.removeValue(forKey: record.id) {
-                let dropped = state.groupedDropped.removeValue(forKey: record.id) ?? 0
                 if settings.output == .grouped, !buffered.isEmpty {
                     lines.append(style.dim("── \(record.id) ──"))
-                    if dropped > 0 { lines.append(style.dim("(\(dropped) earlier lines not shown)")) }
-                    lines += buffered
+                    if buffered.dropped > 0 { lines.append(style.dim("(\(buffered.dropped) earlier lines not shown)")) }
+                    lines += buffered.kept
                 }
             }
             if show { lines += describe(record) }
@@ -108,15 +105,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         case .prefixed:
             emit(["\(style.prefix(id)) \(text)"]) { _ in }
         case .grouped:
-            state.withLock { state in
-                var lines = state.grouped[id, default: []]
-                lines.append(text)
-                if lines.count > Self.groupedLineLimit {
-                    lines.removeFirst(lines.count - Self.groupedLineLimit)
-                    state.groupedDropped[id, default: 0] += 1
-                }
-                state.grouped[id] = lines
-            }
+            // In place: no copy of the step's lines per line.
+            state.withLock { $0.grouped[id, default: GroupedOutput()].append(text) }
         }
     }
 
@@ -224,8 +214,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             var text = settings.live ? clearLive(&state) : ""
             // Lines a grouped step never got to print (it was still running).
             if settings.output == .grouped {
-                for (id, lines) in state.grouped where !lines.isEmpty {
-                    text += style.dim("── \(id) ──") + "\n" + lines.joined(separator: "\n") + "\n"
+                for (id, output) in state.grouped where !output.isEmpty {
+                    text += style.dim("── \(id) ──") + "\n" + output.kept.joined(separator: "\n") + "\n"
                 }
                 state.grouped = [:]
             }

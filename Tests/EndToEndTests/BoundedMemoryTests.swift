@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Issue 20: memory stays bounded whatever steps print or servers send.
+@Suite("End to end: bounded memory")
+struct BoundedMemoryTests {
+    /// Runs the binary under Tests/Fixtures/measure.py: (exit, output, peak KiB).
+    private func measured(_ arguments: [String], in space: Workspace) async throws -> (Int, String, Int) {
+        let binary = try #require(Binary.url).path
+        let output = space.path("measured.out")
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("measure.py"), output,
+                                                                          binary] + arguments)
+        let fields = outcome.stdout.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        return (Int(fields.first ?? "") ?? -1, printed, Int(fields.last ?? "") ?? .max)
+    }
+
+    @Test("--output grouped holds each step's last lines within a budget: 4 x 25 MB of output in a few MiB")
+    func groupedOutput() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("grouped.workflow", """
+        workflow "grouped"
+        foreach i in range(1, 4) parallel {
+          sh "yes 'line of output from {{i}}' | head -c 25000000; echo 'last line of {{i}}'"
+        }
+        """)
+        let (exit, printed, peak) = try await measured(["--output", "grouped", "--color", "never",
+                                                        space.path("grouped.workflow")], in: space)
+        #expect(exit == 0)
+        #expect(peak < 64 * 1024, "peak \(peak) KiB")
+        for index in 1...4 {
+            #expect(printed.contains("last line of \(index)"))
+        }
+        #expect(printed.contains("earlier lines not shown"))
+    }
+
+    @Test("a 1 GB chunked body without save stops at the body limit, with a clear error and bounded memory")
+    func chunkedBodyWithoutSave() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let base = try TestServers.plain()
+        try space.write("chunked.workflow", """
+        workflow "chunked"
+        big: http GET "\(base)/large?bytes=1000000000&chunked=1"
+        """)
+        let (exit, printed, peak) = try await measured(["--color", "never", space.path("chunked.workflow")], in: space)
+        #expect(exit == 1)
+        #expect(printed.contains("at most 67108864 bytes are kept in memory"), "\(printed)")
+        #expect(printed.contains("save"))
+        #expect(peak < 150 * 1024, "peak \(peak) KiB")
+    }
+}
