@@ -43,7 +43,17 @@ struct TemplateParser {
         var closingLineStart = closingQuotes
         while closingLineStart > position, bytes[closingLineStart - 1] != 0x0A { closingLineStart -= 1 }
         let indentation = bytes[closingLineStart..<closingQuotes]
+        // Literal text gathers in one byte buffer until an expression comes:
+        // joining strings line by line copied the text so far each time
+        // (quadratic in the lines).
         var parts: [TemplatePart] = []
+        var literal: [UInt8] = []
+        func flush() {
+            if !literal.isEmpty {
+                parts.append(.literal(String(decoding: literal, as: UTF8.self)))
+                literal.removeAll(keepingCapacity: true)
+            }
+        }
         var lineStart = position
         var first = true
         var joinWithPrevious = false
@@ -52,7 +62,7 @@ struct TemplateParser {
             while lineEnd < closingLineStart, bytes[lineEnd] != 0x0A { lineEnd += 1 }
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            if !first, !joinWithPrevious { append(&parts, literal: "\n") }
+            if !first, !joinWithPrevious { literal.append(0x0A) }
             first = false
             // A line ending in an unescaped `\` continues on the next line
             // (as in Swift, and as a shell reads it).
@@ -65,7 +75,12 @@ struct TemplateParser {
                 // A blank line needs no indentation.
             } else if line.starts(with: indentation) {
                 for part in parseContent(from: lineStart + indentation.count, to: contentEnd, depth: 0, &diagnostics) {
-                    if case .literal(let text) = part { append(&parts, literal: text) } else { parts.append(part) }
+                    if case .literal(let text) = part {
+                        literal += text.utf8
+                    } else {
+                        flush()
+                        parts.append(part)
+                    }
                 }
             } else {
                 diagnostics.error(
@@ -75,15 +90,8 @@ struct TemplateParser {
             }
             lineStart = lineEnd + 1
         }
+        flush()
         return Template(parts: parts)
-    }
-
-    private func append(_ parts: inout [TemplatePart], literal: String) {
-        if case .literal(let previous)? = parts.last {
-            parts[parts.count - 1] = .literal(previous + literal)
-        } else if !literal.isEmpty {
-            parts.append(.literal(literal))
-        }
     }
 
     // MARK: - Escapes and interpolation

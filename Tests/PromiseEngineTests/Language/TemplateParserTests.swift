@@ -147,3 +147,42 @@ struct TemplateParserTests {
         #expect("log \"" + template.sourceText + "\"" == text)
     }
 }
+
+/// Issue 20: `"""` strings parse in linear time (joining line by line
+/// copied the text so far: 32,000 lines took 11 s).
+@Suite("Templates at scale")
+struct TemplateScaleTests {
+    private func text(lines: Int) -> (String, String) {
+        let body = (0..<lines).map { "line \($0) of a long text {{v}}" }
+        let source = "var v = \"x\"\nlog \"\"\"\n" + body.map { "  " + $0 }.joined(separator: "\n") + "\n  \"\"\"\n"
+        return (source, body.joined(separator: "\n"))
+    }
+
+    private func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let (whole, fraction) = start.duration(to: .now).components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+
+    @Test func aLongMultilineStringIsWholeAndParsesInLinearTime() throws {
+        let (large, expected) = text(lines: 32_000)
+        let parsed = try workflow(large)
+        let log = try #require(parsed.body.nodes.first { if case .step(.log) = $0.kind { return true } else { return false } })
+        guard case .step(.log(let template)) = log.kind else { return }
+        #expect(template.parts.count == 64_000)
+        if case .literal(let first) = template.parts[0], case .literal(let third) = template.parts[2] {
+            #expect(first == "line 0 of a long text ")
+            #expect(third == "\nline 1 of a long text ")
+        } else {
+            Issue.record("the parts are not literal, expression, literal: \(template.parts.prefix(3))")
+        }
+        _ = expected
+        // The shape, not a time: 8x the lines take at most ~12x as long
+        // (best of three each, against scheduling noise).
+        let (small, _) = text(lines: 4_000)
+        let smallTime = (0..<3).map { _ in seconds { _ = compile(small) } }.min()!
+        let largeTime = (0..<3).map { _ in seconds { _ = compile(large) } }.min()!
+        #expect(largeTime <= 12 * smallTime + 0.05, "4,000 lines: \(smallTime) s, 32,000 lines: \(largeTime) s")
+    }
+}
