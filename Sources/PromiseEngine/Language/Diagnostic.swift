@@ -11,7 +11,7 @@ public struct Diagnostic: Sendable, Hashable {
         public var range: SourceRange?
 
         public init(_ message: String, at range: SourceRange? = nil) {
-            self.message = message
+            self.message = Diagnostic.bounded(message)
             self.range = range
         }
     }
@@ -24,9 +24,39 @@ public struct Diagnostic: Sendable, Hashable {
 
     public init(_ severity: Severity = .error, _ message: String, at range: SourceRange?, notes: [Note] = []) {
         self.severity = severity
-        self.message = message
+        self.message = Self.bounded(message)
         self.range = range
         self.notes = notes
+    }
+
+    /// The message with each quoted word or text (`'...'`) of more than 80
+    /// characters shortened to its start and end around `…`, and the whole
+    /// cut at 1,000 characters: a 50 MB unknown word is an error line of a
+    /// hundred characters, not of 50 MB.
+    public static func bounded(_ message: String) -> String {
+        guard message.utf8.count > 200 else { return message }
+        var result = ""
+        var rest = Substring(message)
+        while let open = rest.firstIndex(of: "'") {
+            result += rest[...open]
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(of: "'") else {
+                rest = rest[afterOpen...]
+                break
+            }
+            let quoted = rest[afterOpen..<close]
+            if quoted.count > 80 {
+                result += quoted.prefix(60) + "…" + quoted.suffix(15)
+                result += " (\(quoted.utf8.count) bytes)"
+            } else {
+                result += quoted
+            }
+            result += "'"
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        if result.count > 1000 { result = String(result.prefix(1000)) + "…" }
+        return result
     }
 }
 

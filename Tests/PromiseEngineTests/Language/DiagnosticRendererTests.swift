@@ -115,3 +115,15 @@ struct OddLineRenderingTests {
         #expect(rendered == "t:1:8: error: e\na?[2Jb x\n       ^\n")
     }
 }
+
+/// Issue 20: a diagnostic quotes at most a few hundred characters.
+@Suite("Diagnostics stay short")
+struct BoundedDiagnosticTests {
+    @Test func aOneMegabyteWordGivesAShortError() {
+        let word = String(repeating: "x", count: 1 << 20)
+        let rendered = diagnostics("workflow \"w\"\n\(word) \"a\"\n")
+        #expect(rendered.utf8.count < 2_000, "\(rendered.utf8.count) bytes")
+        #expect(rendered.contains("unknown statement 'xxxx"))
+        #expect(rendered.contains("(1048576 bytes)"))
+    }
+}
