@@ -30,4 +30,27 @@ struct SignalsAtStartTests {
         // exercised on both sides.
         #expect((Int(done.count == 3 ? done[2] : "") ?? 0) > 0, "\(lines.last ?? "")")
     }
+
+    @Test("an interrupt while the workflow is checked still writes the reports, saying nothing ran")
+    func anInterruptDuringTheCheckWritesTheReports() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // 300,000 steps: checking takes a second or two, the signal comes
+        // in the middle of it.
+        try space.write("huge.workflow", "workflow \"huge\"\n" + (0..<300_000).map { "log \"step \($0)\"\n" }.joined())
+        let binary = try #require(Binary.url).path
+        let report = space.path("report.json")
+        let junit = space.path("junit.xml")
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", [
+            "python3", TestServers.fixture("signal-after.py"), "0.3", "\(SIGTERM)",
+            binary, "--report", "json=\(report)", "--report", "junit=\(junit)", space.path("huge.workflow"),
+        ])
+        #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "143", "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stderr.contains("SIGTERM while reading the workflow; nothing ran"), "\(outcome.stderr)")
+        let text = try #require(try? String(contentsOfFile: report, encoding: .utf8), "no JSON report")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(parsed["status"] as? String == "interrupted")
+        #expect((parsed["steps"] as? [Any])?.isEmpty == true)
+        #expect(FileManager.default.fileExists(atPath: junit))
+    }
 }
