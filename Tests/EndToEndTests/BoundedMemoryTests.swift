@@ -51,3 +51,26 @@ struct BoundedMemoryTests {
         #expect(peak < 150 * 1024, "peak \(peak) KiB")
     }
 }
+
+/// Issue 20: out of descriptors, process steps wait for others to free
+/// some instead of failing.
+@Suite("End to end: descriptor limits")
+struct DescriptorLimitTests {
+    @Test("60 parallel steps under a hard limit of 64 descriptors all run: the later ones wait")
+    func stepsWaitForDescriptors() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { return }
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("fd.workflow", """
+        workflow "fd"
+        foreach i in range(1, 60) parallel {
+          sh "sleep 0.3"
+        }
+        """)
+        let binary = try #require(Binary.url).path
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/prlimit", ["--nofile=64:64", binary, "--color", "never",
+                                                                              "-j", "60", space.path("fd.workflow")])
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(!outcome.stdout.contains("Too many open files"))
+    }
+}

@@ -53,7 +53,21 @@ struct ProcessStepRunner: Sendable {
                      onNotExecutable fallback: SpawnRequest? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
-        let started = ContinuousClock.now
+        start(request, options, in: context, onNotExecutable: fallback, resolver: resolver, started: .now, delay: .milliseconds(5))
+        return promise
+    }
+
+    /// Spawns and hands the child over. Out of descriptors (EMFILE,
+    /// ENFILE) while other process steps run, it waits for them to free
+    /// some and tries again (5 ms, doubling to 500 ms); with none running
+    /// there is nothing to wait for, and the step fails saying so.
+    private func start(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
+                       onNotExecutable fallback: SpawnRequest?, resolver: Resolver<StepResult>,
+                       started: ContinuousClock.Instant, delay: Duration) {
+        if resolver.isCancelRequested {
+            resolver.cancel()
+            return
+        }
         let child: SpawnedChild
         do {
             do {
@@ -62,7 +76,24 @@ struct ProcessStepRunner: Sendable {
                 child = try Spawner.spawn(fallback!)
             }
         } catch {
-            return Promise(error: StepFailure(.spawn, error.message, result: StepResult(duration: started.duration(to: .now))))
+            if error.code == EMFILE || error.code == ENFILE {
+                if table.runningCount > 0 {
+                    let next = min(delay * 2, .milliseconds(500))
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay.components.attoseconds / 1_000_000_000)
+                                                                                       + Int(delay.components.seconds) * 1_000_000_000)) {
+                        start(request, options, in: context, onNotExecutable: fallback, resolver: resolver, started: started,
+                              delay: next)
+                    }
+                    return
+                }
+                var limit = rlimit()
+                getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+                resolver.reject(StepFailure(.spawn, "\(error.message): no file descriptor is free (the limit is \(limit.rlim_cur)) and no other step holds any to free; raise the limit (ulimit -n) or lower -j",
+                                            result: StepResult(duration: started.duration(to: .now))))
+                return
+            }
+            resolver.reject(StepFailure(.spawn, error.message, result: StepResult(duration: started.duration(to: .now))))
+            return
         }
         let settings = ProcessExecution.Settings(gracePeriod: configuration.killGracePeriod,
                                                  outputLinger: configuration.outputLinger,
@@ -94,7 +125,6 @@ struct ProcessStepRunner: Sendable {
         // Watched from here on, without waking the loop thread to start it.
         execution.start()
         resolver.onCancel { loop.execute { execution.cancel() } }
-        return promise
     }
 
     /// The step's result, or the failure its expectations found.

@@ -41,6 +41,9 @@ final class ProcessTable: Sendable {
     }
 
     /// How many steps are running and how many left-behind groups are alive.
+    /// Running process steps.
+    var runningCount: Int { state.withLock { $0.running.count } }
+
     var counts: (running: Int, lingering: Int) {
         state.withLock { state in
             (state.running.count, state.lingering.filter { !Self.isGone($0) }.count)

@@ -44,9 +44,10 @@ enum Spawner {
         }
         guard csh_pipe(&output, 1, 0) == 0, csh_pipe(&errorPipe, 1, 0) == 0,
               !request.feedsStandardInput || csh_pipe(&input, 0, 1) == 0 else {
-            let reason = systemReason(errno)
+            let code = errno
             closeAll()
-            throw SpawnError(message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(reason)")
+            throw SpawnError(message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(systemReason(code))",
+                             code: code)
         }
 
         var pid: pid_t = 0
