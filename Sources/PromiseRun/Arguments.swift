@@ -191,6 +191,9 @@ enum Arguments {
             case "--dry-run":
                 try reader.noValue(for: argument)
                 options.dryRun = true
+            case "--var-file":
+                let path = try reader.value(for: argument)
+                options.variables += try VarFile.read(path)
             case "--insecure", "-k":
                 try reader.noValue(for: argument)
                 options.insecure = true
@@ -253,7 +256,7 @@ enum Arguments {
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--help", "--version",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--help", "--version",
     ]
 }
 

@@ -30,6 +30,8 @@ enum HelpText {
               --keep-going            no fail-fast: every parallel group keeps going
               --timeout DURATION      a timeout for the whole workflow (90s, 5m, 1m30s)
               --var NAME=VALUE        override a top-level var (repeatable)
+              --var-file PATH         NAME=VALUE lines, as --var (for values that
+                                      should not sit on a command line)
               --report FORMAT=PATH    write a report: json, junit or html (repeatable)
               --output MODE           step output: prefixed (default), grouped or quiet
               --color WHEN            auto (default), always or never; NO_COLOR turns

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import PromiseRun
 
@@ -10,6 +11,31 @@ struct ArgumentsTests {
     private func usageError(_ arguments: String) -> String? {
         if case .failure(let error) = parse(arguments) { return error.message }
         return nil
+    }
+
+    @Test func varFilesAndTLSOptions() throws {
+        let path = "/tmp/promise-run-var-file-\(UInt32.random(in: 0...UInt32.max))"
+        let text = "# comment\n\nexport token='s3 cret'\nbase=\"http://h\"\nplain = x=y\r\n"
+        _ = text.withCString { pointer in
+            let file = fopen(path, "w")
+            defer { fclose(file) }
+            return fputs(pointer, file)
+        }
+        defer { unlink(path) }
+        let command = try parse("--var a=1 --var-file \(path) --var base=last -k --cacert ca.pem ci.workflow").get()
+        guard case .run(let options) = command else { Issue.record("not a run"); return }
+        #expect(options.variables.map(\.name) == ["a", "token", "base", "plain", "base"])
+        #expect(options.variables.map(\.value) == ["1", "s3 cret", "http://h", "x=y", "last"])
+        #expect(options.variableOverrides["base"] == "last")
+        #expect(options.insecure)
+        #expect(options.caCertificate == "ca.pem")
+        _ = "bad line".withCString { pointer in
+            let file = fopen(path, "w")
+            defer { fclose(file) }
+            return fputs(pointer, file)
+        }
+        #expect(usageError("--var-file \(path) ci.workflow") == "\(path):1: expected NAME=VALUE, found 'bad line'")
+        #expect(usageError("--var-file /nonexistent/vars ci.workflow")?.hasPrefix("--var-file: ") == true)
     }
 
     @Test func runWithEveryOption() throws {

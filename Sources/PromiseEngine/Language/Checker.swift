@@ -23,6 +23,8 @@ struct Checker {
     /// How many distinct labels there are (ids are below this).
     private var labelCount: Int32 = 0
     private var variables = ScopedNames()
+    /// Names declared with `secret` (anywhere so far).
+    private var secretNames: Set<String> = []
     private var catchDepth = 0
     /// Labels of the nodes being checked (the current one and its groups).
     private var enclosing: [String] = []
@@ -180,6 +182,7 @@ struct Checker {
             case .variable(let variable):
                 checkTemplate(variable.value)
                 declare(variable.name, in: &declaredHere)
+                if variable.isSecret { secretNames.insert(variable.name.text) }
             }
         }
         variables.pop(to: variablesStart)
@@ -202,6 +205,7 @@ struct Checker {
         switch node.kind {
         case .step(let step):
             for template in step.templates { checkTemplate(template) }
+            warnAboutSecretsOnCommandLines(step)
             if node.label == nil, let capture = step.captureNames.first {
                 diagnostics.warning("capture '\(capture)' cannot be used: the step has no label to name it by", at: node.keyword,
                                     notes: [.init("give the step a label, as in 'name: \(step.kindName) ...', and use '{{name.\(capture)}}'")])
@@ -248,6 +252,7 @@ struct Checker {
             case .variable(let variable):
                 checkTemplate(variable.value)
                 declare(variable.name, in: &declaredHere)
+                if variable.isSecret { secretNames.insert(variable.name.text) }
             case .catchClause, .ensure: break
             }
         }
@@ -309,6 +314,28 @@ struct Checker {
             for member in cycle { needs[member] = [] }
         }
         return needs
+    }
+
+    /// A secret in an `sh` command or `exec` argument is in the process's
+    /// command line, which every user of the machine can read (`ps`,
+    /// /proc/PID/cmdline): masking promise-run's own output cannot hide it.
+    private mutating func warnAboutSecretsOnCommandLines(_ step: Step) {
+        let templates: [Template]
+        switch step {
+        case .shell(let command, _): templates = [command]
+        case .exec(let arguments, _): templates = arguments
+        default: return
+        }
+        for template in templates {
+            for case .expression(let expression) in template.parts {
+                guard case .variable(let name) = expression.reference, secretNames.contains(name) else { continue }
+                let variable = name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+                diagnostics.warning(
+                    "the secret '\(name)' is put on the command line, where any user of this machine can read it (ps, /proc)",
+                    at: expression.range,
+                    notes: [.init("pass it in the environment instead: 'env \(String(variable)) = \"{{\(name)}}\"' in the step's block, and use $\(String(variable)) in the command")])
+            }
+        }
     }
 
     // MARK: - References

@@ -111,6 +111,24 @@ struct CheckerTests {
         #expect(messages("sequence {\n  cookies off\n  cookies off\n}") == ["duplicate 'cookies off' in this block"])
     }
 
+    @Test func aSecretOnACommandLineIsWarnedAbout() {
+        let text = """
+            secret token = "abc"
+            var plain = "x"
+            sh "curl -H 'Authorization: {{token}}' {{plain}}"
+            exec "tool" "--token={{token}}"
+            sh "curl -H \\"Authorization: $TOKEN\\"" {
+              env TOKEN = "{{token}}"
+            }
+            log "{{plain}}"
+            """
+        let warnings = compile(text).diagnostics.filter { $0.severity == .warning }
+        #expect(warnings.count == 2)
+        #expect(warnings.allSatisfy { $0.message == "the secret 'token' is put on the command line, where any user of this machine can read it (ps, /proc)" })
+        #expect(warnings.first?.notes.first?.message.contains("env TOKEN = \"{{token}}\"") == true)
+        #expect(compile(text).workflow != nil, "a warning, not an error: the file still runs")
+    }
+
     @Test func capturesBecomeFields() {
         #expect(messages("v: sh \"x\" { capture version = stdout matches 'v(.*)' }\nlog \"{{v.version}}\"").isEmpty)
         #expect(messages("v: sh \"x\" { capture version = stdout matches 'v(.*)' }\nlog \"{{v.versio}}\"") ==

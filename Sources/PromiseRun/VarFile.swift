@@ -1,0 +1,48 @@
+import Glibc
+
+/// `--var-file PATH`: `NAME=VALUE` lines, as repeated `--var` options, for
+/// values that should not sit on a command line (where every user of the
+/// machine can read them). Blank lines and lines starting with `#` are
+/// skipped; `export ` before a name is allowed; spaces around the value
+/// go, and a value in single or double quotes loses them (nothing inside
+/// is interpreted).
+enum VarFile {
+    static func read(_ path: String) throws(UsageError) -> [(name: String, value: String)] {
+        let text: String
+        switch SourceReader.read(path) {
+        case .success(let source): text = String(decoding: source.bytes, as: UTF8.self)
+        case .failure(let error): throw UsageError(message: "--var-file: \(error.message)")
+        }
+        var variables: [(name: String, value: String)] = []
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, rawLine) in lines.enumerated() {
+            var line = rawLine
+            line = line.drop { $0 == " " || $0 == "\t" }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = line.dropFirst(7).drop { $0 == " " } }
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw UsageError(message: "\(path):\(index + 1): expected NAME=VALUE, found '\(line.prefix(60))'")
+            }
+            let name = String(line[..<equals]).trimmingCharacters(in: " \t")
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }), !name.isEmpty else {
+                throw UsageError(message: "\(path):\(index + 1): '\(name.prefix(60))' is not a variable name")
+            }
+            var value = Substring(String(line[line.index(after: equals)...]).trimmingCharacters(in: " \t"))
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = value.dropFirst().dropLast()
+            }
+            variables.append((name, String(value)))
+        }
+        return variables
+    }
+}
+
+extension String {
+    /// Without the given characters at either end.
+    func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
+        return String(text)
+    }
+}
