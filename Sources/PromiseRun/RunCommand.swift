@@ -53,6 +53,10 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     let result = await executor.run().settled.value ?? failedResult(workflow)
     _ = await runner.shutdown().settled
     console.stop()
+    for leftover in runner.leftovers {
+        StandardStreams.writeError(style.yellow("warning: ") + "'\(leftover.step)' left '\(executor.mask(leftover.command))' "
+                                   + "(pid \(leftover.pid)) running; it was ended with the run\n")
+    }
 
     StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity,
                                                interruptedBy: signals.firstSignal))

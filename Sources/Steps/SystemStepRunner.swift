@@ -61,6 +61,11 @@ public final class SystemStepRunner: StepRunner {
         return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod)
     }
 
+    /// What finished steps left running (in their group or out of it: a new
+    /// session, a double fork), found and ended by `shutdown`; the caller
+    /// warns about them.
+    public var leftovers: [LeftoverProcess] { table.leftovers }
+
     /// Running process steps, and groups left behind by finished ones that
     /// still have a live process.
     public var liveProcessGroups: (running: Int, leftBehind: Int) {

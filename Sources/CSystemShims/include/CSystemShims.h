@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "csh_codecs.h"
+#include "csh_containment.h"
 #include "csh_curl.h"
 #include "csh_net.h"
 

@@ -114,7 +114,8 @@ public struct JSONRenderer: Sendable {
     }
 
     private func process(_ process: ProcessOptions) -> [(String, JSONValue)] {
-        (process.stdin.map { [("stdin", template($0))] } ?? []) + outcomes(process.expectations, process.captures)
+        (process.stdin.map { [("stdin", template($0))] } ?? []) + (process.detach ? [("detach", .boolean(true))] : [])
+            + outcomes(process.expectations, process.captures)
     }
 
     private func outcomes(_ expectations: [StepExpectation], _ captures: [Capture]) -> [(String, JSONValue)] {

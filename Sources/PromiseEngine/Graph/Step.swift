@@ -35,11 +35,17 @@ public struct ProcessOptions: Sendable, Hashable {
     public var stdin: Template?
     public var expectations: [StepExpectation]
     public var captures: [Capture]
+    /// `detach`: the processes the step starts may outlive it (a server
+    /// for later steps); they are ended, without a warning, when the run
+    /// ends.
+    public var detach: Bool
 
-    public init(stdin: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = []) {
+    public init(stdin: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
+                detach: Bool = false) {
         self.stdin = stdin
         self.expectations = expectations
         self.captures = captures
+        self.detach = detach
     }
 }
 

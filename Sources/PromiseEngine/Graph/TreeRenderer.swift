@@ -146,6 +146,7 @@ public struct TreeRenderer: Sendable {
         switch step {
         case .shell(_, let process), .exec(_, let process):
             if let stdin = process.stdin { details.append(TreeItem("stdin \(quoted(stdin, scope))")) }
+            if process.detach { options.append("detach") }
             expectations = process.expectations
             captures = process.captures
         case .http(let request):

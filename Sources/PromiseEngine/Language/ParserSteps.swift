@@ -11,9 +11,10 @@ struct StepExtras {
     var redirects: Int?
     var save: Template?
     var tls = HTTPTLSOptions()
+    var detach = false
 
     var process: ProcessOptions {
-        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures)
+        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach)
     }
 }
 
@@ -22,7 +23,7 @@ extension Parser {
     static func attributeNames(for kind: String) -> [String] {
         let common = ["timeout", "retry", "needs"]
         switch kind {
-        case "sh", "exec": return common + ["cwd", "env", "stdin", "expect", "capture"]
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "expect", "capture"]
         case "http": return common + ["header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
                                       "expect", "capture"]
         default: return common
@@ -30,7 +31,7 @@ extension Parser {
     }
 
     static let stepAttributeNames: Set<String> = [
-        "timeout", "retry", "needs", "cwd", "env", "stdin", "expect", "capture",
+        "timeout", "retry", "needs", "cwd", "env", "stdin", "detach", "expect", "capture",
         "header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
@@ -227,6 +228,9 @@ extension Parser {
             let path = try parseTemplate("after 'save' (the path)")
             if extras.save != nil { throw error("duplicate 'save'", at: nameRange) }
             extras.save = path
+        case "detach":
+            if extras.detach { throw error("duplicate 'detach'", at: nameRange) }
+            extras.detach = true
         case "insecure":
             if extras.tls.insecure { throw error("duplicate 'insecure'", at: nameRange) }
             extras.tls.insecure = true

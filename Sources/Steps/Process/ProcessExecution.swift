@@ -45,8 +45,14 @@ final class ProcessExecution: @unchecked Sendable {
     }
 
     let pid: pid_t
+    /// The step's mark (`StepMarkers`): its processes that left the group
+    /// (a new session, a double fork) are found by it.
+    let marker: String
+    /// `detach`: cancelling the step ends its main process only; the rest
+    /// lives on until the end of the run.
+    let detached: Bool
     private let child: SpawnedChild
-    private let id: String
+    let id: String
     private let sink: (any StepOutputSink)?
     private let settings: Settings
     private let started: ContinuousClock.Instant
@@ -67,6 +73,10 @@ final class ProcessExecution: @unchecked Sendable {
     private var pidToken: EventLoop.Token?
     private var exit: (code: Int32, status: Int32)?
     private var phase = Phase.notStarted
+    /// Processes outside the group already sent SIGTERM (SIGKILL goes to
+    /// all of them once `killing`).
+    private var signaledEscapees: Set<pid_t> = []
+    private var killing = false
 
     private enum Phase {
         case notStarted
@@ -88,10 +98,12 @@ final class ProcessExecution: @unchecked Sendable {
         var isOpen: Bool { fd >= 0 }
     }
 
-    init(child: SpawnedChild, id: String, standardInput: [UInt8], sink: (any StepOutputSink)?,
+    init(child: SpawnedChild, marker: String, detached: Bool = false, id: String, standardInput: [UInt8], sink: (any StepOutputSink)?,
          settings: Settings, started: ContinuousClock.Instant, table: ProcessTable,
          onEnd: @escaping (ProcessEnd) -> Void) {
         self.pid = child.pid
+        self.marker = marker
+        self.detached = detached
         self.child = child
         self.id = id
         self.standardInput = standardInput
@@ -243,6 +255,20 @@ final class ProcessExecution: @unchecked Sendable {
         case .notStarted, .running:
             break
         }
+        if detached {
+            // Its other processes live on (they linger with the group and
+            // end with the run); the step ends when its main process does.
+            Glibc.kill(pid, SIGTERM)
+            Glibc.kill(pid, SIGCONT)
+            let killTimer = loop.schedule(after: settings.gracePeriod) { [self] in
+                guard case .terminating(_, let poll) = phase else { return }
+                phase = .terminating(killTimer: nil, pollTimer: poll)
+                Glibc.kill(pid, SIGKILL)
+            }
+            phase = .terminating(killTimer: killTimer, pollTimer: nil)
+            if exit != nil { endWhenGroupIsGone() }
+            return
+        }
         Glibc.kill(-pid, SIGTERM)
         // A stopped process would not act on SIGTERM until continued.
         Glibc.kill(-pid, SIGCONT)
@@ -250,9 +276,29 @@ final class ProcessExecution: @unchecked Sendable {
             guard case .terminating(_, let poll) = phase else { return }
             phase = .terminating(killTimer: nil, pollTimer: poll)
             Glibc.kill(-pid, SIGKILL)
+            killing = true
+            signalEscapees()
         }
         phase = .terminating(killTimer: killTimer, pollTimer: nil)
+        signalEscapees()
         if exit != nil { endWhenGroupIsGone() }
+    }
+
+    /// The step's processes outside its group, found by its mark: SIGTERM
+    /// (and SIGCONT) to those not yet signalled, SIGKILL to all once
+    /// `killing`. Returns whether any is alive.
+    @discardableResult
+    private func signalEscapees() -> Bool {
+        let escapees = GroupCensus.shared.processes(marked: marker).filter { $0.group != pid }
+        for escapee in escapees {
+            if killing {
+                escapee.signal(SIGKILL)
+            } else if signaledEscapees.insert(escapee.pid).inserted {
+                escapee.signal(SIGTERM)
+                escapee.signal(SIGCONT)
+            }
+        }
+        return !escapees.isEmpty
     }
 
     /// SIGKILL to the group now (`killAll`), then reaped.
@@ -270,6 +316,8 @@ final class ProcessExecution: @unchecked Sendable {
             break
         }
         Glibc.kill(-pid, SIGKILL)
+        killing = true
+        signalEscapees()
         phase = .terminating(killTimer: nil, pollTimer: nil)
         if exit != nil { endWhenGroupIsGone() }
     }
@@ -279,7 +327,14 @@ final class ProcessExecution: @unchecked Sendable {
     private func endWhenGroupIsGone() {
         guard case .terminating(let killTimer, let pollTimer) = phase else { return }
         if let pollTimer { loop.cancelTimer(pollTimer) }
-        if !ProcessGroupScan.hasLiveMembersShared(pid) {
+        if detached, !killedByRunner.load(ordering: .acquiring) {
+            // Only the main process had to go: the group lingers.
+            if let killTimer { loop.cancelTimer(killTimer) }
+            finish(.cancelled)
+            return
+        }
+        let escapeesAlive = signalEscapees()
+        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid) {
             if let killTimer { loop.cancelTimer(killTimer) }
             finish(.cancelled)
             return
@@ -328,9 +383,12 @@ final class ProcessExecution: @unchecked Sendable {
         table.remove(self)
         var status: Int32 = 0
         _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
-        if case .finished = outcome, Glibc.kill(-pid, 0) == 0 {
-            // The leader left processes behind (`cmd &`): they may run on,
-            // but not past promise-run (`killAll`, `shutdown`).
+        // The leader left processes behind (`cmd &`), or a cancelled
+        // detached step's other processes live on: they may run on, but not
+        // past promise-run (`killAll`, `shutdown`).
+        var lingers = detached
+        if case .finished = outcome { lingers = true }
+        if lingers, Glibc.kill(-pid, 0) == 0 {
             table.addLingering(group: pid)
         }
         onEnd(outcome)

@@ -23,8 +23,19 @@ enum ProcessGroupScan {
         return groups
     }
 
+    /// Every live process whose marks start with `prefix` (one runner's):
+    /// pid, group and those marks.
+    static func markedProcesses(prefix: String) -> [MarkedProcess] {
+        var found: [MarkedProcess] = []
+        forEachProcess { pid, info in
+            let marks = StepMarkers.marks(of: pid).filter { $0.hasPrefix(prefix) }
+            if !marks.isEmpty { found.append(MarkedProcess(pid: pid, group: info.group, marks: marks.map(String.init))) }
+        }
+        return found
+    }
+
     /// Every live process, with its state and group.
-    private static func forEachProcess(_ body: (pid_t, (state: UInt8, group: pid_t)) -> Void) {
+    static func forEachProcess(_ body: (pid_t, (state: UInt8, group: pid_t)) -> Void) {
         guard let folder = opendir("/proc") else { return }
         defer { closedir(folder) }
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
@@ -59,6 +70,27 @@ enum ProcessGroupScan {
         return GroupCensus.shared.liveGroups()[pgid] != nil
     }
 
+    /// Whether the process is alive (exists and is not a zombie).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let info = status(of: pid) else { return false }
+        return info.state != UInt8(ascii: "Z") && info.state != UInt8(ascii: "X")
+    }
+
+    /// The process's command line, arguments joined by spaces, at most 120
+    /// characters.
+    static func commandLine(of pid: pid_t) -> String {
+        let fd = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "?" }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return "?" }
+        var bytes = Array(buffer[..<count])
+        while bytes.last == 0 { bytes.removeLast() }
+        let text = String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        return text.count > 120 ? String(text.prefix(119)) + "…" : text
+    }
+
     /// Whether any member of the group is alive.
     static func hasLiveMembers(_ pgid: pid_t) -> Bool {
         // Cheap first: no member at all, zombie or not.
@@ -85,8 +117,23 @@ enum ProcessGroupScan {
     }
 }
 
-/// The live process groups, from one /proc scan kept for a few
-/// milliseconds. Event loop thread only.
+/// A live process with this runner's step marks.
+struct MarkedProcess {
+    var pid: pid_t
+    var group: pid_t
+    var marks: [String]
+
+    /// Signals it, and its whole group when it leads one of its own (a
+    /// `setsid` child, a daemon): what it started there goes with it.
+    func signal(_ signal: Int32) {
+        if group == pid { kill(-group, signal) }
+        kill(pid, signal)
+    }
+}
+
+/// The live process groups, and the processes of this runner's steps
+/// wherever they went, from one /proc scan kept for a few milliseconds.
+/// Event loop thread only.
 final class GroupCensus: @unchecked Sendable {
     // @unchecked: used on the event loop thread only (teardown polls).
     static let shared = GroupCensus()
@@ -96,14 +143,39 @@ final class GroupCensus: @unchecked Sendable {
     private var maximumAge = Duration.milliseconds(10)
     private var taken: ContinuousClock.Instant?
     private var groups: [pid_t: Int] = [:]
+    private var byMark: [String: [MarkedProcess]] = [:]
 
     func liveGroups() -> [pid_t: Int] {
-        if let taken, taken.duration(to: .now) < maximumAge { return groups }
+        refresh()
+        return groups
+    }
+
+    /// The live processes that carry `mark`.
+    func processes(marked mark: String) -> [MarkedProcess] {
+        refresh()
+        return byMark[mark] ?? []
+    }
+
+    private func refresh() {
+        if let taken, taken.duration(to: .now) < maximumAge { return }
         let start = ContinuousClock.now
-        groups = ProcessGroupScan.liveGroups()
+        var groups: [pid_t: Int] = [:]
+        var byMark: [String: [MarkedProcess]] = [:]
+        ProcessGroupScan.forEachProcess { pid, info in
+            groups[info.group, default: 0] += 1
+            for mark in StepMarkers.marks(of: pid) where mark.hasPrefix(StepMarkers.prefix) {
+                byMark[String(mark), default: []].append(MarkedProcess(pid: pid, group: info.group, marks: [String(mark)]))
+            }
+        }
+        self.groups = groups
+        self.byMark = byMark
         let end = ContinuousClock.now
         taken = end
         maximumAge = max(.milliseconds(10), start.duration(to: end) * 2)
-        return groups
+    }
+
+    /// Forgets the last scan (the next question scans again).
+    func invalidate() {
+        taken = nil
     }
 }

@@ -69,11 +69,16 @@ struct ProcessStepRunner: Sendable {
             return
         }
         let child: SpawnedChild
+        let marker = table.makeMark()
+        var marked = request
+        marked.marker = marker
         do {
             do {
-                child = try Spawner.spawn(request)
+                child = try Spawner.spawn(marked)
             } catch where error.code == ENOEXEC && fallback != nil {
-                child = try Spawner.spawn(fallback!)
+                var fallback = fallback!
+                fallback.marker = marker
+                child = try Spawner.spawn(fallback)
             }
         } catch {
             if error.code == EMFILE || error.code == ENFILE {
@@ -99,7 +104,7 @@ struct ProcessStepRunner: Sendable {
                                                  outputLinger: configuration.outputLinger,
                                                  outputLimit: configuration.outputTailLimit)
         let input = Array((options.stdin?.literalValue ?? "").utf8)
-        let execution = ProcessExecution(child: child, id: context.id, standardInput: input, sink: context.output,
+        let execution = ProcessExecution(child: child, marker: marker, detached: options.detach, id: context.id, standardInput: input, sink: context.output,
                                          settings: settings, started: started, table: table) { end in
             // Settled off the loop thread: what the executor chains on the
             // promise (expectations on up to 1 MiB of output, the next

@@ -14,10 +14,22 @@ final class ProcessTable: Sendable {
         var lingering: Set<pid_t> = []
         /// After `killAll`/`terminateAll`: new processes are refused.
         var closed = false
+        /// Every step's mark, to its step id and whether it is detached (for
+        /// the leftovers' warnings).
+        var steps: [String: (id: String, detached: Bool)] = [:]
+        /// What finished steps left running, found at the end of the run.
+        var leftovers: [LeftoverProcess] = []
     }
 
     private let state = Locked(State())
     private let loop = EventLoop.shared
+    /// The prefix of this runner's step marks (`StepMarkers`).
+    let markPrefix = StepMarkers.runnerPrefix()
+
+    /// A new step mark of this runner.
+    func makeMark() -> String {
+        StepMarkers.make(markPrefix)
+    }
 
     /// Adds a spawned process; false (and nothing added) once the table is
     /// closed.
@@ -25,6 +37,7 @@ final class ProcessTable: Sendable {
         state.withLock { state in
             guard !state.closed else { return false }
             state.running[execution.pid] = execution
+            state.steps[execution.marker] = (execution.id, execution.detached)
             return true
         }
     }
@@ -65,6 +78,8 @@ final class ProcessTable: Sendable {
             state.lingering.removeAll()
             return Array(state.running.values)
         }
+        // Whatever carries this runner's marks, wherever it went.
+        for process in ProcessGroupScan.markedProcesses(prefix: markPrefix) { process.signal(SIGKILL) }
         loop.execute {
             for execution in executions { execution.kill() }
         }
@@ -82,9 +97,28 @@ final class ProcessTable: Sendable {
             state.lingering.removeAll()
             return (Array(state.running.values), Array(lingering))
         }
+        // What finished steps left behind, in their group or out of it (a
+        // new session, a double fork), found by their marks before anything
+        // is signalled, so that the warnings can name them.
+        let runningMarks = Set(executions.map(\.marker))
+        let steps = state.withLock { $0.steps }
+        let leftovers = ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
+            !process.marks.contains(where: runningMarks.contains)
+        }
+        // Those of `detach` steps were meant to live this long: no warning.
+        let reported = leftovers.compactMap { process -> LeftoverProcess? in
+            let step = process.marks.lazy.compactMap { steps[$0] }.first
+            if step?.detached == true { return nil }
+            return LeftoverProcess(step: step?.id ?? "?", pid: process.pid, command: ProcessGroupScan.commandLine(of: process.pid))
+        }
+        state.withLock { $0.leftovers = reported }
         for group in lingering {
             kill(-group, SIGTERM)
             kill(-group, SIGCONT)
+        }
+        for process in leftovers {
+            process.signal(SIGTERM)
+            process.signal(SIGCONT)
         }
         loop.execute { [self] in
             for execution in executions { execution.cancel() }
@@ -92,14 +126,16 @@ final class ProcessTable: Sendable {
             var killed = false
             func poll() {
                 let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0) }
+                let leftoversAlive = leftovers.filter { ProcessGroupScan.isAlive($0.pid) }
                 let running = state.withLock { $0.running.count }
-                if remaining.isEmpty && running == 0 {
+                if remaining.isEmpty && leftoversAlive.isEmpty && running == 0 {
                     resolver.fulfill()
                     return
                 }
                 if !killed, ContinuousClock.now >= deadline {
                     killed = true
                     for group in remaining { kill(-group, SIGKILL) }
+                    for process in leftoversAlive { process.signal(SIGKILL) }
                 }
                 loop.schedule(after: .milliseconds(20)) { poll() }
             }
@@ -107,6 +143,9 @@ final class ProcessTable: Sendable {
         }
         return promise
     }
+
+    /// What finished steps left running, found and ended by `terminateAll`.
+    var leftovers: [LeftoverProcess] { state.withLock { $0.leftovers } }
 
     /// No process is in the group any more (its id may be reused later).
     private static func isGone(_ group: pid_t) -> Bool {
@@ -124,4 +163,13 @@ final class ProcessTable: Sendable {
         }
         return true
     }
+}
+
+/// A process a finished step left running, ended with the run.
+public struct LeftoverProcess: Sendable, Hashable {
+    /// The id of the step that started it (`server`, `fetch[3]`).
+    public var step: String
+    public var pid: Int32
+    /// Its command line, cut at 120 characters.
+    public var command: String
 }

@@ -10,6 +10,8 @@ struct SpawnRequest {
     var workingDirectory: String
     /// Whether to give the child a pipe for standard input (else /dev/null).
     var feedsStandardInput: Bool
+    /// The step's mark (`StepMarkers`), put first in the child's environment.
+    var marker: String = ""
 }
 
 /// A started child: its pid (also its process group id), a pidfd that
@@ -55,11 +57,21 @@ enum Spawner {
         // The runner's own folder needs no chdir in the child.
         let folder = request.workingDirectory == processDirectory ? nil : request.workingDirectory
         let environment = EnvironmentBlock.block(for: request.environment)
+        // The mark first, then the shared block: one small array per spawn.
+        let count = environment.environment.count
+        let envp = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count + 2)
+        let mark = strdup(StepMarkers.variable + "=" + request.marker)
+        defer {
+            free(mark)
+            envp.deallocate()
+        }
+        envp[0] = mark
+        (envp + 1).update(from: environment.pointers, count: count + 1)
         var result: Int32 = 0
         for attempt in 0...textBusyRetries {
             result = withCStrings(request.arguments) { argv in
                 withExtendedLifetime(environment) {
-                    csh_spawn(&pid, &pidFD, request.executable, argv, environment.pointers, folder,
+                    csh_spawn(&pid, &pidFD, request.executable, argv, envp, folder,
                               input[0], output[1], errorPipe[1])
                 }
             }

@@ -1,0 +1,177 @@
+#define _GNU_SOURCE
+#include "CSystemShims.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Raw system calls and no allocation: the same code serves the runner
+ * (any thread) and the watchdog (a child forked from a threaded process,
+ * where only async-signal-safe calls may be made). */
+
+static long csh_sys_open(const char *path, int flags) { return syscall(SYS_openat, (long)AT_FDCWD, path, (long)flags, 0L); }
+static long csh_sys_read(int fd, void *buffer, size_t size) { return syscall(SYS_read, (long)fd, buffer, (long)size); }
+static void csh_sys_close(int fd) { syscall(SYS_close, (long)fd); }
+
+static size_t csh_format_int(char *out, long value) {
+    char digits[24];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && count < sizeof digits);
+    for (size_t index = 0; index < count; index++) out[index] = digits[count - 1 - index];
+    return count;
+}
+
+static int csh_environ_value_in(int pid, const char *name, char *out, size_t size, char *buffer, size_t capacity) {
+    char path[40] = "/proc/";
+    size_t length = 6;
+    length += csh_format_int(path + length, pid);
+    memcpy(path + length, "/environ", 9);
+    long fd = csh_sys_open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t filled = 0;
+    while (filled < capacity) {
+        long got = csh_sys_read((int)fd, buffer + filled, capacity - filled);
+        if (got <= 0) break;
+        filled += (size_t)got;
+    }
+    csh_sys_close((int)fd);
+    size_t name_length = strlen(name);
+    size_t start = 0;
+    size_t written = 0;
+    int found = 0;
+    while (start < filled) {
+        size_t end = start;
+        while (end < filled && buffer[end] != 0) end++;
+        if (end - start > name_length && memcmp(buffer + start, name, name_length) == 0 && buffer[start + name_length] == '=') {
+            size_t value_start = start + name_length + 1;
+            size_t value_length = end - value_start;
+            if (written + (found ? 1 : 0) + value_length + 1 > size) break;
+            if (found) out[written++] = '\n';
+            memcpy(out + written, buffer + value_start, value_length);
+            written += value_length;
+            found = 1;
+        }
+        start = end + 1;
+    }
+    if (!found) return -1;
+    out[written] = 0;
+    return (int)written;
+}
+
+int csh_environ_value(int pid, const char *name, char *out, size_t size) {
+    char buffer[64 * 1024];
+    return csh_environ_value_in(pid, name, out, size, buffer, sizeof buffer);
+}
+
+/* The watchdog's work once promise-run is gone: SIGKILL every process whose
+ * marker starts with `prefix`, scanning again while it finds any. */
+static void csh_watchdog_sweep(const char *prefix) {
+    static char environ_buffer[64 * 1024];
+    static char entries[32 * 1024];
+    char value[512];
+    size_t prefix_length = strlen(prefix);
+    for (int round = 0; round < 100; round++) {
+        int found = 0;
+        long directory = csh_sys_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (directory < 0) return;
+        for (;;) {
+            long got = syscall(SYS_getdents64, directory, entries, (long)sizeof entries);
+            if (got <= 0) break;
+            for (long offset = 0; offset < got;) {
+                struct {
+                    unsigned long long inode;
+                    long long next;
+                    unsigned short length;
+                    unsigned char type;
+                    char name[];
+                } *entry = (void *)(entries + offset);
+                offset += entry->length;
+                long pid = 0;
+                int numeric = entry->name[0] != 0;
+                for (const char *c = entry->name; *c; c++) {
+                    if (*c < '0' || *c > '9') { numeric = 0; break; }
+                    pid = pid * 10 + (*c - '0');
+                }
+                if (!numeric || pid <= 1) continue;
+                int length = csh_environ_value_in((int)pid, "PROMISE_RUN_STEP", value, sizeof value, environ_buffer,
+                                                  sizeof environ_buffer);
+                /* Any of its marks (one per line) may be ours. */
+                for (int line = 0; line < length;) {
+                    int line_end = line;
+                    while (line_end < length && value[line_end] != '\n') line_end++;
+                    if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
+                        syscall(SYS_kill, pid, (long)SIGKILL);
+                        found = 1;
+                        break;
+                    }
+                    line = line_end + 1;
+                }
+            }
+        }
+        csh_sys_close((int)directory);
+        if (!found) return;
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        syscall(SYS_nanosleep, &pause, NULL);
+    }
+}
+
+int csh_start_watchdog(const char *prefix) {
+    char copied[128];
+    size_t length = strlen(prefix);
+    if (length + 1 > sizeof copied) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(copied, prefix, length + 1);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    /* A raw fork: no atfork handlers run in a child of a threaded process. */
+    long pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+    if (pid < 0) {
+        int saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    if (pid == 0) {
+        /* The watchdog: its own session (not ended with promise-run's
+         * group), quiet streams (not holding a CI log's pipe open), no
+         * descriptor but the pipe's read end, the signals a terminal or a
+         * CI system sends to promise-run's group ignored. */
+        syscall(SYS_setsid);
+        long null = csh_sys_open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            for (long target = 0; target < 3; target++) syscall(SYS_dup3, null, target, 0L);
+        }
+        int keep = fds[0];
+        if (keep > 3) syscall(SYS_close_range, 3L, (long)(keep - 1), 0L);
+        syscall(SYS_close_range, (long)(keep + 1), (long)~0U, 0L);
+        struct { void (*handler)(int); unsigned long flags; void (*restorer)(void); unsigned long mask; } ignore = {SIG_IGN, 0, NULL, 0};
+        syscall(SYS_rt_sigaction, (long)SIGINT, &ignore, NULL, 8L);
+        syscall(SYS_rt_sigaction, (long)SIGTERM, &ignore, NULL, 8L);
+        syscall(SYS_rt_sigaction, (long)SIGHUP, &ignore, NULL, 8L);
+        syscall(SYS_rt_sigaction, (long)SIGPIPE, &ignore, NULL, 8L);
+        unsigned long empty = 0;
+        syscall(SYS_rt_sigprocmask, (long)SIG_SETMASK, &empty, NULL, 8L);
+        char byte;
+        for (;;) {
+            long got = csh_sys_read(keep, &byte, 1);
+            if (got == 0) break;
+            if (got < 0 && errno != EINTR) break;
+        }
+        csh_watchdog_sweep(copied);
+        syscall(SYS_exit_group, 0L);
+    }
+    /* promise-run keeps the write end (close-on-exec: no step inherits it)
+     * for as long as it lives. */
+    close(fds[0]);
+    return (int)pid;
+}

@@ -1,0 +1,24 @@
+#ifndef CSH_CONTAINMENT_H
+#define CSH_CONTAINMENT_H
+// Keeping a step's processes attributable to it wherever they go (a new
+// session, a double fork), and ending them when promise-run dies: every
+// process a step starts carries PROMISE_RUN_STEP=<runner pid>.<n> in its
+// environment, inherited by everything it starts.
+#include <stddef.h>
+
+/// Copies the values of every environment entry `name` (e.g.
+/// "PROMISE_RUN_STEP"; a promise-run inside a step adds its own mark before
+/// the one it inherited) of process `pid`, read from /proc/PID/environ (its
+/// first 64 KiB), into `out`, separated by newlines and NUL-terminated.
+/// Returns the length written, or -1 when it has none or cannot be read.
+int csh_environ_value(int pid, const char *name, char *out, size_t size);
+
+/// Starts the watchdog: a process of its own session that waits for
+/// promise-run to end (a pipe whose write end only promise-run holds reaches
+/// end of file however it ends, SIGKILL included) and then SIGKILLs every
+/// process whose PROMISE_RUN_STEP starts with `prefix` (scanning /proc
+/// until none is left, at most 5 s). Its standard streams are /dev/null.
+/// Returns the watchdog's pid, or -1 with errno.
+int csh_start_watchdog(const char *prefix);
+
+#endif

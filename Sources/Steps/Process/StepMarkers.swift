@@ -1,0 +1,47 @@
+import CSystemShims
+import Glibc
+import Synchronization
+
+/// Each process step's mark: `PROMISE_RUN_STEP=<pid>.<runner>.<n>` in the
+/// environment of the process it starts, inherited by everything that
+/// process starts, whatever session or group it moves to. A step's
+/// teardown ends every live process with its mark, not only its process
+/// group; the end of the run ends every process with this runner's prefix;
+/// and a watchdog process (started with the first step) does the same if
+/// promise-run itself is killed, SIGKILL included.
+///
+/// What escapes: a process that clears its environment (`env -i`) and
+/// leaves the step's process group, or one started by another user.
+enum StepMarkers {
+    static let variable = "PROMISE_RUN_STEP"
+    /// `<pid>.`: every mark of this process starts with it (the
+    /// watchdog's sweep).
+    static let prefix = "\(getpid())."
+    private static let nextRunner = Atomic<Int>(1)
+    private static let next = Atomic<Int>(1)
+    private static let watchdog = Locked<Bool>(false)
+
+    /// `<pid>.<runner>.`: the prefix of one step runner's marks (a process
+    /// may hold several runners; each ends only its own processes).
+    static func runnerPrefix() -> String {
+        prefix + String(nextRunner.add(1, ordering: .relaxed).oldValue) + "."
+    }
+
+    /// A new mark under `runnerPrefix`; starts the watchdog the first time.
+    static func make(_ runnerPrefix: String) -> String {
+        let started = watchdog.withLock { started in
+            defer { started = true }
+            return started
+        }
+        if !started { _ = csh_start_watchdog(prefix) }
+        return runnerPrefix + String(next.add(1, ordering: .relaxed).oldValue)
+    }
+
+    /// The marks of process `pid` (several when promise-run runs inside a
+    /// step); empty when it has none or is not ours to read.
+    static func marks(of pid: pid_t) -> [Substring] {
+        var value = [CChar](repeating: 0, count: 512)
+        guard csh_environ_value(pid, variable, &value, value.count) > 0 else { return [] }
+        return cText(value).split(separator: "\n")
+    }
+}
