@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// Issue 19: no process outlives promise-run, whatever a step's processes
+/// do. Tests/Fixtures/escapees.py runs the matrix (a `setsid` child, a
+/// double fork into a new session, `nohup` with `disown`, a `setsid` child
+/// that ignores SIGTERM; each under SIGTERM, SIGINT, a step timeout, a
+/// group timeout, fail-fast, a lost race, the normal end and SIGKILL to the
+/// runner; and 8 such steps in parallel) and looks for any process left.
+/// `PROMISE_RUN_CONTAINMENT_REPEAT=5` (set by .ci/run for a second pass)
+/// repeats the matrix.
+@Suite("End to end: no process outlives the run")
+struct ContainmentEndToEndTests {
+    @Test func noEscapeeOutlivesTheRun() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let repeats = ProcessInfo.processInfo.environment["PROMISE_RUN_CONTAINMENT_REPEAT"] ?? "1"
+        let binary = try #require(Binary.url).path
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("escapees.py"), binary,
+                                                                          space.folder.path, repeats, "6"])
+        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        let problems = lines.filter { !$0.hasPrefix("done ") }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))\(outcome.stderr)")
+        #expect(lines.last?.hasSuffix(" 0") == true, "\(lines.last ?? outcome.stderr)")
+    }
+
+    @Test("the end of the run warns about what a finished step left running, and ends it")
+    func leftoversAreNamed() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleeper = try markedSleep(in: space.folder)
+        let run = try space.run("""
+        server: sh "setsid \(sleeper) 300 &"
+        quiet: sh "setsid \(sleeper) 301 &" {
+          detach
+        }
+        """)
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("warning: 'server' left '\(sleeper) 300'"), "\(run.stderr)")
+        #expect(run.stderr.contains("it was ended with the run"))
+        #expect(!run.stderr.contains("'quiet' left"), "a detached step's processes end without a warning")
+        #expect(processes(containing: URL(fileURLWithPath: sleeper).lastPathComponent).isEmpty)
+    }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Issue 19's matrix, from a process of its own: steps whose processes
+leave their process group (a `setsid` child, a double fork into a new
+session, `nohup` with `disown`, a `setsid` child that ignores SIGTERM), each
+ended every way a step ends (SIGTERM or SIGINT to the runner, a step
+timeout, a group timeout, fail-fast, a lost race, the normal end of the
+run, SIGKILL to the runner), and 8 such steps in parallel. Each case runs
+`sleep` under a name of its own, and passes when no process with that name
+is left once the runner is gone (for SIGKILL: once its watchdog is done).
+Prints a line per failure, then `done CASES FAILURES`.
+
+    escapees.py BINARY FOLDER [REPEAT] [PARALLEL]
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+binary, folder = sys.argv[1], sys.argv[2]
+repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+parallel = int(sys.argv[4]) if len(sys.argv) > 4 else 4
+
+KINDS = {
+    "setsid": "setsid {m} 300 &",
+    "double-fork": "sh -c 'setsid sh -c \\\"{m} 300 &\\\" &'",
+    "nohup-disown": "bash -c 'nohup {m} 300 >/dev/null 2>&1 & disown'",
+    "setsid-ignoring-term": "setsid sh -c \\\"trap '' TERM; {m} 300; true\\\" &",
+}
+ENDINGS = ["sigterm", "sigint", "step-timeout", "group-timeout", "fail-fast", "lost-race", "normal-end", "sigkill"]
+
+
+def workflow(kind, ending, marked):
+    escape = KINDS[kind].format(m=marked)
+    step = 'a: sh "%s %s 300"' % (escape, marked) if ending != "normal-end" else 'a: sh "%s"' % escape
+    if ending == "step-timeout":
+        return 'workflow "w"\n%s {\n  timeout 1s\n}\n' % step
+    if ending == "group-timeout":
+        return 'workflow "w"\nsequence {\n  timeout 1s\n  %s\n}\n' % step
+    if ending == "fail-fast":
+        return 'workflow "w"\nparallel {\n  %s\n  b: sh "sleep 1; exit 1"\n}\n' % step
+    if ending == "lost-race":
+        return 'workflow "w"\nrace {\n  %s\n  sleep 1s\n}\n' % step
+    if ending == "parallel-8":
+        return 'workflow "w"\nforeach i in range(1, 8) parallel {\n  %s\n}\n' % step.replace("a: ", "")
+    return 'workflow "w"\n%s\n' % step
+
+
+def marked_left(name):
+    left = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if name.encode() in f.read():
+                    with open("/proc/%s/stat" % pid) as s:
+                        if s.read().rsplit(")", 1)[1].split()[0] != "Z":
+                            left.append(pid)
+        except OSError:
+            pass
+    return left
+
+
+def run_case(kind, ending, failures):
+    name = "escapee-%s" % uuid.uuid4().hex[:12]
+    marked = os.path.join(folder, name)
+    shutil.copy("/bin/sleep", marked)
+    path = os.path.join(folder, name + ".workflow")
+    with open(path, "w") as f:
+        f.write(workflow(kind, "parallel-8" if ending == "parallel-8" else ending, marked))
+    process = subprocess.Popen([binary, "-q", "--color", "never", path], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    if ending in ("sigterm", "sigint", "sigkill", "parallel-8"):
+        wanted = 16 if ending == "parallel-8" else 2
+        deadline = time.monotonic() + 20
+        while len(marked_left(name)) < wanted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        sig = {"sigterm": signal.SIGTERM, "sigint": signal.SIGINT, "sigkill": signal.SIGKILL,
+               "parallel-8": signal.SIGTERM}[ending]
+        process.send_signal(sig)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        failures.append("%s / %s: the runner did not end" % (kind, ending))
+        return
+    # The runner ended everything before it exited; after SIGKILL its
+    # watchdog does, a moment later.
+    deadline = time.monotonic() + (5 if ending == "sigkill" else 1)
+    left = marked_left(name)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = marked_left(name)
+    if left:
+        failures.append("%s / %s: %d process(es) left: %s" % (kind, ending, len(left), " ".join(left)))
+        for pid in left:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+
+
+cases = [(kind, ending) for _ in range(repeat) for kind in KINDS for ending in ENDINGS]
+cases += [("setsid", "parallel-8")] * repeat
+failures = []
+lock = threading.Lock()
+queue = list(cases)
+
+
+def worker():
+    while True:
+        with lock:
+            if not queue:
+                return
+            kind, ending = queue.pop()
+        found = []
+        run_case(kind, ending, found)
+        with lock:
+            failures.extend(found)
+
+
+threads = [threading.Thread(target=worker) for _ in range(parallel)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+for failure in failures:
+    print(failure)
+print("done %d %d" % (len(cases), len(failures)))
