@@ -77,7 +77,10 @@ static void csh_watchdog_sweep(const char *prefix) {
     static char entries[32 * 1024];
     char value[512];
     size_t prefix_length = strlen(prefix);
-    for (int round = 0; round < 100; round++) {
+    /* Done after three quiet rounds in a row: a process caught in execve
+     * shows no environment for that instant. */
+    int quiet = 0;
+    for (int round = 0; round < 100 && quiet < 3; round++) {
         int found = 0;
         long directory = csh_sys_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (directory < 0) return;
@@ -107,6 +110,10 @@ static void csh_watchdog_sweep(const char *prefix) {
                     int line_end = line;
                     while (line_end < length && value[line_end] != '\n') line_end++;
                     if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
+                        /* Its whole group too: what it started there, even
+                         * with its environment cleared. */
+                        long group = syscall(SYS_getpgid, pid);
+                        if (group > 1) syscall(SYS_kill, -group, (long)SIGKILL);
                         syscall(SYS_kill, pid, (long)SIGKILL);
                         found = 1;
                         break;
@@ -116,7 +123,7 @@ static void csh_watchdog_sweep(const char *prefix) {
             }
         }
         csh_sys_close((int)directory);
-        if (!found) return;
+        quiet = found ? 0 : quiet + 1;
         struct timespec pause = {0, 50 * 1000 * 1000};
         syscall(SYS_nanosleep, &pause, NULL);
     }

@@ -1,4 +1,5 @@
 import CSystemShims
+import Dispatch
 import Glibc
 import PromiseEngine
 
@@ -23,6 +24,7 @@ public final class SystemStepRunner: StepRunner {
         // Children get the default disposition back (csh_spawn).
         signal(SIGPIPE, SIG_IGN)
         processes = ProcessStepRunner(configuration: configuration, table: table)
+        DispatchQueue.global().async { StepMarkers.startWatchdog() }
         files = FileStepRunner(configuration: configuration)
         http = HTTPClient(configuration: configuration)
     }

@@ -24,18 +24,20 @@ enum ProcessGroupScan {
     }
 
     /// Every live process whose marks start with `prefix` (one runner's):
-    /// pid, group and those marks.
+    /// pid, group and those marks. Only processes that started after
+    /// promise-run are read for marks.
     static func markedProcesses(prefix: String) -> [MarkedProcess] {
         var found: [MarkedProcess] = []
         forEachProcess { pid, info in
+            guard info.started >= selfStarted else { return }
             let marks = StepMarkers.marks(of: pid).filter { $0.hasPrefix(prefix) }
             if !marks.isEmpty { found.append(MarkedProcess(pid: pid, group: info.group, marks: marks.map(String.init))) }
         }
         return found
     }
 
-    /// Every live process, with its state and group.
-    static func forEachProcess(_ body: (pid_t, (state: UInt8, group: pid_t)) -> Void) {
+    /// Every live process, with its state, group and start time.
+    static func forEachProcess(_ body: (pid_t, (state: UInt8, group: pid_t, started: UInt64)) -> Void) {
         guard let folder = opendir("/proc") else { return }
         defer { closedir(folder) }
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
@@ -56,7 +58,7 @@ enum ProcessGroupScan {
                 value = value * 10 + pid_t(byte - 0x30)
                 index += 1
             }
-            guard numeric, value > 0, let info = status(of: value) else { continue }
+            guard numeric, value > 0, let info = details(of: value) else { continue }
             if info.state != UInt8(ascii: "Z"), info.state != UInt8(ascii: "X") { body(value, info) }
         }
     }
@@ -102,6 +104,11 @@ enum ProcessGroupScan {
     /// `pid (comm) S ppid pgrp ...`; comm may hold spaces and parentheses,
     /// so the fields are counted from the last `)`.
     static func status(of pid: pid_t) -> (state: UInt8, group: pid_t)? {
+        details(of: pid).map { ($0.state, $0.group) }
+    }
+
+    /// State, group and start time (clock ticks after boot, field 22).
+    static func details(of pid: pid_t) -> (state: UInt8, group: pid_t, started: UInt64)? {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -110,11 +117,16 @@ enum ProcessGroupScan {
         guard count > 0 else { return nil }
         let text = buffer[..<count]
         guard let end = text.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = text[(end + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 4)
-        guard fields.count >= 3, let state = fields[0].first,
-              let group = pid_t(String(decoding: fields[2], as: UTF8.self)) else { return nil }
-        return (state, group)
+        let fields = text[(end + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 21)
+        guard fields.count >= 21, let state = fields[0].first,
+              let group = pid_t(String(decoding: fields[2], as: UTF8.self)),
+              let started = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
+        return (state, group, started)
     }
+
+    /// When this process started (clock ticks after boot): a process that
+    /// started before it cannot carry one of its marks.
+    static let selfStarted: UInt64 = details(of: getpid())?.started ?? 0
 }
 
 /// A live process with this runner's step marks.
@@ -163,6 +175,7 @@ final class GroupCensus: @unchecked Sendable {
         var byMark: [String: [MarkedProcess]] = [:]
         ProcessGroupScan.forEachProcess { pid, info in
             groups[info.group, default: 0] += 1
+            guard info.started >= ProcessGroupScan.selfStarted else { return }
             for mark in StepMarkers.marks(of: pid) where mark.hasPrefix(StepMarkers.prefix) {
                 byMark[String(mark), default: []].append(MarkedProcess(pid: pid, group: info.group, marks: [String(mark)]))
             }

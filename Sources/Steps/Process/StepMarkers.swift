@@ -27,14 +27,21 @@ enum StepMarkers {
         prefix + String(nextRunner.add(1, ordering: .relaxed).oldValue) + "."
     }
 
-    /// A new mark under `runnerPrefix`; starts the watchdog the first time.
+    /// A new mark under `runnerPrefix`; the watchdog runs before any
+    /// process carries one.
     static func make(_ runnerPrefix: String) -> String {
-        let started = watchdog.withLock { started in
-            defer { started = true }
-            return started
-        }
-        if !started { _ = csh_start_watchdog(prefix) }
+        startWatchdog()
         return runnerPrefix + String(next.add(1, ordering: .relaxed).oldValue)
+    }
+
+    /// Starts the watchdog once per process (a step runner asks for it
+    /// when it is made, off the first spawn's path).
+    static func startWatchdog() {
+        watchdog.withLock { started in
+            guard !started else { return }
+            started = true
+            _ = csh_start_watchdog(prefix)
+        }
     }
 
     /// The marks of process `pid` (several when promise-run runs inside a
