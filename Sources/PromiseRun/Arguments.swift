@@ -27,7 +27,7 @@ enum Verbosity: Equatable, Sendable {
 /// `--report FORMAT=PATH`.
 struct ReportRequest: Equatable, Sendable {
     enum Format: String, Equatable, Sendable, CaseIterable {
-        case json, junit, html
+        case json, junit, html, markdown
     }
 
     var format: Format
@@ -49,6 +49,9 @@ struct RunOptions: Equatable, Sendable {
     /// `--var NAME=VALUE`, in order (a later one wins).
     var variables: [(name: String, value: String)] = []
     var reports: [ReportRequest] = []
+    /// `--report-output N`: KiB of each process step's stdout and stderr
+    /// the reports keep (0: none).
+    var reportOutputKiB = 64
     var output = OutputMode.prefixed
     var color = ColorMode.auto
     var verbosity = Verbosity.normal
@@ -74,7 +77,7 @@ struct RunOptions: Equatable, Sendable {
         lhs.file == rhs.file && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
             && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
-            && lhs.reports == rhs.reports && lhs.output == rhs.output && lhs.color == rhs.color
+            && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
             && lhs.verbosity == rhs.verbosity && lhs.dryRun == rhs.dryRun
             && lhs.insecure == rhs.insecure && lhs.caCertificate == rhs.caCertificate
     }
@@ -168,15 +171,19 @@ enum Arguments {
             case "--report":
                 let text = try reader.value(for: argument)
                 guard let equals = text.firstIndex(of: "=") else {
-                    throw UsageError(message: "--report takes FORMAT=PATH (json, junit or html), not '\(text)'")
+                    throw UsageError(message: "--report takes FORMAT=PATH (json, junit, html or markdown), not '\(text)'")
                 }
                 let name = String(text[..<equals])
                 let path = String(text[text.index(after: equals)...])
                 guard let format = ReportRequest.Format(rawValue: name) else {
-                    throw UsageError(message: "unknown report format '\(name)' (json, junit or html)")
+                    let suggestion = Suggestion.closest(to: name, among: ReportRequest.Format.allCases.map(\.rawValue))
+                        .map { "; did you mean '\($0)'?" } ?? " (json, junit, html or markdown)"
+                    throw UsageError(message: "unknown report format '\(name)'\(suggestion)")
                 }
                 guard !path.isEmpty else { throw UsageError(message: "--report \(name)= needs a path") }
                 options.reports.append(ReportRequest(format: format, path: path))
+            case "--report-output":
+                options.reportOutputKiB = try reader.integer(for: argument, in: 0...1_048_576)
             case "--output":
                 options.output = try reader.choice(for: argument, OutputMode.self)
                 outputGiven = true
@@ -255,7 +262,7 @@ enum Arguments {
     }
 
     static let runOptionNames = [
-        "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
+        "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report", "--report-output",
         "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--help", "--version",
     ]
 }

@@ -32,7 +32,11 @@ enum HelpText {
               --var NAME=VALUE        override a top-level var (repeatable)
               --var-file PATH         NAME=VALUE lines, as --var (for values that
                                       should not sit on a command line)
-              --report FORMAT=PATH    write a report: json, junit or html (repeatable)
+              --report FORMAT=PATH    write a report: json, junit, html or markdown
+                                      (repeatable); with GITHUB_STEP_SUMMARY set,
+                                      the Markdown summary is appended there too
+              --report-output KIB     how much of each process step's stdout and
+                                      stderr the reports keep (default 64; 0 none)
               --output MODE           step output: prefixed (default), grouped or quiet
               --color WHEN            auto (default), always or never; NO_COLOR turns
                                       auto off

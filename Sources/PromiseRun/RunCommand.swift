@@ -27,7 +27,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
         environment: environment,
         timeout: options.timeout,
         currentDirectory: ProcessEnvironment.currentDirectory(),
-        output: console)
+        output: console,
+        reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
 
@@ -64,6 +65,10 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
     }
     for problem in ReportWriter.write(result, to: options.reports, relativeTo: ProcessEnvironment.currentDirectory()) {
+        StandardStreams.writeError("promise-run: \(problem)\n")
+    }
+    if let summary = environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty,
+       let problem = ReportWriter.appendStepSummary(result, to: summary) {
         StandardStreams.writeError("promise-run: \(problem)\n")
     }
 

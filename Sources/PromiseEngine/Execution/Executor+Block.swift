@@ -81,7 +81,8 @@ extension WorkflowExecutor {
         case .group(let group):
             let id = node.id + context.suffix
             return withRetry(node.attributes.retry, in: context) { [self] _ in
-                limit(timeout: node.attributes.timeout, id: id, in: context) { inner in
+                recorder.startGroup(id)
+                return limit(timeout: node.attributes.timeout, id: id, in: context) { inner in
                     firstly { () throws(RunError) -> Promise<Void> in
                         var inner = inner
                         if !node.attributes.environment.isEmpty {
@@ -93,6 +94,18 @@ extension WorkflowExecutor {
                         }
                         return self.runGroup(group, node, inner)
                     }
+                }
+            }.tap { [self] outcome in
+                switch outcome {
+                case .fulfilled:
+                    recorder.finishGroup(id, status: .succeeded)
+                case .rejected(let error):
+                    // Its own failure (a timeout, a list that could not be
+                    // made) is the group's; one from a step inside is the step's.
+                    let own = (error as? RunError).flatMap { $0.stepID == id ? StepFailure($0.kind, $0.message) : nil }
+                    recorder.finishGroup(id, status: .failed, failure: own)
+                case .cancelled:
+                    recorder.finishGroup(id, status: .cancelled)
                 }
             }
         }

@@ -82,7 +82,7 @@ extension WorkflowExecutor {
         // Now that the iterations are known, report them instead of the body.
         unregisterSteps(in: foreach.body, suffix: context.suffix)
         for index in items.indices {
-            registerSteps(in: foreach.body, key: context.key + [index], suffix: context.suffix + "[\(index)]")
+            registerSteps(in: foreach.body, key: context.key + [index], suffix: context.suffix + "[\(index)]", group: id)
         }
         let mode: LaneRun.Mode = .all(keepGoing: foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
         let limit = foreach.parallel ? foreach.limit : 1

@@ -1,10 +1,16 @@
 extension WorkflowExecutor {
-    /// Registers every step of `block` so that each is reported even if it
-    /// never runs. A foreach body is registered once without iteration
-    /// numbers until its list is known.
-    func registerSteps(in block: Block, key: [Int], suffix: String) {
-        forEachStep(in: block, key: key, suffix: suffix) { node, step, id, key in
-            recorder.register(id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step), key: key)
+    /// Registers every step and group of `block` so that each is reported
+    /// even if it never runs. A foreach body is registered once without
+    /// iteration numbers until its list is known.
+    func registerSteps(in block: Block, key: [Int], suffix: String, group: String? = nil) {
+        forEachNode(in: block, key: key, suffix: suffix, group: group) { node, id, key, parent in
+            switch node.kind {
+            case .step(let step):
+                recorder.register(id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step),
+                                  key: key, group: parent)
+            case .group(let group):
+                recorder.registerGroup(id: id, label: node.label, kind: group.kindName, parent: parent, key: key)
+            }
         }
     }
 
@@ -18,58 +24,62 @@ extension WorkflowExecutor {
     }
 
     func unregisterSteps(in block: Block, suffix: String) {
-        forEachStep(in: block, key: [], suffix: suffix) { _, _, id, _ in recorder.unregister(id: id) }
+        forEachNode(in: block, key: [], suffix: suffix, group: nil) { _, id, _, _ in recorder.unregister(id: id) }
     }
 
-    /// Marks the steps of a statement that will not run as skipped.
+    /// Marks the steps and groups of a statement that will not run as skipped.
     func skipSteps(of node: Node, in context: ExecutionContext) {
         var ids: [String] = []
-        forEachStep(in: node, key: [], suffix: context.suffix) { _, _, id, _ in ids.append(id) }
+        forEachNode(in: node, key: [], suffix: context.suffix, group: nil) { _, id, _, _ in ids.append(id) }
         recorder.skip(ids)
     }
 
     func skipSteps(of block: Block, in context: ExecutionContext) {
         var ids: [String] = []
-        forEachStep(in: block, key: [], suffix: context.suffix) { _, _, id, _ in ids.append(id) }
+        forEachNode(in: block, key: [], suffix: context.suffix, group: nil) { _, id, _, _ in ids.append(id) }
         recorder.skip(ids)
     }
 
-    /// Every step below `block`, with its report id and sort key. The keys
-    /// follow the positions the executor passes down (`ExecutionContext.key`).
-    func forEachStep(in block: Block, key: [Int], suffix: String,
-                     _ body: (Node, Step, String, [Int]) -> Void) {
+    /// Every step and group below `block`, with its report id, sort key and
+    /// the id of the group around it. The keys follow the positions the
+    /// executor passes down (`ExecutionContext.key`).
+    func forEachNode(in block: Block, key: [Int], suffix: String, group: String?,
+                     _ body: (Node, String, [Int], String?) -> Void) {
         for (index, statement) in block.statements.enumerated() {
             switch statement {
-            case .node(let node): forEachStep(in: node, key: key + [index], suffix: suffix, body)
-            case .catch(let clause): forEachStep(in: clause.body, key: key + [index], suffix: suffix, body)
-            case .ensure(let ensured): forEachStep(in: ensured, key: key + [index], suffix: suffix, body)
+            case .node(let node): forEachNode(in: node, key: key + [index], suffix: suffix, group: group, body)
+            case .catch(let clause): forEachNode(in: clause.body, key: key + [index], suffix: suffix, group: group, body)
+            case .ensure(let ensured): forEachNode(in: ensured, key: key + [index], suffix: suffix, group: group, body)
             case .environment, .variable: break
             }
         }
     }
 
-    func forEachStep(in node: Node, key: [Int], suffix: String, _ body: (Node, Step, String, [Int]) -> Void) {
+    func forEachNode(in node: Node, key: [Int], suffix: String, group: String?,
+                     _ body: (Node, String, [Int], String?) -> Void) {
+        let id = node.id + suffix
         switch node.kind {
-        case .step(let step):
-            body(node, step, node.id + suffix, key)
-        case .group(let group):
-            switch group {
+        case .step:
+            body(node, id, key, group)
+        case .group(let kind):
+            body(node, id, key, group)
+            switch kind {
             case .sequence(let block):
-                forEachStep(in: block, key: key, suffix: suffix, body)
+                forEachNode(in: block, key: key, suffix: suffix, group: id, body)
             case .parallel(let parallel):
                 for (index, child) in parallel.lanes.children.enumerated() {
-                    forEachStep(in: child, key: key + [index], suffix: suffix, body)
+                    forEachNode(in: child, key: key + [index], suffix: suffix, group: id, body)
                 }
             case .race(let lanes), .any(let lanes):
                 for (index, child) in lanes.children.enumerated() {
-                    forEachStep(in: child, key: key + [index], suffix: suffix, body)
+                    forEachNode(in: child, key: key + [index], suffix: suffix, group: id, body)
                 }
             case .foreach(let foreach):
-                forEachStep(in: foreach.body, key: key + [-1], suffix: suffix, body)
+                forEachNode(in: foreach.body, key: key + [-1], suffix: suffix, group: id, body)
             case .conditional(let conditional):
-                forEachStep(in: conditional.then, key: key + [0], suffix: suffix, body)
+                forEachNode(in: conditional.then, key: key + [0], suffix: suffix, group: id, body)
                 if let otherwise = conditional.otherwise {
-                    forEachStep(in: otherwise, key: key + [1], suffix: suffix, body)
+                    forEachNode(in: otherwise, key: key + [1], suffix: suffix, group: id, body)
                 }
             }
         }

@@ -7,8 +7,22 @@ extension WorkflowExecutor {
             recorder.skip([id])
             return .cancelled()
         }
+        let retried = (node.attributes.retry?.count ?? 0) > 0
         let attempts = withRetry(node.attributes.retry, in: context) { [self] _ in
-            runAttempt(node, step, id, context)
+            let attempt = runAttempt(node, step, id, context)
+            guard retried else { return attempt }
+            // Each attempt is kept for the reports: when it started, how
+            // it ended and why.
+            return attempt.tap { [self] outcome in
+                switch outcome {
+                case .fulfilled(let result):
+                    recorder.attemptEnded(id, status: .succeeded, result: result)
+                case .rejected(let error):
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1)
+                case .cancelled:
+                    recorder.attemptEnded(id, status: .cancelled)
+                }
+            }
         }
         return attempts.derive(.inline, .outcome { [self] outcome in
             switch outcome {
@@ -36,8 +50,9 @@ extension WorkflowExecutor {
         case .log(let template):
             return firstly { () throws(RunError) -> Promise<StepResult?> in
                 recorder.start(id)
-                let text = try interpolator.render(template, in: context.values, stepID: id)
-                observer?.log(secrets.mask(text), step: id)
+                let text = secrets.mask(try interpolator.render(template, in: context.values, stepID: id))
+                recorder.logged(id, message: text)
+                observer?.log(text, step: id)
                 return Promise(value: nil)
             }
         case .fail(let template):

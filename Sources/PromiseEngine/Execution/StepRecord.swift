@@ -39,12 +39,81 @@ public struct StepRecord: Sendable {
     /// An http step's final URL, redirects, version and timings (its
     /// cookies are not kept in the record).
     public var http: HTTPExchangeInfo?
+    /// The innermost group around the step (its id), nil at the top.
+    public var group: String?
+    /// A process step's output tails for reports (the last
+    /// `ExecutionConfiguration.reportOutputLimit` bytes of each, secrets
+    /// masked); nil when reports keep no output.
+    public var standardOutput: CapturedText?
+    public var standardError: CapturedText?
+    /// A `log` step's message as printed, values filled in.
+    public var message: String?
+    /// Every attempt, when the step started more than once (retries).
+    public var attemptLog: [AttemptRecord] = []
 
     public init(id: String, label: String?, kind: String, summary: String, order: Int) {
         self.id = id
         self.label = label
         self.kind = kind
         self.summary = summary
+        self.status = .pending
+        self.attempts = 0
+        self.order = order
+    }
+}
+
+/// One attempt of a step that was tried more than once.
+public struct AttemptRecord: Sendable {
+    /// 1 for the first.
+    public var number: Int
+    /// Seconds since the Unix epoch.
+    public var startedAt: Double
+    public var duration: Duration
+    /// `succeeded`, `failed` or `cancelled`.
+    public var status: StepStatus
+    public var exitCode: Int?
+    public var httpStatus: Int?
+    /// Why it failed.
+    public var failure: StepFailure?
+    /// The last lines of its stderr, when it failed.
+    public var outputTail: String?
+
+    public init(number: Int, startedAt: Double, duration: Duration, status: StepStatus) {
+        self.number = number
+        self.startedAt = startedAt
+        self.duration = duration
+        self.status = status
+    }
+}
+
+/// A group (`parallel`, `race`, `any`, `foreach`, `sequence`, `if`) as
+/// reports show it: a lane with its steps, and a failure of its own when
+/// it timed out or could not start (a failure of a step inside it is the
+/// step's).
+public struct GroupRecord: Sendable {
+    /// The node id with iteration suffixes, as step ids are made.
+    public var id: String
+    public var label: String?
+    /// `parallel`, `race`, `any`, `foreach`, `sequence`, `if`.
+    public var kind: String
+    /// The group around this one, nil at the top.
+    public var parent: String?
+    public var status: StepStatus
+    public var attempts: Int
+    /// Seconds since the Unix epoch when it first started.
+    public var startedAt: Double?
+    public var duration: Duration?
+    /// Its own failure (a timeout, a list that could not be made); nil when
+    /// it failed because a step inside it did.
+    public var failure: StepFailure?
+    /// Order in the workflow, for reports.
+    public var order: Int
+
+    public init(id: String, label: String?, kind: String, parent: String?, order: Int) {
+        self.id = id
+        self.label = label
+        self.kind = kind
+        self.parent = parent
         self.status = .pending
         self.attempts = 0
         self.order = order

@@ -19,11 +19,15 @@ public struct ExecutionConfiguration: Sendable {
     /// Where process output lines go (secrets are masked first).
     public var output: (any StepOutputSink)?
     public var clock: any PromiseClock
+    /// How many bytes of each process step's stdout and stderr the records
+    /// keep for reports (`--report-output`); 0 keeps none.
+    public var reportOutputLimit: Int
 
     public init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
                 timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
-                clock: any PromiseClock = SystemClock.shared) {
+                clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0) {
+        self.reportOutputLimit = reportOutputLimit
         self.jobs = jobs
         self.httpConnections = httpConnections
         self.keepGoing = keepGoing
@@ -51,16 +55,20 @@ public struct RunResult: Sendable {
     /// Why it failed: the failure that reached the top.
     public var error: RunError?
     public var records: [StepRecord]
+    /// Every group, in workflow order: the lanes of the HTML timeline, and
+    /// the failures of their own (timeouts) in every report.
+    public var groups: [GroupRecord]
     /// Seconds since the Unix epoch.
     public var startedAt: Double
     public var duration: Duration
 
     public init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
-                startedAt: Double, duration: Duration) {
+                groups: [GroupRecord] = [], startedAt: Double, duration: Duration) {
         self.workflow = workflow
         self.status = status
         self.error = error
         self.records = records
+        self.groups = groups
         self.startedAt = startedAt
         self.duration = duration
     }
@@ -99,7 +107,8 @@ public final class WorkflowExecutor: Sendable {
         self.configuration = configuration
         self.runner = runner
         self.observer = observer
-        recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock)
+        recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock,
+                               outputLimit: configuration.reportOutputLimit)
         interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
         directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
         processSlots = Slots(capacity: configuration.jobs)
@@ -153,8 +162,16 @@ public final class WorkflowExecutor: Sendable {
             case .cancelled: status = .interrupted
             }
             if let ended { status = ended }
+            if status == .timedOut, let limit = configuration.timeout {
+                // The run's own failure: reports count it (spec: a timeout
+                // is a failure, at every level).
+                let message = "the run timed out after \(DurationText.format(limit)) (--timeout)"
+                error = RunError(stepID: workflow.name, kind: .timeout, message: message,
+                                 others: error.map { [$0] } ?? [])
+            }
             let result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
-                                   records: recorder.records(), startedAt: startedAt, duration: clock.now() - start)
+                                   records: recorder.records(), groups: recorder.groups(),
+                                   startedAt: startedAt, duration: clock.now() - start)
             return .outcome(.fulfilled(result))
         })
     }

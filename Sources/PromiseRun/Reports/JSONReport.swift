@@ -19,7 +19,50 @@ enum JSONReport {
             ])))
         }
         members.append(("steps", .array(result.records.map(step))))
+        members.append(("groups", .array(result.groups.map(group))))
         return ReportJSON.object(members).rendered() + "\n"
+    }
+
+    private static func group(_ record: GroupRecord) -> ReportJSON {
+        var members: [(String, ReportJSON)] = [
+            ("id", .string(record.id)),
+            ("label", record.label.map(ReportJSON.string) ?? .null),
+            ("kind", .string(record.kind)),
+            ("parent", record.parent.map(ReportJSON.string) ?? .null),
+            ("status", .string(record.status.rawValue)),
+            ("attempts", .integer(record.attempts)),
+            ("startedAt", record.startedAt.map { .string(ReportTime.iso8601($0)) } ?? .null),
+            ("durationSeconds", record.duration.map { .number($0.seconds) } ?? .null),
+        ]
+        if let failure = record.failure {
+            members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
+        }
+        return .object(members)
+    }
+
+    private static func output(_ text: CapturedText) -> ReportJSON {
+        .object([
+            ("tail", .string(text.text)),
+            ("bytes", .integer(text.totalBytes)),
+            ("truncated", .bool(text.truncated)),
+        ])
+    }
+
+    private static func attempt(_ attempt: AttemptRecord) -> ReportJSON {
+        var members: [(String, ReportJSON)] = [
+            ("number", .integer(attempt.number)),
+            ("startedAt", .string(ReportTime.iso8601(attempt.startedAt))),
+            ("durationSeconds", .number(attempt.duration.seconds)),
+            ("status", .string(attempt.status.rawValue)),
+        ]
+        if let exit = attempt.exitCode { members.append(("exit", .integer(exit))) }
+        if let status = attempt.httpStatus { members.append(("httpStatus", .integer(status))) }
+        if let failure = attempt.failure {
+            var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
+            if let tail = attempt.outputTail { error.append(("stderrTail", .string(tail))) }
+            members.append(("error", .object(error)))
+        }
+        return .object(members)
     }
 
     private static func step(_ record: StepRecord) -> ReportJSON {
@@ -32,7 +75,9 @@ enum JSONReport {
             ("attempts", .integer(record.attempts)),
             ("startedAt", record.startedAt.map { .string(ReportTime.iso8601($0)) } ?? .null),
             ("durationSeconds", record.duration.map { .number($0.seconds) } ?? .null),
+            ("group", record.group.map(ReportJSON.string) ?? .null),
         ]
+        if let message = record.message { members.append(("message", .string(message))) }
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
         if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
         if let http = record.http {
@@ -47,6 +92,15 @@ enum JSONReport {
             var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
             if let tail = record.outputTail { error.append(("stderrTail", .string(tail))) }
             members.append(("error", .object(error)))
+        }
+        if record.standardOutput != nil || record.standardError != nil {
+            var streams: [(String, ReportJSON)] = []
+            if let stdout = record.standardOutput { streams.append(("stdout", output(stdout))) }
+            if let stderr = record.standardError { streams.append(("stderr", output(stderr))) }
+            members.append(("output", .object(streams)))
+        }
+        if !record.attemptLog.isEmpty {
+            members.append(("attemptLog", .array(record.attemptLog.map(attempt))))
         }
         return .object(members)
     }

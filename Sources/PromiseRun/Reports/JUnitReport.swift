@@ -2,34 +2,68 @@ import PromiseEngine
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`; skipped and cancelled
-/// ones `<skipped>` (with a message saying which).
+/// ones `<skipped>` (with a message saying which). A group that failed on
+/// its own (a timeout) and a run that timed out are test cases of their
+/// own with a `<failure>`, so `failures` counts every timeout. Output
+/// tails go to `<system-out>` / `<system-err>`.
 enum JUnitReport {
     static func render(_ result: RunResult) -> String {
         let records = result.records
-        let failures = records.filter { $0.status == .failed }.count
+        let extra = ReportFailure.all(in: result).filter {
+            if case .step = $0.source { return false }
+            return true
+        }
+        let tests = records.count + extra.count
+        let failures = records.filter { $0.status == .failed }.count + extra.count
         let skipped = records.filter { $0.status == .skipped || $0.status == .cancelled }.count
+        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\(attribute(result.workflow)) tests=\"\(records.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\">\n"
-        xml += "  <testsuite name=\(attribute(result.workflow)) tests=\"\(records.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\" timestamp=\(attribute(ReportTime.iso8601(result.startedAt)))>\n"
+        xml += "<testsuites name=\(attribute(result.workflow)) \(counts)>\n"
+        xml += "  <testsuite name=\(attribute(result.workflow)) \(counts) timestamp=\(attribute(ReportTime.iso8601(result.startedAt)))>\n"
         for record in records {
-            let time = record.duration.map(seconds) ?? "0.000"
-            xml += "    <testcase name=\(attribute(record.id)) classname=\(attribute("\(result.workflow).\(record.kind)")) time=\"\(time)\""
-            switch record.status {
-            case .failed:
-                let failure = record.failure
-                xml += ">\n      <failure message=\(attribute(failure?.message ?? "failed")) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
-                var details = "\(record.summary)\n\(failure?.message ?? "")"
-                if let tail = record.outputTail { details += "\n--- last lines of stderr ---\n" + tail }
-                xml += escape(details) + "</failure>\n"
-                xml += "      <system-out>\(escape("attempts: \(record.attempts)"))</system-out>\n    </testcase>\n"
-            case .skipped, .cancelled, .pending, .running:
-                xml += ">\n      <skipped message=\(attribute(record.status.rawValue))/>\n    </testcase>\n"
-            case .succeeded:
-                xml += "/>\n"
-            }
+            xml += testcase(record, workflow: result.workflow)
+        }
+        for failure in extra {
+            var time = "0.000"
+            if case .group(let group) = failure.source { time = group.duration.map(seconds) ?? time }
+            if case .run = failure.source { time = seconds(result.duration) }
+            xml += "    <testcase name=\(attribute(failure.id)) classname=\(attribute("\(result.workflow).\(failure.kind)")) time=\"\(time)\">\n"
+            xml += "      <failure message=\(attribute(failure.message)) type=\(attribute(failure.failureKind.rawValue))>"
+            xml += escape(failure.message) + "</failure>\n    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
+    }
+
+    private static func testcase(_ record: StepRecord, workflow: String) -> String {
+        let time = record.duration.map(seconds) ?? "0.000"
+        let xml = "    <testcase name=\(attribute(record.id)) classname=\(attribute("\(workflow).\(record.kind)")) time=\"\(time)\""
+        var body = ""
+        switch record.status {
+        case .failed:
+            let failure = record.failure
+            body += "      <failure message=\(attribute(failure?.message ?? "failed")) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
+            var details = "\(record.summary)\n\(failure?.message ?? "")"
+            if let tail = record.outputTail { details += "\n--- last lines of stderr ---\n" + tail }
+            body += escape(details) + "</failure>\n"
+        case .skipped, .cancelled, .pending, .running:
+            body += "      <skipped message=\(attribute(record.status.rawValue))/>\n"
+        case .succeeded:
+            break
+        }
+        var out = ""
+        if let message = record.message { out += message + "\n" }
+        if let stdout = record.standardOutput?.text { out += stdout }
+        if !record.attemptLog.isEmpty {
+            if !out.isEmpty, !out.hasSuffix("\n") { out += "\n" }
+            out += ReportText.attempts(record.attemptLog)
+        }
+        if !out.isEmpty { body += "      <system-out>\(escape(out))</system-out>\n" }
+        if let stderr = record.standardError?.text, !stderr.isEmpty {
+            body += "      <system-err>\(escape(stderr))</system-err>\n"
+        }
+        if body.isEmpty { return xml + "/>\n" }
+        return xml + ">\n" + body + "    </testcase>\n"
     }
 
     private static func seconds(_ duration: Duration) -> String {
@@ -59,3 +93,21 @@ enum JUnitReport {
     }
 }
 
+/// Texts several reports share.
+enum ReportText {
+    /// One line per attempt: `attempt 1: failed after 0.21 s (exit 1): message`.
+    static func attempts(_ attempts: [AttemptRecord]) -> String {
+        var text = ""
+        for attempt in attempts {
+            text += "attempt \(attempt.number): \(attempt.status.rawValue) after \(Format.duration(attempt.duration))"
+            if let exit = attempt.exitCode { text += " (exit \(exit))" }
+            if let status = attempt.httpStatus { text += " (HTTP \(status))" }
+            if let failure = attempt.failure { text += ": \(failure.kind.rawValue): \(failure.message)" }
+            text += "\n"
+            if let tail = attempt.outputTail {
+                for line in tail.split(separator: "\n", omittingEmptySubsequences: false) { text += "    \(line)\n" }
+            }
+        }
+        return text
+    }
+}

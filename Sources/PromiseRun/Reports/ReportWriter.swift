@@ -13,6 +13,7 @@ enum ReportWriter {
             case .json: text = JSONReport.render(result)
             case .junit: text = JUnitReport.render(result)
             case .html: text = HTMLReport.render(result)
+            case .markdown: text = MarkdownReport.render(result)
             }
             do {
                 try AtomicFile.write(text, to: request.path, relativeTo: directory)
@@ -21,5 +22,22 @@ enum ReportWriter {
             }
         }
         return problems
+    }
+
+    /// Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` (the file
+    /// GitHub Actions shows on the run's page); returns the problem, if any.
+    static func appendStepSummary(_ result: RunResult, to path: String) -> String? {
+        do {
+            try AppendFile.append(MarkdownReport.render(result, forStepSummary: true) + "\n", to: path)
+            return nil
+        } catch {
+            return "cannot append the summary to GITHUB_STEP_SUMMARY: \(error)"
+        }
+    }
+
+    /// Whether the run's records should keep output tails: some report
+    /// will show them.
+    static func keepsOutput(_ options: RunOptions, environment: [String: String]) -> Bool {
+        !options.reports.isEmpty || !(environment["GITHUB_STEP_SUMMARY"] ?? "").isEmpty
     }
 }

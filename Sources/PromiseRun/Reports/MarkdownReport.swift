@@ -1,0 +1,136 @@
+import PromiseEngine
+
+/// `--report markdown=PATH`, and the summary appended to
+/// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the
+/// failures first with their messages and output tails, then a table of
+/// the steps. Bounded, so that a run of 10,000 steps stays readable (and
+/// under the 1 MiB GitHub allows a step summary): the first 1,000 steps in
+/// the table, the first 50 failures in detail, each stream's last 60 lines.
+enum MarkdownReport {
+    static let rowLimit = 1000
+    static let failureLimit = 50
+    static let tailLines = 60
+
+    static func render(_ result: RunResult, forStepSummary: Bool = false) -> String {
+        let records = result.records
+        let failures = ReportFailure.all(in: result)
+        let mark = result.status == .succeeded ? "✅" : "❌"
+        var text = "## \(mark) \(inline(result.workflow)): \(result.status.words)\n\n"
+        var facts = [counts(records)]
+        facts.append("wall \(Format.duration(result.duration))")
+        facts.append("started \(ReportTime.iso8601(result.startedAt))")
+        text += facts.joined(separator: " · ") + "\n\n"
+
+        if !failures.isEmpty {
+            text += "### Failures\n\n"
+            for failure in failures.prefix(failureLimit) {
+                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue))\n\n"
+                text += fenced(failure.message)
+                if case .step(let record) = failure.source {
+                    if !record.attemptLog.isEmpty {
+                        text += "Attempts:\n\n" + fenced(ReportText.attempts(record.attemptLog))
+                    }
+                    if let stderr = record.standardError?.text, !stderr.isEmpty {
+                        text += details("stderr", lastLines(stderr))
+                    } else if let tail = record.outputTail {
+                        text += details("stderr", tail)
+                    }
+                    if let stdout = record.standardOutput?.text, !stdout.isEmpty {
+                        text += details("stdout", lastLines(stdout))
+                    }
+                }
+            }
+            if failures.count > failureLimit {
+                text += "… and \(failures.count - failureLimit) more failures: the JSON report has them all.\n\n"
+            }
+        }
+
+        text += "### Steps\n\n"
+        text += "| step | status | duration | details |\n|:---|:---|---:|:---|\n"
+        for record in records.prefix(rowLimit) {
+            let duration = record.duration.map(Format.duration) ?? ""
+            text += "| \(code(record.id)) | \(symbol(record.status)) \(record.status.rawValue) | \(duration) | \(cell(detail(record))) |\n"
+        }
+        if records.count > rowLimit {
+            text += "\n… and \(records.count - rowLimit) more steps: the JSON report has them all.\n"
+        }
+        return text
+    }
+
+    private static func detail(_ record: StepRecord) -> String {
+        var parts: [String] = []
+        if let message = record.message { parts.append(message) }
+        if let exit = record.exitCode { parts.append("exit \(exit)") }
+        if let status = record.httpStatus { parts.append("HTTP \(status)") }
+        if record.attempts > 1 { parts.append("\(record.attempts) attempts") }
+        if let failure = record.failure { parts.append("\(failure.kind.rawValue): \(failure.message)") }
+        if parts.isEmpty { parts.append(record.summary) }
+        let text = parts.joined(separator: "; ")
+        return text.count > 200 ? String(text.prefix(199)) + "…" : text
+    }
+
+    private static func counts(_ records: [StepRecord]) -> String {
+        var counts: [StepStatus: Int] = [:]
+        for record in records { counts[record.status, default: 0] += 1 }
+        let parts = [StepStatus.succeeded, .failed, .cancelled, .skipped].compactMap { status in
+            counts[status].map { "\($0) \(status.rawValue)" }
+        }
+        return "**\(records.count) steps**" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+
+    private static func symbol(_ status: StepStatus) -> String {
+        switch status {
+        case .succeeded: return "✓"
+        case .failed: return "✗"
+        case .skipped: return "○"
+        case .cancelled: return "⊘"
+        case .pending, .running: return "…"
+        }
+    }
+
+    private static func lastLines(_ text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        let kept = lines.suffix(tailLines)
+        let note = lines.count > tailLines ? "… (\(lines.count - tailLines) lines before)\n" : ""
+        return note + kept.joined(separator: "\n")
+    }
+
+    /// A collapsed block with a fenced tail in it.
+    private static func details(_ title: String, _ text: String) -> String {
+        "<details><summary>\(title)</summary>\n\n" + fenced(text) + "</details>\n\n"
+    }
+
+    /// A fenced block whose fence is longer than any run of backticks in it.
+    static func fenced(_ text: String) -> String {
+        var longest = 0, run = 0
+        for character in text {
+            if character == "`" { run += 1; longest = max(longest, run) } else { run = 0 }
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        let body = text.hasSuffix("\n") ? text : text + "\n"
+        return fence + "text\n" + body + fence + "\n\n"
+    }
+
+    /// Inline code, with a fence the text cannot close.
+    static func code(_ text: String) -> String {
+        let flat = text.replacing("\n", with: " ")
+        if flat.contains("`") { return "``" + flat + "``" }
+        return "`" + flat + "`"
+    }
+
+    /// Text fit for one table cell: no line breaks, pipes escaped.
+    static func cell(_ text: String) -> String {
+        text.replacing("\r", with: "").replacing("\n", with: " ").replacing("|", with: "\\|")
+    }
+
+    /// A heading's text: Markdown's markup characters escaped.
+    private static func inline(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "\\`*_[]<>#|".contains(character) { escaped.append("\\") }
+            escaped.append(character == "\n" ? " " : character)
+        }
+        return escaped
+    }
+}

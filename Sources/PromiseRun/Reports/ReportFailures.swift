@@ -1,0 +1,56 @@
+import PromiseEngine
+
+/// One failure as every report lists it: a failed step, a group that
+/// failed on its own (a timeout), or the run itself (`--timeout`, the
+/// workflow's `timeout`).
+struct ReportFailure {
+    enum Source {
+        case step(StepRecord)
+        case group(GroupRecord)
+        case run
+    }
+
+    var id: String
+    /// `sh`, `http`, ... for a step; `parallel`, `foreach`, ... for a
+    /// group; `workflow` for the run.
+    var kind: String
+    var failureKind: FailureKind
+    var message: String
+    var source: Source
+
+    /// The failures of a run, steps and groups in workflow order, the
+    /// run's own last.
+    static func all(in result: RunResult) -> [ReportFailure] {
+        var failures: [ReportFailure] = []
+        var ids: Set<String> = []
+        for record in result.records where record.status == .failed {
+            let failure = record.failure
+            failures.append(ReportFailure(id: record.id, kind: record.kind, failureKind: failure?.kind ?? .fail,
+                                          message: failure?.message ?? "failed", source: .step(record)))
+            ids.insert(record.id)
+        }
+        for group in result.groups where group.status == .failed {
+            guard let failure = group.failure else { continue }
+            failures.append(ReportFailure(id: group.id, kind: group.kind, failureKind: failure.kind,
+                                          message: failure.message, source: .group(group)))
+            ids.insert(group.id)
+        }
+        if let error = result.error, !ids.contains(error.stepID) {
+            failures.append(ReportFailure(id: error.stepID, kind: "workflow", failureKind: error.kind,
+                                          message: error.message, source: .run))
+        }
+        return failures
+    }
+}
+
+extension RunResult.Status {
+    /// For people: `timed out`, not `timedOut`.
+    var words: String {
+        switch self {
+        case .succeeded: return "succeeded"
+        case .failed: return "failed"
+        case .interrupted: return "interrupted"
+        case .timedOut: return "timed out"
+        }
+    }
+}
