@@ -60,7 +60,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
     }
 
     StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity,
-                                               interruptedBy: signals.firstSignal))
+                                               interruptedBy: signals.firstSignal,
+                                               width: isatty(1) == 1 ? TerminalSize.columns() : nil))
     if environment["GITHUB_ACTIONS"] == "true" {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
     }

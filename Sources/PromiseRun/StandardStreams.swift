@@ -37,6 +37,8 @@ enum StandardStreams {
         case .never: return false
         case .auto:
             if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+            // A terminal that says it understands no escape sequences.
+            if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
             return isatty(descriptor) == 1
         }
     }

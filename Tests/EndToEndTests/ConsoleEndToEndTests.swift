@@ -87,4 +87,88 @@ struct ConsoleEndToEndTests {
         #expect(screen.contains("\u{1B}[J"), "the live area is cleared and redrawn in place")
         #expect(screen.contains("\u{1B}[32m✓"), "colored on a terminal")
     }
+
+    /// Runs `command` on a pseudo-terminal of `columns` columns; returns
+    /// what it printed, escape sequences and all.
+    private func onTerminal(_ space: Workspace, _ arguments: String, columns: Int = 80,
+                            term: String = "xterm") throws -> (status: Int32, screen: String) {
+        let binary = try #require(Binary.url).path
+        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments)", "typescript"],
+                                            in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
+        return (outcome.status, space.read("typescript") ?? "")
+    }
+
+    /// The characters a terminal shows: CSI escape sequences and carriage returns dropped.
+    private static func visible(_ line: Substring) -> String {
+        var text = ""
+        var inEscape = false
+        for scalar in line.unicodeScalars {
+            if scalar == "\u{1B}" { inEscape = true; continue }
+            if inEscape {
+                if scalar.properties.isAlphabetic && scalar != "[" { inEscape = false }
+                continue
+            }
+            if scalar != "\r" { text.unicodeScalars.append(scalar) }
+        }
+        return text
+    }
+
+    @Test("the final table fits a 40-column terminal: narrow columns go, long messages end in an ellipsis",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func tableFitsTerminal() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        parallel keep-going {
+          a-step-with-a-rather-long-label: sh "true"
+          broken: sh "echo 'a very long explanation of what went wrong in this step, far wider than forty columns' >&2; exit 1"
+        }
+        """)
+        let (status, screen) = try onTerminal(space, "test.workflow", columns: 40)
+        #expect(status == 1)
+        let lines = screen.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(Self.visible)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("step ") }, "\(lines)")
+        let rows = lines[header...].prefix(3)
+        #expect(rows.count == 3)
+        for row in rows {
+            #expect(row.count <= 40, "'\(row)' is \(row.count) columns")
+        }
+        #expect(rows.contains { $0.hasPrefix("broken") && $0.hasSuffix("…") })
+    }
+
+    @Test("TERM=dumb: no color and no live area, even on a terminal",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func dumbTerminal() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        a: sh "sleep 0.4"
+        """)
+        let (status, screen) = try onTerminal(space, "test.workflow", term: "dumb")
+        #expect(status == 0)
+        #expect(screen.contains("✓ a"))
+        #expect(!screen.contains("\u{1B}["), "no escape sequence at all")
+    }
+
+    @Test("a retried step's live line says which attempt it is on",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func retryAttemptInLiveLine() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        flaky: sh "test -f marker || { touch marker; exit 1; }; sleep 0.8" { retry 1 }
+        """)
+        let (status, screen) = try onTerminal(space, "test.workflow")
+        #expect(status == 0)
+        #expect(Self.visible(Substring(screen)).contains("› flaky attempt 2 "), "the live line, not only the note above it")
+    }
+
+    @Test("-q prints the final line alone, with no blank line before it")
+    func quietHasNoBlankLine() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("a: sh \"true\"", ["-q"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("✓ "), "\(run.stdout.debugDescription)")
+    }
 }

@@ -189,7 +189,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         }
         lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))] running \(state.running.count)"))
         for running in shown {
-            var line = "  \(style.dim("›")) \(running.label) " + Format.seconds((now - running.started).seconds)
+            var line = "  \(style.dim("›")) \(running.label) "
+            // A retry's clock starts again: say which attempt it counts.
+            if running.attempt > 1 { line += style.yellow("attempt \(running.attempt) ") }
+            line += Format.seconds((now - running.started).seconds)
             if let received = running.received {
                 line += "  ↓ \(Format.bytes(received))"
                 if let expected = running.expected, expected > 0 {

@@ -6,11 +6,14 @@ enum Summary {
     /// Above this many steps the table lists only those that did not succeed.
     static let fullTableLimit = 60
 
-    static func render(_ result: RunResult, style: ConsoleStyle, verbosity: Verbosity, interruptedBy signal: Int32?) -> String {
+    /// `width`: the terminal's columns, which the table fits; nil when
+    /// output is not a terminal (a log: rows are not cut).
+    static func render(_ result: RunResult, style: ConsoleStyle, verbosity: Verbosity, interruptedBy signal: Int32?,
+                       width: Int? = nil) -> String {
         var text = ""
         let records = result.records
         if verbosity != .quiet, !records.isEmpty {
-            text += "\n" + table(records, style: style)
+            text += "\n" + table(records, style: style, width: width)
         }
         let stepTime = records.compactMap(\.duration).reduce(Duration.zero, +)
         let wall = result.duration
@@ -28,14 +31,15 @@ enum Summary {
             let speedup = wall.seconds > 0 ? stepTime.seconds / wall.seconds : 1
             headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(Format.fixed(speedup, 1))x from parallelism)")
         }
-        text += "\n" + headline + "\n"
+        // Quiet output is the headline alone, with no blank line before it.
+        text += (verbosity == .quiet ? "" : "\n") + headline + "\n"
         if let error = result.error, result.status == .failed {
             text += failure(error, records: records, style: style)
         }
         return text
     }
 
-    private static func table(_ records: [StepRecord], style: ConsoleStyle) -> String {
+    private static func table(_ records: [StepRecord], style: ConsoleStyle, width: Int?) -> String {
         var rows = records
         var note = ""
         if records.count > fullTableLimit {
@@ -46,12 +50,30 @@ enum Summary {
             }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
         }
         guard !rows.isEmpty else { return note }
-        let idWidth = min(40, max(4, rows.map(\.id.count).max() ?? 4))
+        // Columns: step, kind, status, attempts, duration, message. In a
+        // narrow terminal, kind and attempts go first, then the step
+        // column shrinks; the message takes what is left.
+        var idWidth = min(40, max(4, rows.map(\.id.count).max() ?? 4))
         let kindWidth = max(4, rows.map(\.kind.count).max() ?? 4)
-        var text = note
-        text += style.dim("\(Format.padded("step", idWidth))  \(Format.padded("kind", kindWidth))  status     attempts  duration  message") + "\n"
+        var showKind = true, showAttempts = true
+        let statusWidth = 9, attemptsWidth = 8, durationWidth = 8, minimumMessage = 12
+        func fixedWidth() -> Int {
+            idWidth + 2 + (showKind ? kindWidth + 2 : 0) + statusWidth + 2 + (showAttempts ? attemptsWidth + 2 : 0) + durationWidth + 2
+        }
+        if let width {
+            if fixedWidth() + minimumMessage > width { showKind = false }
+            if fixedWidth() + minimumMessage > width { showAttempts = false }
+            if fixedWidth() + minimumMessage > width { idWidth = max(8, idWidth - (fixedWidth() + minimumMessage - width)) }
+        }
+        let messageWidth = width.map { max(0, $0 - fixedWidth()) } ?? 100
+        var header = Format.padded("step", idWidth) + "  "
+        if showKind { header += Format.padded("kind", kindWidth) + "  " }
+        header += Format.padded("status", statusWidth) + "  "
+        if showAttempts { header += "attempts  " }
+        header += "duration  message"
+        var text = note + style.dim(header) + "\n"
         for record in rows {
-            let status = Format.padded(record.status.rawValue, 9)
+            let status = Format.padded(record.status.rawValue, statusWidth)
             let painted: String
             switch record.status {
             case .succeeded: painted = style.green(status)
@@ -61,12 +83,24 @@ enum Summary {
             }
             let duration = record.duration.map(Format.duration) ?? "-"
             let message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
-            text += "\(Format.padded(String(record.id.prefix(idWidth)), idWidth))  \(Format.padded(record.kind, kindWidth))  \(painted)  "
-            text += Format.padded(String(repeating: " ", count: max(0, 8 - String(record.attempts).count)) + String(record.attempts), 8)
-            text += "  " + String(repeating: " ", count: max(0, 8 - duration.count)) + duration
-            text += "  " + String(message.prefix(100)) + "\n"
+            var line = Format.padded(cut(record.id, idWidth), idWidth) + "  "
+            if showKind { line += Format.padded(record.kind, kindWidth) + "  " }
+            line += painted + "  "
+            if showAttempts {
+                line += String(repeating: " ", count: max(0, attemptsWidth - String(record.attempts).count)) + String(record.attempts) + "  "
+            }
+            line += String(repeating: " ", count: max(0, durationWidth - duration.count)) + duration
+            let shown = cut(message, messageWidth)
+            text += (shown.isEmpty ? line : line + "  " + shown) + "\n"
         }
         return text
+    }
+
+    /// `text` in at most `width` characters, with an ellipsis when cut.
+    private static func cut(_ text: String, _ width: Int) -> String {
+        guard text.count > width else { return text }
+        guard width > 1 else { return String(text.prefix(width)) }
+        return String(text.prefix(width - 1)) + "…"
     }
 
     /// Which step failed, how and why, with the last lines of its stderr.

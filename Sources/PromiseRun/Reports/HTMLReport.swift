@@ -1,102 +1,165 @@
 import Glibc
 import PromiseEngine
 
-/// `--report html=PATH`: one self-contained page (no network, no script):
-/// a timeline of the steps as bars on a time axis, colored by status, the
-/// critical path outlined, then each failure with its message and output
-/// tail, then every step in a table.
+/// `--report html=PATH`: one self-contained page (inline style, script and
+/// data; nothing fetched). The run's data is a JSON block in the page; the
+/// script (`HTMLPage`) draws the failures first, then the timeline: groups
+/// as lanes that fold, foreach lanes folded, every step a bar on a time
+/// axis that fits the window, the critical path outlined, every row
+/// opening the step's details (command, attempts, message, output tails);
+/// a status filter and a label search.
 enum HTMLReport {
-    /// Beyond this, the timeline and the table show the first rows only.
-    static let rowLimit = 2000
+    /// Output tails in the page: a failed step's streams keep their last
+    /// 32 KiB, other steps' their last 4 KiB (the JSON report keeps up to
+    /// `--report-output`), so 10,000 steps stay a page a browser opens.
+    static let failedTailBytes = 32 * 1024
+    static let tailBytes = 4 * 1024
 
     static func render(_ result: RunResult) -> String {
-        let records = result.records
-        let total = max(result.duration.seconds, 0.001)
-        let started = records.filter { $0.startedAt != nil }
-        let critical = criticalPath(started, runStart: result.startedAt)
-        var html = """
+        """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
-        <title>\(escape(result.workflow)): \(result.status.rawValue)</title>
+        <meta name="viewport" content="width=device-width,initial-scale=1">
+        <title>\(escape(result.workflow)): \(result.status.words)</title>
         <style>
-        body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1f2328;background:#fff}
-        h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:24px 0 8px}
-        .meta{color:#59636e;margin-bottom:16px}
-        .badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-weight:600}
-        .succeeded{background:#1a7f37}.failed{background:#cf222e}.skipped{background:#8c959f}.cancelled{background:#bf8700}
-        .interrupted,.timedOut{background:#bf8700}
-        svg text{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#1f2328}
-        table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d1d9e0;padding:4px 8px;text-align:left;vertical-align:top}
-        th{background:#f6f8fa} td.num{text-align:right;font-variant-numeric:tabular-nums}
-        pre{background:#f6f8fa;padding:8px;overflow:auto;margin:4px 0 12px}
-        .legend span{margin-right:12px}.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
+        \(HTMLPage.style)
         </style></head><body>
-        <h1>\(escape(result.workflow)) <span class="badge \(result.status.rawValue)">\(result.status.rawValue)</span></h1>
-        <div class="meta">started \(escape(ReportTime.iso8601(result.startedAt))) · wall \(Format.duration(result.duration)) · \(records.count) steps · \(summaryCounts(records))</div>
+        <header id="header"></header>
+        <div class="toolbar" id="toolbar"></div>
+        <section id="failures"></section>
+        <h2>Timeline</h2>
+        <div class="timeline" id="timeline"></div>
+        <noscript><p>This report draws itself with a script; the JSON block in this file holds the whole run.</p></noscript>
+        <script type="application/json" id="run-data">\(data(result))</script>
+        <script>
+        \(HTMLPage.script)
+        </script>
+        </body></html>
 
         """
-        html += "<h2>Timeline</h2>\n"
-        html += """
-        <div class="legend"><span><i class="swatch succeeded"></i>succeeded</span><span><i class="swatch failed"></i>failed</span><span><i class="swatch cancelled"></i>cancelled</span><span><i class="swatch" style="background:#fff;outline:2px solid #0969da"></i>critical path</span></div>
+    }
 
-        """
-        html += timeline(started.prefix(rowLimit), total: total, runStart: result.startedAt, critical: critical)
-        if started.count > rowLimit { html += "<p>Showing the first \(rowLimit) of \(started.count) steps that ran.</p>\n" }
-
-        let failures = records.filter { $0.status == .failed }
-        if !failures.isEmpty {
-            html += "<h2>Failures</h2>\n"
-            for record in failures.prefix(rowLimit) {
-                html += "<h3>\(escape(record.id)) <small>(\(escape(record.failure?.kind.rawValue ?? "fail")))</small></h3>\n"
-                html += "<div>\(escape(record.summary))</div>\n<pre>\(escape(record.failure?.message ?? ""))</pre>\n"
-                if let tail = record.outputTail { html += "<div>last lines of stderr</div>\n<pre>\(escape(tail))</pre>\n" }
+    /// The run as the page's script reads it: short keys, times in seconds
+    /// from the run's start, summaries listed once (iterations share them).
+    static func data(_ result: RunResult) -> String {
+        let runStart = result.startedAt
+        var summaries: [String] = []
+        var summaryIndex: [String: Int] = [:]
+        var stepIndex: [String: Int] = [:]
+        let critical = criticalPath(result.records, runStart: runStart)
+        var criticalIndices: [ReportJSON] = []
+        var steps: [ReportJSON] = []
+        steps.reserveCapacity(result.records.count)
+        for (index, record) in result.records.enumerated() {
+            stepIndex[record.id] = index
+            if critical.contains(record.id) { criticalIndices.append(.integer(index)) }
+            let summary: Int
+            if let known = summaryIndex[record.summary] {
+                summary = known
+            } else {
+                summary = summaries.count
+                summaryIndex[record.summary] = summary
+                summaries.append(record.summary)
             }
+            steps.append(step(record, summary: summary, runStart: runStart))
         }
-        html += "<h2>Steps</h2>\n<table><tr><th>step</th><th>kind</th><th>status</th><th>attempts</th><th>duration</th><th>message</th></tr>\n"
-        for record in records.prefix(rowLimit) {
-            html += "<tr><td>\(escape(record.id))</td><td>\(escape(record.kind))</td>"
-            html += "<td><span class=\"badge \(record.status.rawValue)\">\(record.status.rawValue)</span></td>"
-            html += "<td class=\"num\">\(record.attempts)</td><td class=\"num\">\(record.duration.map(Format.duration) ?? "")</td>"
-            html += "<td>\(escape(record.failure?.message ?? ""))</td></tr>\n"
+        let failures: [ReportJSON] = ReportFailure.all(in: result).map { failure in
+            var members: [(String, ReportJSON)] = [
+                ("id", .string(failure.id)), ("kind", .string(failure.kind)),
+                ("failureKind", .string(failure.failureKind.rawValue)), ("message", .string(failure.message)),
+            ]
+            if case .step = failure.source, let index = stepIndex[failure.id] { members.append(("step", .integer(index))) }
+            return .object(members)
         }
-        html += "</table>\n"
-        if records.count > rowLimit { html += "<p>Showing the first \(rowLimit) of \(records.count) steps; the JSON report has them all.</p>\n" }
-        html += "</body></html>\n"
-        return html
+        let groups: [ReportJSON] = result.groups.map { group in
+            var members: [(String, ReportJSON)] = [("id", .string(group.id)), ("kind", .string(group.kind)), ("st", .string(group.status.rawValue))]
+            if let label = group.label { members.append(("label", .string(label))) }
+            if let parent = group.parent { members.append(("parent", .string(parent))) }
+            if let start = group.startedAt { members.append(("t", .decimal(max(0, start - runStart), places: 3))) }
+            if let duration = group.duration { members.append(("d", .decimal(duration.seconds, places: 3))) }
+            if let failure = group.failure {
+                members.append(("e", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
+            }
+            return .object(members)
+        }
+        let data = ReportJSON.object([
+            ("workflow", .string(result.workflow)),
+            ("status", .string(result.status.rawValue)),
+            ("statusWords", .string(result.status.words)),
+            ("startedAt", .string(ReportTime.iso8601(result.startedAt))),
+            ("duration", .decimal(result.duration.seconds, places: 3)),
+            ("failures", .array(failures)),
+            ("critical", .array(criticalIndices)),
+            ("summaries", .array(summaries.map(ReportJSON.string))),
+            ("groups", .array(groups)),
+            ("steps", .array(steps)),
+        ])
+        return scriptSafe(data.renderedCompact())
     }
 
-    private static func timeline(_ records: ArraySlice<StepRecord>, total: Double, runStart: Double, critical: Set<String>) -> String {
-        let labelWidth = 220.0, chartWidth = 760.0, rowHeight = 22.0, axisHeight = 24.0
-        let height = axisHeight + rowHeight * Double(records.count) + 8
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + chartWidth + 20))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"timeline\">\n"
-        // Axis with about eight ticks at round values.
-        let step = niceStep(total / 8)
-        var tick = 0.0
-        while tick <= total + step / 2 {
-            let x = labelWidth + chartWidth * min(tick / total, 1)
-            svg += "<line x1=\"\(f(x))\" y1=\"\(f(axisHeight - 6))\" x2=\"\(f(x))\" y2=\"\(f(height))\" stroke=\"#d1d9e0\"/>"
-            svg += "<text x=\"\(f(x + 2))\" y=\"\(f(axisHeight - 10))\">\(escape(Format.seconds(tick)))</text>\n"
-            tick += step
+    private static func step(_ record: StepRecord, summary: Int, runStart: Double) -> ReportJSON {
+        var members: [(String, ReportJSON)] = [
+            ("id", .string(record.id)), ("k", .string(record.kind)), ("s", .integer(summary)),
+            ("st", .string(record.status.rawValue)), ("a", .integer(record.attempts)),
+        ]
+        if let start = record.startedAt { members.append(("t", .decimal(max(0, start - runStart), places: 3))) }
+        if let duration = record.duration { members.append(("d", .decimal(duration.seconds, places: 3))) }
+        if let group = record.group { members.append(("g", .string(group))) }
+        if let exit = record.exitCode { members.append(("x", .integer(exit))) }
+        if let status = record.httpStatus { members.append(("h", .integer(status))) }
+        if let message = record.message { members.append(("m", .string(message))) }
+        if let failure = record.failure {
+            members.append(("e", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
         }
-        for (row, record) in records.enumerated() {
-            let y = axisHeight + rowHeight * Double(row)
-            let start = max(0, (record.startedAt ?? runStart) - runStart)
-            let length = record.duration?.seconds ?? 0
-            let x = labelWidth + chartWidth * min(start / total, 1)
-            let width = max(2, chartWidth * min(length / total, 1))
-            let color = colors[record.status] ?? "#8c959f"
-            let outline = critical.contains(record.id) ? " stroke=\"#0969da\" stroke-width=\"2\"" : ""
-            svg += "<text x=\"4\" y=\"\(f(y + 15))\">\(escape(String(record.id.prefix(28))))</text>"
-            svg += "<rect x=\"\(f(x))\" y=\"\(f(y + 4))\" width=\"\(f(width))\" height=\"14\" rx=\"3\" fill=\"\(color)\"\(outline)>"
-            svg += "<title>\(escape("\(record.id) · \(record.status.rawValue) · \(Format.duration(record.duration ?? .zero)) · starts at \(Format.seconds(start))\n\(record.summary)"))</title></rect>\n"
+        let limit = record.status == .failed ? failedTailBytes : tailBytes
+        if let stdout = record.standardOutput, !stdout.text.isEmpty {
+            let (text, cut) = tail(stdout.text, limit)
+            members.append(("out", .string(text)))
+            if cut || stdout.truncated { members.append(("outCut", .bool(true))) }
         }
-        return svg + "</svg>\n"
+        if let stderr = record.standardError, !stderr.text.isEmpty {
+            let (text, cut) = tail(stderr.text, limit)
+            members.append(("err", .string(text)))
+            if cut || stderr.truncated { members.append(("errCut", .bool(true))) }
+        } else if let tail = record.outputTail {
+            members.append(("err", .string(tail)))
+        }
+        if !record.attemptLog.isEmpty {
+            members.append(("tries", .array(record.attemptLog.map { attempt in
+                var fields: [(String, ReportJSON)] = [
+                    ("n", .integer(attempt.number)), ("t", .decimal(max(0, attempt.startedAt - runStart), places: 3)),
+                    ("d", .decimal(attempt.duration.seconds, places: 3)), ("st", .string(attempt.status.rawValue)),
+                ]
+                if let exit = attempt.exitCode { fields.append(("x", .integer(exit))) }
+                if let failure = attempt.failure {
+                    fields.append(("e", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
+                }
+                if let tail = attempt.outputTail { fields.append(("err", .string(tail))) }
+                return .object(fields)
+            })))
+        }
+        return .object(members)
     }
 
-    private static let colors: [StepStatus: String] = [
-        .succeeded: "#1a7f37", .failed: "#cf222e", .cancelled: "#bf8700", .skipped: "#8c959f",
-        .running: "#0969da", .pending: "#8c959f",
-    ]
+    /// The last `limit` bytes of `text`, from a line start when one is near.
+    private static func tail(_ text: String, _ limit: Int) -> (String, Bool) {
+        let utf8 = text.utf8
+        guard utf8.count > limit else { return (text, false) }
+        var index = utf8.index(utf8.endIndex, offsetBy: -limit)
+        while index < utf8.endIndex, (utf8[index] & 0xC0) == 0x80 { index = utf8.index(after: index) }
+        var kept = Substring(utf8[index...])
+        if let newline = kept.firstIndex(of: "\n"), kept.distance(from: kept.startIndex, to: newline) < 200 {
+            kept = kept[kept.index(after: newline)...]
+        }
+        return (String(kept), true)
+    }
+
+    /// JSON inside `<script>`: no `<` at all (it is only ever inside
+    /// strings, where `\u003c` means the same), so no `</script>` or
+    /// `<!--` in the data can end the block early.
+    private static func scriptSafe(_ json: String) -> String {
+        json.replacing("<", with: "\\u003c").replacing("\u{2028}", with: "\\u2028").replacing("\u{2029}", with: "\\u2029")
+    }
 
     /// The chain of steps that decided when the run ended: from the step
     /// that ended last, back through the step that ended last before it
@@ -122,22 +185,6 @@ enum HTMLReport {
         }
         return path
     }
-
-    private static func summaryCounts(_ records: [StepRecord]) -> String {
-        let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count)
-        return [StepStatus.succeeded, .failed, .cancelled, .skipped].compactMap { status in
-            counts[status].map { "\($0) \(status.rawValue)" }
-        }.joined(separator: ", ")
-    }
-
-    private static func niceStep(_ raw: Double) -> Double {
-        guard raw > 0 else { return 1 }
-        let magnitude = pow(10, floor(log10(raw)))
-        for factor in [1.0, 2, 5, 10] where raw <= factor * magnitude { return factor * magnitude }
-        return 10 * magnitude
-    }
-
-    private static func f(_ value: Double) -> String { Format.fixed(value, 1) }
 
     static func escape(_ text: String) -> String {
         JUnitReport.escape(text).replacing("\"", with: "&quot;")

@@ -12,6 +12,35 @@ indirect enum ReportJSON {
     case array([ReportJSON])
     case object([(String, ReportJSON)])
 
+    /// On one line, no spaces: for data embedded in a page.
+    func renderedCompact() -> String {
+        var text = ""
+        writeCompact(into: &text)
+        return text
+    }
+
+    private func writeCompact(into text: inout String) {
+        switch self {
+        case .array(let items):
+            text += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { text += "," }
+                item.writeCompact(into: &text)
+            }
+            text += "]"
+        case .object(let members):
+            text += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { text += "," }
+                text += Self.quoted(key) + ":"
+                value.writeCompact(into: &text)
+            }
+            text += "}"
+        default:
+            write(into: &text, indent: "")
+        }
+    }
+
     func rendered(indent: String = "") -> String {
         var text = ""
         write(into: &text, indent: indent)
