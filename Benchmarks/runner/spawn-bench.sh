@@ -15,7 +15,7 @@ other="${1:-}"
 runs="${2:-30}"
 build_spawn_ceiling
 cd "$work"
-echo "# spawn benchmark, $(date -u "+%Y-%m-%d %H:%M UTC"), $(machine)"
+echo "# spawn benchmark, $(machine), $(date -u "+%H:%M UTC")"
 printf 'workflow "trues"\nforeach n in range(1, 1000) parallel {\n  sh "true"\n}\n' > trues.workflow
 arguments=(
     -n "C runner: output captured, pipes and pidfds in epoll" "$spawn_ceiling 1000 8 capture"

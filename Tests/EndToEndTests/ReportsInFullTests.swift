@@ -52,6 +52,21 @@ struct ReportsInFullTests {
         #expect(page.contains("\"failureKind\":\"timeout\""))
     }
 
+    @Test("GitHub annotations name a group's timeout at the group's line")
+    func groupTimeoutAnnotation() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        first: sh "true"
+        checks: parallel {
+          timeout 200ms
+          a: sh "sleep 30"
+        }
+        """, environment: ["GITHUB_ACTIONS": "true"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("::error file=test.workflow,line=2,col=1,title=checks failed (timeout)::checks timed out after 200ms"))
+    }
+
     @Test("--timeout: exit 124, and the run's timeout is a JUnit failure and the JSON error")
     func runTimeout() throws {
         let space = try Workspace()

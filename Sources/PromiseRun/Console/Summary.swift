@@ -134,6 +134,19 @@ enum Summary {
             if let tail = record.outputTail { message += "\n" + tail }
             text += "::error \(properties)title=\(escapeProperty(title))::\(escapeData(message))\n"
         }
+        // A group's own failure (a timeout) and the run's (--timeout).
+        for failure in ReportFailure.all(in: result) {
+            if case .step = failure.source { continue }
+            var properties = ""
+            let nodeID = failure.id.firstIndex(of: "[").map { String(failure.id[..<$0]) } ?? failure.id
+            if let location = locations[nodeID] {
+                properties = "file=\(escapeProperty(workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
+            } else {
+                properties = "file=\(escapeProperty(workflow.source.displayPath)),"
+            }
+            let title = "\(failure.id) failed (\(failure.failureKind.rawValue))"
+            text += "::error \(properties)title=\(escapeProperty(title))::\(escapeData(failure.message))\n"
+        }
         return text
     }
 
