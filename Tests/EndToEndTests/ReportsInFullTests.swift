@@ -85,6 +85,22 @@ struct ReportsInFullTests {
         #expect(shape.testcase("wait")?.failureType == "timeout")
     }
 
+    @Test("the workflow's own timeout: exit 1, a JUnit failure named after the workflow, kind timeout")
+    func workflowTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "deadline"
+        timeout 300ms
+        a: sh "sleep 30"
+        """, ["--report", "junit=junit.xml"])
+        #expect(run.status == 1)
+        #expect((run.report?["error"] as? [String: Any])?["kind"] as? String == "timeout")
+        let shape = try junit(space)
+        #expect(shape.failures == 1)
+        #expect(shape.testcase("deadline")?.failureType == "timeout")
+    }
+
     @Test("a step's own timeout is a failure of kind timeout in JUnit")
     func stepTimeout() throws {
         let space = try Workspace()
