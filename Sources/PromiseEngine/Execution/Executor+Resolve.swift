@@ -14,16 +14,7 @@ extension WorkflowExecutor {
         func expectations(_ list: [StepExpectation]) throws(RunError) -> [StepExpectation] {
             var resolved: [StepExpectation] = []
             for expectation in list {
-                switch expectation {
-                case .contains(let stream, let template):
-                    resolved.append(.contains(stream, try text(template)))
-                case .header(let name, .contains(let template)):
-                    resolved.append(.header(name: name, .contains(try text(template))))
-                case .json(let path, .compare(let op, .string(let template))):
-                    resolved.append(.json(path, .compare(op, .string(try text(template)))))
-                default:
-                    resolved.append(expectation)
-                }
+                resolved.append(try expectation.mapTemplates(text))
             }
             return resolved
         }

@@ -1,27 +1,51 @@
-/// A condition a step's result must meet (spec §6).
+/// A condition a step's result must meet (spec §6, §11).
 public enum StepExpectation: Sendable, Hashable {
     /// `expect status 200 2xx 200-299`: the response status is one of these.
     case status([StatusPattern])
     /// `expect exit 0 1`: the exit code is one of these.
     case exit([Int])
-    /// `expect stdout contains "ok"` (also stderr, body).
-    case contains(Stream, Template)
-    /// `expect body matches 'v[0-9]+'`.
-    case matches(Stream, RegexPattern)
-    /// `expect header "Content-Type" contains "json"` (or `matches '...'`).
+    /// `expect stdout contains "ok"`, `expect body == "..."`,
+    /// `expect stderr not matches '...'` (also stdout, stderr, body).
+    case text(Stream, TextPredicate)
+    /// `expect header "Content-Type" contains "json"`, `... count == 2`,
+    /// `... not exists`.
     case header(name: String, HeaderCheck)
-    /// `expect json ".items[0].id" == 42`.
+    /// `expect json ".items[0].id" == 42`, `... count > 1`, `... is integer`.
     case json(JSONPath, JSONCheck)
 
-    /// The output of a step that `contains`, `matches` and captures read.
+    /// The output of a step that text predicates and captures read.
     public enum Stream: String, Sendable, Hashable {
         case stdout, stderr, body
     }
 
     /// How a response header is checked.
     public enum HeaderCheck: Sendable, Hashable {
+        /// A text predicate on its value: holds when some value the header
+        /// came with satisfies it (with `not`: when none does).
+        case text(TextPredicate)
+        /// How many times the header came.
+        case count(ComparisonOperator, Int)
+        /// `exists` / `not exists`.
+        case exists(negated: Bool)
+    }
+}
+
+/// `== "..."`, `!= "..."`, `contains "..."`, `matches '...'`, each
+/// possibly after `not` (`!=` is `not ==`).
+public struct TextPredicate: Sendable, Hashable {
+    public enum Test: Sendable, Hashable {
+        /// The whole text equals this.
+        case equals(Template)
         case contains(Template)
         case matches(RegexPattern)
+    }
+
+    public var test: Test
+    public var negated: Bool
+
+    public init(_ test: Test, negated: Bool = false) {
+        self.test = test
+        self.negated = negated
     }
 }
 
@@ -62,9 +86,24 @@ public struct RegexPattern: Sendable, Hashable {
 
 /// The test of an `expect json PATH ...`.
 public enum JSONCheck: Sendable, Hashable {
-    /// `exists`: the path leads to a value (null included).
-    case exists
+    /// `exists` (the path leads to a value, null included) or `not exists`.
+    case exists(negated: Bool)
     case compare(ComparisonOperator, JSONLiteral)
+    /// `count OP N`: an array's length or an object's number of members.
+    case count(ComparisonOperator, Int)
+    /// `contains STRING`: an array has an element equal to it (a string
+    /// element with this text, or a number, boolean or null written so), or
+    /// a string has it as a substring.
+    case contains(Template, negated: Bool)
+    /// `matches 'RE'`: a string value (a number, boolean or null by its text).
+    case matches(RegexPattern, negated: Bool)
+    /// `is TYPE`.
+    case isType(JSONType, negated: Bool)
+}
+
+/// The types `expect json PATH is TYPE` names.
+public enum JSONType: String, Sendable, Hashable, CaseIterable {
+    case string, number, integer, boolean, null, array, object
 }
 
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
@@ -81,7 +120,8 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 public enum JSONLiteral: Sendable, Hashable, CustomStringConvertible {
     /// A string (which may interpolate): equal to a JSON string with this text.
     case string(Template)
-    case integer(Int)
+    /// An integer as written, of any size: compared exactly.
+    case integer(String)
     /// A decimal written with a point: `9.5`.
     case number(Double)
     case boolean(Bool)
@@ -90,7 +130,7 @@ public enum JSONLiteral: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .string(let template): return "\"" + template.sourceText + "\""
-        case .integer(let value): return String(value)
+        case .integer(let digits): return digits
         case .number(let value): return String(value)
         case .boolean(let value): return String(value)
         case .null: return "null"
@@ -117,5 +157,53 @@ public struct Capture: Sendable, Hashable {
         case header(String)
         /// `stdout matches 'v([0-9.]+)'`: the first group, else the whole match.
         case matches(StepExpectation.Stream, RegexPattern)
+        /// `header "Location" matches '/orders/([0-9]+)'`: the same, on the
+        /// header's first value that matches.
+        case headerMatches(String, RegexPattern)
+        /// `cookie "session"`: the cookie's value in the run's store after
+        /// the step.
+        case cookie(String)
+        /// `url`: the final URL after redirects.
+        case url
+    }
+}
+
+extension TextPredicate {
+    /// The predicate with its text (if any) passed through `transform`.
+    func mapTemplate<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> TextPredicate {
+        switch test {
+        case .equals(let template): return TextPredicate(.equals(try transform(template)), negated: negated)
+        case .contains(let template): return TextPredicate(.contains(try transform(template)), negated: negated)
+        case .matches: return self
+        }
+    }
+
+    var templates: [Template] {
+        switch test {
+        case .equals(let template), .contains(let template): return [template]
+        case .matches: return []
+        }
+    }
+}
+
+extension StepExpectation {
+    /// The templates of the expectation.
+    var templates: [Template] {
+        switch self {
+        case .text(_, let predicate), .header(_, .text(let predicate)): return predicate.templates
+        case .json(_, .compare(_, .string(let template))), .json(_, .contains(let template, _)): return [template]
+        default: return []
+        }
+    }
+
+    /// The expectation with every template passed through `transform`.
+    func mapTemplates<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> StepExpectation {
+        switch self {
+        case .text(let stream, let predicate): return .text(stream, try predicate.mapTemplate(transform))
+        case .header(let name, .text(let predicate)): return .header(name: name, .text(try predicate.mapTemplate(transform)))
+        case .json(let path, .compare(let op, .string(let template))): return .json(path, .compare(op, .string(try transform(template))))
+        case .json(let path, .contains(let template, let negated)): return .json(path, .contains(try transform(template), negated: negated))
+        default: return self
+        }
     }
 }

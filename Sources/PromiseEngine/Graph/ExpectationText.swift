@@ -4,12 +4,32 @@ public enum ExpectationText {
         switch expectation {
         case .status(let patterns): return "status " + patterns.map(\.description).joined(separator: " ")
         case .exit(let codes): return "exit " + codes.map(String.init).joined(separator: " ")
-        case .contains(let stream, let text): return "\(stream.rawValue) contains \"\(text.sourceText)\""
-        case .matches(let stream, let pattern): return "\(stream.rawValue) matches \(regex(pattern))"
-        case .header(let name, .contains(let text)): return "header \(quoted(name)) contains \"\(text.sourceText)\""
-        case .header(let name, .matches(let pattern)): return "header \(quoted(name)) matches \(regex(pattern))"
-        case .json(let path, .exists): return "json \(quoted(path.description)) exists"
-        case .json(let path, .compare(let comparison, let value)): return "json \(quoted(path.description)) \(comparison.rawValue) \(value)"
+        case .text(let stream, let predicate): return "\(stream.rawValue) " + describe(predicate)
+        case .header(let name, let check):
+            switch check {
+            case .text(let predicate): return "header \(quoted(name)) " + describe(predicate)
+            case .count(let op, let count): return "header \(quoted(name)) count \(op.rawValue) \(count)"
+            case .exists(let negated): return "header \(quoted(name)) \(negated ? "not exists" : "exists")"
+            }
+        case .json(let path, let check):
+            let subject = "json \(quoted(path.description)) "
+            switch check {
+            case .exists(let negated): return subject + (negated ? "not exists" : "exists")
+            case .compare(let comparison, let value): return subject + "\(comparison.rawValue) \(value)"
+            case .count(let op, let count): return subject + "count \(op.rawValue) \(count)"
+            case .contains(let text, let negated): return subject + (negated ? "not " : "") + "contains \"\(text.sourceText)\""
+            case .matches(let pattern, let negated): return subject + (negated ? "not " : "") + "matches \(regex(pattern))"
+            case .isType(let type, let negated): return subject + (negated ? "is not " : "is ") + type.rawValue
+            }
+        }
+    }
+
+    /// `== "x"`, `!= "x"`, `not contains "x"`, `matches 'x'`.
+    public static func describe(_ predicate: TextPredicate) -> String {
+        switch predicate.test {
+        case .equals(let text): return (predicate.negated ? "!= " : "== ") + "\"\(text.sourceText)\""
+        case .contains(let text): return (predicate.negated ? "not " : "") + "contains \"\(text.sourceText)\""
+        case .matches(let pattern): return (predicate.negated ? "not " : "") + "matches \(regex(pattern))"
         }
     }
 
@@ -18,6 +38,9 @@ public enum ExpectationText {
         case .json(let path): return "\(capture.name) = json \(quoted(path.description))"
         case .header(let name): return "\(capture.name) = header \(quoted(name))"
         case .matches(let stream, let pattern): return "\(capture.name) = \(stream.rawValue) matches \(regex(pattern))"
+        case .headerMatches(let name, let pattern): return "\(capture.name) = header \(quoted(name)) matches \(regex(pattern))"
+        case .cookie(let name): return "\(capture.name) = cookie \(quoted(name))"
+        case .url: return "\(capture.name) = url"
         }
     }
 

@@ -50,11 +50,30 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// An integer's sign and digits without leading zeros, when the text
+    /// is an integer (no fraction, no exponent); `-0` is `0`.
+    var integerDigits: (negative: Bool, digits: String)? {
+        var body = Substring(text)
+        let negative = body.hasPrefix("-")
+        if negative { body = body.dropFirst() }
+        guard !body.isEmpty, body.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let digits = String(body.drop { $0 == "0" })
+        return (negative && !digits.isEmpty, digits.isEmpty ? "0" : digits)
+    }
+
     /// Compares two numbers by value: exactly when both are integers that
     /// fit in an Int, as Doubles otherwise.
     public static func compare(_ lhs: JSONNumber, _ rhs: JSONNumber) -> Int {
         if let left = lhs.integerValue, let right = rhs.integerValue {
             return left < right ? -1 : (left == right ? 0 : 1)
+        }
+        // Integers of any size compare exactly, by their digits.
+        if let left = lhs.integerDigits, let right = rhs.integerDigits {
+            if left.negative != right.negative { return left.negative ? -1 : 1 }
+            let magnitude = left.digits.count != right.digits.count
+                ? (left.digits.count < right.digits.count ? -1 : 1)
+                : (left.digits < right.digits ? -1 : (left.digits == right.digits ? 0 : 1))
+            return left.negative ? -magnitude : magnitude
         }
         let left = lhs.doubleValue, right = rhs.doubleValue
         return left < right ? -1 : (left == right ? 0 : 1)

@@ -168,18 +168,6 @@ extension ProcessOptions {
     }
 }
 
-extension StepExpectation {
-    /// The templates of the expectation.
-    var templates: [Template] {
-        switch self {
-        case .contains(_, let template): return [template]
-        case .header(_, .contains(let template)): return [template]
-        case .json(_, .compare(_, .string(let template))): return [template]
-        default: return []
-        }
-    }
-}
-
 extension Condition {
     var templates: [Template] {
         switch self {

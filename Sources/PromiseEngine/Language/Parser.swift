@@ -136,6 +136,12 @@ struct Parser {
         current.kind == .identifier && text(current) == word
     }
 
+    /// Whether the token after the current one is the word `word`.
+    mutating func peekKeyword(_ word: String) -> Bool {
+        let next = peekNext()
+        return next.kind == .identifier && text(next) == word
+    }
+
     /// Describes the current token for "found ..." messages.
     var found: String {
         switch current.kind {

@@ -50,31 +50,70 @@ extension Parser {
             return .exit(codes)
         case "stdout", "stderr", "body":
             let stream = StepExpectation.Stream(rawValue: subject)!
-            if isKeyword("contains") {
-                advance()
-                return .contains(stream, try parseTemplate("after 'contains'"))
-            }
-            if isKeyword("matches") {
-                advance()
-                return .matches(stream, try parseRegex())
-            }
-            throw error("expected 'contains' or 'matches' after 'expect \(subject)', found \(found)")
+            return .text(stream, try parseTextPredicate(after: "'expect \(subject)'"))
         case "header":
             let name = try parseName("a header name")
+            if isKeyword("count") {
+                advance()
+                let op = try parseComparison(after: "'count'")
+                return .header(name: name, .count(op, try parseInteger("a count", range: 0...Int(Int32.max))))
+            }
+            if isKeyword("exists") {
+                advance()
+                return .header(name: name, .exists(negated: false))
+            }
+            if isKeyword("not"), peekKeyword("exists") {
+                advance()
+                advance()
+                return .header(name: name, .exists(negated: true))
+            }
+            return .header(name: name, .text(try parseTextPredicate(after: "the header name", extra: ["count", "exists"])))
+        default:
+            let path = try parseJSONPath()
+            var negated = false
+            if isKeyword("not") {
+                advance()
+                negated = true
+                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") else {
+                    throw error("expected 'exists', 'contains' or 'matches' after 'not', found \(found)"
+                                + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
+                }
+            }
+            if isKeyword("exists") {
+                advance()
+                return .json(path, .exists(negated: negated))
+            }
             if isKeyword("contains") {
                 advance()
-                return .header(name: name, .contains(try parseTemplate("after 'contains'")))
+                return .json(path, .contains(try parseTemplate("after 'contains'"), negated: negated))
             }
             if isKeyword("matches") {
                 advance()
-                return .header(name: name, .matches(try parseRegex()))
+                return .json(path, .matches(try parseRegex(), negated: negated))
             }
-            throw error("expected 'contains' or 'matches' after the header name, found \(found)")
-        default:
-            let path = try parseJSONPath()
-            if isKeyword("exists") {
+            if isKeyword("count") {
                 advance()
-                return .json(path, .exists)
+                let op = try parseComparison(after: "'count'")
+                return .json(path, .count(op, try parseInteger("a count", range: 0...Int(Int32.max))))
+            }
+            if isKeyword("is") {
+                advance()
+                var negatedType = false
+                if isKeyword("not") {
+                    advance()
+                    negatedType = true
+                }
+                let names = JSONType.allCases.map(\.rawValue)
+                guard current.kind == .identifier else {
+                    throw error("expected a type after 'is' (\(names.joined(separator: ", "))), found \(found)")
+                }
+                let word = text(current)
+                guard let type = JSONType(rawValue: word) else {
+                    throw error("unknown JSON type '\(word)'\(Suggestion.phrase(for: word, among: names))",
+                                notes: [.init("the types are \(names.joined(separator: ", "))")])
+                }
+                advance()
+                return .json(path, .isType(type, negated: negatedType))
             }
             let comparison: ComparisonOperator
             switch current.kind {
@@ -85,11 +124,72 @@ extension Parser {
             case .greater: comparison = .greater
             case .greaterEqual: comparison = .greaterOrEqual
             case .equal: throw error("'=' assigns; compare with '=='")
-            default: throw error("expected a comparison (==, !=, <, <=, >, >=) or 'exists' after the JSON path, found \(found)")
+            default:
+                if current.kind == .identifier {
+                    let word = text(current)
+                    let words = ["exists", "contains", "matches", "count", "is", "not"]
+                    throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found '\(word)'"
+                                + Suggestion.phrase(for: word, among: words))
+                }
+                throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found \(found)")
             }
             advance()
             return .json(path, .compare(comparison, try parseJSONLiteral()))
         }
+    }
+
+    /// `== T`, `!= T`, `[not] contains T`, `[not] matches RE`.
+    private mutating func parseTextPredicate(after context: String, extra: [String] = []) throws(ParseFailure) -> TextPredicate {
+        switch current.kind {
+        case .equalEqual:
+            advance()
+            return TextPredicate(.equals(try parseTemplate("after '=='")))
+        case .bangEqual:
+            advance()
+            return TextPredicate(.equals(try parseTemplate("after '!='")), negated: true)
+        case .equal:
+            throw error("'=' assigns; compare with '=='")
+        default:
+            break
+        }
+        var negated = false
+        if isKeyword("not") {
+            advance()
+            negated = true
+        }
+        if isKeyword("contains") {
+            advance()
+            return TextPredicate(.contains(try parseTemplate("after 'contains'")), negated: negated)
+        }
+        if isKeyword("matches") {
+            advance()
+            return TextPredicate(.matches(try parseRegex()), negated: negated)
+        }
+        let words = ["contains", "matches"] + extra + (negated ? [] : ["not"])
+        if negated {
+            throw error("expected 'contains' or 'matches' after 'not', found \(found)"
+                        + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
+        }
+        let hint = current.kind == .identifier ? Suggestion.phrase(for: text(current), among: words) : ""
+        let choices = (["==", "!=", "contains", "matches"] + extra).map { "'\($0)'" }
+        throw error("expected \(choices.dropLast().joined(separator: ", ")) or \(choices.last!) after \(context), found \(found)\(hint)")
+    }
+
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    private mutating func parseComparison(after context: String) throws(ParseFailure) -> ComparisonOperator {
+        let comparison: ComparisonOperator
+        switch current.kind {
+        case .equalEqual: comparison = .equal
+        case .bangEqual: comparison = .notEqual
+        case .less: comparison = .less
+        case .lessEqual: comparison = .lessOrEqual
+        case .greater: comparison = .greater
+        case .greaterEqual: comparison = .greaterOrEqual
+        case .equal: throw error("'=' assigns; compare with '=='")
+        default: throw error("expected a comparison (==, !=, <, <=, >, >=) after \(context), found \(found)")
+        }
+        advance()
+        return comparison
     }
 
     /// `200`, `2xx`, `200-299`.
@@ -136,9 +236,11 @@ extension Parser {
             return .string(try parseTemplate("to compare with"))
         case .number:
             let word = text(current)
-            if let integer = Int(word) {
+            let digits = word.hasPrefix("-") ? word.dropFirst() : Substring(word)
+            if !digits.isEmpty, digits.utf8.allSatisfy(Lexer.isDigit) {
                 advance()
-                return .integer(integer)
+                // Any size: compared exactly, digit by digit.
+                return .integer(word)
             }
             if word.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
                word.utf8.filter({ $0 == UInt8(ascii: ".") }).count == 1, let number = Double(word) {
@@ -166,7 +268,7 @@ extension Parser {
     /// After `capture`: `NAME = json PATH | header NAME | STREAM matches RE`.
     mutating func parseCapture(_ kind: String) throws(ParseFailure) -> Capture {
         let name = try expectIdentifier("a name after 'capture'")
-        if TemplateParser.builtinFields[name.text] != nil || name.text == "header" || name.text == "json" {
+        if TemplateParser.builtinFields[name.text] != nil || ["header", "json", "cookie", "timing"].contains(name.text) {
             throw error("a capture named '\(name.text)' would hide the step's field '\(name.text)'; choose another name", at: name.range)
         }
         _ = try expect(.equal, "after 'capture \(name.text)'")
@@ -175,10 +277,10 @@ extension Parser {
         }
         let source = text(current)
         let sourceRange = current.range
-        let sources = ["json", "header", "stdout", "stderr", "body"]
+        let sources = ["json", "header", "stdout", "stderr", "body", "cookie", "url"]
         guard sources.contains(source) else {
             throw error("unknown capture source '\(source)'\(Suggestion.phrase(for: source, among: sources))",
-                        notes: [.init("write capture NAME = json PATH, header NAME, or stdout|stderr|body matches 'RE'")])
+                        notes: [.init("write capture NAME = json PATH, header NAME [matches 'RE'], cookie NAME, url, or stdout|stderr|body matches 'RE'")])
         }
         try checkSubject(source, range: sourceRange, kind: kind, phrase: "capturing from \(source)")
         advance()
@@ -186,7 +288,16 @@ extension Parser {
         case "json":
             return Capture(name: name.text, source: .json(try parseJSONPath()))
         case "header":
-            return Capture(name: name.text, source: .header(try parseName("a header name")))
+            let header = try parseName("a header name")
+            if isKeyword("matches") {
+                advance()
+                return Capture(name: name.text, source: .headerMatches(header, try parseRegex()))
+            }
+            return Capture(name: name.text, source: .header(header))
+        case "cookie":
+            return Capture(name: name.text, source: .cookie(try parseName("a cookie name")))
+        case "url":
+            return Capture(name: name.text, source: .url)
         default:
             guard isKeyword("matches") else {
                 throw error("expected 'matches' after 'capture \(name.text) = \(source)', found \(found)")

@@ -19,17 +19,15 @@ struct ResultChecker {
         switch expectation {
         case .status, .exit:
             return  // The evaluator checks these first.
-        case .contains(let stream, let needle):
+        case .text(let stream, let predicate):
             let text = try self.text(of: stream, for: expectation)
-            let wanted = needle.literalValue ?? ""
-            guard text.contains(wanted) else {
-                throw fail("expected \(stream) to contain \(Excerpt.quoted(Substring(wanted)))"
-                           + shown(stream, text))
-            }
-        case .matches(let stream, let pattern):
-            let text = try self.text(of: stream, for: expectation)
-            guard try firstMatch(of: pattern, in: text) != nil else {
-                throw fail("expected \(stream) to match '\(pattern.source)'" + shown(stream, text))
+            // `==` reads the output as `{{label.stdout}}` does: without one
+            // final newline (a body is compared whole).
+            let compared = stream == .body ? text : StepResult.withoutFinalNewline(text)
+            let subject: String
+            if case .equals = predicate.test { subject = compared } else { subject = text }
+            guard try holds(predicate, on: subject) else {
+                throw fail("expected \(stream) \(Self.words(predicate))" + shown(stream, text))
             }
         case .header(let name, let check):
             try checkHeader(name, check)
@@ -54,23 +52,78 @@ struct ResultChecker {
                     throw fail("capture \(capture.name): the response has no header \(name)")
                 }
                 values[capture.name] = value
+            case .headerMatches(let name, let pattern):
+                let headerValues = self.headerValues(name)
+                guard !headerValues.isEmpty else {
+                    throw fail("capture \(capture.name): the response has no header \(name)")
+                }
+                var found: String?
+                for value in headerValues {
+                    if let match = try firstMatch(of: pattern, in: value) {
+                        found = Self.group(of: match)
+                        break
+                    }
+                }
+                guard let found else {
+                    throw fail("capture \(capture.name): header \(name) does not match '\(pattern.source)'; got \(Excerpt.head(headerValues[0]))")
+                }
+                values[capture.name] = found
+            case .cookie(let name):
+                guard let value = result.http?.cookie(name) else {
+                    throw fail("capture \(capture.name): no cookie '\(name)' is in the store for \(result.http?.url ?? "this step")")
+                }
+                values[capture.name] = value
+            case .url:
+                guard let url = result.http?.url else { throw fail("capture \(capture.name): the step has no URL") }
+                values[capture.name] = url
             case .matches(let stream, let pattern):
                 let text = try self.text(of: stream, for: nil)
                 guard let match = try firstMatch(of: pattern, in: text) else {
                     throw fail("capture \(capture.name): \(stream) does not match '\(pattern.source)'" + shown(stream, text))
                 }
-                // The first group, else the whole match.
-                if match.output.count > 1 {
-                    values[capture.name] = match.output[1].substring.map(String.init) ?? ""
-                } else {
-                    values[capture.name] = String(match.output[0].substring ?? "")
-                }
+                values[capture.name] = Self.group(of: match)
             }
         }
         return values
     }
 
     // MARK: - Pieces
+
+    /// The first group of a match, else the whole match.
+    private static func group(of match: Regex<AnyRegexOutput>.Match) -> String {
+        if match.output.count > 1 {
+            return match.output[1].substring.map(String.init) ?? ""
+        }
+        return String(match.output[0].substring ?? "")
+    }
+
+    /// Every value a response header came with, in order (names compared
+    /// without case).
+    private func headerValues(_ name: String) -> [String] {
+        let wanted = name.lowercased()
+        return result.headers.filter { $0.name.lowercased() == wanted }.map(\.value)
+    }
+
+    /// `to contain "x"`, `not to match 'y'`, `to be "z"`: for messages.
+    static func words(_ predicate: TextPredicate) -> String {
+        let not = predicate.negated ? "not " : ""
+        switch predicate.test {
+        case .equals(let template): return "\(not)to be \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
+        case .contains(let template): return "\(not)to contain \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
+        case .matches(let pattern): return "\(not)to match '\(pattern.source)'"
+        }
+    }
+
+    /// Whether `text` satisfies the predicate (`not` included).
+    private mutating func holds(_ predicate: TextPredicate, on text: String) throws(StepFailure) -> Bool {
+        let positive: Bool
+        switch predicate.test {
+        case .equals(let template): positive = text == (template.literalValue ?? "")
+        case .contains(let template): positive = text.contains(template.literalValue ?? "")
+        case .matches(let pattern): positive = try firstMatch(of: pattern, in: text) != nil
+        }
+        return positive != predicate.negated
+    }
 
     private func fail(_ message: String) -> StepFailure {
         StepFailure(.expect, message, result: result)
@@ -120,42 +173,102 @@ struct ResultChecker {
     }
 
     private mutating func checkHeader(_ name: String, _ check: StepExpectation.HeaderCheck) throws(StepFailure) {
-        let value = result.header(name)
+        let values = headerValues(name)
+        let described: String
         switch check {
-        case .contains(let needle):
-            let wanted = needle.literalValue ?? ""
-            guard let value else {
-                throw fail("expected header \(name) to contain \(Excerpt.quoted(Substring(wanted))), but the response has no header \(name)")
+        case .text(let predicate): described = "expected header \(name) \(Self.words(predicate))"
+        case .count(let op, let count): described = "expected header \(name) count \(op.rawValue) \(count)"
+        case .exists(let negated): described = "expected header \(name) \(negated ? "not to exist" : "to exist")"
+        }
+        switch check {
+        case .exists(let negated):
+            if negated, !values.isEmpty {
+                throw fail("\(described), but it came \(Self.times(values.count)): \(Excerpt.head(values[0]))")
             }
-            guard value.contains(wanted) else {
-                throw fail("expected header \(name) to contain \(Excerpt.quoted(Substring(wanted))), got \(Excerpt.head(value))")
+            if !negated, values.isEmpty { throw fail("\(described), but the response has no header \(name)") }
+        case .count(let op, let wanted):
+            guard JSONComparison.order(values.count, wanted, op) else {
+                throw fail("\(described), but it came \(Self.times(values.count))")
             }
-        case .matches(let pattern):
-            guard let value else {
-                throw fail("expected header \(name) to match '\(pattern.source)', but the response has no header \(name)")
+        case .text(let predicate):
+            if values.isEmpty {
+                // No value: `not contains` and `!=` hold; the others fail.
+                guard predicate.negated else { throw fail("\(described), but the response has no header \(name)") }
+                return
             }
-            guard try firstMatch(of: pattern, in: value) != nil else {
-                throw fail("expected header \(name) to match '\(pattern.source)', got \(Excerpt.head(value))")
+            var satisfied = false
+            for value in values where try holds(TextPredicate(predicate.test), on: value) {
+                satisfied = true
+                break
+            }
+            guard satisfied != predicate.negated else {
+                let shown = values.prefix(3).map { Excerpt.head($0) }.joined(separator: ", ")
+                throw fail("\(described), got \(shown)")
             }
         }
+    }
+
+    private static func times(_ count: Int) -> String {
+        count == 1 ? "once" : "\(count) times"
     }
 
     private mutating func checkJSON(_ path: JSONPath, _ check: JSONCheck) throws(StepFailure) {
         let expected: String
         switch check {
-        case .exists: expected = "json \(path) to exist"
-        case .compare(let op, let literal): expected = "json \(path) \(op.rawValue) \(JSONComparison.describe(literal))"
+        case .exists(let negated): expected = "\(path) \(negated ? "not to exist" : "to exist")"
+        case .compare(let op, let literal): expected = "\(path) \(op.rawValue) \(JSONComparison.describe(literal))"
+        case .count(let op, let count): expected = "\(path) count \(op.rawValue) \(count)"
+        case .contains(let template, let negated):
+            expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
+        case .matches(let pattern, let negated): expected = "\(path) \(negated ? "not to match" : "to match") '\(pattern.source)'"
+        case .isType(let type, let negated): expected = "\(path) \(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
         }
-        let document = try parsedBody(for: "expected " + expected)
+        let document = try parsedBody(for: "expected json " + expected)
         let value: JSONDocument
         do {
             value = try document.value(at: path)
         } catch {
-            throw fail("expected \(expected), but \(error)" + Excerpt.body(result))
+            if case .exists(negated: true) = check { return }
+            throw fail("expected json \(expected), but \(error)" + Excerpt.body(result))
         }
-        guard case .compare(let op, let literal) = check else { return }
-        guard JSONComparison.holds(value, op, literal) else {
-            throw fail("expected \(expected), got \(Excerpt.clip(value.serialized, length: 120))")
+        let got = Excerpt.clip(value.serialized, length: 120)
+        switch check {
+        case .exists(let negated):
+            if negated { throw fail("expected json \(expected), but it is there: \(got)") }
+        case .compare(let op, let literal):
+            guard JSONComparison.holds(value, op, literal) else { throw fail("expected json \(expected), got \(got)") }
+        case .count(let op, let wanted):
+            let count: Int
+            switch value {
+            case .array(let items): count = items.count
+            case .object(let object): count = object.members.count
+            default: throw fail("expected json \(expected), but it is a \(value.typeName), not an array or object: \(got)")
+            }
+            guard JSONComparison.order(count, wanted, op) else {
+                throw fail("expected json \(expected), but it has \(count): \(Excerpt.clip(value.serialized, length: 120))")
+            }
+        case .contains(let template, let negated):
+            let wanted = template.literalValue ?? ""
+            let positive: Bool
+            switch value {
+            case .array(let items): positive = items.contains { JSONComparison.element($0, equals: wanted) }
+            case .string(let text): positive = text.contains(wanted)
+            default: throw fail("expected json \(expected), but it is a \(value.typeName), not an array or string: \(got)")
+            }
+            guard positive != negated else { throw fail("expected json \(expected), got \(got)") }
+        case .matches(let pattern, let negated):
+            let text: String
+            switch value {
+            case .array, .object: throw fail("expected json \(expected), but it is an \(value.typeName): \(got)")
+            default: text = value.textValue
+            }
+            guard try (firstMatch(of: pattern, in: text) != nil) != negated else {
+                throw fail("expected json \(expected), got \(got)")
+            }
+        case .isType(let type, let negated):
+            guard JSONComparison.isType(value, type) != negated else {
+                throw fail("expected json \(expected), but it is \(JSONComparison.typeWords(value)): \(got)")
+            }
         }
     }
 

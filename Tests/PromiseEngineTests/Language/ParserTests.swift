@@ -57,8 +57,8 @@ struct ParserTests {
         #expect(request.save == .literal("out"))
         #expect(request.expectations == [
             .status([.code(200), .range(200...299), .range(300...302)]),
-            .header(name: "Content-Type", .matches(RegexPattern("json"))),
-            .json(JSONPath([.key("a"), .index(0)]), .compare(.lessOrEqual, .integer(-3))),
+            .header(name: "Content-Type", .text(TextPredicate(.matches(RegexPattern("json"))))),
+            .json(JSONPath([.key("a"), .index(0)]), .compare(.lessOrEqual, .integer("-3"))),
             .json(JSONPath([.key("b")]), .compare(.equal, .number(1.5))),
             .json(JSONPath([.key("c")]), .compare(.notEqual, .string(.literal("x")))),
             .json(JSONPath([.key("d")]), .compare(.equal, .null)),
@@ -256,7 +256,7 @@ struct ParserTests {
     }
 
     @Test func expectationsNeedAVerb() {
-        #expect(messages("sh \"x\" { expect stdout \"ok\" }") == ["expected 'contains' or 'matches' after 'expect stdout', found a string"])
+        #expect(messages("sh \"x\" { expect stdout \"ok\" }") == ["expected '==', '!=', 'contains' or 'matches' after 'expect stdout', found a string"])
         #expect(messages("sh \"x\" { expect stdot contains \"ok\" }") == ["unknown expectation 'stdot'; did you mean 'stdout'?"])
     }
 
