@@ -195,6 +195,24 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, "two", headers=[("X-Dup", "one"), ("X-Dup", "two")])
         elif len(parts) == 2 and parts[0] == "encoded" and encoded(parts[1]) is not None:
             self.send_body(200, encoded(parts[1]), headers=[("Content-Encoding", parts[1])])
+        elif url.path == "/multipart":
+            # The parts as a server reads them: name, filename, type, content.
+            from email.parser import BytesParser
+            from email.policy import HTTP
+            head = b"Content-Type: " + self.headers.get("Content-Type", "").encode() + b"\r\n\r\n"
+            message = BytesParser(policy=HTTP).parsebytes(head + request_body)
+            parts = []
+            for part in message.iter_parts():
+                parts.append({
+                    "name": part.get_param("name", header="content-disposition"),
+                    "filename": part.get_filename(),
+                    "type": part.get_content_type() if part.get("Content-Type") else None,
+                    "content": part.get_payload(decode=True).decode("utf-8", "replace"),
+                })
+            self.send_body(200, json.dumps({"parts": parts}), "application/json")
+        elif url.path == "/big-numbers":
+            self.send_body(200, '{"big": 1000000000000000000000, "next": 1000000000000000000001, "tags": ["test", "fast", 3, true]}',
+                           "application/json")
         elif url.path == "/echo":
             answer = {
                 "method": self.command,
@@ -209,6 +227,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(404, "no route " + url.path)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any
+    do_PURGE = do_PROPFIND = handle_any
 
 
 class Server(ThreadingHTTPServer):

@@ -20,7 +20,7 @@ extension WorkflowExecutor {
         }
         func named(_ list: [NamedTemplate]) throws(RunError) -> [NamedTemplate] {
             var resolved: [NamedTemplate] = []
-            for item in list { resolved.append(NamedTemplate(name: item.name, value: try text(item.value))) }
+            for item in list { resolved.append(NamedTemplate(name: try text(item.name), value: try text(item.value))) }
             return resolved
         }
 
@@ -40,6 +40,23 @@ extension WorkflowExecutor {
             case .file(let path): request.body = .file(try text(path))
             case .json(let body): request.body = .json(try text(body))
             case .form(let fields): request.body = .form(try named(fields))
+            case .multipart(let parts):
+                var resolved: [MultipartPart] = []
+                for part in parts {
+                    switch part.content {
+                    case .text(let value):
+                        resolved.append(MultipartPart(name: try text(part.name), content: .text(try text(value))))
+                    case .file(let path, let type):
+                        var resolvedType: Template?
+                        if let type { resolvedType = try text(type) }
+                        resolved.append(MultipartPart(name: try text(part.name), content: .file(path: try text(path), type: resolvedType)))
+                    }
+                }
+                request.body = .multipart(resolved)
+            }
+            request.query = try named(request.query)
+            if let auth = request.basicAuth {
+                request.basicAuth = BasicAuth(user: try text(auth.user), password: try text(auth.password))
             }
             if let save = request.save { request.save = try text(save) }
             if let path = request.tls.caCertificate { request.tls.caCertificate = try text(path) }

@@ -78,6 +78,10 @@ public struct JSONRenderer: Sendable {
         .array(pairs.map { .object([("name", .string($0.0)), ("value", template($0.1))]) })
     }
 
+    private func named(_ pairs: [NamedTemplate]) -> JSONValue {
+        .array(pairs.map { .object([("name", template($0.name)), ("value", template($0.value))]) })
+    }
+
     private func step(_ step: Step) -> [(String, JSONValue)] {
         switch step {
         case .shell(let command, let process):
@@ -86,13 +90,28 @@ public struct JSONRenderer: Sendable {
             return [("arguments", .array(arguments.map(template)))] + self.process(process)
         case .http(let request):
             var members: [(String, JSONValue)] = [("method", .string(request.method.rawValue)), ("url", template(request.url))]
-            if !request.headers.isEmpty { members.append(("headers", named(request.headers.map { ($0.name, $0.value) }))) }
+            if !request.query.isEmpty { members.append(("query", named(request.query))) }
+            if !request.headers.isEmpty { members.append(("headers", named(request.headers))) }
+            if let auth = request.basicAuth {
+                members.append(("basicAuth", .object([("user", template(auth.user)), ("password", template(auth.password))])))
+            }
             switch request.body {
             case .none: break
             case .text(let body): members.append(("body", template(body)))
             case .file(let path): members.append(("bodyFile", template(path)))
             case .json(let body): members.append(("json", template(body)))
-            case .form(let fields): members.append(("form", named(fields.map { ($0.name, $0.value) })))
+            case .form(let fields): members.append(("form", named(fields)))
+            case .multipart(let parts):
+                members.append(("multipart", .array(parts.map { part in
+                    switch part.content {
+                    case .text(let value):
+                        return .object([("name", template(part.name)), ("value", template(value))])
+                    case .file(let path, let type):
+                        var fields: [(String, JSONValue)] = [("name", template(part.name)), ("file", template(path))]
+                        if let type { fields.append(("type", template(type))) }
+                        return .object(fields)
+                    }
+                })))
             }
             if let redirects = request.redirects { members.append(("redirects", .integer(redirects))) }
             if let save = request.save { members.append(("save", template(save))) }

@@ -68,12 +68,20 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Whether the run's cookie store is used (`cookies off` in a block
     /// turns it off for the steps below).
     public var cookies: Bool
+    /// `query NAME STRING`, in order: appended to the URL's query string,
+    /// name and value percent-encoded.
+    public var query: [NamedTemplate]
+    /// `basic-auth USER PASSWORD`: sent as `Authorization: Basic ...`.
+    public var basicAuth: BasicAuth?
 
     public init(method: HTTPMethod, url: Template, headers: [NamedTemplate] = [], body: HTTPBody = .none,
                 redirects: Int? = nil, save: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true) {
+                tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true, query: [NamedTemplate] = [],
+                basicAuth: BasicAuth? = nil) {
         self.method = method
         self.url = url
+        self.query = query
+        self.basicAuth = basicAuth
         self.headers = headers
         self.body = body
         self.redirects = redirects
@@ -107,19 +115,75 @@ public struct HTTPTLSOptions: Sendable, Hashable {
     public var isEmpty: Bool { !insecure && caCertificate == nil && certificate == nil && key == nil }
 }
 
-/// The HTTP methods the `http` step takes.
-public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
-    case GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
+/// `basic-auth USER PASSWORD`.
+public struct BasicAuth: Sendable, Hashable {
+    public var user: Template
+    public var password: Template
+
+    public init(user: Template, password: Template) {
+        self.user = user
+        self.password = password
+    }
 }
 
-/// A name and a value: a request header or a form field.
+/// An HTTP method: any token of upper-case letters (`PURGE`, `PROPFIND`);
+/// the standard ones have names here.
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let GET = HTTPMethod(rawValue: "GET")
+    public static let POST = HTTPMethod(rawValue: "POST")
+    public static let PUT = HTTPMethod(rawValue: "PUT")
+    public static let PATCH = HTTPMethod(rawValue: "PATCH")
+    public static let DELETE = HTTPMethod(rawValue: "DELETE")
+    public static let HEAD = HTTPMethod(rawValue: "HEAD")
+    public static let OPTIONS = HTTPMethod(rawValue: "OPTIONS")
+
+    /// GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS: a method one letter
+    /// away from one of these gets a "did you mean" warning.
+    public static let standard: [HTTPMethod] = [.GET, .POST, .PUT, .PATCH, .DELETE, .HEAD, .OPTIONS]
+
+    public var description: String { rawValue }
+}
+
+/// A name and a value: a request header, a query parameter or a form
+/// field. Both may interpolate.
 public struct NamedTemplate: Sendable, Hashable {
-    public var name: String
+    public var name: Template
     public var value: Template
 
-    public init(name: String, value: Template) {
+    public init(name: Template, value: Template) {
         self.name = name
         self.value = value
+    }
+
+    /// A literal name.
+    public init(name: String, value: Template) {
+        self.init(name: .literal(name), value: value)
+    }
+}
+
+/// One part of a `multipart/form-data` body.
+public struct MultipartPart: Sendable, Hashable {
+    public enum Content: Sendable, Hashable {
+        /// `multipart NAME STRING`
+        case text(Template)
+        /// `multipart NAME file PATH [type STRING]`: the file's bytes, its
+        /// name as the part's filename, the type (else guessed from the
+        /// extension).
+        case file(path: Template, type: Template?)
+    }
+
+    public var name: Template
+    public var content: Content
+
+    public init(name: Template, content: Content) {
+        self.name = name
+        self.content = content
     }
 }
 
@@ -134,6 +198,9 @@ public enum HTTPBody: Sendable, Hashable {
     case json(Template)
     /// `form NAME STRING`, repeated: url-encoded.
     case form([NamedTemplate])
+    /// `multipart NAME STRING` / `multipart NAME file PATH [type STRING]`,
+    /// repeated: `multipart/form-data`.
+    case multipart([MultipartPart])
 }
 
 /// A `file` step.

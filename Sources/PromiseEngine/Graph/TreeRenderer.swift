@@ -151,8 +151,14 @@ public struct TreeRenderer: Sendable {
             captures = process.captures
         case .http(let request):
             if let redirects = request.redirects { options.append("redirects \(redirects)") }
+            for item in request.query {
+                details.append(TreeItem("query \(quotedName(item.name, scope)) \(quoted(item.value, scope))"))
+            }
             for header in request.headers {
-                details.append(TreeItem("header \(quotedName(header.name)) \(quoted(header.value, scope))"))
+                details.append(TreeItem("header \(quotedName(header.name, scope)) \(quoted(header.value, scope))"))
+            }
+            if let auth = request.basicAuth {
+                details.append(TreeItem("basic-auth \(quoted(auth.user, scope)) \(quoted(auth.password, scope))"))
             }
             switch request.body {
             case .none: break
@@ -160,7 +166,17 @@ public struct TreeRenderer: Sendable {
             case .file(let path): details.append(TreeItem("body file \(quoted(path, scope))"))
             case .json(let body): details.append(TreeItem("json \(quoted(body, scope))"))
             case .form(let fields):
-                for field in fields { details.append(TreeItem("form \(quotedName(field.name)) \(quoted(field.value, scope))")) }
+                for field in fields { details.append(TreeItem("form \(quotedName(field.name, scope)) \(quoted(field.value, scope))")) }
+            case .multipart(let parts):
+                for part in parts {
+                    switch part.content {
+                    case .text(let value):
+                        details.append(TreeItem("multipart \(quotedName(part.name, scope)) \(quoted(value, scope))"))
+                    case .file(let path, let type):
+                        let typeText = type.map { " type \(quoted($0, scope))" } ?? ""
+                        details.append(TreeItem("multipart \(quotedName(part.name, scope)) file \(quoted(path, scope))\(typeText)"))
+                    }
+                }
             }
             if let save = request.save { details.append(TreeItem("save \(quoted(save, scope))")) }
             if request.tls.insecure { options.append("insecure") }
@@ -209,6 +225,13 @@ public struct TreeRenderer: Sendable {
 
     private func quotedName(_ name: String) -> String {
         "\"" + name.escapedForTemplate() + "\""
+    }
+
+    /// A header, query or form name: as written when literal, else with
+    /// the values known (dry run).
+    private func quotedName(_ name: Template, _ scope: DryRunValues?) -> String {
+        if let literal = name.literalValue { return quotedName(literal) }
+        return quoted(name, scope)
     }
 
     private func brackets(timeout: Duration?) -> String {

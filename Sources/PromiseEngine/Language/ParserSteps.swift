@@ -7,6 +7,8 @@ struct StepExtras {
     var expectations: [StepExpectation] = []
     var captures: [Capture] = []
     var headers: [NamedTemplate] = []
+    var query: [NamedTemplate] = []
+    var basicAuth: BasicAuth?
     var body: HTTPBody = .none
     var redirects: Int?
     var save: Template?
@@ -24,15 +26,15 @@ extension Parser {
         let common = ["timeout", "retry", "needs"]
         switch kind {
         case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "expect", "capture"]
-        case "http": return common + ["header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
-                                      "expect", "capture"]
+        case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
+                                      "insecure", "cacert", "cert", "key", "expect", "capture"]
         default: return common
         }
     }
 
     static let stepAttributeNames: Set<String> = [
         "timeout", "retry", "needs", "cwd", "env", "stdin", "detach", "expect", "capture",
-        "header", "body", "json", "form", "redirects", "save", "insecure", "cacert", "cert", "key",
+        "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
     static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
@@ -58,14 +60,22 @@ extension Parser {
             }
         case "http":
             guard current.kind == .identifier else {
-                throw error("expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS), found \(found)")
+                throw error("expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, or another in capitals), found \(found)")
             }
             let name = text(current)
-            guard let parsed = HTTPMethod(rawValue: name) else {
-                let names = HTTPMethod.allCases.map(\.rawValue)
-                throw error("unknown HTTP method '\(name)'\(Suggestion.phrase(for: name, among: names))")
+            let standard = HTTPMethod.standard.map(\.rawValue)
+            guard name.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+                let upper = name.uppercased()
+                let hint = standard.contains(upper) ? "; write '\(upper)'" : Suggestion.phrase(for: name, among: standard)
+                throw error("'\(name)' is not an HTTP method: a method is written in capital letters (GET, POST, PURGE)\(hint)")
             }
-            method = parsed
+            if !standard.contains(name),
+               let near = standard.first(where: { Suggestion.editDistance(Array(name.utf8), Array($0.utf8), limit: 1) <= 1 }) {
+                // Sent as written (a server may know it), but it is likely a typo.
+                diagnostics.warning("'\(name)' is not a standard HTTP method; did you mean '\(near)'?", at: current.range,
+                                    notes: [.init("it is sent as written; a method one letter away from a standard one is usually a typo")])
+            }
+            method = HTTPMethod(rawValue: name)
             advance()
             templates.append(try parseTemplate("after 'http \(name)' (the URL)"))
         case "file":
@@ -107,7 +117,8 @@ extension Parser {
         case "http":
             step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
                                      redirects: extras.redirects, save: extras.save,
-                                     expectations: extras.expectations, captures: extras.captures, tls: extras.tls))
+                                     expectations: extras.expectations, captures: extras.captures, tls: extras.tls,
+                                     query: extras.query, basicAuth: extras.basicAuth))
         case "file":
             switch operation {
             case "write": step = .file(.write(path: templates[0], content: templates[1]))
@@ -195,8 +206,16 @@ extension Parser {
             if extras.stdin != nil { throw error("duplicate 'stdin'", at: nameRange) }
             extras.stdin = stdin
         case "header":
-            let header = try parseName("a header name")
+            let header = try parseNameTemplate("a header name", header: true)
             extras.headers.append(NamedTemplate(name: header, value: try parseTemplate("after the header name (its value)")))
+        case "query":
+            let parameter = try parseNameTemplate("a query parameter name", header: false)
+            extras.query.append(NamedTemplate(name: parameter, value: try parseTemplate("after the parameter name (its value)")))
+        case "basic-auth":
+            let user = try parseTemplate("after 'basic-auth' (the user)")
+            let password = try parseTemplate("after the user (the password)")
+            if extras.basicAuth != nil { throw error("duplicate 'basic-auth'", at: nameRange) }
+            extras.basicAuth = BasicAuth(user: user, password: password)
         case "body", "json":
             var body: HTTPBody
             if name == "body", isKeyword("file") {
@@ -207,18 +226,41 @@ extension Parser {
                 body = name == "json" ? .json(value) : .text(value)
             }
             guard case .none = extras.body else {
-                throw error("a request has one body: 'body', 'json' or 'form'", at: nameRange)
+                throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
             }
             extras.body = body
         case "form":
-            let field = try parseName("a form field name")
+            let field = try parseNameTemplate("a form field name", header: false)
             let value = try parseTemplate("after the form field name (its value)")
             switch extras.body {
             case .none: extras.body = .form([NamedTemplate(name: field, value: value)])
             case .form(var fields):
                 fields.append(NamedTemplate(name: field, value: value))
                 extras.body = .form(fields)
-            default: throw error("a request has one body: 'body', 'json' or 'form'", at: nameRange)
+            default: throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
+            }
+        case "multipart":
+            let field = try parseNameTemplate("a part name", header: false)
+            let content: MultipartPart.Content
+            if isKeyword("file") {
+                advance()
+                let path = try parseTemplate("after 'file' (the path of the file to send)")
+                var type: Template?
+                if isKeyword("type") {
+                    advance()
+                    type = try parseTemplate("after 'type' (a media type such as image/png)")
+                }
+                content = .file(path: path, type: type)
+            } else {
+                content = .text(try parseTemplate("after the part name (its value, or file PATH)"))
+            }
+            let part = MultipartPart(name: field, content: content)
+            switch extras.body {
+            case .none: extras.body = .multipart([part])
+            case .multipart(var parts):
+                parts.append(part)
+                extras.body = .multipart(parts)
+            default: throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
             }
         case "redirects":
             let count = try parseInteger("the number of redirects", range: 0...100)

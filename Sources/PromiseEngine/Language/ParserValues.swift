@@ -32,6 +32,35 @@ extension Parser {
         return try parseLiteralString(what)
     }
 
+    /// A header, query or form name: a word, or a string that may
+    /// interpolate. A header name known now must be an RFC 9110 token.
+    mutating func parseNameTemplate(_ what: String, header: Bool) throws(ParseFailure) -> Template {
+        let range = current.range
+        let name: Template
+        if current.kind == .identifier {
+            name = .literal(text(current))
+            advance()
+        } else {
+            name = try parseTemplate("as \(what)")
+        }
+        if header, let literal = name.literalValue, !Parser.isToken(literal) {
+            throw error("'\(literal)' cannot be a header name: letters, digits and !#$%&'*+-.^_`|~ only", at: range)
+        }
+        return name
+    }
+
+    /// An RFC 9110 token (a header name).
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
     /// A regular expression in a string, checked with the standard
     /// library's `Regex`.
     mutating func parseRegex() throws(ParseFailure) -> RegexPattern {

@@ -18,21 +18,27 @@ enum HTTPRequestBuilder {
     /// `network`), a missing body file (kind `file`).
     static func prepare(_ step: HTTPRequest, workingDirectory: String,
                         configuration: StepsConfiguration) throws(StepFailure) -> PreparedRequest {
-        let text = step.url.literalValue ?? ""
+        var text = step.url.literalValue ?? ""
         let label = "\(step.method.rawValue) \(text)"
+        if !step.query.isEmpty { text = withQuery(text, step.query) }
         guard let url = RequestURL.parse(text) else {
             throw StepFailure(.network, "\(label): not an http:// or https:// URL")
         }
         var headers: [(name: String, value: String)] = []
         for header in step.headers {
+            let name = header.name.literalValue ?? ""
             let value = header.value.literalValue ?? ""
-            guard isToken(header.name) else {
-                throw StepFailure(.network, "\(label): '\(header.name)' cannot be a header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+            guard isToken(name) else {
+                throw StepFailure(.network, "\(label): '\(name)' cannot be a header name (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
             guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
-                throw StepFailure(.network, "\(label): the value of header '\(header.name)' has a line break; it cannot be sent")
+                throw StepFailure(.network, "\(label): the value of header '\(name)' has a line break; it cannot be sent")
             }
-            headers.append((header.name, value))
+            headers.append((name, value))
+        }
+        if let auth = step.basicAuth {
+            let credentials = (auth.user.literalValue ?? "") + ":" + (auth.password.literalValue ?? "")
+            addIfMissing(&headers, "Authorization", "Basic " + Base64.encode(credentials.utf8))
         }
         var body = RequestBody.none
         switch step.body {
@@ -44,9 +50,13 @@ enum HTTPRequestBuilder {
             body = .bytes(Array((text.literalValue ?? "").utf8))
             addIfMissing(&headers, "Content-Type", "application/json")
         case .form(let fields):
-            let encoded = fields.map { formEncoded($0.name) + "=" + formEncoded($0.value.literalValue ?? "") }
+            let encoded = fields.map { formEncoded($0.name.literalValue ?? "") + "=" + formEncoded($0.value.literalValue ?? "") }
             body = .bytes(Array(encoded.joined(separator: "&").utf8))
             addIfMissing(&headers, "Content-Type", "application/x-www-form-urlencoded")
+        case .multipart(let parts):
+            let form = try MultipartBody.make(parts, workingDirectory: workingDirectory, label: label)
+            body = .bytes(form.bytes)
+            addIfMissing(&headers, "Content-Type", "multipart/form-data; boundary=" + form.boundary)
         case .file(let path):
             let file = Paths.resolve(path.literalValue ?? "", against: workingDirectory)
             var info = stat()
@@ -65,6 +75,44 @@ enum HTTPRequestBuilder {
                               caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
                               certificateFile: path(step.tls.certificate), keyFile: path(step.tls.key))
         return PreparedRequest(method: step.method.rawValue, url: url, headers: headers, body: body, tls: tls)
+    }
+
+    /// `url` with `parameters` appended to its query (before any
+    /// `#fragment`), names and values percent-encoded.
+    static func withQuery(_ url: String, _ parameters: [NamedTemplate]) -> String {
+        var base = Substring(url)
+        var fragment: Substring = ""
+        if let hash = base.firstIndex(of: "#") {
+            fragment = base[hash...]
+            base = base[..<hash]
+        }
+        var text = String(base)
+        let encoded = parameters.map {
+            percentEncoded($0.name.literalValue ?? "") + "=" + percentEncoded($0.value.literalValue ?? "")
+        }.joined(separator: "&")
+        if let question = text.firstIndex(of: "?") {
+            if text.index(after: question) != text.endIndex, !text.hasSuffix("&") { text += "&" }
+        } else {
+            text += "?"
+        }
+        return text + encoded + fragment
+    }
+
+    /// RFC 3986 unreserved characters as they are, every other byte as
+    /// `%XX` (a space is `%20`).
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func addIfMissing(_ headers: inout [(name: String, value: String)], _ name: String, _ value: String) {

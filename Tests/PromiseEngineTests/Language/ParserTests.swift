@@ -51,7 +51,7 @@ struct ParserTests {
             """)
         guard case .step(.http(let request))? = workflow.body.nodes.first?.kind else { Issue.record("not http"); return }
         #expect(request.method == .POST)
-        #expect(request.headers.map(\.name) == ["Accept", "X-Id"])
+        #expect(request.headers.map(\.name.literalValue) == ["Accept", "X-Id"])
         #expect(request.body == .form([NamedTemplate(name: "a", value: .literal("1")), NamedTemplate(name: "b", value: .literal("2"))]))
         #expect(request.redirects == 0)
         #expect(request.save == .literal("out"))

@@ -1,0 +1,102 @@
+import Glibc
+import PromiseEngine
+
+/// A `multipart/form-data` body (RFC 7578) from `multipart` attributes:
+/// text parts, and file parts with the file's name and a media type (the
+/// one written, else one guessed from the extension).
+enum MultipartBody {
+    /// The body's bytes and its boundary. Files are read whole (kind
+    /// `file` when one cannot be read).
+    static func make(_ parts: [MultipartPart], workingDirectory: String,
+                     label: String) throws(StepFailure) -> (bytes: [UInt8], boundary: String) {
+        var contents: [(head: String, body: [UInt8])] = []
+        for part in parts {
+            let name = quoted(part.name.literalValue ?? "")
+            switch part.content {
+            case .text(let value):
+                contents.append(("Content-Disposition: form-data; name=\"\(name)\"\r\n", Array((value.literalValue ?? "").utf8)))
+            case .file(let pathTemplate, let type):
+                let path = Paths.resolve(pathTemplate.literalValue ?? "", against: workingDirectory)
+                let bytes = try contentsOf(path, label: label)
+                let filename = quoted(String(path.split(separator: "/").last ?? ""))
+                let mediaType = type?.literalValue ?? guessType(path)
+                contents.append(("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n"
+                                 + "Content-Type: \(mediaType)\r\n", bytes))
+            }
+        }
+        // A boundary that no part contains.
+        var boundary = ""
+        repeat {
+            boundary = "promise-run-" + randomHex(16)
+        } while contents.contains { contains($0.body, Array(boundary.utf8)) }
+        var body: [UInt8] = []
+        for content in contents {
+            body += Array("--\(boundary)\r\n\(content.head)\r\n".utf8)
+            body += content.body
+            body += Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return (body, boundary)
+    }
+
+    /// A name or filename inside `"..."`, as browsers write it: `"` as
+    /// `%22`, CR and LF as `%0D` and `%0A`.
+    static func quoted(_ text: String) -> String {
+        text.replacing("\"", with: "%22").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+    }
+
+    /// A media type from the file's extension; `application/octet-stream`
+    /// when unknown.
+    static func guessType(_ path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        let types = [
+            "txt": "text/plain", "text": "text/plain", "md": "text/markdown", "csv": "text/csv", "html": "text/html",
+            "htm": "text/html", "css": "text/css", "js": "text/javascript", "json": "application/json",
+            "xml": "application/xml", "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip",
+            "tar": "application/x-tar", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
+            "svg": "image/svg+xml", "webp": "image/webp", "mp4": "video/mp4", "mp3": "audio/mpeg", "wasm": "application/wasm",
+        ]
+        return types[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+    }
+
+    private static func contentsOf(_ path: String, label: String) throws(StepFailure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StepFailure(.file, "\(label): multipart file \(path): \(systemReason(errno))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StepFailure(.file, "\(label): multipart file \(path) is not a regular file")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StepFailure(.file, "\(label): multipart file \(path): \(systemReason(errno))")
+            }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes
+    }
+
+    private static func randomHex(_ count: Int) -> String {
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        let hex = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count, let first = needle.first else { return false }
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+
+/// Spec §11's language half, end to end: predicates on every text, JSON
+/// counts, types and contains, big integers, captures from headers,
+/// cookies and the URL, query, basic-auth, multipart, any method,
+/// interpolated header and form names; against the tests' server on
+/// 127.0.0.1.
+@Suite("End to end: HTTP language (Hurl-grade)")
+struct HTTPLanguageTests {
+    private func run(_ workflow: String, _ arguments: [String] = [], in space: Workspace) throws -> WorkflowRun {
+        let base = try TestServers.plain()
+        return try space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments)
+    }
+
+    private func lines(_ run: WorkflowRun) -> [String] {
+        run.logLines(prefix: "=")
+    }
+
+    private func error(_ run: WorkflowRun, _ step: String) -> String {
+        (run.step(step)?["error"] as? [String: Any])?["message"] as? String ?? ""
+    }
+
+    @Test("whole-text equality and not: body ==, !=, not contains, not matches; stdout == reads as {{x.stdout}} does")
+    func textPredicates() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        parallel keep-going {
+          a: http GET "{{base}}/hello" {
+            expect body == "hello"
+            expect body != "hello!"
+            expect body not contains "error"
+            expect body not matches '^HELLO'
+          }
+          b: http GET "{{base}}/hello" { expect body == "Hello World!" }
+          c: http GET "{{base}}/hello" { expect body not contains "ell" }
+          d: sh "echo ready" {
+            expect stdout == "ready"
+            expect stderr == ""
+            expect stdout not matches '^FAIL'
+          }
+        }
+        """, in: space)
+        #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d succeeded"], "\(run.stdout)")
+        #expect(error(run, "b").hasPrefix("expected body to be \"Hello World!\"; body: \"hello\""))
+        #expect(error(run, "c").hasPrefix("expected body not to contain \"ell\""))
+    }
+
+    @Test("headers: count, not exists, == on one of several values")
+    func headerPredicates() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        parallel keep-going {
+          a: http GET "{{base}}/duplicate-headers" {
+            expect header "X-Dup" count == 2
+            expect header "X-Dup" == "two"
+            expect header "X-Dup" != "three"
+            expect header "X-Debug" not exists
+            expect header "X-Debug" count == 0
+          }
+          b: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" count == 1 }
+          c: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" not exists }
+        }
+        """, in: space)
+        #expect(run.statuses == ["a succeeded", "b failed", "c failed"], "\(run.stdout)")
+        #expect(error(run, "b") == "expected header X-Dup count == 1, but it came 2 times")
+        #expect(error(run, "c").hasPrefix("expected header X-Dup not to exist, but it came 2 times"))
+    }
+
+    @Test("JSON: count, contains, matches, is TYPE, not exists, and integers of any size compared exactly")
+    func jsonPredicates() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        parallel keep-going {
+          a: http GET "{{base}}/json" {
+            expect json ".items" count == 2
+            expect json "." count > 5
+            expect json ".token" contains "c12"
+            expect json ".items[0].name" matches '^[a-z]+$'
+            expect json ".count" is integer
+            expect json ".ratio" is number
+            expect json ".ratio" is not integer
+            expect json ".missing" is null
+            expect json ".items" is array
+            expect json ".toto" not exists
+            expect json ".big" == 12345678901234567890
+          }
+          b: http GET "{{base}}/big-numbers" {
+            expect json ".big" == 1000000000000000000000
+            expect json ".next" > 1000000000000000000000
+            expect json ".big" != 1000000000000000000001
+            expect json ".tags" contains "test"
+            expect json ".tags" contains "3"
+            expect json ".tags" not contains "slow"
+          }
+          c: http GET "{{base}}/big-numbers" { expect json ".big" == 1000000000000000000001 }
+          d: http GET "{{base}}/json" { expect json ".items" count == 3 }
+          e: http GET "{{base}}/json" { expect json ".token" is integer }
+          f: http GET "{{base}}/json" { expect json ".token" not exists }
+        }
+        """, in: space)
+        #expect(run.statuses == ["a succeeded", "b succeeded", "c failed", "d failed", "e failed", "f failed"], "\(run.stdout)")
+        #expect(error(run, "c") == "expected json .big == 1000000000000000000001, got 1000000000000000000000")
+        #expect(error(run, "d").hasPrefix("expected json .items count == 3, but it has 2"))
+        #expect(error(run, "e") == "expected json .token to be an integer, but it is a string: \"abc123\"")
+        #expect(error(run, "f") == "expected json .token not to exist, but it is there: \"abc123\"")
+    }
+
+    @Test("captures from header NAME matches 'RE', cookie NAME and url")
+    func captures() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        login: http GET "{{base}}/cookies/set?session=s3cr3t" {
+          capture session = cookie "session"
+          capture type = header "Content-Type" matches '^text/([a-z]+)'
+        }
+        moved: http GET "{{base}}/redirect-to?location=/hello" { capture final = url }
+        log "={{login.session}} {{login.type}}"
+        log "={{moved.final}}"
+        """, in: space)
+        #expect(run.status == 0, "\(run.stdout)")
+        let base = try TestServers.plain()
+        #expect(lines(run) == ["=s3cr3t plain", "=\(base)/hello"])
+    }
+
+    @Test("query NAME VALUE: appended to the URL, percent-encoded once; basic-auth; interpolated header and form names")
+    func requestAttributes() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        var field = "colour"
+        var header = "X-Trace"
+        q: http GET "{{base}}/echo?fixed=1" {
+          query search "a b&c=d/é"
+          query "{{field}}" "red"
+        }
+        auth: http GET "{{base}}/echo" { basic-auth "alice" "pa:ss" }
+        named: http POST "{{base}}/echo" {
+          header "{{header}}" "t-1"
+          form "{{field}}" "blue"
+        }
+        log "={{q.json.path}}"
+        log "={{auth.json.headers.authorization}}"
+        log "={{named.json.headers.x-trace}} {{named.json.body}}"
+        """, in: space)
+        #expect(run.status == 0, "\(run.stdout)")
+        // base64("alice:pa:ss") = YWxpY2U6cGE6c3M=
+        #expect(lines(run) == ["=/echo?fixed=1&search=a%20b%26c%3Dd%2F%C3%A9&colour=red",
+                               "=Basic YWxpY2U6cGE6c3M=",
+                               "=t-1 colour=blue"])
+    }
+
+    @Test("basic-auth credentials never follow a redirect to another origin")
+    func basicAuthStaysWithItsOrigin() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let base = try TestServers.plain()
+        let port = try #require(URL(string: base)?.port)
+        let run = try run("""
+        other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" { basic-auth "alice" "secret" }
+        log "=other {{other.json.headers}}"
+        """, in: space)
+        #expect(run.status == 0, "\(run.stdout)")
+        let other = try #require(lines(run).first)
+        #expect(other.contains("\"host\":\"localhost:\(port)\""), "\(other)")
+        #expect(!other.contains("authorization"), "\(other)")
+    }
+
+    @Test("multipart: text parts and a file part with its name and type, as a server parses them")
+    func multipart() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("report.csv", "a,b;1,2")
+        try space.write("logo.bin", "\u{01}\u{02}binary")
+        let run = try run("""
+        up: http POST "{{base}}/multipart" {
+          multipart title "Quarterly \\"report\\""
+          multipart data file "report.csv"
+          multipart logo file "logo.bin" type "image/x-test"
+          expect json ".parts" count == 3
+        }
+        log "={{up.json.parts[0].name}}|{{up.json.parts[0].content}}"
+        log "={{up.json.parts[1].name}}|{{up.json.parts[1].filename}}|{{up.json.parts[1].type}}|{{up.json.parts[1].content}}"
+        log "={{up.json.parts[2].filename}}|{{up.json.parts[2].type}}"
+        missing: http POST "{{base}}/multipart" { multipart data file "absent.csv" }
+        catch { log "={{error.kind}}" }
+        """, in: space)
+        #expect(lines(run) == ["=title|Quarterly \"report\"",
+                               "=data|report.csv|text/csv|a,b;1,2",
+                               "=logo.bin|image/x-test",
+                               "=file"], "\(run.stdout)\(run.stderr)")
+    }
+
+    @Test("any upper-case method is sent as written; one a letter away from a standard method gets a warning")
+    func methods() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        purge: http PURGE "{{base}}/echo"
+        find: http PROPFIND "{{base}}/echo"
+        typo: http GTE "{{base}}/echo" { expect status 501 }
+        log "={{purge.json.method}} {{find.json.method}}"
+        """, in: space)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(lines(run) == ["=PURGE PROPFIND"])
+        #expect(run.stderr.contains("warning: 'GTE' is not a standard HTTP method; did you mean 'GET'?"))
+    }
+
+    @Test("check explains the new forms' mistakes at file:line:col, exit 2")
+    func checkErrors() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let cases: [(String, String)] = [
+            ("http GET \"u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
+            ("http GET \"u\" { expect body not == \"x\" }", "expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
+            ("http GET \"u\" { form a \"1\"\n multipart b \"2\" }", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
+            ("http GET \"u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
+            ("http get \"u\"", "'get' is not an HTTP method"),
+            ("http GET \"u\" { expect header \"A\" count = 2 }", "'=' assigns; compare with '=='"),
+            ("http GET \"u\" { expect json \".a\" cont \"x\" }", "did you mean 'count'?"),
+        ]
+        for (source, message) in cases {
+            try space.write("bad.workflow", source + "\n")
+            let outcome = try Binary.run(["check", "bad.workflow"], in: space.folder)
+            #expect(outcome.status == 2, "\(source)")
+            #expect(outcome.stderr.contains("bad.workflow:"), "\(source): \(outcome.stderr)")
+            #expect(outcome.stderr.contains(message), "\(source): \(outcome.stderr)")
+        }
+    }
+
+    @Test("graph shows every new attribute and predicate as written; JSON output has query, basicAuth and multipart")
+    func graphShowsNewForms() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let lines = [
+            "query \"q\" \"a b\"", "header \"{{h}}\" \"1\"", "basic-auth \"u\" \"{{pw}}\"", "multipart \"title\" \"t\"",
+            "multipart \"data\" file \"r.csv\" type \"text/csv\"", "expect body == \"ok\"", "expect body not contains \"err\"",
+            "expect header \"Set-Cookie\" count == 2", "expect header \"X-Debug\" not exists", "expect json \".errors\" count == 0",
+            "expect json \".id\" is integer", "expect json \".tags\" not contains \"x\"",
+            "expect json \".big\" == 1000000000000000000000", "capture token = header \"Location\" matches '/([0-9]+)'",
+            "capture session = cookie \"sid\"", "capture final = url",
+        ]
+        try space.write("g.workflow", "var h = \"X-Trace\"\nsecret pw = \"hunter2\"\nup: http PURGE \"http://127.0.0.1:1/x\" {\n"
+                        + lines.map { "  " + $0 }.joined(separator: "\n") + "\n}\n")
+        let tree = try Binary.run(["graph", "g.workflow"], in: space.folder)
+        #expect(tree.status == 0, "\(tree.stderr)")
+        #expect(tree.stdout.contains("up: http PURGE \"http://127.0.0.1:1/x\""))
+        for line in lines {
+            #expect(tree.stdout.contains(line), "tree: \(line)")
+        }
+        let dry = try Binary.run(["--dry-run", "g.workflow"], in: space.folder)
+        #expect(!dry.stdout.contains("hunter2"), "a secret password is masked in the dry run")
+        let json = try Binary.run(["graph", "--format", "json", "g.workflow"], in: space.folder)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let text = String(describing: document)
+        for key in ["query", "basicAuth", "multipart", "PURGE"] {
+            #expect(text.contains(key), "json: \(key)")
+        }
+    }
+}
