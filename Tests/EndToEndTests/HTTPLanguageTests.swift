@@ -222,6 +222,8 @@ struct HTTPLanguageTests {
             ("http get \"u\"", "'get' is not an HTTP method"),
             ("http GET \"u\" { expect header \"A\" count = 2 }", "'=' assigns; compare with '=='"),
             ("http GET \"u\" { expect json \".a\" cont \"x\" }", "did you mean 'count'?"),
+            ("http GET \"u\" { expect body count == 2 }", "'count' does not apply to 'expect body': it is text"),
+            ("sh \"x\" { expect stdout exists }", "'exists' does not apply to 'expect stdout': it is text"),
         ]
         for (source, message) in cases {
             try space.write("bad.workflow", source + "\n")

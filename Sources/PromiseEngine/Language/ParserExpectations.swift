@@ -166,6 +166,10 @@ extension Parser {
             return TextPredicate(.matches(try parseRegex()), negated: negated)
         }
         let words = ["contains", "matches"] + extra + (negated ? [] : ["not"])
+        if extra.isEmpty, isKeyword("count") || isKeyword("exists") || isKeyword("is") {
+            throw error("'\(text(current))' does not apply to \(context): it is text; '\(text(current))' is for headers and JSON values"
+                        + " (write == \"...\", contains, or matches)")
+        }
         if negated {
             throw error("expected 'contains' or 'matches' after 'not', found \(found)"
                         + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
