@@ -217,7 +217,7 @@ struct HTTPLanguageTests {
         let cases: [(String, String)] = [
             ("http GET \"u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
             ("http GET \"u\" { expect body not == \"x\" }", "expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
-            ("http GET \"u\" { form a \"1\"\n multipart b \"2\" }", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
+            ("http GET \"u\" {\n form a \"1\"\n multipart b \"2\"\n}", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
             ("http GET \"u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
             ("http get \"u\"", "'get' is not an HTTP method"),
             ("http GET \"u\" { expect header \"A\" count = 2 }", "'=' assigns; compare with '=='"),
