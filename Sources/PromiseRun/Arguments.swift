@@ -1,3 +1,4 @@
+import Glibc
 import PromiseEngine
 
 /// What the command line asks for.
@@ -5,7 +6,9 @@ enum Command: Equatable {
     case run(RunOptions)
     case check(CheckOptions)
     case graph(GraphOptions)
-    case help
+    case list(ListOptions)
+    /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
+    case help(String?)
     case version
 }
 
@@ -38,6 +41,8 @@ struct ReportRequest: Equatable, Sendable {
 struct RunOptions: Equatable, Sendable {
     /// The workflow file; `-` for standard input.
     var file: String
+    /// `promise-run FILE TARGET...`: the labels to cut the run down to.
+    var targets: [String] = []
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
     /// `--http-connections N`.
@@ -74,7 +79,7 @@ struct RunOptions: Equatable, Sendable {
     }
 
     static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
-        lhs.file == rhs.file && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
+        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
             && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
             && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
@@ -99,6 +104,19 @@ struct GraphOptions: Equatable, Sendable {
     var file: String
     var format = Format.tree
     var color = ColorMode.auto
+    /// `graph FILE TARGET...`: the graph cut down to the targets.
+    var targets: [String] = []
+}
+
+/// `promise-run list [--format text|json] FILE`.
+struct ListOptions: Equatable, Sendable {
+    enum Format: String, Equatable, Sendable, CaseIterable {
+        case text, json
+    }
+
+    var file: String
+    var format = Format.text
+    var color = ColorMode.auto
 }
 
 /// A command line that cannot be understood: one line saying why.
@@ -118,17 +136,64 @@ enum Arguments {
         }
     }
 
+    /// The command words, for "did you mean".
+    static let commands = ["check", "graph", "list", "help"]
+
+    /// Options of any command that take a value (to find the command word
+    /// among options written before it).
+    private static let valueOptions: Set<String> = [
+        "-j", "--jobs", "--http-connections", "--timeout", "--var", "--var-file", "--report", "--report-output",
+        "--output", "--color", "--cacert", "--format", "-f",
+    ]
+
     private static func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
-        if arguments.contains("--help") || arguments.contains("-h") { return .help }
-        if arguments.contains("--version") { return .version }
-        guard let first = arguments.first else {
-            throw UsageError(message: "no workflow file given")
+        if arguments.contains("--version") || arguments.contains("-V") { return .version }
+        // The command word may come after options: `--color never check f`.
+        var commandIndex: Int?
+        var firstPositional: Int?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument.hasPrefix("-"), argument != "-" {
+                if valueOptions.contains(argument) { index += 1 }
+                index += 1
+                continue
+            }
+            firstPositional = index
+            if commands.contains(argument) { commandIndex = index }
+            break
         }
-        switch first {
-        case "check": return .check(try parseCheck(Array(arguments.dropFirst())))
-        case "graph": return .graph(try parseGraph(Array(arguments.dropFirst())))
-        case "help": return .help
-        default: return .run(try parseRun(arguments))
+        let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
+        guard let commandIndex else {
+            if wantsHelp { return .help(nil) }
+            if let firstPositional {
+                let word = arguments[firstPositional]
+                // `promise-run chek f.workflow`: a word that is no file but
+                // is close to a command.
+                if !word.contains("/"), !word.contains("."), access(word, F_OK) != 0,
+                   let command = Suggestion.closest(to: word, among: commands) {
+                    throw UsageError(message: "unknown command '\(word)'; did you mean '\(command)'?")
+                }
+            }
+            guard !arguments.isEmpty else { throw UsageError(message: "no workflow file given") }
+            return .run(try parseRun(arguments))
+        }
+        let command = arguments[commandIndex]
+        var rest = arguments
+        rest.remove(at: commandIndex)
+        if wantsHelp { return .help(command == "help" ? nil : command) }
+        switch command {
+        case "check": return .check(try parseCheck(rest))
+        case "graph": return .graph(try parseGraph(rest))
+        case "list": return .list(try parseList(rest))
+        default:
+            let topic = rest.first { !$0.hasPrefix("-") }
+            if let topic, !commands.contains(topic), topic != "run" {
+                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands + ["run"])); "
+                                 + "the commands are run, check, graph, list")
+            }
+            return .help(topic)
         }
     }
 
@@ -139,13 +204,12 @@ enum Arguments {
         var outputGiven = false
         while let argument = reader.next() {
             if reader.isPositional(argument) {
-                if argument == "check" || argument == "graph" {
-                    throw UsageError(message: "'\(argument)' comes first: promise-run \(argument) ...")
+                if file == nil {
+                    file = argument
+                } else {
+                    // After the file: targets (labels to cut the run down to).
+                    options.targets.append(argument)
                 }
-                guard file == nil else {
-                    throw UsageError(message: "unexpected argument '\(argument)': promise-run runs one workflow file at a time")
-                }
-                file = argument
                 continue
             }
             switch reader.name {
@@ -246,8 +310,7 @@ enum Arguments {
         var options = GraphOptions(file: "")
         while let argument = reader.next() {
             if reader.isPositional(argument) {
-                guard file == nil else { throw UsageError(message: "unexpected argument '\(argument)': graph takes one workflow file") }
-                file = argument
+                if file == nil { file = argument } else { options.targets.append(argument) }
                 continue
             }
             switch reader.name {
@@ -257,6 +320,27 @@ enum Arguments {
             }
         }
         guard let file else { throw UsageError(message: "graph needs a workflow file") }
+        options.file = file
+        return options
+    }
+
+    private static func parseList(_ arguments: [String]) throws(UsageError) -> ListOptions {
+        var reader = OptionReader(arguments)
+        var file: String?
+        var options = ListOptions(file: "")
+        while let argument = reader.next() {
+            if reader.isPositional(argument) {
+                guard file == nil else { throw UsageError(message: "unexpected argument '\(argument)': list takes one workflow file") }
+                file = argument
+                continue
+            }
+            switch reader.name {
+            case "--format", "-f": options.format = try reader.choice(for: argument, ListOptions.Format.self)
+            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+            default: throw reader.unknownOption(argument, among: ["--format", "--color"])
+            }
+        }
+        guard let file else { throw UsageError(message: "list needs a workflow file") }
         options.file = file
         return options
     }

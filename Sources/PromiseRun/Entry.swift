@@ -14,8 +14,8 @@ enum Entry {
         case .failure(let error):
             StandardStreams.writeError("promise-run: \(error.message)\n\(HelpText.usage)\nRun 'promise-run --help' for more.\n")
             return 2
-        case .success(.help):
-            StandardStreams.writeOutput(HelpText.help)
+        case .success(.help(let command)):
+            StandardStreams.writeOutput(HelpText.help(for: command))
             return 0
         case .success(.version):
             StandardStreams.writeOutput(HelpText.version + "\n")
@@ -24,6 +24,8 @@ enum Entry {
             return CheckCommand.run(options)
         case .success(.graph(let options)):
             return GraphCommand.run(options)
+        case .success(.list(let options)):
+            return ListCommand.run(options)
         case .success(.run(let options)):
             return await run(options)
         }
@@ -44,11 +46,20 @@ enum Entry {
             }
             return 2
         }
+        var selection: TargetSelection?
+        if !options.targets.isEmpty {
+            switch TargetSelection.make(workflow, targets: options.targets) {
+            case .success(let made): selection = made
+            case .failure(let errors):
+                for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
+                return 2
+            }
+        }
         if options.dryRun {
-            StandardStreams.writeOutput(DryRun.render(workflow, options: options))
+            StandardStreams.writeOutput(DryRun.render(selection.map { $0.cut(workflow) } ?? workflow, options: options))
             return 0
         }
-        return await runWorkflow(workflow, options: options)
+        return await runWorkflow(workflow, options: options, selection: selection)
     }
 
     /// A signal while the workflow is read and checked: the reports asked

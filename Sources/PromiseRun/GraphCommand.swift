@@ -7,7 +7,16 @@ enum GraphCommand {
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: StandardStreams.useColor(options.color)) else {
             return 2
         }
-        StandardStreams.writeOutput(render(workflow, as: options.format))
+        var shown = workflow
+        if !options.targets.isEmpty {
+            switch TargetSelection.make(workflow, targets: options.targets) {
+            case .success(let selection): shown = selection.cut(workflow)
+            case .failure(let errors):
+                for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
+                return 2
+            }
+        }
+        StandardStreams.writeOutput(render(shown, as: options.format))
         return 0
     }
 

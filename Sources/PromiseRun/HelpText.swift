@@ -3,13 +3,67 @@ import PromiseEngine
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {
     static let usage = """
-        usage: promise-run [OPTIONS] FILE           run a workflow
-               promise-run check FILE...            parse and validate only
-               promise-run graph [--format tree|dot|mermaid|json] FILE
-               promise-run --help | --version
+        usage: promise-run [OPTIONS] FILE [TARGET...]   run a workflow, or only what TARGETs need
+               promise-run list [--format text|json] FILE    the labelled steps and groups
+               promise-run check [--format text|json] FILE...  parse and validate only
+               promise-run graph [--format tree|dot|mermaid|json] FILE [TARGET...]
+               promise-run help [COMMAND] | --help | --version | -V
         """
 
     static let version = "promise-run \(PromiseRunVersion.current)"
+
+    /// `help COMMAND`, `COMMAND --help`.
+    static func help(for command: String?) -> String {
+        switch command {
+        case "check": return check
+        case "graph": return graph
+        case "list": return list
+        default: return help
+        }
+    }
+
+    static let check = """
+        usage: promise-run check [--format text|json] [--color WHEN] [-q] FILE...
+
+        Parses and checks each workflow file, runs nothing. Errors and warnings
+        say file:line:col, show the line, and say what to write instead.
+
+        options:
+          --format text|json   text (default), or one JSON array of diagnostics:
+                               file, line, column, endLine, endColumn, severity,
+                               message, notes (each with its own location)
+          --color WHEN         auto (default), always or never
+          -q, --quiet          print nothing when every file is fine
+
+        Under GitHub Actions (GITHUB_ACTIONS=true) errors are also printed as
+        ::error annotations.
+
+        exit codes: 0 every file is fine (warnings allowed), 2 some file has errors
+
+        """
+
+    static let graph = """
+        usage: promise-run graph [--format tree|dot|mermaid|json] FILE [TARGET...]
+
+        Draws the workflow, runs nothing: tree (default), Graphviz dot, Mermaid,
+        or JSON. With TARGETs, the graph cut down to what they need.
+
+        examples:
+          promise-run graph ci.workflow
+          promise-run graph --format dot ci.workflow | dot -Tsvg > ci.svg
+          promise-run graph ci.workflow deploy
+
+        """
+
+    static let list = """
+        usage: promise-run list [--format text|json] FILE
+
+        The labelled steps and groups of the workflow, in order, indented by
+        nesting, each with its kind and its desc: the names a TARGET may take
+        (promise-run FILE TARGET...). Labels inside a foreach body run once per
+        item and cannot be targets; they are listed with a note.
+
+        """
 
     static let help = """
         promise-run \(PromiseRunVersion.current): runs workflows of shell commands, HTTP requests and
@@ -17,7 +71,9 @@ enum HelpText {
 
         \(usage)
 
-        FILE may be '-' to read the workflow from standard input.
+        FILE may be '-' to read the workflow from standard input. TARGETs are
+        labels: only they run, with what comes before them in their chains and
+        what they need ('promise-run list FILE' shows the labels).
 
         options:
           -j, --jobs N                at most N process steps (sh, exec) at once
@@ -45,8 +101,8 @@ enum HelpText {
               --dry-run               print the tree with the values known before
                                       running; run nothing
               --format FORMAT         (graph) tree (default), dot, mermaid or json
-          -h, --help                  this text
-              --version               the version
+          -h, --help                  this text ('help COMMAND' for one command)
+          -V, --version               the version
 
         a workflow (ci.workflow):
 
@@ -68,6 +124,8 @@ enum HelpText {
 
         examples:
           promise-run ci.workflow                      run it
+          promise-run ci.workflow lint unit            run lint and unit, and what they need
+          promise-run list ci.workflow                 the labels a target may name
           promise-run --var config=release ci.workflow
           promise-run --dry-run ci.workflow            show what would run
           promise-run check workflows/*.workflow       validate, run nothing

@@ -6,7 +6,7 @@ import Steps
 /// console and the reports, handles signals, and gives the exit code
 /// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
 /// SIGINT/SIGTERM/SIGHUP).
-func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
+func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil) async -> Int32 {
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
@@ -28,7 +28,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions) async -> Int32 {
         timeout: options.timeout,
         currentDirectory: ProcessEnvironment.currentDirectory(),
         output: console,
-        reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0)
+        reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0,
+        selection: selection)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
 

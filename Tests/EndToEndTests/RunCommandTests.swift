@@ -105,7 +105,7 @@ struct RunCommandTests {
         #expect(outcome.stdout == "")
         let lines = outcome.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "promise-run: --jobs takes a number from 1 to 4096, not 'many'")
-        #expect(lines.dropFirst().first == "usage: promise-run [OPTIONS] FILE           run a workflow")
+        #expect(lines.dropFirst().first == "usage: promise-run [OPTIONS] FILE [TARGET...]   run a workflow, or only what TARGETs need")
         #expect(lines.last == "Run 'promise-run --help' for more.")
         let none = try Binary.run([])
         #expect(none.status == 2)

@@ -100,14 +100,18 @@ struct ArgumentsTests {
     }
 
     @Test func helpAndVersion() throws {
-        #expect(try parse("--help").get() == .help)
-        #expect(try parse("-h").get() == .help)
-        #expect(try parse("check --help").get() == .help)
+        #expect(try parse("--help").get() == .help(nil))
+        #expect(try parse("-h").get() == .help(nil))
+        #expect(try parse("check --help").get() == .help("check"))
         #expect(try parse("--version").get() == .version)
-        #expect(try parse("help").get() == .help)
+        #expect(try parse("-V").get() == .version)
+        #expect(try parse("help").get() == .help(nil))
+        #expect(try parse("help graph").get() == .help("graph"))
+        #expect(try parse("--color never list f").get() == .list(ListOptions(file: "f", color: .never)))
+        #expect(try parse("list --format json f").get() == .list(ListOptions(file: "f", format: .json)))
     }
 
-    @Test func usageErrors() {
+    @Test func usageErrors() throws {
         #expect(Arguments.parse([]).failureMessage == "no workflow file given")
         #expect(usageError("--jobs") == "--jobs needs a value")
         #expect(usageError("--jobs x f") == "--jobs takes a number from 1 to 4096, not 'x'")
@@ -123,12 +127,16 @@ struct ArgumentsTests {
         #expect(usageError("--keep-going=1 f") == "--keep-going takes no value")
         #expect(usageError("--dryrun f") == "unknown option '--dryrun'; did you mean '--dry-run'?")
         #expect(usageError("--frobnicate f") == "unknown option '--frobnicate'")
-        #expect(usageError("a b") == "unexpected argument 'b': promise-run runs one workflow file at a time")
-        #expect(usageError("--dry-run check f") == "'check' comes first: promise-run check ...")
+        if case .run(let options) = try parse("a b c").get() {
+            #expect(options.file == "a" && options.targets == ["b", "c"])
+        } else {
+            Issue.record("a b c: a run with targets")
+        }
+        #expect(usageError("help nope") == "no help for 'nope'; the commands are run, check, graph, list")
         #expect(usageError("check") == "check needs at least one workflow file")
         #expect(usageError("graph") == "graph needs a workflow file")
         #expect(usageError("graph --format svg f") == "--format takes one of tree, dot, mermaid, json, not 'svg'")
-        #expect(usageError("graph a b") == "unexpected argument 'b': graph takes one workflow file")
+        #expect(try parse("graph a b").get() == .graph(GraphOptions(file: "a", format: .tree, color: .auto, targets: ["b"])))
     }
 }
 

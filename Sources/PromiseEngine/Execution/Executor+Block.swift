@@ -8,9 +8,32 @@ extension WorkflowExecutor {
         context.values = ValueScope(parent: outer.values)
         let values = context.values
         var chain = Promise<Void>(value: ())
+        // Cut down to targets: the statements before the last one that
+        // leads to a target run whole; that one runs cut (or whole, when it
+        // is a target); the rest are not selected.
+        let selection = outer.selection
+        let last = selection.map { $0.lastSelected(in: block) ?? -1 }
         for (index, statement) in block.statements.enumerated() {
             var position = context
             position.key = context.key + [index]
+            if let selection, let last {
+                if index > last {
+                    switch statement {
+                    case .node(let node):
+                        skipSteps(of: node, in: position, reason: TargetSelection.notSelected)
+                        continue
+                    case .environment, .variable:
+                        continue
+                    case .catch, .ensure:
+                        break
+                    }
+                }
+                if case .node(let node) = statement, index == last, !selection.isTarget(node) {
+                    position.selection = selection
+                } else {
+                    position.selection = nil
+                }
+            }
             let here = position
             switch statement {
             case .node(let node):
@@ -103,11 +126,15 @@ extension WorkflowExecutor {
                     // Its own failure (a timeout, a list that could not be
                     // made) is the group's; one from a step inside is the step's.
                     let own = (error as? RunError).flatMap { $0.stepID == id ? StepFailure($0.kind, $0.message) : nil }
-                    recorder.finishGroup(id, status: .failed, failure: own)
+                    recorder.finishGroup(id, status: .failed, failure: own, allowedFailure: node.attributes.allowFailure)
                 case .cancelled:
                     recorder.finishGroup(id, status: .cancelled)
                 }
-            }
+            }.derive(.inline, .outcome { outcome in
+                // `allow-failure`: the failure is reported; the chain goes on.
+                if node.attributes.allowFailure, case .rejected = outcome { return .outcome(.fulfilled(())) }
+                return .outcome(outcome)
+            })
         }
     }
 }

@@ -55,18 +55,39 @@ extension WorkflowExecutor {
                 values.setEnvironment(setting.name, try interpolator.render(setting.value, in: values, stepID: id))
             }
             let children = lanes.children
+            // Cut down to targets: only the lanes that lead to one (and the
+            // siblings those need) run; the others are not selected.
+            var chosen = children.indices.map { (index: $0, cut: false) }
+            var laneDependencies = dependencies
+            if let selection = context.selection {
+                chosen = selection.lanes(children, dependencies: dependencies)
+                var position: [Int: Int] = [:]
+                for (slot, lane) in chosen.enumerated() { position[lane.index] = slot }
+                laneDependencies = chosen.map { lane in
+                    (lane.index < dependencies.count ? dependencies[lane.index] : []).compactMap { position[$0] }
+                }
+                for index in children.indices where position[index] == nil {
+                    var lane = context
+                    lane.key = context.key + [index]
+                    skipSteps(of: children[index], in: lane, reason: TargetSelection.notSelected)
+                }
+            }
+            let lanesToRun = chosen
             let run = LaneRun(
-                count: children.count, dependencies: dependencies, limit: limit, mode: mode, scope: context.cancel,
+                count: lanesToRun.count, dependencies: laneDependencies, limit: limit, mode: mode, scope: context.cancel,
                 aggregate: { [self] errors in aggregate(errors, group: id, mode: mode) },
-                start: { [self] index, scope in
+                start: { [self] slot, scope in
+                    let index = lanesToRun[slot].index
                     var lane = context
                     lane.values = values
                     lane.cancel = scope
                     lane.key = context.key + [index]
+                    if !lanesToRun[slot].cut { lane.selection = nil }
                     return runNode(children[index], lane)
                 },
-                skip: { [self] indices in
-                    for index in indices {
+                skip: { [self] slots in
+                    for slot in slots {
+                        let index = lanesToRun[slot].index
                         var lane = context
                         lane.key = context.key + [index]
                         skipSteps(of: children[index], in: lane)
@@ -96,6 +117,7 @@ extension WorkflowExecutor {
                 iteration.cancel = scope
                 iteration.suffix = context.suffix + "[\(index)]"
                 iteration.key = context.key + [index]
+                iteration.selection = nil
                 return runBlock(foreach.body, iteration)
             },
             skip: { [self] indices in

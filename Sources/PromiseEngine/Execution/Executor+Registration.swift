@@ -27,17 +27,18 @@ extension WorkflowExecutor {
         forEachNode(in: block, key: [], suffix: suffix, group: nil) { _, id, _, _ in recorder.unregister(id: id) }
     }
 
-    /// Marks the steps and groups of a statement that will not run as skipped.
-    func skipSteps(of node: Node, in context: ExecutionContext) {
+    /// Marks the steps and groups of a statement that will not run as
+    /// skipped (`reason`: why, when it is not a failure before them).
+    func skipSteps(of node: Node, in context: ExecutionContext, reason: String? = nil) {
         var ids: [String] = []
         forEachNode(in: node, key: [], suffix: context.suffix, group: nil) { _, id, _, _ in ids.append(id) }
-        recorder.skip(ids)
+        recorder.skip(ids, reason: reason)
     }
 
-    func skipSteps(of block: Block, in context: ExecutionContext) {
+    func skipSteps(of block: Block, in context: ExecutionContext, reason: String? = nil) {
         var ids: [String] = []
         forEachNode(in: block, key: [], suffix: context.suffix, group: nil) { _, id, _, _ in ids.append(id) }
-        recorder.skip(ids)
+        recorder.skip(ids, reason: reason)
     }
 
     /// Every step and group below `block`, with its report id, sort key and

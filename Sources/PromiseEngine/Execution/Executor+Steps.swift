@@ -32,8 +32,13 @@ extension WorkflowExecutor {
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
-                recorder.finish(id, status: .failed, failure: failure)
-                return .outcome(.rejected(runError))
+                let allowed = node.attributes.allowFailure
+                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed)
+                guard allowed else { return .outcome(.rejected(runError)) }
+                // Reported as failed; the chain goes on as if it succeeded,
+                // with what the step produced (its exit code, its output).
+                if let label = node.label, let result = failure.result { context.values.store(result, label: label) }
+                return .outcome(.fulfilled(()))
             case .cancelled:
                 let started = recorder.status(of: id) == .running
                 recorder.finish(id, status: started ? .cancelled : .skipped)

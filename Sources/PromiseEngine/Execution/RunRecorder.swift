@@ -149,12 +149,13 @@ final class RunRecorder: Sendable {
     }
 
     /// A group ended; `failure` only when the failure is the group's own.
-    func finishGroup(_ id: String, status: StepStatus, failure: StepFailure? = nil) {
+    func finishGroup(_ id: String, status: StepStatus, failure: StepFailure? = nil, allowedFailure: Bool = false) {
         let now = clock.now()
         state.withLock { state in
             guard let entry = state.groups[id] else { return }
             guard entry.record.status == .pending || entry.record.status == .running else { return }
             entry.record.status = status
+            entry.record.allowedFailure = allowedFailure
             entry.record.duration = entry.firstStarted.map { now - $0 }
             if var failure {
                 failure.message = secrets.mask(failure.message)
@@ -167,7 +168,8 @@ final class RunRecorder: Sendable {
     }
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
-    func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil) {
+    func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+                allowedFailure: Bool = false) {
         let elapsed: Duration? = started.withLock { started in
             started.removeValue(forKey: id).map { clock.now() - $0 }
         }
@@ -175,6 +177,7 @@ final class RunRecorder: Sendable {
             guard let entry = state.entries[id] else { return nil }
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status
+            entry.record.allowedFailure = allowedFailure
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
             let produced = result ?? failure?.result
             entry.record.exitCode = produced?.exitCode
@@ -210,12 +213,15 @@ final class RunRecorder: Sendable {
 
     /// Marks steps and groups that never started as skipped (those
     /// already ended stay).
-    func skip(_ ids: [String]) {
+    func skip(_ ids: [String], reason: String? = nil) {
         for id in ids {
             let (step, group): (Bool, Bool) = state.withLock {
                 ($0.entries[id]?.record.status == .pending, $0.groups[id]?.record.status == .pending)
             }
-            if step { finish(id, status: .skipped) }
+            if step {
+                if let reason { state.withLock { $0.entries[id]?.record.message = reason } }
+                finish(id, status: .skipped)
+            }
             if group { finishGroup(id, status: .skipped) }
         }
     }

@@ -50,6 +50,8 @@ public struct StepRecord: Sendable {
     public var message: String?
     /// Every attempt, when the step started more than once (retries).
     public var attemptLog: [AttemptRecord] = []
+    /// It failed under `allow-failure`: reported, and the run went on.
+    public var allowedFailure = false
 
     public init(id: String, label: String?, kind: String, summary: String, order: Int) {
         self.id = id
@@ -108,6 +110,8 @@ public struct GroupRecord: Sendable {
     public var failure: StepFailure?
     /// Order in the workflow, for reports.
     public var order: Int
+    /// It failed under `allow-failure`: reported, and the run went on.
+    public var allowedFailure = false
 
     public init(id: String, label: String?, kind: String, parent: String?, order: Int) {
         self.id = id

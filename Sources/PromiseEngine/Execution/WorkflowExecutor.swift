@@ -22,12 +22,17 @@ public struct ExecutionConfiguration: Sendable {
     /// How many bytes of each process step's stdout and stderr the records
     /// keep for reports (`--report-output`); 0 keeps none.
     public var reportOutputLimit: Int
+    /// `promise-run FILE TARGET...`: only what the targets need runs; nil
+    /// runs everything.
+    public var selection: TargetSelection?
 
     public init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
                 timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
-                clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0) {
+                clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0,
+                selection: TargetSelection? = nil) {
         self.reportOutputLimit = reportOutputLimit
+        self.selection = selection
         self.jobs = jobs
         self.httpConnections = httpConnections
         self.keepGoing = keepGoing
@@ -138,7 +143,8 @@ public final class WorkflowExecutor: Sendable {
     public func run() -> Promise<RunResult> {
         let start = clock.now()
         let startedAt = WallClock.now()
-        let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [])
+        let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [],
+                                       selection: configuration.selection)
         registerSteps(in: workflow.body, key: [], suffix: "")
 
         let runTimer = configuration.timeout.map { limit in
@@ -193,4 +199,6 @@ struct ExecutionContext: Sendable {
     var suffix: String
     /// Sort key of the current block in the report.
     var key: [Int]
+    /// Targets being cut down to (`TargetSelection`); nil: run whole.
+    var selection: TargetSelection?
 }

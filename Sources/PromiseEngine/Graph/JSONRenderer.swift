@@ -65,6 +65,8 @@ public struct JSONRenderer: Sendable {
             members.append(("retry", .object(policy)))
         }
         if !attributes.needs.isEmpty { members.append(("needs", .array(attributes.needs.map(JSONValue.string)))) }
+        if attributes.allowFailure { members.append(("allowFailure", .boolean(true))) }
+        if let description = attributes.description { members.append(("desc", .string(description))) }
         if let cwd = attributes.cwd { members.append(("cwd", template(cwd))) }
         if !attributes.environment.isEmpty { members.append(("env", named(attributes.environment.map { ($0.name, $0.value) }))) }
         switch node.kind {

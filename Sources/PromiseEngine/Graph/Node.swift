@@ -127,9 +127,12 @@ public struct Attributes: Sendable, Hashable {
         var environment: [EnvironmentSetting] = []
         var cwd: Template?
         var needs: [String] = []
+        var allowFailure = false
+        var description: String?
 
         var isEmpty: Bool {
-            timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty
+            timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
+                && description == nil
         }
     }
 
@@ -154,7 +157,8 @@ public struct Attributes: Sendable, Hashable {
 
     public init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
                 cwd: Template? = nil, needs: [String] = []) {
-        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs)
+        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs,
+                            allowFailure: false, description: nil)
         box = values.isEmpty ? nil : Box(values)
     }
 
@@ -185,6 +189,19 @@ public struct Attributes: Sendable, Hashable {
     public var needs: [String] {
         get { box?.values.needs ?? [] }
         set { update { $0.needs = newValue } }
+    }
+
+    /// `allow-failure`: a failure is reported and the chain goes on as
+    /// if it had succeeded (spec §12).
+    public var allowFailure: Bool {
+        get { box?.values.allowFailure ?? false }
+        set { update { $0.allowFailure = newValue } }
+    }
+
+    /// `desc "..."`: one line saying what the step or group is for.
+    public var description: String? {
+        get { box?.values.description }
+        set { update { $0.description = newValue } }
     }
 
     public var isEmpty: Bool { box == nil }

@@ -105,7 +105,9 @@ public struct TreeRenderer: Sendable {
             options.append(text)
         }
         if !attributes.needs.isEmpty { options.append("needs " + attributes.needs.joined(separator: " ")) }
+        if attributes.allowFailure { options.append("allow-failure") }
         var details: [TreeItem] = []
+        if let description = attributes.description { details.append(TreeItem("desc \(quotedName(description))")) }
         if let cwd = attributes.cwd { details.append(TreeItem("cwd \(quoted(cwd, scope))")) }
         for setting in attributes.environment {
             details.append(TreeItem("env \(setting.name) = \(quoted(setting.value, scope))"))

@@ -44,6 +44,9 @@ extension Parser {
         default:
             kind = try parseConditional(context, attributes: &attributes)
         }
+        if label == nil, let range = attributes.descriptionRange {
+            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
+        }
         return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: kind)
     }
 

@@ -68,7 +68,7 @@ extension Parser {
             }
             file.name = SyntaxName(text: name, range: token.range)
             return nil
-        case "timeout", "retry", "needs":
+        case "timeout", "retry", "needs", "allow-failure", "desc":
             try parseGroupAttribute(keyword, context, into: &attributes)
             return nil
         case "cookies":
@@ -188,6 +188,15 @@ extension Parser {
             let duration = try parseDuration()
             if attributes.timeout != nil { throw error("duplicate 'timeout'", at: keywordRange) }
             attributes.timeout = duration
+        case "allow-failure":
+            if attributes.allowFailure { throw error("duplicate 'allow-failure'", at: keywordRange) }
+            attributes.allowFailure = true
+        case "desc":
+            let text = try parseLiteralString("after 'desc' (one line saying what this is for)")
+            if text.contains("\n") { throw error("a 'desc' is one line", at: keywordRange) }
+            if attributes.description != nil { throw error("duplicate 'desc'", at: keywordRange) }
+            attributes.description = text
+            attributes.descriptionRange = keywordRange
         case "retry":
             let count = try parseInteger("the number of retries", range: 0...1_000_000)
             var retry = RetryPolicy(count: count)

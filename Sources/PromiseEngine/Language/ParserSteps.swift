@@ -23,7 +23,7 @@ struct StepExtras {
 extension Parser {
     /// The attributes each step kind takes (spec §5).
     static func attributeNames(for kind: String) -> [String] {
-        let common = ["timeout", "retry", "needs"]
+        let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
         switch kind {
         case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "expect", "capture"]
         case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
@@ -33,7 +33,7 @@ extension Parser {
     }
 
     static let stepAttributeNames: Set<String> = [
-        "timeout", "retry", "needs", "cwd", "env", "stdin", "detach", "expect", "capture",
+        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "expect", "capture",
         "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
@@ -135,6 +135,9 @@ extension Parser {
         case "fail": step = .fail(templates[0])
         default: step = .rethrow
         }
+        if label == nil, let range = attributes.descriptionRange {
+            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
+        }
         return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: .step(step))
     }
 
@@ -186,7 +189,7 @@ extension Parser {
         }
         advance()
         switch name {
-        case "timeout", "retry":
+        case "timeout", "retry", "allow-failure", "desc":
             try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
         case "needs":
             guard isParallelChild else {

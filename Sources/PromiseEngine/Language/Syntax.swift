@@ -89,6 +89,19 @@ struct SyntaxAttributes: Sendable {
         set { values.environment = newValue }
     }
 
+    var allowFailure: Bool {
+        get { values.allowFailure }
+        set { values.allowFailure = newValue }
+    }
+
+    var description: String? {
+        get { values.description }
+        set { values.description = newValue }
+    }
+
+    /// Where `desc` was written (a desc needs a label).
+    var descriptionRange: SourceRange?
+
     /// The model's attributes.
     var lowered: Attributes {
         guard !needs.isEmpty else { return values }

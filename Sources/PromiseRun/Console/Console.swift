@@ -126,7 +126,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             if record.kind == "rethrow" {
                 return ["\(style.symbol(.failed)) \(record.id) \(style.dim("passes the caught error on"))"]
             }
-            var lines = ["\(style.symbol(.failed)) \(record.id) \(style.red(cause))\(time)"]
+            let allowed = record.allowedFailure ? style.yellow(" (allowed)") : ""
+            var lines = ["\(style.symbol(.failed)) \(record.id) \(style.red(cause))\(allowed)\(time)"]
             if let message = record.failure?.message {
                 lines += message.split(separator: "\n").map { "    " + $0 }
             }

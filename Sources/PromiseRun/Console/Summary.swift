@@ -82,7 +82,8 @@ enum Summary {
             default: painted = style.dim(status)
             }
             let duration = record.duration.map(Format.duration) ?? "-"
-            let message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
+            var message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
+            if record.allowedFailure { message = "(allowed) " + message }
             var line = Format.padded(cut(record.id, idWidth), idWidth) + "  "
             if showKind { line += Format.padded(record.kind, kindWidth) + "  " }
             line += painted + "  "
@@ -132,7 +133,9 @@ enum Summary {
             let title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
             var message = record.failure?.message ?? "failed"
             if let tail = record.outputTail { message += "\n" + tail }
-            text += "::error \(properties)title=\(escapeProperty(title))::\(escapeData(message))\n"
+            // An allowed failure is a warning: the run goes on.
+            let level = record.allowedFailure ? "warning" : "error"
+            text += "::\(level) \(properties)title=\(escapeProperty(title + (record.allowedFailure ? " (allowed)" : "")))::\(escapeData(message))\n"
         }
         // A group's own failure (a timeout) and the run's (--timeout).
         for failure in ReportFailure.all(in: result) {

@@ -69,6 +69,7 @@ enum HTMLReport {
                 ("failureKind", .string(failure.failureKind.rawValue)), ("message", .string(failure.message)),
             ]
             if case .step = failure.source, let index = stepIndex[failure.id] { members.append(("step", .integer(index))) }
+            if failure.allowed { members.append(("allowed", .bool(true))) }
             return .object(members)
         }
         let groups: [ReportJSON] = result.groups.map { group in
@@ -106,6 +107,7 @@ enum HTMLReport {
         if let duration = record.duration { members.append(("d", .decimal(duration.seconds, places: 3))) }
         if let group = record.group { members.append(("g", .string(group))) }
         if let exit = record.exitCode { members.append(("x", .integer(exit))) }
+        if record.allowedFailure { members.append(("al", .bool(true))) }
         if let status = record.httpStatus { members.append(("h", .integer(status))) }
         if let message = record.message { members.append(("m", .string(message))) }
         if let failure = record.failure {

@@ -37,6 +37,7 @@ enum JSONReport {
         if let failure = record.failure {
             members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
         }
+        if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
         return .object(members)
     }
 
@@ -78,6 +79,7 @@ enum JSONReport {
             ("group", record.group.map(ReportJSON.string) ?? .null),
         ]
         if let message = record.message { members.append(("message", .string(message))) }
+        if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
         if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
         if let http = record.http {

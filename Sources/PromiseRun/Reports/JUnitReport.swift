@@ -42,7 +42,8 @@ enum JUnitReport {
         switch record.status {
         case .failed:
             let failure = record.failure
-            body += "      <failure message=\(attribute(failure?.message ?? "failed")) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
+            let allowed = record.allowedFailure ? "(allowed) " : ""
+            body += "      <failure message=\(attribute(allowed + (failure?.message ?? "failed"))) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
             var details = "\(record.summary)\n\(failure?.message ?? "")"
             if let tail = record.outputTail { details += "\n--- last lines of stderr ---\n" + tail }
             body += escape(details) + "</failure>\n"

@@ -24,7 +24,7 @@ enum MarkdownReport {
         if !failures.isEmpty {
             text += "### Failures\n\n"
             for failure in failures.prefix(failureLimit) {
-                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue))\n\n"
+                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue)\(failure.allowed ? ", allowed" : ""))\n\n"
                 text += fenced(failure.message)
                 if case .step(let record) = failure.source {
                     if !record.attemptLog.isEmpty {
@@ -63,7 +63,9 @@ enum MarkdownReport {
         if let exit = record.exitCode { parts.append("exit \(exit)") }
         if let status = record.httpStatus { parts.append("HTTP \(status)") }
         if record.attempts > 1 { parts.append("\(record.attempts) attempts") }
-        if let failure = record.failure { parts.append("\(failure.kind.rawValue): \(failure.message)") }
+        if let failure = record.failure {
+            parts.append((record.allowedFailure ? "allowed failure, " : "") + "\(failure.kind.rawValue): \(failure.message)")
+        }
         if parts.isEmpty { parts.append(record.summary) }
         let text = parts.joined(separator: "; ")
         return text.count > 200 ? String(text.prefix(199)) + "…" : text

@@ -17,6 +17,8 @@ struct ReportFailure {
     var failureKind: FailureKind
     var message: String
     var source: Source
+    /// Under `allow-failure`: reported, and the run went on.
+    var allowed = false
 
     /// The failures of a run, steps and groups in workflow order, the
     /// run's own last.
@@ -26,13 +28,14 @@ struct ReportFailure {
         for record in result.records where record.status == .failed {
             let failure = record.failure
             failures.append(ReportFailure(id: record.id, kind: record.kind, failureKind: failure?.kind ?? .fail,
-                                          message: failure?.message ?? "failed", source: .step(record)))
+                                          message: failure?.message ?? "failed", source: .step(record),
+                                          allowed: record.allowedFailure))
             ids.insert(record.id)
         }
         for group in result.groups where group.status == .failed {
             guard let failure = group.failure else { continue }
             failures.append(ReportFailure(id: group.id, kind: group.kind, failureKind: failure.kind,
-                                          message: failure.message, source: .group(group)))
+                                          message: failure.message, source: .group(group), allowed: group.allowedFailure))
             ids.insert(group.id)
         }
         if let error = result.error, !ids.contains(error.stepID) {
