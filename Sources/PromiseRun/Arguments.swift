@@ -90,9 +90,15 @@ struct RunOptions: Equatable, Sendable {
 
 /// `promise-run check FILE...`.
 struct CheckOptions: Equatable, Sendable {
+    enum Format: String, Equatable, Sendable, CaseIterable {
+        case text, json
+    }
+
     var files: [String]
     var color = ColorMode.auto
     var quiet = false
+    /// `--format json`: one JSON array of diagnostics on standard output.
+    var format = Format.text
 }
 
 /// `promise-run graph [--format F] FILE`.
@@ -294,10 +300,11 @@ enum Arguments {
             }
             switch reader.name {
             case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+            case "--format", "-f": options.format = try reader.choice(for: argument, CheckOptions.Format.self)
             case "-q", "--quiet":
                 try reader.noValue(for: argument)
                 options.quiet = true
-            default: throw reader.unknownOption(argument, among: ["--color", "--quiet"])
+            default: throw reader.unknownOption(argument, among: ["--color", "--quiet", "--format"])
             }
         }
         guard !options.files.isEmpty else { throw UsageError(message: "check needs at least one workflow file") }

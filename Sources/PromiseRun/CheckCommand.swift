@@ -4,9 +4,15 @@ import PromiseEngine
 /// diagnostic; exit 0 when all are fine, 2 otherwise.
 enum CheckCommand {
     static func run(_ options: CheckOptions) -> Int32 {
+        if options.format == .json { return runJSON(options) }
         let colored = StandardStreams.useColor(options.color)
+        let annotate = ProcessEnvironment.current()["GITHUB_ACTIONS"] == "true"
         var failed = false
         for file in options.files {
+            if annotate, case .success(let source) = SourceReader.read(file) {
+                // GitHub turns these into annotations on the file's lines.
+                StandardStreams.writeOutput(CheckDiagnostics.githubAnnotations(WorkflowCompiler.compile(source)))
+            }
             switch load(file, colored: colored) {
             case .success(let workflow):
                 if !options.quiet {
@@ -39,4 +45,77 @@ enum CheckCommand {
 
     /// The file could not be read or has errors; the reason was printed.
     struct LoadFailure: Error {}
+
+    /// `check --format json`: every file's diagnostics in one array, for
+    /// editors and CI problem matchers; nothing on standard error.
+    private static func runJSON(_ options: CheckOptions) -> Int32 {
+        var items: [ReportJSON] = []
+        var failed = false
+        for file in options.files {
+            switch SourceReader.read(file) {
+            case .success(let source):
+                let result = WorkflowCompiler.compile(source)
+                if result.hasErrors { failed = true }
+                items += CheckDiagnostics.json(result)
+            case .failure(let error):
+                failed = true
+                items.append(.object([
+                    ("file", .string(file)), ("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null),
+                    ("severity", .string("error")), ("message", .string(error.message)), ("notes", .array([])),
+                ]))
+            }
+        }
+        StandardStreams.writeOutput(ReportJSON.array(items).rendered() + "\n")
+        return failed ? 2 : 0
+    }
+}
+
+/// Diagnostics as data: JSON for `check --format json`, `::error`
+/// lines for GitHub Actions.
+enum CheckDiagnostics {
+    static func json(_ result: CompilationResult) -> [ReportJSON] {
+        let path = result.source.displayPath
+        func place(_ range: SourceRange?) -> [(String, ReportJSON)] {
+            guard let range else { return [("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null)] }
+            let start = result.source.location(of: range.start)
+            let end = result.source.location(of: range.end)
+            return [("line", .integer(start.line)), ("column", .integer(start.column)),
+                    ("endLine", .integer(end.line)), ("endColumn", .integer(end.column))]
+        }
+        return result.diagnostics.map { diagnostic in
+            let notes: [ReportJSON] = diagnostic.notes.map { note in
+                .object([("file", .string(path))] + place(note.range) + [("message", .string(note.message))])
+            }
+            return .object([("file", .string(path))] + place(diagnostic.range) + [
+                ("severity", .string(diagnostic.severity.rawValue)), ("message", .string(diagnostic.message)),
+                ("notes", .array(notes)),
+            ])
+        }
+    }
+
+    /// `::error file=F,line=L,col=C,endLine=..,endColumn=..::message` per
+    /// error (`::warning` per warning).
+    static func githubAnnotations(_ result: CompilationResult) -> String {
+        var text = ""
+        for diagnostic in result.diagnostics where diagnostic.severity != .note {
+            var properties = "file=\(escapeProperty(result.source.displayPath))"
+            if let range = diagnostic.range {
+                let start = result.source.location(of: range.start)
+                let end = result.source.location(of: range.end)
+                properties += ",line=\(start.line),col=\(start.column),endLine=\(end.line),endColumn=\(end.column)"
+            }
+            var message = diagnostic.message
+            for note in diagnostic.notes { message += "\nnote: " + note.message }
+            text += "::\(diagnostic.severity == .error ? "error" : "warning") \(properties)::\(escapeData(message))\n"
+        }
+        return text
+    }
+
+    private static func escapeData(_ text: String) -> String {
+        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+    }
+
+    private static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
+    }
 }

@@ -53,6 +53,11 @@ struct Parser {
     var brokenNames: Set<String> = []
     /// Set by `cookies off` in the block being parsed.
     var cookiesOffInBlock = false
+    /// Labels and variable names declared so far (for the raw-string warning).
+    var declaredNames: Set<String> = ["env", "error"]
+    /// `{{name}}` seen in '...' strings, warned about at the end when
+    /// `name` is declared in the file (else it is likely meant literally).
+    var rawInterpolations: [(name: String, range: SourceRange)] = []
 
     init(source: SourceFile, diagnostics: DiagnosticBag = DiagnosticBag()) {
         self.bytes = source.bytes
@@ -67,6 +72,14 @@ struct Parser {
     static func parse(_ source: SourceFile, diagnostics: inout DiagnosticBag) -> (SyntaxFile, brokenNames: Set<String>) {
         var parser = Parser(source: source, diagnostics: diagnostics)
         let file = parser.parseFile()
+        for (name, range) in parser.rawInterpolations {
+            let first = String(name.prefix { $0 != "." && $0 != "[" })
+            guard parser.declaredNames.contains(first) else { continue }
+            // A newcomer's trap: '...' is raw, so {{name}} stays as written.
+            parser.diagnostics.warning("'{{\(name)}}' in a '...' string is not filled in: '...' strings are raw; write \"...\" to use it",
+                                       at: range,
+                                       notes: [.init("if the braces are for the command itself (a Go template, say), this is fine as it is")])
+        }
         diagnostics = parser.diagnostics
         return (file, parser.brokenNames)
     }

@@ -21,6 +21,7 @@ extension Parser {
             kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
         case "foreach":
             let variable = try expectIdentifier("the item's name after 'foreach'")
+            declaredNames.insert(variable.text)
             if variable.text == "env" || variable.text == "error" {
                 throw error("'\(variable.text)' is reserved ({{\(variable.text).…}}); choose another name", at: variable.range)
             }

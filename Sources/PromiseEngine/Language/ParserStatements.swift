@@ -15,6 +15,7 @@ extension Parser {
         var label: SyntaxName?
         if current.kind == .identifier, peekNext().kind == .colon {
             label = SyntaxName(text: text(current), range: current.range)
+            declaredNames.insert(text(current))
             advance()
             advance()
             guard current.kind == .identifier else {
@@ -112,11 +113,15 @@ extension Parser {
         "finally": "ensure", "always": "ensure", "rescue": "catch", "except": "catch",
         "recover": "catch", "concurrent": "parallel", "for": "foreach", "each": "foreach",
         "let": "var", "const": "var", "set": "var", "export": "env", "request": "http", "fetch": "http",
+        "retries": "retry", "attempts": "retry", "depends": "needs", "depends-on": "needs", "after": "needs",
+        "description": "desc", "allow_failure": "allow-failure", "continue-on-error": "allow-failure",
+        "ignore-errors": "allow-failure", "timeout-minutes": "timeout", "deadline": "timeout",
     ]
 
     /// `NAME = STRING` after `env`, `var` or `secret`.
     private mutating func parseAssignment(_ keyword: String) throws(ParseFailure) -> (SyntaxName, Template) {
         let name = try expectIdentifier("a name after '\(keyword)'")
+        declaredNames.insert(name.text)
         _ = try expect(.equal, "after '\(keyword) \(name.text)'")
         if current.kind == .number {
             let value = text(current)
@@ -168,6 +173,12 @@ extension Parser {
         case .workflow:
             guard keyword == "timeout" else {
                 throw error("'\(keyword)' cannot apply to the whole workflow; put it in the block of a step or a group")
+            }
+            // Indented under a step, it reads as the step's; it is not.
+            if current.range.start > 0, bytes[current.range.start - 1] != UInt8(ascii: "\n") {
+                diagnostics.warning("this 'timeout' applies to the whole workflow, not to the step above it; to time out a step, "
+                                    + "write it in the step's block: sh \"...\" { timeout ... }", at: current.range,
+                                    notes: [.init("a workflow timeout is written at the top level, unindented")])
             }
         case .group, .lanes:
             if keyword == "needs", !context.ownerIsParallelChild {

@@ -37,6 +37,13 @@ extension Parser {
         "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
+    /// Attribute words from other tools (curl, GitHub Actions, go-task).
+    static let attributeAliases = [
+        "headers": "header", "working-directory": "cwd", "dir": "cwd", "workdir": "cwd", "environment": "env",
+        "input": "stdin", "assert": "expect", "expects": "expect", "data": "body", "location": "redirects",
+        "output": "save", "cacerts": "cacert",
+    ]
+
     static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
 
     mutating func parseStep(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
@@ -185,7 +192,11 @@ extension Parser {
             if Parser.stepKeywords.contains(name) || Parser.groupKeywords.contains(name) {
                 throw error("a step's block holds its attributes, not other steps; '\(name)' cannot be written here", at: nameRange)
             }
-            throw error("unknown attribute '\(name)' for \(kind)\(Suggestion.phrase(for: name, among: allowed))", at: nameRange)
+            var phrase = Suggestion.phrase(for: name, among: allowed)
+            if phrase.isEmpty, let alias = Parser.aliases[name] ?? Parser.attributeAliases[name], allowed.contains(alias) {
+                phrase = "; did you mean '\(alias)'?"
+            }
+            throw error("unknown attribute '\(name)' for \(kind)\(phrase)", at: nameRange)
         }
         advance()
         switch name {

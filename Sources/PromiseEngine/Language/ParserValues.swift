@@ -3,19 +3,34 @@
 
 extension Parser {
     /// A string token as a template.
-    mutating func parseTemplate(_ what: String) throws(ParseFailure) -> Template {
+    mutating func parseTemplate(_ what: String, literal: Bool = false) throws(ParseFailure) -> Template {
         guard current.kind.isString else {
             throw error("expected a string \(what), found \(found)")
+        }
+        if !literal, current.kind == .rawString, let name = Self.interpolationInRaw(text(current)) {
+            rawInterpolations.append((name, current.range))
         }
         let template = TemplateParser(bytes: bytes).parse(current, &diagnostics)
         advance()
         return template
     }
 
+    /// The first `{{name}}` or `{{name.field}}` in raw text: what looks
+    /// like an interpolation (not `{{.Id}}` or `{{ }}`).
+    static func interpolationInRaw(_ text: String) -> String? {
+        guard let open = text.firstRange(of: "{{"), let close = text[open.upperBound...].firstRange(of: "}}") else {
+            return nil
+        }
+        let inside = text[open.upperBound..<close.lowerBound].trimmingSpaces()
+        guard let first = inside.first, first.isLetter,
+              inside.allSatisfy({ $0.isLetter || $0.isNumber || "._-[]".contains($0) }) else { return nil }
+        return String(inside)
+    }
+
     /// A string that must not interpolate (names, regexes, JSON paths).
     mutating func parseLiteralString(_ what: String) throws(ParseFailure) -> String {
         let token = current
-        let template = try parseTemplate("for \(what)")
+        let template = try parseTemplate("for \(what)", literal: true)
         guard let text = template.literalValue else {
             throw error("\(what) cannot use '{{ }}'; it must be known before anything runs", at: token.range)
         }
@@ -168,5 +183,14 @@ extension Parser {
             sawUnit = true
         }
         return sawUnit && digits == 0 ? total : nil
+    }
+}
+
+private extension Substring {
+    func trimmingSpaces() -> Substring {
+        var text = self
+        while text.first == " " { text = text.dropFirst() }
+        while text.last == " " { text = text.dropLast() }
+        return text
     }
 }

@@ -24,7 +24,11 @@ struct TemplateParserTests {
     }
 
     @Test func rawStringsAreLiteral() throws {
-        #expect(try template(#"'a\n{{x}}'"#).literalValue == #"a\n{{x}}"#)
+        #expect(try template(#"'a\n{{y}}'"#).literalValue == #"a\n{{y}}"#)
+        // {{x}} names the declared var: a literal, with a warning (a trap).
+        let result = compile("var x = \"\"\nlog 'a {{x}}'")
+        #expect(result.workflow != nil)
+        #expect(result.diagnostics.map(\.message) == ["'{{x}}' in a '...' string is not filled in: '...' strings are raw; write \"...\" to use it"])
     }
 
     @Test func interpolationSplitsLiteralsAndExpressions() throws {
@@ -178,11 +182,12 @@ struct TemplateScaleTests {
             Issue.record("the parts are not literal, expression, literal: \(template.parts.prefix(3))")
         }
         _ = expected
-        // The shape, not a time: 8x the lines take at most ~12x as long
+        // The shape, not a time: 8x the lines take at most ~24x as long (a
+        // quadratic parse takes 64x; the margin is for a loaded machine)
         // (best of three each, against scheduling noise).
         let (small, _) = text(lines: 4_000)
         let smallTime = (0..<3).map { _ in seconds { _ = compile(small) } }.min()!
         let largeTime = (0..<3).map { _ in seconds { _ = compile(large) } }.min()!
-        #expect(largeTime <= 12 * smallTime + 0.05, "4,000 lines: \(smallTime) s, 32,000 lines: \(largeTime) s")
+        #expect(largeTime <= 24 * smallTime + 0.1, "4,000 lines: \(smallTime) s, 32,000 lines: \(largeTime) s")
     }
 }
