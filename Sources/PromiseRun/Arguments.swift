@@ -43,6 +43,9 @@ struct RunOptions: Equatable, Sendable {
     var file: String
     /// `promise-run FILE TARGET...`: the labels to cut the run down to.
     var targets: [String] = []
+    /// `--env-file PATH` (repeatable): `.env` files loaded into the
+    /// environment before anything runs.
+    var envFiles: [String] = []
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
     /// `--http-connections N`.
@@ -79,7 +82,7 @@ struct RunOptions: Equatable, Sendable {
     }
 
     static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
-        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
+        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
             && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
             && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
@@ -148,7 +151,7 @@ enum Arguments {
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
     private static let valueOptions: Set<String> = [
-        "-j", "--jobs", "--http-connections", "--timeout", "--var", "--var-file", "--report", "--report-output",
+        "-j", "--jobs", "--http-connections", "--timeout", "--var", "--var-file", "--env-file", "--report", "--report-output",
         "--output", "--color", "--cacert", "--format", "-f",
     ]
 
@@ -271,6 +274,8 @@ enum Arguments {
             case "--var-file":
                 let path = try reader.value(for: argument)
                 options.variables += try VarFile.read(path)
+            case "--env-file":
+                options.envFiles.append(try reader.value(for: argument))
             case "--insecure", "-k":
                 try reader.noValue(for: argument)
                 options.insecure = true
@@ -354,7 +359,7 @@ enum Arguments {
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report", "--report-output",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--help", "--version",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--help", "--version",
     ]
 }
 

@@ -1,3 +1,4 @@
+import Glibc
 import PromiseEngine
 
 /// The program, off the main actor: parses the arguments, runs the command,
@@ -35,6 +36,17 @@ enum Entry {
     /// top-level var, nothing runs and the exit code is 2.
     static func run(_ options: RunOptions) async -> Int32 {
         if !options.dryRun { reportEarlyInterrupts(options) }
+        // --env-file: into our own environment first, so {{env.NAME}} and
+        // every process see it.
+        for path in options.envFiles {
+            switch EnvFiles.load(path) {
+            case .success(let pairs):
+                for (name, value) in pairs { setenv(name, value, 1) }
+            case .failure(let problem):
+                StandardStreams.writeError("promise-run: \(problem)\n")
+                return 2
+            }
+        }
         let colored = StandardStreams.useColor(options.color)
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: colored) else {
             return 2

@@ -22,7 +22,7 @@ extension WorkflowExecutor {
                     case .node(let node):
                         skipSteps(of: node, in: position, reason: TargetSelection.notSelected)
                         continue
-                    case .environment, .variable:
+                    case .environment, .variable, .dotenv:
                         continue
                     case .catch, .ensure:
                         break
@@ -84,6 +84,11 @@ extension WorkflowExecutor {
                     values.setEnvironment(setting.name, value)
                     return Promise(value: ())
                 }
+            case .dotenv(let file):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    for (name, value) in try loadDotenv(file) { values.setEnvironment(name, value) }
+                    return Promise(value: ())
+                }
             case .variable(let variable):
                 chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
                     let value = try interpolator.render(variable.value, in: values, stepID: "var \(variable.name)")
@@ -94,6 +99,28 @@ extension WorkflowExecutor {
             }
         }
         return chain
+    }
+
+    /// The pairs of a `dotenv` file (relative to the workflow's folder):
+    /// none when it is missing and optional; kind `file` when it is missing
+    /// or has a line that is not `NAME=VALUE` (saying where).
+    func loadDotenv(_ file: DotenvFile) throws(RunError) -> [(name: String, value: String)] {
+        let id = "dotenv \(file.path)"
+        let path = Paths.absolute(file.path, from: directory)
+        let text: String
+        switch FileSystem.readText(path) {
+        case .success(let read): text = read
+        case .failure(let error):
+            let missing = !FileSystem.exists(path)
+            if file.optional, missing { return [] }
+            throw RunError(stepID: id, kind: .file, message: "dotenv \(file.path): \(error.reason)"
+                           + (missing ? " (write 'dotenv \"\(file.path)\" optional' if it may be absent)" : ""))
+        }
+        do {
+            return try Dotenv.parse(text, path: file.path)
+        } catch {
+            throw RunError(stepID: id, kind: .file, message: "\(error)")
+        }
     }
 
     /// A node: a step, or a group with its timeout and retry.

@@ -51,6 +51,9 @@ extension WorkflowExecutor {
                 if variable.isSecret { secrets.add(value) }
                 values.declare(variable.name, value: value, secret: variable.isSecret)
             }
+            for file in lanes.dotenv {
+                for (name, value) in try loadDotenv(file) { values.setEnvironment(name, value) }
+            }
             for setting in lanes.environment {
                 values.setEnvironment(setting.name, try interpolator.render(setting.value, in: values, stepID: id))
             }

@@ -51,7 +51,7 @@ extension WorkflowExecutor {
             case .node(let node): forEachNode(in: node, key: key + [index], suffix: suffix, group: group, body)
             case .catch(let clause): forEachNode(in: clause.body, key: key + [index], suffix: suffix, group: group, body)
             case .ensure(let ensured): forEachNode(in: ensured, key: key + [index], suffix: suffix, group: group, body)
-            case .environment, .variable: break
+            case .environment, .variable, .dotenv: break
             }
         }
     }

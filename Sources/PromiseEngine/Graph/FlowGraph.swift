@@ -103,7 +103,7 @@ struct FlowGraph {
                 connect(exits, bodyEntries, label: "always", style: .always)
                 if entries.isEmpty { entries = bodyEntries }
                 if !bodyExits.isEmpty { exits = bodyExits }
-            case .environment, .variable:
+            case .environment, .variable, .dotenv:
                 break
             }
         }

@@ -33,6 +33,8 @@ public struct Lanes: Sendable, Hashable {
     public var environment: [EnvironmentSetting]
     /// `var` / `secret` lines in the group's block: in scope for every child.
     public var variables: [VariableDeclaration]
+    /// `dotenv` lines in the group's block: their pairs for every process below.
+    public var dotenv: [DotenvFile] = []
 
     public init(children: [Node], environment: [EnvironmentSetting] = [], variables: [VariableDeclaration] = []) {
         self.children = children

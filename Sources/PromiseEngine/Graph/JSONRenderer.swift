@@ -32,6 +32,9 @@ public struct JSONRenderer: Sendable {
             return .object([("type", .string("env")), ("name", .string(setting.name)), ("value", template(setting.value))])
         case .variable(let declaration):
             return variable(declaration)
+        case .dotenv(let file):
+            return .object([("type", .string("dotenv")), ("path", .string(file.path)), ("optional", .boolean(file.optional))]
+                           + location(file.location))
         }
     }
 

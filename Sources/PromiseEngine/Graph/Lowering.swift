@@ -81,6 +81,8 @@ struct Lowering {
             return .environment(EnvironmentSetting(name: name.text, value: value))
         case .variable(let variable):
             return .variable(lower(variable))
+        case .dotenv(let path, let optional, let keyword):
+            return .dotenv(DotenvFile(path: path, optional: optional, location: lines.location(of: keyword.start)))
         }
     }
 
@@ -139,6 +141,8 @@ struct Lowering {
                 lanes.environment.append(EnvironmentSetting(name: name.text, value: value))
             case .variable(let variable):
                 lanes.variables.append(lower(variable))
+            case .dotenv(let path, let optional, let keyword):
+                lanes.dotenv.append(DotenvFile(path: path, optional: optional, location: lines.location(of: keyword.start)))
             case .catchClause, .ensure:
                 break
             }

@@ -25,6 +25,24 @@ public enum Statement: Sendable, Hashable {
     case environment(EnvironmentSetting)
     /// `var` / `secret`: in scope for the rest of the block and below.
     case variable(VariableDeclaration)
+    /// `dotenv "PATH" [optional]`: each `NAME=VALUE` of the file as an
+    /// `env` of the block.
+    case dotenv(DotenvFile)
+}
+
+/// `dotenv "PATH" [optional]`.
+public struct DotenvFile: Sendable, Hashable {
+    /// As written; relative to the workflow's folder.
+    public var path: String
+    /// A missing file is no failure.
+    public var optional: Bool
+    public var location: SourceLocation
+
+    public init(path: String, optional: Bool, location: SourceLocation) {
+        self.path = path
+        self.optional = optional
+        self.location = location
+    }
 }
 
 /// `catch [KIND...] { ... }`.

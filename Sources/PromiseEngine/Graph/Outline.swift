@@ -30,7 +30,7 @@ enum Outline {
             case .node(let node): items += self.items(of: node, insideForeach: insideForeach)
             case .catch(let clause): items += self.items(in: clause.body, insideForeach: insideForeach)
             case .ensure(let ensured): items += self.items(in: ensured, insideForeach: insideForeach)
-            case .environment, .variable: break
+            case .environment, .variable, .dotenv: break
             }
         }
         return items

@@ -125,7 +125,7 @@ public struct TargetSelection: Sendable, Hashable {
                 }
             case .catch, .ensure:
                 statements.append(statement)
-            case .environment, .variable:
+            case .environment, .variable, .dotenv:
                 if index < last { statements.append(statement) }
             }
         }
@@ -177,7 +177,7 @@ public struct TargetSelection: Sendable, Hashable {
             case .node(let node): walk(node, ancestors: ancestors, place: place, visit)
             case .catch(let clause): walk(clause.body, ancestors: ancestors, place: place == .foreach ? .foreach : .clause, visit)
             case .ensure(let body): walk(body, ancestors: ancestors, place: place == .foreach ? .foreach : .clause, visit)
-            case .environment, .variable: break
+            case .environment, .variable, .dotenv: break
             }
         }
     }

@@ -38,6 +38,8 @@ public struct TreeRenderer: Sendable {
                 result.append(item)
             case .environment(let setting):
                 result.append(TreeItem("env \(setting.name) = \(quoted(setting.value, inner))"))
+            case .dotenv(let file):
+                result.append(TreeItem("dotenv \(quotedName(file.path))" + (file.optional ? " optional" : "")))
             case .variable(let variable):
                 result.append(declaration(variable, &inner))
             }

@@ -91,7 +91,7 @@ extension Block {
             case .node(let node): nodes.append(node)
             case .catch(let clause): nodes += clause.body.allNodesInOrder
             case .ensure(let body): nodes += body.allNodesInOrder
-            case .environment, .variable: break
+            case .environment, .variable, .dotenv: break
             }
         }
         return nodes

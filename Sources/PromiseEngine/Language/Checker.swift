@@ -87,7 +87,7 @@ struct Checker {
             case .node(let node): collectLabels(of: node, scope: scope)
             case .catchClause(let clause): collectLabels(in: clause.body, scope: scope)
             case .ensure(let body, _): collectLabels(in: body, scope: scope)
-            case .environment, .variable: break
+            case .environment, .variable, .dotenv: break
             }
         }
     }
@@ -179,6 +179,8 @@ struct Checker {
                 finished.push(contentsOf: ensured)
             case .environment(_, let value):
                 checkTemplate(value)
+            case .dotenv:
+                break
             case .variable(let variable):
                 checkTemplate(variable.value)
                 declare(variable.name, in: &declaredHere)
@@ -249,6 +251,7 @@ struct Checker {
             switch statement {
             case .node(let node): children.append(node)
             case .environment(_, let value): checkTemplate(value)
+            case .dotenv: break
             case .variable(let variable):
                 checkTemplate(variable.value)
                 declare(variable.name, in: &declaredHere)

@@ -6,7 +6,7 @@ extension Parser {
     static let statementKeywords = [
         "sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow",
         "sequence", "parallel", "race", "any", "foreach", "if",
-        "catch", "ensure", "env", "var", "secret", "workflow", "timeout", "retry", "needs", "cookies",
+        "catch", "ensure", "env", "dotenv", "var", "secret", "workflow", "timeout", "retry", "needs", "cookies",
     ]
     static let stepKeywords: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
     static let groupKeywords: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
@@ -50,6 +50,15 @@ extension Parser {
             advance()
             let (name, value) = try parseAssignment("env")
             return .environment(name: name, value: value)
+        case "dotenv":
+            advance()
+            let path = try parseLiteralString("the path of a .env file (relative to this workflow's folder)")
+            var optional = false
+            if isKeyword("optional") {
+                advance()
+                optional = true
+            }
+            return .dotenv(path: path, optional: optional, keyword: keywordRange)
         case "var", "secret":
             advance()
             let (name, value) = try parseAssignment(keyword)

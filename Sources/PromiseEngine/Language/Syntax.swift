@@ -30,6 +30,8 @@ enum SyntaxStatement: Sendable {
     case ensure(body: SyntaxBlock, keyword: SourceRange)
     case environment(name: SyntaxName, value: Template)
     case variable(SyntaxVariable)
+    /// `dotenv "PATH" [optional]`.
+    case dotenv(path: String, optional: Bool, keyword: SourceRange)
 }
 
 /// `catch [KIND...] { }`.
@@ -165,7 +167,7 @@ extension SyntaxStatement {
             case .ensure(var body, let keyword):
                 turnCookiesOff(&body.statements)
                 statements[index] = .ensure(body: body, keyword: keyword)
-            case .environment, .variable:
+            case .environment, .variable, .dotenv:
                 break
             }
         }
