@@ -88,6 +88,8 @@ enum HelpText {
               --var NAME=VALUE        override a top-level var (repeatable)
               --var-file PATH         NAME=VALUE lines, as --var (for values that
                                       should not sit on a command line)
+              --env-file PATH         load a .env file into the environment first
+                                      (repeatable)
               --report FORMAT=PATH    write a report: json, junit, html or markdown
                                       (repeatable); with GITHUB_STEP_SUMMARY set,
                                       the Markdown summary is appended there too
@@ -100,7 +102,8 @@ enum HelpText {
           -v, --verbose               more output
               --dry-run               print the tree with the values known before
                                       running; run nothing
-              --format FORMAT         (graph) tree (default), dot, mermaid or json
+              --format FORMAT         (graph) tree (default), dot, mermaid or json;
+                                      (list, check) text (default) or json
           -h, --help                  this text ('help COMMAND' for one command)
           -V, --version               the version
 
