@@ -46,8 +46,11 @@ struct TargetsAndListTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(["--report", "json=report.json", "test.workflow", "unit"], in: space.folder)
+        let outcome = try Binary.run(["--report", "json=report.json", "--report", "junit=junit.xml", "--color", "never",
+                                      "test.workflow", "unit"], in: space.folder)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.contains("lint skipped (not selected)"))
+        #expect(space.read("junit.xml")?.contains("<skipped message=\"not selected\"/>") == true)
         let cut = WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
         let statuses = statuses(cut)
         #expect(statuses["setup"] == "succeeded")

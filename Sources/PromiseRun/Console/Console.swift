@@ -133,7 +133,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             }
             return lines
         case .skipped:
-            return ["\(style.symbol(.skipped)) \(style.dim("\(record.id) skipped"))"]
+            let reason = record.message.map { " (\($0))" } ?? ""
+            return ["\(style.symbol(.skipped)) \(style.dim("\(record.id) skipped\(reason)"))"]
         case .cancelled:
             return ["\(style.symbol(.cancelled)) \(record.id) \(style.yellow("cancelled"))\(time)"]
         case .pending, .running:

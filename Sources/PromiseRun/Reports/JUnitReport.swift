@@ -48,12 +48,13 @@ enum JUnitReport {
             if let tail = record.outputTail { details += "\n--- last lines of stderr ---\n" + tail }
             body += escape(details) + "</failure>\n"
         case .skipped, .cancelled, .pending, .running:
-            body += "      <skipped message=\(attribute(record.status.rawValue))/>\n"
+            let reason = record.status == .skipped && record.kind != "log" ? record.message : nil
+            body += "      <skipped message=\(attribute(reason ?? record.status.rawValue))/>\n"
         case .succeeded:
             break
         }
         var out = ""
-        if let message = record.message { out += message + "\n" }
+        if let message = record.message, record.status != .skipped { out += message + "\n" }
         if let stdout = record.standardOutput?.text { out += stdout }
         if !record.attemptLog.isEmpty {
             if !out.isEmpty, !out.hasSuffix("\n") { out += "\n" }
