@@ -75,6 +75,9 @@ enum CheckCommand {
 enum CheckDiagnostics {
     static func json(_ result: CompilationResult) -> [ReportJSON] {
         let path = result.source.displayPath
+        func file(_ range: SourceRange?) -> String {
+            range.flatMap { result.source.location(of: $0.start).file } ?? path
+        }
         func place(_ range: SourceRange?) -> [(String, ReportJSON)] {
             guard let range else { return [("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null)] }
             let start = result.source.location(of: range.start)
@@ -83,10 +86,14 @@ enum CheckDiagnostics {
                     ("endLine", .integer(end.line)), ("endColumn", .integer(end.column))]
         }
         return result.diagnostics.map { diagnostic in
-            let notes: [ReportJSON] = diagnostic.notes.map { note in
-                .object([("file", .string(path))] + place(note.range) + [("message", .string(note.message))])
+            var notes: [ReportJSON] = diagnostic.notes.map { note in
+                .object([("file", .string(file(note.range)))] + place(note.range) + [("message", .string(note.message))])
             }
-            return .object([("file", .string(path))] + place(diagnostic.range) + [
+            if let range = diagnostic.range, let from = result.source.segment(at: range.start)?.includedFrom {
+                notes.append(.object([("file", .null), ("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null),
+                                      ("message", .string("in the file included at \(from)"))]))
+            }
+            return .object([("file", .string(file(diagnostic.range)))] + place(diagnostic.range) + [
                 ("severity", .string(diagnostic.severity.rawValue)), ("message", .string(diagnostic.message)),
                 ("notes", .array(notes)),
             ])
@@ -98,7 +105,8 @@ enum CheckDiagnostics {
     static func githubAnnotations(_ result: CompilationResult) -> String {
         var text = ""
         for diagnostic in result.diagnostics where diagnostic.severity != .note {
-            var properties = "file=\(escapeProperty(result.source.displayPath))"
+            let file = diagnostic.range.flatMap { result.source.location(of: $0.start).file } ?? result.source.displayPath
+            var properties = "file=\(escapeProperty(file))"
             if let range = diagnostic.range {
                 let start = result.source.location(of: range.start)
                 let end = result.source.location(of: range.end)

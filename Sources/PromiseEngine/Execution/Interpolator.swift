@@ -66,6 +66,6 @@ struct Interpolator: Sendable {
     private func failure(_ message: String, _ expression: Expression, _ stepID: String) -> RunError {
         let location = workflow.location(of: expression.range)
         return RunError(stepID: stepID, kind: .reference,
-                        message: secrets.mask("\(workflow.source.displayPath):\(location.line):\(location.column): \(message)"))
+                        message: secrets.mask("\(location.file ?? workflow.source.displayPath):\(location.line):\(location.column): \(message)"))
     }
 }

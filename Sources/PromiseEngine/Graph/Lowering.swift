@@ -74,7 +74,7 @@ struct Lowering {
         case .node(let node):
             return .node(lower(node))
         case .catchClause(let clause):
-            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: lines.location(of: clause.keyword.start)))
+            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: source.location(of: clause.keyword.start)))
         case .ensure(let body, _):
             return .ensure(lower(body))
         case .environment(let name, let value):
@@ -82,17 +82,17 @@ struct Lowering {
         case .variable(let variable):
             return .variable(lower(variable))
         case .dotenv(let path, let optional, let keyword):
-            return .dotenv(DotenvFile(path: path, optional: optional, location: lines.location(of: keyword.start)))
+            return .dotenv(DotenvFile(path: path, optional: optional, location: source.location(of: keyword.start)))
         }
     }
 
     private func lower(_ variable: SyntaxVariable) -> VariableDeclaration {
         VariableDeclaration(name: variable.name.text, value: variable.value, isSecret: variable.isSecret,
-                            location: lines.location(of: variable.name.range.start))
+                            location: source.location(of: variable.name.range.start))
     }
 
     private func lower(_ node: SyntaxNode) -> Node {
-        let location = lines.location(of: node.start)
+        let location = source.location(of: node.start)
         let kindName = node.kind.name
         let id: String
         if let label = node.label?.text {
@@ -142,7 +142,7 @@ struct Lowering {
             case .variable(let variable):
                 lanes.variables.append(lower(variable))
             case .dotenv(let path, let optional, let keyword):
-                lanes.dotenv.append(DotenvFile(path: path, optional: optional, location: lines.location(of: keyword.start)))
+                lanes.dotenv.append(DotenvFile(path: path, optional: optional, location: source.location(of: keyword.start)))
             case .catchClause, .ensure:
                 break
             }

@@ -33,17 +33,30 @@ public struct DiagnosticRenderer: Sendable {
         return output
     }
 
-    private func entry(_ severity: Diagnostic.Severity, _ message: String, at range: SourceRange?) -> String {
-        guard let range else {
+    private func entry(_ severity: Diagnostic.Severity, _ message: String, at place: SourceRange?) -> String {
+        guard let place else {
             if severity == .note {
                 return "\(paint("note:", color(.note))) \(message)\n"
             }
             return "\(paint(source.displayPath + ": ", bold))\(paint(severity.rawValue + ":", color(severity))) \(paint(message, bold))\n"
         }
+        // With included files, the place is in the file the bytes came from.
+        var range = place
+        var path = source.displayPath
+        var bytes = source.bytes
+        var lines = self.lines
+        var includedFrom: String?
+        if let segment = source.segment(at: range.start) {
+            let shift = segment.fileOffset - segment.start
+            range = SourceRange(start: range.start + shift, end: min(range.end, segment.end) + shift)
+            path = segment.file.displayPath
+            bytes = segment.file.bytes
+            lines = segment.lines
+            includedFrom = segment.includedFrom
+        }
         let location = lines.location(of: range.start)
-        var output = paint("\(source.displayPath):\(location.line):\(location.column): ", bold)
+        var output = paint("\(path):\(location.line):\(location.column): ", bold)
         output += paint(severity.rawValue + ":", color(severity)) + " " + paint(message, bold) + "\n"
-        let bytes = source.bytes
         let lineBytes = lines.lineRange(location.line, in: bytes)
         // A very long line is shown as a window around the range.
         var shownStart = lineBytes.lowerBound
@@ -80,6 +93,9 @@ public struct DiagnosticRenderer: Sendable {
         }
         let underline = "^" + String(repeating: "~", count: max(0, width - 1))
         output += indent + paint(underline, green) + "\n"
+        if let includedFrom, severity != .note {
+            output += "\(paint("note:", color(.note))) in the file included at \(includedFrom)\n"
+        }
         return output
     }
 

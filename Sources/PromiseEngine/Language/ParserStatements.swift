@@ -50,6 +50,8 @@ extension Parser {
             advance()
             let (name, value) = try parseAssignment("env")
             return .environment(name: name, value: value)
+        case "include":
+            throw error("'include' brings a file in at the top level: write it at the start of a line, outside any block")
         case "dotenv":
             advance()
             let path = try parseLiteralString("the path of a .env file (relative to this workflow's folder)")

@@ -32,26 +32,63 @@ public struct SourceRange: Sendable, Hashable {
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
     public var column: Int
+    /// The included file it is in (`include`); nil in the workflow's own file.
+    public var file: String?
 
-    public init(line: Int, column: Int) {
+    public init(line: Int, column: Int, file: String? = nil) {
         self.line = line
         self.column = column
+        self.file = file
     }
 
-    public var description: String { "\(line):\(column)" }
+    public var description: String { (file.map { $0 + ":" } ?? "") + "\(line):\(column)" }
 }
 
 /// The text of one workflow file and the path it was read from (`-` means
 /// standard input). Immutable, so it can be shared across tasks.
+///
+/// With `include`, the text is the workflow's file with every included
+/// file inserted at its `include` line; `segments` say which bytes came
+/// from which file, so that locations and diagnostics name the file and
+/// line a person wrote.
 public final class SourceFile: Sendable {
     /// The path as the user gave it; diagnostics print it as is.
     public let path: String
-    /// The file's bytes, UTF-8.
+    /// The file's bytes, UTF-8 (with included files, all of them).
     public let bytes: [UInt8]
+    /// Where the bytes came from; empty when they are all this file's.
+    public let segments: [Segment]
+    private let mainLines: LineTable
 
-    public init(path: String, bytes: [UInt8]) {
+    /// A run of bytes taken from one file.
+    public struct Segment: Sendable {
+        /// Offsets in `bytes`.
+        public let start: Int
+        public let end: Int
+        /// The file they came from (its own bytes).
+        public let file: SourceFile
+        /// Where the run starts in that file.
+        public let fileOffset: Int
+        /// The `include` line that brought the file in: "main.workflow:4".
+        public let includedFrom: String?
+        /// The file's line table.
+        let lines: LineTable
+
+        public init(start: Int, end: Int, file: SourceFile, fileOffset: Int, includedFrom: String?) {
+            self.start = start
+            self.end = end
+            self.file = file
+            self.fileOffset = fileOffset
+            self.includedFrom = includedFrom
+            self.lines = file.lineTable()
+        }
+    }
+
+    public init(path: String, bytes: [UInt8], segments: [Segment] = []) {
         self.path = path
         self.bytes = bytes
+        self.segments = segments
+        self.mainLines = LineTable(bytes: bytes)
     }
 
     public convenience init(path: String, text: String) {
@@ -68,13 +105,28 @@ public final class SourceFile: Sendable {
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
-    /// Builds the table of line starts; keep it when looking up many offsets.
-    public func lineTable() -> LineTable { LineTable(bytes: bytes) }
+    /// Builds the table of line starts of these bytes.
+    public func lineTable() -> LineTable { mainLines }
 
-    /// The line and column of one byte offset. Scans the file: for many
-    /// lookups use `lineTable()`.
+    /// The segment holding `offset`, when the text has included files.
+    public func segment(at offset: Int) -> Segment? {
+        guard !segments.isEmpty else { return nil }
+        var low = 0
+        var high = segments.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if segments[middle].start <= offset { low = middle } else { high = middle - 1 }
+        }
+        return segments[low]
+    }
+
+    /// The line and column of one byte offset, in the file it came from
+    /// (`file` set for an included file).
     public func location(of offset: Int) -> SourceLocation {
-        lineTable().location(of: offset)
+        guard let segment = segment(at: offset) else { return mainLines.location(of: offset) }
+        var location = segment.lines.location(of: segment.fileOffset + offset - segment.start)
+        if segment.file !== self, segment.includedFrom != nil { location.file = segment.file.displayPath }
+        return location
     }
 }
 

@@ -17,8 +17,13 @@ public struct CompilationResult: Sendable {
 
 /// Parse, check and lower: the one entry point from text to a `Workflow`.
 public enum WorkflowCompiler {
-    public static func compile(_ source: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
+    public static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
         var diagnostics = DiagnosticBag(limit: errorLimit)
+        // `include` lines bring their files in first (with where each byte came from).
+        let (source, includeProblems) = IncludeExpander.expand(original)
+        for problem in includeProblems {
+            diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
+        }
         let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
         var repeatedLabels: Set<String> = []
         if !diagnostics.isFull {

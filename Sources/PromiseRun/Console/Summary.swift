@@ -128,7 +128,7 @@ enum Summary {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
             var properties = ""
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
+                properties = "file=\(escapeProperty(location.file ?? workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
             }
             let title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
             var message = record.failure?.message ?? "failed"
@@ -143,7 +143,7 @@ enum Summary {
             var properties = ""
             let nodeID = failure.id.firstIndex(of: "[").map { String(failure.id[..<$0]) } ?? failure.id
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
+                properties = "file=\(escapeProperty(location.file ?? workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
             } else {
                 properties = "file=\(escapeProperty(workflow.source.displayPath)),"
             }
