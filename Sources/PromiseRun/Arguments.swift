@@ -7,6 +7,8 @@ enum Command: Equatable {
     case check(CheckOptions)
     case graph(GraphOptions)
     case list(ListOptions)
+    /// `completions bash|zsh|fish`: a completion script for the shell.
+    case completions(Shell)
     /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
     case help(String?)
     case version
@@ -117,6 +119,11 @@ struct GraphOptions: Equatable, Sendable {
     var targets: [String] = []
 }
 
+/// The shells `completions` writes scripts for.
+enum Shell: String, Equatable, Sendable, CaseIterable {
+    case bash, zsh, fish
+}
+
 /// `promise-run list [--format text|json] FILE`.
 struct ListOptions: Equatable, Sendable {
     enum Format: String, Equatable, Sendable, CaseIterable {
@@ -146,7 +153,7 @@ enum Arguments {
     }
 
     /// The command words, for "did you mean".
-    static let commands = ["check", "graph", "list", "help"]
+    static let commands = ["check", "graph", "list", "help", "completions"]
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
@@ -196,11 +203,19 @@ enum Arguments {
         case "check": return .check(try parseCheck(rest))
         case "graph": return .graph(try parseGraph(rest))
         case "list": return .list(try parseList(rest))
+        case "completions":
+            guard let name = rest.first else { throw UsageError(message: "completions needs a shell: bash, zsh or fish") }
+            guard let shell = Shell(rawValue: name) else {
+                throw UsageError(message: "no completions for '\(name)'\(Suggestion.phrase(for: name, among: Shell.allCases.map(\.rawValue))); "
+                                 + "the shells are bash, zsh and fish")
+            }
+            guard rest.count == 1 else { throw UsageError(message: "unexpected argument '\(rest[1])': completions takes one shell") }
+            return .completions(shell)
         default:
             let topic = rest.first { !$0.hasPrefix("-") }
             if let topic, !commands.contains(topic), topic != "run" {
                 throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands + ["run"])); "
-                                 + "the commands are run, check, graph, list")
+                                 + "the commands are run, check, graph, list, completions")
             }
             return .help(topic)
         }

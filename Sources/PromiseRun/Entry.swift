@@ -27,6 +27,13 @@ enum Entry {
             return GraphCommand.run(options)
         case .success(.list(let options)):
             return ListCommand.run(options)
+        case .success(.completions(let shell)):
+            switch shell {
+            case .bash: StandardStreams.writeOutput(BashCompletion.script + "\n")
+            case .zsh: StandardStreams.writeOutput(ZshCompletion.script + "\n")
+            case .fish: StandardStreams.writeOutput(FishCompletion.script + "\n")
+            }
+            return 0
         case .success(.run(let options)):
             return await run(options)
         }

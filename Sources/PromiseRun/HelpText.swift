@@ -7,6 +7,7 @@ enum HelpText {
                promise-run list [--format text|json] FILE    the labelled steps and groups
                promise-run check [--format text|json] FILE...  parse and validate only
                promise-run graph [--format tree|dot|mermaid|json] FILE [TARGET...]
+               promise-run completions bash|zsh|fish          a shell completion script
                promise-run help [COMMAND] | --help | --version | -V
         """
 

@@ -3,7 +3,7 @@ import Testing
 
 /// The HTML report in a real browser: Debian's Chromium, headless (CI
 /// installs it through .ci/install-deps; on a machine without it these
-/// tests say so and pass, unless PROMISE_RUN_REQUIRE_BROWSER=1, which
+/// tests say so and pass, unless PROMISE_RUN_REQUIRE_TOOLS=1, which
 /// .ci/run sets).
 @Suite("End to end: the HTML report in Chromium")
 struct HTMLReportBrowserTests {
@@ -33,8 +33,8 @@ struct HTMLReportBrowserTests {
         where FileManager.default.isExecutableFile(atPath: path) {
             return path
         }
-        let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_BROWSER"] == "1"
-        try #require(!required, "Chromium is required (PROMISE_RUN_REQUIRE_BROWSER=1) but not installed: run .ci/install-deps")
+        let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
+        try #require(!required, "Chromium is required (PROMISE_RUN_REQUIRE_TOOLS=1) but not installed: run .ci/install-deps")
         return nil
     }
 
