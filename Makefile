@@ -27,11 +27,19 @@ test-tsan:
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Stress
 
 install: release
-	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 0755 "$$($(SWIFT) build -c release $(STATIC) --show-bin-path)/promise-run" "$(DESTDIR)$(PREFIX)/bin/promise-run"
+	install -m 0644 docs/promise-run.1 "$(DESTDIR)$(PREFIX)/share/man/man1/promise-run.1"
+	"$(DESTDIR)$(PREFIX)/bin/promise-run" completions bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/promise-run"
+	"$(DESTDIR)$(PREFIX)/bin/promise-run" completions zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_promise-run"
+	"$(DESTDIR)$(PREFIX)/bin/promise-run" completions fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/promise-run.fish"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/promise-run"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/promise-run" "$(DESTDIR)$(PREFIX)/share/man/man1/promise-run.1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/promise-run" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_promise-run" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/promise-run.fish"
 
 # Benchmarks: a package of their own (it measures against swift-nio).
 bench:
