@@ -1,0 +1,2 @@
+" *.workflow files are promise-run workflows.
+autocmd BufRead,BufNewFile *.workflow setfiletype promise-run

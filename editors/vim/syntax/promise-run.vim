@@ -1,0 +1,54 @@
+" Vim syntax file for promise-run workflows (*.workflow).
+" Install: copy editors/vim/syntax and editors/vim/ftdetect into ~/.vim/
+" (or ~/.config/nvim/), or add editors/vim to 'runtimepath'.
+if exists("b:current_syntax")
+  finish
+endif
+
+syn iskeyword @,48-57,_,-
+
+syn keyword promiseRunStep       sh exec http file sleep log fail rethrow
+syn keyword promiseRunGroup      sequence parallel race any foreach if else in
+syn keyword promiseRunException  catch ensure
+syn keyword promiseRunDeclare    workflow var secret env dotenv include
+syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin detach expect capture
+syn keyword promiseRunAttribute  header query basic-auth body json form multipart type redirects save
+syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc limit keep-going cookies off optional
+syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
+syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
+syn keyword promiseRunConstant   true false null
+
+syn match   promiseRunComment    "#.*$" contains=@Spell
+syn match   promiseRunLabel      "^\s*\zs[A-Za-z_][A-Za-z0-9_-]*\ze:\s"
+syn match   promiseRunDuration   "\<\d\+\(ms\|s\|m\|h\)\(\d\+\(ms\|s\|m\|h\)\)*\>"
+syn match   promiseRunNumber     "\<-\?\d\+\(\.\d\+\)\?\(xx\)\?\>"
+syn match   promiseRunMethod     "\<[A-Z][A-Z]\+\>"
+syn match   promiseRunOperator   "==\|!=\|<=\|>=\|<\|>\|="
+
+syn match   promiseRunEscape     contained "\\[\\\"ntr{]"
+syn region  promiseRunInterpolation contained matchgroup=promiseRunInterpolationDelimiter start="{{" end="}}"
+syn region  promiseRunTriple     start=+"""+ end=+"""+ contains=promiseRunEscape,promiseRunInterpolation
+syn region  promiseRunString     start=+"\(""\)\@!+ skip=+\\"+ end=+"+ oneline contains=promiseRunEscape,promiseRunInterpolation
+syn region  promiseRunRaw        start=+'+ end=+'+ oneline
+
+hi def link promiseRunStep       Statement
+hi def link promiseRunGroup      Conditional
+hi def link promiseRunException  Exception
+hi def link promiseRunDeclare    Type
+hi def link promiseRunAttribute  Keyword
+hi def link promiseRunPredicate  Operator
+hi def link promiseRunConstant   Boolean
+hi def link promiseRunComment    Comment
+hi def link promiseRunLabel      Label
+hi def link promiseRunDuration   Number
+hi def link promiseRunNumber     Number
+hi def link promiseRunMethod     Constant
+hi def link promiseRunOperator   Operator
+hi def link promiseRunEscape     SpecialChar
+hi def link promiseRunInterpolation Identifier
+hi def link promiseRunInterpolationDelimiter Delimiter
+hi def link promiseRunTriple     String
+hi def link promiseRunString     String
+hi def link promiseRunRaw        String
+
+let b:current_syntax = "promise-run"
