@@ -9,6 +9,8 @@ enum Command: Equatable {
     case list(ListOptions)
     /// `completions bash|zsh|fish`: a completion script for the shell.
     case completions(Shell)
+    /// `fmt [--check] FILE...`.
+    case fmt(FmtOptions)
     /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
     case help(String?)
     case version
@@ -119,6 +121,14 @@ struct GraphOptions: Equatable, Sendable {
     var targets: [String] = []
 }
 
+/// `promise-run fmt [--check] FILE...`.
+struct FmtOptions: Equatable, Sendable {
+    var files: [String]
+    /// Rewrite nothing; exit 1 when a file would change.
+    var check = false
+    var color = ColorMode.auto
+}
+
 /// The shells `completions` writes scripts for.
 enum Shell: String, Equatable, Sendable, CaseIterable {
     case bash, zsh, fish
@@ -153,7 +163,7 @@ enum Arguments {
     }
 
     /// The command words, for "did you mean".
-    static let commands = ["check", "graph", "list", "help", "completions"]
+    static let commands = ["check", "graph", "list", "fmt", "help", "completions"]
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
@@ -203,6 +213,24 @@ enum Arguments {
         case "check": return .check(try parseCheck(rest))
         case "graph": return .graph(try parseGraph(rest))
         case "list": return .list(try parseList(rest))
+        case "fmt":
+            var options = FmtOptions(files: [])
+            var reader = OptionReader(rest)
+            while let argument = reader.next() {
+                if reader.isPositional(argument) {
+                    options.files.append(argument)
+                    continue
+                }
+                switch reader.name {
+                case "--check":
+                    try reader.noValue(for: argument)
+                    options.check = true
+                case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+                default: throw reader.unknownOption(argument, among: ["--check", "--color"])
+                }
+            }
+            guard !options.files.isEmpty else { throw UsageError(message: "fmt needs at least one workflow file") }
+            return .fmt(options)
         case "completions":
             guard let name = rest.first else { throw UsageError(message: "completions needs a shell: bash, zsh or fish") }
             guard let shell = Shell(rawValue: name) else {
@@ -215,7 +243,7 @@ enum Arguments {
             let topic = rest.first { !$0.hasPrefix("-") }
             if let topic, !commands.contains(topic), topic != "run" {
                 throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands + ["run"])); "
-                                 + "the commands are run, check, graph, list, completions")
+                                 + "the commands are run, check, graph, list, fmt, completions")
             }
             return .help(topic)
         }

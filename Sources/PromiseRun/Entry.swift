@@ -27,6 +27,8 @@ enum Entry {
             return GraphCommand.run(options)
         case .success(.list(let options)):
             return ListCommand.run(options)
+        case .success(.fmt(let options)):
+            return FmtCommand.run(options)
         case .success(.completions(let shell)):
             switch shell {
             case .bash: StandardStreams.writeOutput(BashCompletion.script + "\n")

@@ -7,6 +7,7 @@ enum HelpText {
                promise-run list [--format text|json] FILE    the labelled steps and groups
                promise-run check [--format text|json] FILE...  parse and validate only
                promise-run graph [--format tree|dot|mermaid|json] FILE [TARGET...]
+               promise-run fmt [--check] FILE...              rewrite files in the canonical layout
                promise-run completions bash|zsh|fish          a shell completion script
                promise-run help [COMMAND] | --help | --version | -V
         """
@@ -19,6 +20,7 @@ enum HelpText {
         case "check": return check
         case "graph": return graph
         case "list": return list
+        case "fmt": return fmt
         default: return help
         }
     }
@@ -53,6 +55,23 @@ enum HelpText {
           promise-run graph ci.workflow
           promise-run graph --format dot ci.workflow | dot -Tsvg > ci.svg
           promise-run graph ci.workflow deploy
+
+        """
+
+    static let fmt = """
+        usage: promise-run fmt [--check] FILE...
+
+        Rewrites each workflow file in the canonical layout: two spaces per block,
+        one statement a line, one space between words, at most one blank line,
+        comments kept where they were, a step's attributes in a fixed order
+        (desc, timeout, retry, needs, allow-failure, cwd, env, stdin, detach,
+        query, header, basic-auth, the body, redirects, save, TLS, expect,
+        capture), a group's own attributes first. Strings are kept as written.
+        Formatting a formatted file changes nothing. A file with errors is left
+        as it is. FILE '-' formats standard input to standard output.
+
+        options:
+          --check   rewrite nothing; exit 1 when some file would change (CI)
 
         """
 

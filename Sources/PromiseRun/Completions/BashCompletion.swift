@@ -18,7 +18,7 @@ enum BashCompletion {
             esac
             case "$word" in
                 -*) ;;
-                check|graph|list|help|completions)
+                check|graph|list|fmt|help|completions)
                     if [ -z "$command" ] && [ -z "$file" ]; then command="$word"; elif [ -z "$file" ]; then file="$word"; fi ;;
                 *) [ -z "$file" ] && file="$word" ;;
             esac
@@ -47,6 +47,7 @@ enum BashCompletion {
             local options
             case "$command" in
                 check) options="--format --color --quiet --help" ;;
+                fmt) options="--check --color --help" ;;
                 graph|list) options="--format --color --help" ;;
                 help|completions) options="" ;;
                 *) options="--jobs --http-connections --keep-going --timeout --var --var-file --env-file --report --report-output --output --color --quiet --verbose --dry-run --insecure --cacert --help --version" ;;
@@ -55,10 +56,10 @@ enum BashCompletion {
             return
         fi
         case "$command" in
-            help) COMPREPLY=($(compgen -W "run check graph list completions" -- "$cur")); return ;;
+            help) COMPREPLY=($(compgen -W "run check graph list fmt completions" -- "$cur")); return ;;
             completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
         esac
-        if [ -n "$file" ] && [ "$command" != check ] && [ "$command" != list ]; then
+        if [ -n "$file" ] && [ "$command" != check ] && [ "$command" != list ] && [ "$command" != fmt ]; then
             # Targets: the labels 'list --format json' marks as targets.
             local labels
             labels=$("${COMP_WORDS[0]}" list --format json -- "$file" 2>/dev/null | awk '
@@ -70,7 +71,7 @@ enum BashCompletion {
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -X '!*.workflow' -- "$cur") $(compgen -d -- "$cur"))
         if [ -z "$command" ] && [ -z "$file" ]; then
-            COMPREPLY+=($(compgen -W "check graph list help completions" -- "$cur"))
+            COMPREPLY+=($(compgen -W "check graph list fmt help completions" -- "$cur"))
         fi
     }
     complete -F _promise_run promise-run

@@ -8,7 +8,7 @@ enum FishCompletion {
         set -l tokens (commandline -opc)
         for token in $tokens[2..-1]
             switch $token
-                case check graph list help completions
+                case check graph list fmt help completions
                     echo $token
                     return
                 case '-*'
@@ -28,7 +28,7 @@ enum FishCompletion {
             switch $token
                 case -j --jobs --http-connections --timeout --var --var-file --env-file --report --report-output --output --color --cacert --format -f
                     set skip 1
-                case check graph list help completions '-*'
+                case check graph list fmt help completions '-*'
                 case '*'
                     echo $token
                     return
@@ -45,18 +45,18 @@ enum FishCompletion {
         set -l file (__promise_run_file)
         test -n "$file"; or return
         set -l command (__promise_run_command)
-        contains -- "$command" check list help completions; and return
+        contains -- "$command" check list fmt help completions; and return
         set -l program (commandline -opc)[1]
         $program list --format json -- $file 2>/dev/null | awk '
             /"label":/ { line = $0; sub(/^[^:]*: "/, "", line); sub(/",?[[:space:]]*$/, "", line); label = line }
             /"target": true/ { print label }'
     end
     complete -c promise-run -f
-    complete -c promise-run -n 'test -z (__promise_run_command); and test -z (__promise_run_file)' -a 'check graph list help completions'
+    complete -c promise-run -n 'test -z (__promise_run_command); and test -z (__promise_run_file)' -a 'check graph list fmt help completions'
     complete -c promise-run -n 'test -z (__promise_run_file); and not __fish_seen_subcommand_from completions help' -a '(__promise_run_workflows)'
     complete -c promise-run -n 'test -n (__promise_run_file)' -a '(__promise_run_targets)'
     complete -c promise-run -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'
-    complete -c promise-run -n '__fish_seen_subcommand_from help' -a 'run check graph list completions'
+    complete -c promise-run -n '__fish_seen_subcommand_from help' -a 'run check graph list fmt completions'
     complete -c promise-run -s j -l jobs -x -d 'at most N process steps at once'
     complete -c promise-run -l http-connections -x -d 'at most N HTTP requests in flight'
     complete -c promise-run -l keep-going -d 'no fail-fast'

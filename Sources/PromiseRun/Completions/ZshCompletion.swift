@@ -17,7 +17,7 @@ enum ZshCompletion {
         if (( i > 2 )) && (( ${value_options[(Ie)$before]} )); then continue; fi
         case "$word" in
           -*) ;;
-          check|graph|list|help|completions)
+          check|graph|list|fmt|help|completions)
             if [[ -z "$command" && -z "$file" ]]; then command="$word"; elif [[ -z "$file" ]]; then file="$word"; fi ;;
           *) [[ -z "$file" ]] && file="$word" ;;
         esac
@@ -36,6 +36,7 @@ enum ZshCompletion {
         local -a options
         case "$command" in
           check) options=(--format --color --quiet --help) ;;
+          fmt) options=(--check --color --help) ;;
           graph|list) options=(--format --color --help) ;;
           help|completions) options=() ;;
           *) options=(--jobs --http-connections --keep-going --timeout --var --var-file --env-file --report --report-output
@@ -45,10 +46,10 @@ enum ZshCompletion {
         return
       fi
       case "$command" in
-        help) compadd -- run check graph list completions; return ;;
+        help) compadd -- run check graph list fmt completions; return ;;
         completions) compadd -- bash zsh fish; return ;;
       esac
-      if [[ -n "$file" && "$command" != check && "$command" != list ]]; then
+      if [[ -n "$file" && "$command" != check && "$command" != list && "$command" != fmt ]]; then
         # Targets: the labels 'list --format json' marks as targets.
         local -a labels
         labels=(${(f)"$("${words[1]}" list --format json -- "$file" 2>/dev/null | awk '
@@ -60,7 +61,7 @@ enum ZshCompletion {
       local -a files
       files=(${cur}*.workflow(N) ${cur}*(N/))
       compadd -f -- $files
-      if [[ -z "$command" && -z "$file" ]]; then compadd -- check graph list help completions; fi
+      if [[ -z "$command" && -z "$file" ]]; then compadd -- check graph list fmt help completions; fi
     }
     if [[ "${zsh_eval_context[-1]}" == loadautofunc ]]; then
       _promise_run "$@"

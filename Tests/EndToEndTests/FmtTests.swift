@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `promise-run fmt`: the canonical layout, idempotent, keeping meaning,
+/// on every workflow of the repository, the spec and the corpus.
+@Suite("End to end: fmt")
+struct FmtTests {
+    /// The graph as JSON without line/column (they move when a file is laid out).
+    private func meaning(_ file: String, in space: Workspace) throws -> String {
+        let graph = try Binary.run(["graph", "--format", "json", file], in: space.folder)
+        #expect(graph.status == 0, "\(file): \(graph.stderr)")
+        return graph.stdout.split(separator: "\n")
+            .filter { !$0.contains("\"line\":") && !$0.contains("\"column\":") && !$0.contains("\"file\":") && !$0.contains("\"directory\":") }
+            .map { $0.replacing(/@[0-9]+:[0-9]+/, with: "@") }
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ,")) }
+            .joined(separator: "\n")
+    }
+
+    @Test("every workflow: formatting is idempotent and keeps the graph; a file with errors is left alone (exit 2)")
+    func everyWorkflow() throws {
+        let root = Binary.packageRoot
+        var files: [URL] = []
+        for folder in ["workflows", "Tests/Fixtures/Spec", "Tests/Fixtures/Corpus"] {
+            let url = root.appendingPathComponent(folder)
+            files += try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".workflow") }.sorted()
+                .map { url.appendingPathComponent($0) }
+        }
+        let space = try Workspace()
+        defer { space.remove() }
+        var formattedCount = 0
+        for (number, url) in files.enumerated() {
+            let original = try String(contentsOf: url, encoding: .utf8)
+            let name = "f\(number).workflow"
+            try space.write(name, original)
+            let checks = try Binary.run(["check", name], in: space.folder).status == 0
+            let first = try Binary.run(["fmt", "-"], stdin: original, in: space.folder)
+            guard checks else {
+                #expect(first.status == 2, "\(url.lastPathComponent): a file with errors is not formatted")
+                let untouched = try Binary.run(["fmt", name], in: space.folder)
+                #expect(untouched.status == 2)
+                #expect(space.read(name) == original, "\(url.lastPathComponent) was changed")
+                continue
+            }
+            formattedCount += 1
+            #expect(first.status == 0, "\(url.lastPathComponent): \(first.stderr)")
+            let second = try Binary.run(["fmt", "-"], stdin: first.stdout, in: space.folder)
+            #expect(second.stdout == first.stdout, "\(url.lastPathComponent): formatting twice changed it again")
+            // The same name in another folder: an unnamed workflow is named after its file.
+            try space.write("formatted/" + name, first.stdout)
+            #expect(try meaning(name, in: space) == meaning("formatted/" + name, in: space), "\(url.lastPathComponent): the graph changed")
+        }
+        #expect(formattedCount >= 10)
+    }
+
+    @Test("the layout: indentation, one statement a line, attributes in order, group attributes first, aligned lanes, comments kept")
+    func layout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let messy = """
+        workflow "demo"   # the name
+        a: sh "x" { timeout 1s; retry 2 }
+        parallel {
+              b: sh "y"   # trailing
+
+
+              # about c
+              longer: sh "z" {
+                expect exit 0
+                env A = "1"
+                timeout 5s
+              }
+          timeout 10m
+        }
+        if "{{a.exit}}" == "0" { log "ok" } else {
+         log "no"
+        }
+        # the end
+        """
+        let expected = """
+        workflow "demo"  # the name
+        a: sh "x" {
+          timeout 1s
+          retry 2
+        }
+        parallel {
+          timeout 10m
+          b:      sh "y"  # trailing
+
+          # about c
+          longer: sh "z" {
+            timeout 5s
+            env A = "1"
+            expect exit 0
+          }
+        }
+        if "{{a.exit}}" == "0" {
+          log "ok"
+        } else {
+          log "no"
+        }
+        # the end
+
+        """
+        try space.write("demo.workflow", messy)
+        let check = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
+        #expect(check.status == 1)
+        #expect(check.stdout == "demo.workflow: not formatted\n")
+        #expect(space.read("demo.workflow") == messy, "--check writes nothing")
+        let fmt = try Binary.run(["fmt", "demo.workflow"], in: space.folder)
+        #expect(fmt.status == 0)
+        #expect(space.read("demo.workflow") == expected)
+        let again = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
+        #expect(again.status == 0 && again.stdout.isEmpty)
+    }
+}
