@@ -85,6 +85,17 @@ extension Binary {
     /// `runCommand` on a thread of its own: a long run does not hold one of
     /// the few threads of Swift concurrency's pool (2 on this machine) that
     /// every other test's `await` needs.
+    /// Runs `body` on a thread of its own, so that a test launching many
+    /// processes one after another does not hold a thread of the shared
+    /// pool (other tests' tasks wait for those).
+    static func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try body() })
+            }.start()
+        }
+    }
+
     static func runCommandOffPool(_ program: String, _ arguments: [String]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
