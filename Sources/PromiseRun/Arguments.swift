@@ -50,6 +50,8 @@ struct RunOptions: Equatable, Sendable {
     /// `--env-file PATH` (repeatable): `.env` files loaded into the
     /// environment before anything runs.
     var envFiles: [String] = []
+    /// `--force`: steps with `sources` run even when up to date.
+    var force = false
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
     /// `--http-connections N`.
@@ -86,7 +88,7 @@ struct RunOptions: Equatable, Sendable {
     }
 
     static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
-        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
+        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.force == rhs.force && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
             && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
             && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
@@ -319,6 +321,9 @@ enum Arguments {
                 options.variables += try VarFile.read(path)
             case "--env-file":
                 options.envFiles.append(try reader.value(for: argument))
+            case "--force":
+                try reader.noValue(for: argument)
+                options.force = true
             case "--insecure", "-k":
                 try reader.noValue(for: argument)
                 options.insecure = true
@@ -402,7 +407,7 @@ enum Arguments {
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report", "--report-output",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--help", "--version",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--force", "--help", "--version",
     ]
 }
 

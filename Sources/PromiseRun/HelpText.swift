@@ -110,6 +110,7 @@ enum HelpText {
                                       should not sit on a command line)
               --env-file PATH         load a .env file into the environment first
                                       (repeatable)
+              --force                 run steps with 'sources' even when up to date
               --report FORMAT=PATH    write a report: json, junit, html or markdown
                                       (repeatable); with GITHUB_STEP_SUMMARY set,
                                       the Markdown summary is appended there too

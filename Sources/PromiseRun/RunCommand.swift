@@ -29,7 +29,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         currentDirectory: ProcessEnvironment.currentDirectory(),
         output: console,
         reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0,
-        selection: selection)
+        selection: selection,
+        force: options.force)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
 

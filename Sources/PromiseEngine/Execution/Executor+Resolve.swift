@@ -8,6 +8,12 @@ extension WorkflowExecutor {
         func process(_ options: ProcessOptions) throws(RunError) -> ProcessOptions {
             var options = options
             if let stdin = options.stdin { options.stdin = try text(stdin) }
+            var sources: [Template] = []
+            for pattern in options.sources { sources.append(try text(pattern)) }
+            options.sources = sources
+            var generates: [Template] = []
+            for pattern in options.generates { generates.append(try text(pattern)) }
+            options.generates = generates
             options.expectations = try expectations(options.expectations)
             return options
         }

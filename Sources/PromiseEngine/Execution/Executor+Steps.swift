@@ -95,13 +95,36 @@ extension WorkflowExecutor {
                 do {
                     let resolved = try resolve(step, id: id, in: context.values)
                     let stepContext = try makeStepContext(node, id: id, in: context.values)
-                    running = runner.run(resolved, in: stepContext)
+                    running = incremental(resolved, id: id, in: stepContext) ?? runner.run(resolved, in: stepContext)
                 } catch {
                     return Promise(error: error)
                 }
                 return cancellable(running, timeout: node.attributes.timeout, in: context).map { $0 }
             }
             .ensure { lease?.release() }
+        }
+    }
+
+    /// A process step with `sources` (spec §13): its stored result when it
+    /// is up to date (and not `--force`d); else the run, whose success
+    /// stores the new fingerprint. Nil for a step without `sources`.
+    private func incremental(_ step: Step, id: String, in context: StepContext) -> Promise<StepResult>? {
+        let sources: [Template]
+        switch step {
+        case .shell(_, let process), .exec(_, let process): sources = process.sources
+        default: return nil
+        }
+        guard !sources.isEmpty else { return nil }
+        let fingerprint = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
+                                              environment: context.environment).hex
+        if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
+           Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
+            recorder.markUpToDate(id)
+            return Promise(value: entry.result)
+        }
+        let store = self.store
+        return runner.run(step, in: context).tap { outcome in
+            if case .fulfilled(let result) = outcome { store.save(id: id, fingerprint: fingerprint, result: result) }
         }
     }
 

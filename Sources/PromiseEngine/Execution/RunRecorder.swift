@@ -14,6 +14,8 @@ final class RunRecorder: Sendable {
         /// When the current attempt started (clock and wall).
         var attemptStarted: Duration?
         var attemptWall: Double = 0
+        /// Found up to date: its success is reported as `up-to-date`.
+        var upToDate = false
 
         init(record: StepRecord, key: [Int]) {
             self.record = record
@@ -128,6 +130,11 @@ final class RunRecorder: Sendable {
         state.withLock { state in state.entries[id]?.record.attemptLog.append(made) }
     }
 
+    /// A step found up to date (its stored result stands for a run).
+    func markUpToDate(_ id: String) {
+        state.withLock { state in state.entries[id]?.upToDate = true }
+    }
+
     /// A `log` step's message as printed.
     func logged(_ id: String, message: String) {
         state.withLock { state in state.entries[id]?.record.message = message }
@@ -176,7 +183,7 @@ final class RunRecorder: Sendable {
         let record: StepRecord? = state.withLock { state in
             guard let entry = state.entries[id] else { return nil }
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
-            entry.record.status = status
+            entry.record.status = status == .succeeded && entry.upToDate ? .upToDate : status
             entry.record.allowedFailure = allowedFailure
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
             let produced = result ?? failure?.result

@@ -4,6 +4,9 @@ public enum StepStatus: String, Sendable, Hashable {
     case pending
     case running
     case succeeded
+    /// Not run: its `sources` and command are as in its last successful
+    /// run and its `generates` exist (spec §13); a success for its chain.
+    case upToDate = "up-to-date"
     case failed
     /// Never started: an earlier failure, a branch not taken, a group that
     /// stopped first.

@@ -25,12 +25,15 @@ public struct ExecutionConfiguration: Sendable {
     /// `promise-run FILE TARGET...`: only what the targets need runs; nil
     /// runs everything.
     public var selection: TargetSelection?
+    /// `--force`: steps with `sources` run even when up to date.
+    public var force: Bool
 
     public init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
                 timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
                 clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0,
-                selection: TargetSelection? = nil) {
+                selection: TargetSelection? = nil, force: Bool = false) {
+        self.force = force
         self.reportOutputLimit = reportOutputLimit
         self.selection = selection
         self.jobs = jobs
@@ -103,6 +106,8 @@ public final class WorkflowExecutor: Sendable {
     let root = CancelScope()
     let processSlots: Slots
     let httpSlots: Slots
+    /// Fingerprints of steps with `sources` (`.promise-run/` beside the file).
+    let store: IncrementalStore
     private let ending = Lock<RunResult.Status?>(nil)
     var clock: any PromiseClock { configuration.clock }
 
@@ -116,6 +121,7 @@ public final class WorkflowExecutor: Sendable {
                                outputLimit: configuration.reportOutputLimit)
         interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
         directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
+        store = IncrementalStore(workflowDirectory: Paths.absolute(workflow.directory, from: configuration.currentDirectory))
         processSlots = Slots(capacity: configuration.jobs)
         httpSlots = Slots(capacity: configuration.httpConnections)
     }

@@ -138,8 +138,11 @@ public struct JSONRenderer: Sendable {
     }
 
     private func process(_ process: ProcessOptions) -> [(String, JSONValue)] {
-        (process.stdin.map { [("stdin", template($0))] } ?? []) + (process.detach ? [("detach", .boolean(true))] : [])
-            + outcomes(process.expectations, process.captures)
+        var members: [(String, JSONValue)] = (process.stdin.map { [("stdin", template($0))] } ?? [])
+            + (process.detach ? [("detach", .boolean(true))] : [])
+        if !process.sources.isEmpty { members.append(("sources", .array(process.sources.map(template)))) }
+        if !process.generates.isEmpty { members.append(("generates", .array(process.generates.map(template)))) }
+        return members + outcomes(process.expectations, process.captures)
     }
 
     private func outcomes(_ expectations: [StepExpectation], _ captures: [Capture]) -> [(String, JSONValue)] {

@@ -39,9 +39,17 @@ public struct ProcessOptions: Sendable, Hashable {
     /// for later steps); they are ended, without a warning, when the run
     /// ends.
     public var detach: Bool
+    /// `sources "GLOB"...`: the files whose names and contents, with the
+    /// command, decide whether the step is up to date (spec §13).
+    public var sources: [Template] = []
+    /// `generates "GLOB"...`: each must match a file for the step to be
+    /// up to date.
+    public var generates: [Template] = []
 
     public init(stdin: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                detach: Bool = false) {
+                detach: Bool = false, sources: [Template] = [], generates: [Template] = []) {
+        self.sources = sources
+        self.generates = generates
         self.stdin = stdin
         self.expectations = expectations
         self.captures = captures

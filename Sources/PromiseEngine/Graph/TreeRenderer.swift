@@ -150,6 +150,10 @@ public struct TreeRenderer: Sendable {
         switch step {
         case .shell(_, let process), .exec(_, let process):
             if let stdin = process.stdin { details.append(TreeItem("stdin \(quoted(stdin, scope))")) }
+            if !process.sources.isEmpty { details.append(TreeItem("sources " + process.sources.map { quoted($0, scope) }.joined(separator: " "))) }
+            if !process.generates.isEmpty {
+                details.append(TreeItem("generates " + process.generates.map { quoted($0, scope) }.joined(separator: " ")))
+            }
             if process.detach { options.append("detach") }
             expectations = process.expectations
             captures = process.captures

@@ -174,7 +174,7 @@ extension Step {
 
 extension ProcessOptions {
     var templates: [Template] {
-        (stdin.map { [$0] } ?? []) + expectations.flatMap(\.templates)
+        (stdin.map { [$0] } ?? []) + sources + generates + expectations.flatMap(\.templates)
     }
 }
 

@@ -14,9 +14,12 @@ struct StepExtras {
     var save: Template?
     var tls = HTTPTLSOptions()
     var detach = false
+    var sources: [Template] = []
+    var generates: [Template] = []
 
     var process: ProcessOptions {
-        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach)
+        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach,
+                       sources: sources, generates: generates)
     }
 }
 
@@ -25,7 +28,7 @@ extension Parser {
     static func attributeNames(for kind: String) -> [String] {
         let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
         switch kind {
-        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "expect", "capture"]
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture"]
         case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
                                       "insecure", "cacert", "cert", "key", "expect", "capture"]
         default: return common
@@ -33,7 +36,7 @@ extension Parser {
     }
 
     static let stepAttributeNames: Set<String> = [
-        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "expect", "capture",
+        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture",
         "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
     ]
 
@@ -287,6 +290,18 @@ extension Parser {
         case "detach":
             if extras.detach { throw error("duplicate 'detach'", at: nameRange) }
             extras.detach = true
+        case "sources", "generates":
+            var patterns: [Template] = []
+            repeat {
+                patterns.append(try parseTemplate("after '\(name)' (glob patterns: *, ?, **; relative to the step's folder)"))
+            } while current.kind.isString
+            if name == "sources" {
+                if !extras.sources.isEmpty { throw error("duplicate 'sources'; list every pattern after one 'sources'", at: nameRange) }
+                extras.sources = patterns
+            } else {
+                if !extras.generates.isEmpty { throw error("duplicate 'generates'; list every pattern after one 'generates'", at: nameRange) }
+                extras.generates = patterns
+            }
         case "insecure":
             if extras.tls.insecure { throw error("duplicate 'insecure'", at: nameRange) }
             extras.tls.insecure = true

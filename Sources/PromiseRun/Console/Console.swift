@@ -118,6 +118,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         switch record.status {
         case .succeeded:
             return ["\(style.symbol(.succeeded)) \(record.id)\(time)"]
+        case .upToDate:
+            return ["\(style.symbol(.upToDate)) \(record.id) \(style.dim("up-to-date"))"]
         case .failed:
             let kind = record.failure?.kind
             var cause = kind?.rawValue ?? "failed"

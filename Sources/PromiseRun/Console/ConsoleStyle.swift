@@ -18,6 +18,7 @@ struct ConsoleStyle: Sendable {
     func symbol(_ status: StepStatus) -> String {
         switch status {
         case .succeeded: return green("✓")
+        case .upToDate: return green("≡")
         case .failed: return red("✗")
         case .skipped: return dim("-")
         case .cancelled: return yellow("⊘")

@@ -43,9 +43,9 @@ enum Summary {
         var rows = records
         var note = ""
         if records.count > fullTableLimit {
-            rows = records.filter { $0.status != .succeeded }.prefix(fullTableLimit).map { $0 }
+            rows = records.filter { $0.status != .succeeded && $0.status != .upToDate }.prefix(fullTableLimit).map { $0 }
             let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count)
-            note = style.dim("\(records.count) steps: " + [StepStatus.succeeded, .failed, .cancelled, .skipped].compactMap { status in
+            note = style.dim("\(records.count) steps: " + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
                 counts[status].map { "\($0) \(status.rawValue)" }
             }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
         }
@@ -56,7 +56,7 @@ enum Summary {
         var idWidth = min(40, max(4, rows.map(\.id.count).max() ?? 4))
         let kindWidth = max(4, rows.map(\.kind.count).max() ?? 4)
         var showKind = true, showAttempts = true
-        let statusWidth = 9, attemptsWidth = 8, durationWidth = 8, minimumMessage = 12
+        let statusWidth = 10, attemptsWidth = 8, durationWidth = 8, minimumMessage = 12
         func fixedWidth() -> Int {
             idWidth + 2 + (showKind ? kindWidth + 2 : 0) + statusWidth + 2 + (showAttempts ? attemptsWidth + 2 : 0) + durationWidth + 2
         }
@@ -76,7 +76,7 @@ enum Summary {
             let status = Format.padded(record.status.rawValue, statusWidth)
             let painted: String
             switch record.status {
-            case .succeeded: painted = style.green(status)
+            case .succeeded, .upToDate: painted = style.green(status)
             case .failed: painted = style.red(status)
             case .cancelled: painted = style.yellow(status)
             default: painted = style.dim(status)

@@ -11,7 +11,7 @@ enum HTMLPage {
     h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere} h2{font-size:16px;margin:20px 0 8px}
     .meta{color:var(--muted);margin-bottom:12px}
     .badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-weight:600;font-size:13px;vertical-align:middle}
-    .succeeded{--c:var(--ok)}.failed,.timedOut{--c:var(--fail)}.cancelled,.interrupted{--c:var(--cancel)}.skipped,.pending{--c:var(--skip)}.running{--c:var(--run)}
+    .succeeded{--c:var(--ok)}.up-to-date{--c:#6fbf73}.failed,.timedOut{--c:var(--fail)}.cancelled,.interrupted{--c:var(--cancel)}.skipped,.pending{--c:var(--skip)}.running{--c:var(--run)}
     .badge{background:var(--c,var(--skip))}
     .toolbar{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;position:sticky;top:0;background:#fff;padding:8px 0;z-index:2;border-bottom:1px solid var(--line)}
     .toolbar label{white-space:nowrap;cursor:pointer}
@@ -97,7 +97,7 @@ enum HTMLPage {
         el("span", { "class": "badge " + data.status, text: data.statusWords })]));
       var counts = {};
       data.steps.forEach(function (step) { counts[step.st] = (counts[step.st] || 0) + 1; });
-      var countText = ["succeeded", "failed", "cancelled", "skipped"].filter(function (s) { return counts[s]; })
+      var countText = ["succeeded", "up-to-date", "failed", "cancelled", "skipped"].filter(function (s) { return counts[s]; })
         .map(function (s) { return counts[s] + " " + s; }).join(", ");
       header.appendChild(el("div", { "class": "meta", text: "started " + data.startedAt + " · wall " + seconds(data.duration)
         + " · " + data.steps.length + " steps" + (countText ? " · " + countText : "") }));
@@ -255,7 +255,7 @@ enum HTMLPage {
       if (!data.steps.length) timeline.appendChild(el("div", { "class": "empty", text: "No steps." }));
 
       // Status filter and label search.
-      var statuses = ["succeeded", "failed", "cancelled", "skipped"];
+      var statuses = ["succeeded", "up-to-date", "failed", "cancelled", "skipped"];
       var toolbar = document.getElementById("toolbar");
       var shown = new Set(statuses);
       statuses.forEach(function (status) {

@@ -50,10 +50,11 @@ enum JUnitReport {
         case .skipped, .cancelled, .pending, .running:
             let reason = record.status == .skipped && record.kind != "log" ? record.message : nil
             body += "      <skipped message=\(attribute(reason ?? record.status.rawValue))/>\n"
-        case .succeeded:
+        case .succeeded, .upToDate:
             break
         }
         var out = ""
+        if record.status == .upToDate { out += "up-to-date: not run; its sources and command are as in its last successful run\n" }
         if let message = record.message, record.status != .skipped { out += message + "\n" }
         if let stdout = record.standardOutput?.text { out += stdout }
         if !record.attemptLog.isEmpty {

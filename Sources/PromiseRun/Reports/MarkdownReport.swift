@@ -74,7 +74,7 @@ enum MarkdownReport {
     private static func counts(_ records: [StepRecord]) -> String {
         var counts: [StepStatus: Int] = [:]
         for record in records { counts[record.status, default: 0] += 1 }
-        let parts = [StepStatus.succeeded, .failed, .cancelled, .skipped].compactMap { status in
+        let parts = [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
             counts[status].map { "\($0) \(status.rawValue)" }
         }
         return "**\(records.count) steps**" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
@@ -83,6 +83,7 @@ enum MarkdownReport {
     private static func symbol(_ status: StepStatus) -> String {
         switch status {
         case .succeeded: return "✓"
+        case .upToDate: return "≡"
         case .failed: return "✗"
         case .skipped: return "○"
         case .cancelled: return "⊘"

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// `sources` / `generates` (spec §13), end to end against real files.
+@Suite("End to end: incremental steps")
+struct IncrementalTests {
+    static let workflow = """
+    workflow "build"
+    var flags = "-O1"
+    compile: sh "mkdir -p out && cat src/*.c > out/app && echo built {{flags}} v7 && echo run >> runs.log" {
+      sources "src/**/*.c"
+      generates "out/app"
+      env MODE = "release"
+      capture version = stdout matches 'v([0-9]+)'
+    }
+    log "={{compile.stdout}} version {{compile.version}}"
+    """
+
+    private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
+        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"], in: space.folder)
+        return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
+    }
+
+    private func runs(_ space: Workspace) -> Int {
+        (space.read("runs.log") ?? "").split(separator: "\n").count
+    }
+
+    @Test("an untouched step is up-to-date with its stored stdout and captures; a changed source, a deleted output or --force runs it")
+    func upToDate() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", Self.workflow)
+        try space.write("src/main.c", "int main(void) { return 0; }\n")
+        try space.write("src/lib/util.c", "int util(void) { return 1; }\n")
+
+        let first = try run(space)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.step("compile")?["status"] as? String == "succeeded")
+        #expect(runs(space) == 1)
+
+        let second = try run(space)
+        #expect(second.step("compile")?["status"] as? String == "up-to-date")
+        #expect(second.stdout.contains("≡ compile up-to-date"))
+        #expect(second.logLines(prefix: "=") == ["=built -O1 v7 version 7"], "fields and captures from the stored run")
+        #expect(runs(space) == 1, "not run again")
+
+        try space.write("src/lib/util.c", "int util(void) { return 2; }\n")
+        let changed = try run(space)
+        #expect(changed.step("compile")?["status"] as? String == "succeeded")
+        #expect(runs(space) == 2)
+
+        try FileManager.default.removeItem(atPath: space.path("out/app"))
+        let missing = try run(space)
+        #expect(missing.step("compile")?["status"] as? String == "succeeded", "a generated file is missing")
+        #expect(runs(space) == 3)
+
+        let forced = try run(space, ["--force"])
+        #expect(forced.step("compile")?["status"] as? String == "succeeded")
+        #expect(runs(space) == 4)
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+    }
+
+    @Test("a changed command, environment or stdin runs the step again; a new file matching sources too")
+    func changedInputs() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main(void) { return 0; }\n")
+        try space.write("build.workflow", Self.workflow)
+        _ = try run(space)
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+        let variants = [
+            Self.workflow.replacing("-O1", with: "-O2"),
+            Self.workflow.replacing("MODE = \"release\"", with: "MODE = \"debug\""),
+            Self.workflow.replacing("env MODE", with: "stdin \"input\"\n  env MODE"),
+        ]
+        var expected = 1
+        for variant in variants {
+            try space.write("build.workflow", variant)
+            let changed = try run(space)
+            expected += 1
+            #expect(changed.step("compile")?["status"] as? String == "succeeded", "\(variant)")
+            #expect(runs(space) == expected)
+            #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+        }
+        try space.write("src/extra.c", "int extra;\n")
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded", "a new source file")
+    }
+
+    @Test("a corrupt or foreign store entry means run it; a failed run stores nothing")
+    func corruptStore() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main(void) { return 0; }\n")
+        try space.write("build.workflow", Self.workflow)
+        _ = try run(space)
+        let folder = space.path(".promise-run/steps")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(entries.count == 1)
+        let entry = folder + "/" + entries[0]
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: entry))
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded")
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date", "the entry was written again")
+        try Data(#"{"format": "something-else/9", "step": "compile", "fingerprint": "x"}"#.utf8).write(to: URL(fileURLWithPath: entry))
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded")
+
+        try space.write("build.workflow", Self.workflow.replacing("echo run >> runs.log\"", with: "echo run >> runs.log; exit 1\""))
+        _ = try run(space)
+        #expect(try run(space).step("compile")?["status"] as? String == "failed", "a failure is never up to date")
+    }
+
+    @Test("two overlapping runs of the same workflow leave a whole store entry")
+    func overlappingRuns() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main(void) { return 0; }\n")
+        try space.write("build.workflow", Self.workflow)
+        let binary = try #require(Binary.url).path
+        async let one = Binary.runCommandOffPool("/bin/sh", ["-c", "cd '\(space.folder.path)' && '\(binary)' -q build.workflow"])
+        async let two = Binary.runCommandOffPool("/bin/sh", ["-c", "cd '\(space.folder.path)' && '\(binary)' -q build.workflow"])
+        let (a, b) = try await (one, two)
+        #expect(a.status == 0 && b.status == 0)
+        let folder = space.path(".promise-run/steps")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(entries.count == 1, "no temporary file left: \(entries)")
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+    }
+}
