@@ -253,3 +253,8 @@ int csh_inotify_drain(int fd) {
         }
     }
 }
+
+int csh_inotify_watch_changes(int fd, const char *path) {
+    return inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_MODIFY |
+                                           IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF);
+}

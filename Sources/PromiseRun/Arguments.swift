@@ -52,6 +52,8 @@ struct RunOptions: Equatable, Sendable {
     var envFiles: [String] = []
     /// `--force`: steps with `sources` run even when up to date.
     var force = false
+    /// `--watch`: run again when a source changes.
+    var watch = false
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
     /// `--http-connections N`.
@@ -88,7 +90,7 @@ struct RunOptions: Equatable, Sendable {
     }
 
     static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
-        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.force == rhs.force && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
+        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.force == rhs.force && lhs.watch == rhs.watch && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
             && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
             && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
             && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
@@ -324,6 +326,9 @@ enum Arguments {
             case "--force":
                 try reader.noValue(for: argument)
                 options.force = true
+            case "--watch":
+                try reader.noValue(for: argument)
+                options.watch = true
             case "--insecure", "-k":
                 try reader.noValue(for: argument)
                 options.insecure = true
@@ -407,7 +412,7 @@ enum Arguments {
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report", "--report-output",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--force", "--help", "--version",
+        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--force", "--watch", "--help", "--version",
     ]
 }
 

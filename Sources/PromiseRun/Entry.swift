@@ -80,6 +80,7 @@ enum Entry {
             StandardStreams.writeOutput(DryRun.render(selection.map { $0.cut(workflow) } ?? workflow, options: options))
             return 0
         }
+        if options.watch { return await WatchMode.run(workflow, options: options, selection: selection) }
         return await runWorkflow(workflow, options: options, selection: selection)
     }
 

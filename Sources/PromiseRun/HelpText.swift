@@ -111,6 +111,8 @@ enum HelpText {
               --env-file PATH         load a .env file into the environment first
                                       (repeatable)
               --force                 run steps with 'sources' even when up to date
+              --watch                 run again when a source (or the file) changes;
+                                      Ctrl-C to stop
               --report FORMAT=PATH    write a report: json, junit, html or markdown
                                       (repeatable); with GITHUB_STEP_SUMMARY set,
                                       the Markdown summary is appended there too

@@ -6,7 +6,8 @@ import Steps
 /// console and the reports, handles signals, and gives the exit code
 /// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
 /// SIGINT/SIGTERM/SIGHUP).
-func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil) async -> Int32 {
+func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
+                 onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil) async -> Int32 {
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
@@ -33,6 +34,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         force: options.force)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
+    onStart?(executor)
 
     UnhandledErrors.setHandler { error in
         StandardStreams.writeError("promise-run: internal error nobody handled: \(executor.mask("\(error)"))\n")
@@ -63,6 +65,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
 
     StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity,
                                                interruptedBy: signals.firstSignal,
+                                               stopReason: signals.firstSignal == nil ? stoppedBecause?() : nil,
                                                width: isatty(1) == 1 ? TerminalSize.columns() : nil))
     if environment["GITHUB_ACTIONS"] == "true" {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))

@@ -86,6 +86,11 @@ final class SignalWatcher: Sendable {
         enter(.running(first: first, second: second))
     }
 
+    /// Between the runs of `--watch`: a signal exits at once (nothing runs).
+    func waiting() {
+        enter(.idle)
+    }
+
     private func enter(_ phase: Phase) {
         let early: Int32? = state.withLock { state in
             let wasStarting: Bool

@@ -81,6 +81,10 @@ int csh_inotify_open(void);
 /// renamed or changed in mode, and for the folder itself going away.
 /// Returns the watch descriptor or -1 with errno.
 int csh_inotify_watch(int fd, const char *path);
+
+/// Watches a folder for files made, removed, renamed, written or closed
+/// after writing (--watch); the watch descriptor or -1.
+int csh_inotify_watch_changes(int fd, const char *path);
 /// Reads every queued event without blocking. Returns 0 when there was
 /// none, 1 when something changed, 3 when also a watch was dropped (a
 /// folder deleted or moved) or events were lost: the caller then watches

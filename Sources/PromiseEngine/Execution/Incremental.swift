@@ -206,3 +206,42 @@ struct IncrementalStore: Sendable {
         _ = FileSystem.writeAtomically(Array(json.utf8), to: path(for: id))
     }
 }
+
+extension Workflow {
+    /// The `sources` patterns of the workflow's steps, each with the folder
+    /// it is relative to (`--watch`); patterns and folders that interpolate
+    /// are left out (they are known only while running).
+    public var sourcePatterns: [(pattern: String, base: String)] {
+        var patterns: [(pattern: String, base: String)] = []
+        for node in allNodes {
+            guard case .step(let step) = node.kind else { continue }
+            let process: ProcessOptions
+            switch step {
+            case .shell(_, let options), .exec(_, let options): process = options
+            default: continue
+            }
+            var base = directory
+            if let cwd = node.attributes.cwd {
+                guard let literal = cwd.literalValue else { continue }
+                base = Paths.absolute(literal, from: directory)
+            }
+            for pattern in process.sources {
+                if let literal = pattern.literalValue { patterns.append((literal, base)) }
+            }
+        }
+        return patterns
+    }
+}
+
+/// Files matching a glob (`*`, `?`, `**`), relative to `base`: what
+/// `sources` matches.
+public enum SourceGlob {
+    public static func matches(_ pattern: String, base: String) -> [String] {
+        FileSystem.glob(pattern, base: base)
+    }
+
+    /// `path` made absolute against `base`.
+    public static func absolute(_ path: String, from base: String) -> String {
+        Paths.absolute(path, from: base)
+    }
+}

@@ -9,6 +9,7 @@ enum Summary {
     /// `width`: the terminal's columns, which the table fits; nil when
     /// output is not a terminal (a log: rows are not cut).
     static func render(_ result: RunResult, style: ConsoleStyle, verbosity: Verbosity, interruptedBy signal: Int32?,
+                       stopReason: String? = nil,
                        width: Int? = nil) -> String {
         var text = ""
         let records = result.records
@@ -24,7 +25,7 @@ enum Summary {
         case .timedOut: headline = style.red("✗ \(result.workflow) timed out (--timeout)")
         case .interrupted:
             let name = signal.map(SignalWatcher.name(of:)) ?? "SIGINT"
-            headline = style.yellow("⊘ \(result.workflow) interrupted by \(name)")
+            headline = style.yellow("⊘ \(result.workflow) " + (stopReason ?? "interrupted by \(name)"))
         }
         headline += " in \(Format.duration(wall))"
         if verbosity != .quiet, stepTime > .seconds(1) {

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `--watch` (spec §13), driven by a script that edits files and reads the
+/// output as it comes (Tests/Fixtures/watch-driver.py).
+@Suite("End to end: --watch")
+struct WatchTests {
+    private struct Report: Decodable {
+        var failed: String?
+        var code: Int?
+        var output: [String]
+        var latencies: [Double]
+    }
+
+    private func drive(_ space: Workspace, _ script: String) async throws -> Report {
+        let binary = try #require(Binary.url).path
+        let driver = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/watch-driver.py").path
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/python3", [driver, binary, space.folder.path, "build.workflow", script])
+        return try JSONDecoder().decode(Report.self, from: Data(outcome.stdout.utf8))
+    }
+
+    @Test("a saved source runs the workflow again; an unrelated file does not; Ctrl-C ends it with 130")
+    func rerunsOnChange() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", """
+        compile: sh "cat src/main.c > app && echo =compiled" {
+          sources "src/**/*.c"
+          generates "app"
+        }
+        """)
+        let report = try await drive(space, #"""
+        [["wait", "watching"], ["edit", "notes.txt", "x"], ["sleep", 0.5], ["edit", "src/main.c", "int x;\n"],
+         ["wait", "running again"], ["wait", "watching"], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.code == 130)
+        #expect(report.output.filter { $0.contains("=compiled") }.count == 2, "\(report.output)")
+        #expect(report.output.contains("⟳ src/main.c changed: running again"))
+        #expect(!report.output.contains { $0.contains("notes.txt") }, "a file no source matches starts nothing")
+        print("watch: from the save to the next run: \(report.latencies) ms")
+    }
+
+    @Test("a change during a run stops it, its ensures run, and the next run starts")
+    func changeDuringARun() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", """
+        slow: sh "echo =started; sleep 30" {
+          sources "src/*.c"
+        }
+        ensure {
+          log "=cleanup"
+        }
+        """)
+        let report = try await drive(space, #"""
+        [["wait", "=started"], ["sleep", 0.3], ["edit", "src/main.c", "int y;\n"], ["wait", "stopping this run"],
+         ["wait", "=cleanup"], ["wait", "running again"], ["wait", "=started"], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.code == 130)
+        #expect(report.output.contains { $0.contains("stopped: src/main.c changed") }, "\(report.output)")
+    }
+}
