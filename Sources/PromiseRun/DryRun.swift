@@ -16,6 +16,15 @@ enum DryRun {
         if options.insecure { settings.append("insecure") }
         if let path = options.caCertificate { settings.append("cacert \(path)") }
         if !settings.isEmpty { header += "options: " + settings.joined(separator: ", ") + "\n" }
-        return header + TreeRenderer(values: values).render(workflow)
+        var text = header + TreeRenderer(values: values).render(workflow)
+        let verdicts = Fingerprint.preview(workflow, currentDirectory: ProcessEnvironment.currentDirectory())
+        if !verdicts.isEmpty {
+            let width = verdicts.map(\.id.count).max() ?? 0
+            text += "\nsteps with sources" + (options.force ? " (--force: all of them would run)" : "") + ":\n"
+            for (id, verdict) in verdicts {
+                text += "  " + Format.padded(id, width) + "  " + (options.force ? "would run (--force)" : verdict) + "\n"
+            }
+        }
+        return text
     }
 }

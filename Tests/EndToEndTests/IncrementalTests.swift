@@ -124,4 +124,28 @@ struct IncrementalTests {
         #expect(entries.count == 1, "no temporary file left: \(entries)")
         #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
     }
+
+    @Test("--dry-run says which steps would be skipped and why the others would run")
+    func dryRun() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main(void) { return 0; }\n")
+        try space.write("build.workflow", Self.workflow)
+        func verdict() throws -> String {
+            let outcome = try Binary.run(["--dry-run", "build.workflow"], in: space.folder)
+            return outcome.stdout.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        }
+        #expect(try verdict() == "compile  would run: no successful run is stored")
+        _ = try run(space)
+        #expect(try verdict() == "compile  up-to-date, unless its command, environment or stdin changed")
+        try space.write("src/main.c", "int main(void) { return 1; }\n")
+        #expect(try verdict() == "compile  would run: src/main.c changed")
+        _ = try run(space)
+        try space.write("src/more.c", "int more;\n")
+        #expect(try verdict() == "compile  would run: src/more.c is new")
+        _ = try run(space)
+        try FileManager.default.removeItem(atPath: space.path("out/app"))
+        #expect(try verdict() == "compile  would run: nothing matches generates 'out/app'")
+        #expect(runs(space) == 3, "a dry run runs nothing")
+    }
 }

@@ -115,8 +115,9 @@ extension WorkflowExecutor {
         default: return nil
         }
         guard !sources.isEmpty else { return nil }
-        let fingerprint = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
-                                              environment: context.environment).hex
+        let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
+                                           environment: context.environment)
+        let fingerprint = computed.hex
         if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
            Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
             recorder.markUpToDate(id)
@@ -124,7 +125,9 @@ extension WorkflowExecutor {
         }
         let store = self.store
         return runner.run(step, in: context).tap { outcome in
-            if case .fulfilled(let result) = outcome { store.save(id: id, fingerprint: fingerprint, result: result) }
+            if case .fulfilled(let result) = outcome {
+                store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+            }
         }
     }
 

@@ -62,7 +62,7 @@ struct Hash128 {
 /// What decides whether a step with `sources` is up to date (spec §13):
 /// the names and contents of the files its `sources` match, and its
 /// resolved command, arguments, working folder, environment and stdin.
-enum Fingerprint {
+public enum Fingerprint {
     /// Variables that differ between shells and terminals, not between
     /// builds: left out of the fingerprint (documented in docs/language.md).
     static let volatileEnvironment: Set<String> = [
@@ -71,7 +71,7 @@ enum Fingerprint {
     ]
 
     /// The fingerprint, and the matched files (relative names, sorted).
-    static func compute(step: Step, workingDirectory: String, environment: [String: String]) -> (hex: String, files: [String]) {
+    static func compute(step: Step, workingDirectory: String, environment: [String: String]) -> (hex: String, files: [String: String]) {
         var hash = Hash128()
         var options = ProcessOptions()
         switch step {
@@ -100,24 +100,76 @@ enum Fingerprint {
                 files.insert(match)
             }
         }
-        let sorted = files.sorted()
+        var perFile: [String: String] = [:]
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        for file in sorted {
+        for file in files.sorted() {
             hash.add(file)
-            let descriptor = open(Paths.absolute(file, from: workingDirectory), O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                hash.add("unreadable")
+            let contents = contentHash(Paths.absolute(file, from: workingDirectory), buffer: &buffer)
+            hash.add(contents)
+            perFile[file] = contents
+        }
+        return (hash.hex, perFile)
+    }
+
+    /// One file's contents hashed (`unreadable` when it cannot be read).
+    static func contentHash(_ path: String, buffer: inout [UInt8]) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "unreadable" }
+        defer { close(descriptor) }
+        var hash = Hash128()
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            buffer.withUnsafeBytes { hash.add(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+        return hash.hex
+    }
+
+    /// For `--dry-run`: whether a step with literal `sources` would run,
+    /// and why, from its sources and outputs alone (its command and
+    /// environment are compared only when it runs).
+    public static func preview(_ workflow: Workflow, currentDirectory: String) -> [(id: String, verdict: String)] {
+        let folder = Paths.absolute(workflow.directory, from: currentDirectory)
+        let store = IncrementalStore(workflowDirectory: folder)
+        var verdicts: [(id: String, verdict: String)] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for node in workflow.allNodes {
+            guard case .step(let step) = node.kind else { continue }
+            let process: ProcessOptions
+            switch step {
+            case .shell(_, let options), .exec(_, let options): process = options
+            default: continue
+            }
+            guard !process.sources.isEmpty else { continue }
+            guard process.sources.allSatisfy({ $0.literalValue != nil }), process.generates.allSatisfy({ $0.literalValue != nil }),
+                  node.attributes.cwd.map({ $0.literalValue != nil }) ?? true else {
+                verdicts.append((node.id, "decided when it runs: its patterns use {{ }}"))
                 continue
             }
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-                buffer.withUnsafeBytes { hash.add(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            let base = node.attributes.cwd?.literalValue.map { Paths.absolute($0, from: folder) } ?? folder
+            guard let entry = store.load(id: node.id) else {
+                verdicts.append((node.id, "would run: no successful run is stored"))
+                continue
             }
-            close(descriptor)
+            var current: [String: String] = [:]
+            for pattern in process.sources {
+                for match in FileSystem.glob(pattern.literalValue ?? "", base: base)
+                where !FileSystem.isDirectory(Paths.absolute(match, from: base)) {
+                    current[match] = contentHash(Paths.absolute(match, from: base), buffer: &buffer)
+                }
+            }
+            if let changed = current.keys.sorted().first(where: { entry.files[$0] != current[$0] }) {
+                verdicts.append((node.id, entry.files[changed] == nil ? "would run: \(changed) is new" : "would run: \(changed) changed"))
+            } else if let gone = entry.files.keys.sorted().first(where: { current[$0] == nil }) {
+                verdicts.append((node.id, "would run: \(gone) is gone"))
+            } else if let missing = process.generates.first(where: { FileSystem.glob($0.literalValue ?? "", base: base).isEmpty }) {
+                verdicts.append((node.id, "would run: nothing matches generates '\(missing.literalValue ?? "")'"))
+            } else {
+                verdicts.append((node.id, "up-to-date, unless its command, environment or stdin changed"))
+            }
         }
-        return (hash.hex, sorted)
+        return verdicts
     }
 
     /// The `generates` patterns that match no existing file.
@@ -154,6 +206,8 @@ struct IncrementalStore: Sendable {
     struct Entry {
         var fingerprint: String
         var result: StepResult
+        /// Each source file's content hash (for `--dry-run`'s reasons).
+        var files: [String: String] = [:]
     }
 
     private func path(for id: String) -> String {
@@ -187,10 +241,16 @@ struct IncrementalStore: Sendable {
         }
         let result = StepResult(stdout: CapturedText(text: string("stdout") ?? ""), stderr: CapturedText(text: string("stderr") ?? ""),
                                 exitCode: exitCode, captures: captures)
-        return Entry(fingerprint: fingerprint, result: result)
+        var files: [String: String] = [:]
+        if case .object(let stored)? = object["files"] {
+            for member in stored.members {
+                if case .string(let value) = member.value { files[member.key] = value }
+            }
+        }
+        return Entry(fingerprint: fingerprint, result: result, files: files)
     }
 
-    func save(id: String, fingerprint: String, result: StepResult) {
+    func save(id: String, fingerprint: String, result: StepResult, files: [String: String] = [:]) {
         var json = "{\n"
         json += "  \"format\": \(Filter.jsonQuoted(Self.format)),\n"
         json += "  \"step\": \(Filter.jsonQuoted(id)),\n"
@@ -202,7 +262,10 @@ struct IncrementalStore: Sendable {
         for name in result.captures.keys.sorted() {
             pairs.append(Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(result.captures[name] ?? ""))
         }
-        json += "  \"captures\": {" + pairs.joined(separator: ", ") + "}\n}\n"
+        json += "  \"captures\": {" + pairs.joined(separator: ", ") + "},\n"
+        var hashes: [String] = []
+        for name in files.keys.sorted() { hashes.append("    " + Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(files[name] ?? "")) }
+        json += "  \"files\": {" + (hashes.isEmpty ? "" : "\n" + hashes.joined(separator: ",\n") + "\n  ") + "}\n}\n"
         _ = FileSystem.writeAtomically(Array(json.utf8), to: path(for: id))
     }
 }
