@@ -5,11 +5,16 @@
 public enum Dotenv {
     /// A line that is not `NAME=VALUE`: where, and what to write instead.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// The file as named.
         public var path: String
+        /// 1-based.
         public var line: Int
+        /// 1-based, in bytes.
         public var column: Int
+        /// What is wrong and what to write.
         public var message: String
 
+        /// `path:line:col: message`.
         public var description: String { "\(path):\(line):\(column): \(message)" }
     }
 

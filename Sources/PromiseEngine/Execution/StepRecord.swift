@@ -76,13 +76,16 @@ public struct AttemptRecord: Sendable {
     public var duration: Duration
     /// `succeeded`, `failed` or `cancelled`.
     public var status: StepStatus
+    /// A process's exit code, when the attempt got one.
     public var exitCode: Int?
+    /// An HTTP response's status, when the attempt got one.
     public var httpStatus: Int?
     /// Why it failed.
     public var failure: StepFailure?
     /// The last lines of its stderr, when it failed.
     public var outputTail: String?
 
+    /// An attempt that ended: its number, start (seconds since the epoch), length and status.
     public init(number: Int, startedAt: Double, duration: Duration, status: StepStatus) {
         self.number = number
         self.startedAt = startedAt
@@ -98,15 +101,19 @@ public struct AttemptRecord: Sendable {
 public struct GroupRecord: Sendable {
     /// The node id with iteration suffixes, as step ids are made.
     public var id: String
+    /// The label as written, if any.
     public var label: String?
     /// `parallel`, `race`, `any`, `foreach`, `sequence`, `if`.
     public var kind: String
     /// The group around this one, nil at the top.
     public var parent: String?
+    /// How it ended (pending or running while the run goes on).
     public var status: StepStatus
+    /// How many times it started (a group's `retry` counts).
     public var attempts: Int
     /// Seconds since the Unix epoch when it first started.
     public var startedAt: Double?
+    /// From the first start to the end.
     public var duration: Duration?
     /// Its own failure (a timeout, a list that could not be made); nil when
     /// it failed because a step inside it did.
@@ -116,6 +123,7 @@ public struct GroupRecord: Sendable {
     /// It failed under `allow-failure`: reported, and the run went on.
     public var allowedFailure = false
 
+    /// A group not yet started.
     public init(id: String, label: String?, kind: String, parent: String?, order: Int) {
         self.id = id
         self.label = label

@@ -33,6 +33,7 @@ public enum StepExpectation: Sendable, Hashable {
 /// `== "..."`, `!= "..."`, `contains "..."`, `matches '...'`, each
 /// possibly after `not` (`!=` is `not ==`).
 public struct TextPredicate: Sendable, Hashable {
+    /// What is compared.
     public enum Test: Sendable, Hashable {
         /// The whole text equals this.
         case equals(Template)
@@ -40,9 +41,12 @@ public struct TextPredicate: Sendable, Hashable {
         case matches(RegexPattern)
     }
 
+    /// The comparison.
     public var test: Test
+    /// `not` (or `!=`): holds when the test does not.
     public var negated: Bool
 
+    /// A predicate, negated or not.
     public init(_ test: Test, negated: Bool = false) {
         self.test = test
         self.negated = negated

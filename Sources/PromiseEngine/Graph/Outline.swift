@@ -1,11 +1,13 @@
 /// The labelled steps and groups of a workflow, nested as written: what
 /// `promise-run list` prints and what targets name (spec §12).
 public struct OutlineItem: Sendable, Hashable {
+    /// The label as written.
     public var label: String
     /// `sh`, `http`, `parallel`, `foreach`, ...
     public var kind: String
     /// `desc "..."`.
     public var description: String?
+    /// Where it is written.
     public var location: SourceLocation
     /// Inside a `foreach` body (runs once per item; not a target).
     public var insideForeach: Bool

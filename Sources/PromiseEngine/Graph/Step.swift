@@ -125,9 +125,12 @@ public struct HTTPTLSOptions: Sendable, Hashable {
 
 /// `basic-auth USER PASSWORD`.
 public struct BasicAuth: Sendable, Hashable {
+    /// The user name.
     public var user: Template
+    /// The password (mark it `secret` to keep it out of output).
     public var password: Template
 
+    /// `basic-auth USER PASSWORD`.
     public init(user: Template, password: Template) {
         self.user = user
         self.password = password
@@ -137,33 +140,46 @@ public struct BasicAuth: Sendable, Hashable {
 /// An HTTP method: any token of upper-case letters (`PURGE`, `PROPFIND`);
 /// the standard ones have names here.
 public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The method as sent: `GET`, `PURGE`.
     public let rawValue: String
 
+    /// Any token of capital letters.
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
 
+    /// `GET`.
     public static let GET = HTTPMethod(rawValue: "GET")
+    /// `POST`.
     public static let POST = HTTPMethod(rawValue: "POST")
+    /// `PUT`.
     public static let PUT = HTTPMethod(rawValue: "PUT")
+    /// `PATCH`.
     public static let PATCH = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`.
     public static let DELETE = HTTPMethod(rawValue: "DELETE")
+    /// `HEAD`.
     public static let HEAD = HTTPMethod(rawValue: "HEAD")
+    /// `OPTIONS`.
     public static let OPTIONS = HTTPMethod(rawValue: "OPTIONS")
 
     /// GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS: a method one letter
     /// away from one of these gets a "did you mean" warning.
     public static let standard: [HTTPMethod] = [.GET, .POST, .PUT, .PATCH, .DELETE, .HEAD, .OPTIONS]
 
+    /// The method as sent.
     public var description: String { rawValue }
 }
 
 /// A name and a value: a request header, a query parameter or a form
 /// field. Both may interpolate.
 public struct NamedTemplate: Sendable, Hashable {
+    /// The name (it may interpolate).
     public var name: Template
+    /// The value.
     public var value: Template
 
+    /// A name and a value, both templates.
     public init(name: Template, value: Template) {
         self.name = name
         self.value = value
@@ -177,6 +193,7 @@ public struct NamedTemplate: Sendable, Hashable {
 
 /// One part of a `multipart/form-data` body.
 public struct MultipartPart: Sendable, Hashable {
+    /// What the part holds.
     public enum Content: Sendable, Hashable {
         /// `multipart NAME STRING`
         case text(Template)
@@ -186,9 +203,12 @@ public struct MultipartPart: Sendable, Hashable {
         case file(path: Template, type: Template?)
     }
 
+    /// The form field's name.
     public var name: Template
+    /// Its text, or a file.
     public var content: Content
 
+    /// One part.
     public init(name: Template, content: Content) {
         self.name = name
         self.content = content

@@ -199,5 +199,6 @@ public struct TargetSelection: Sendable, Hashable {
 
 /// Labels that cannot be targets, each with why.
 public struct TargetErrors: Error, Sendable {
+    /// One line per label that cannot be a target.
     public var messages: [String]
 }
