@@ -8,6 +8,8 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(afterNanoseconds: Int64)
     /// `race` or `any` was given no promises.
     case noInputs
+    /// A completion handler (`seal.resolve(value, error)`) gave neither.
+    case noValueNorError
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
         case .chainingCycle: return "a promise cannot be resolved with itself"
         case .timedOut(let ns): return "timed out after \(Duration.nanoseconds(ns).formattedForHumans)"
         case .noInputs: return "race or any of no promises"
+        case .noValueNorError: return "the completion handler gave neither a value nor an error"
         }
     }
 }
