@@ -24,9 +24,23 @@ struct StackSafetyTests {
     func millionAdoptions() {
         let (head, resolver) = Promise<Int>.pending()
         var tail = head
-        for _ in 0..<300_000 { tail = tail.then { value in Promise<Int> { $0.fulfill(value &+ 1) } } }
+        for _ in 0..<1_000_000 { tail = tail.then { value in Promise<Int> { $0.fulfill(value &+ 1) } } }
         resolver.fulfill(0)
-        #expect(tail.state_ == "fulfilled(300000)")
+        #expect(tail.state_ == "fulfilled(1000000)")
+    }
+
+    @Test("a resolved 1,000,000-link chain releases every promise once the tail is let go")
+    func millionReleased() {
+        let (head, resolver) = Promise<Int>.pending()
+        weak var weakTail: Promise<Int>?
+        do {
+            var tail = head
+            for _ in 0..<1_000_000 { tail = tail.map { $0 &+ 1 } }
+            weakTail = tail
+            resolver.fulfill(0)
+            #expect(tail.state_ == "fulfilled(1000000)")
+        }
+        #expect(weakTail == nil, "the chain was released")
     }
 
     @Test("a 1,000,000-link chain that fails at the head skips to the end")
