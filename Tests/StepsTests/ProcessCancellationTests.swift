@@ -29,13 +29,19 @@ struct ProcessCancellationTests {
         let (promise, group) = try await start("echo $$; sleep 1000 & sleep 1000", runner, members: 3) {
             StepContext(id: "t", workingDirectory: path, environment: testEnvironment, output: $0)
         }
+        // When it settled, taken on the thread that settles it: a task
+        // waiting for a pool thread (other tests busy) must not count.
+        let settledAt = Locked<ContinuousClock.Instant?>(nil)
+        let watched = promise.tap { _ in settledAt.withLock { $0 = .now } }
         let started = ContinuousClock.now
         promise.cancel()
         let outcome = await outcome(of: promise)
+        _ = await watched.settled
         #expect(outcome.isCancelled)
         // Settled only once nothing of the group is left.
         #expect(liveMembers(ofGroup: group).isEmpty)
-        #expect(started.duration(to: .now) < .seconds(30))
+        let settled = try #require(settledAt.withLock { $0 })
+        #expect(started.duration(to: settled) < .seconds(30))
         #expect(!isUnreapedChild(group), "the leader is reaped")
         #expect(runner.liveProcessGroups.running == 0)
     }

@@ -1,7 +1,8 @@
 import Testing
 @testable import PromiseEngine
 
-@Suite("Stack safety")
+// One at a time: each holds a thread of the shared pool for seconds.
+@Suite("Stack safety", .serialized)
 struct StackSafetyTests {
     @Test("a 1,000,000-link chain builds, resolves and releases without overflowing the stack")
     func millionLinks() {
