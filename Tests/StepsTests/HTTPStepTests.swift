@@ -168,10 +168,15 @@ struct HTTPStepTests {
         } else {
             try await Task.sleep(for: .milliseconds(200))
         }
+        // When it settled, on the settling thread (not when this task next got a pool thread).
+        let settledAt = Locked<ContinuousClock.Instant?>(nil)
+        let watched = promise.tap { _ in settledAt.withLock { $0 = .now } }
         let cancelled = ContinuousClock.now
         promise.cancel()
         #expect(await outcome(of: promise).isCancelled)
-        #expect(cancelled.duration(to: .now) < .seconds(30))
+        _ = await watched.settled
+        let settled = try #require(settledAt.withLock { $0 })
+        #expect(cancelled.duration(to: settled) < .seconds(30))
     }
 
     @Test func shutdownCancelsRequestsInFlightAndRefusesNewOnes() async throws {
