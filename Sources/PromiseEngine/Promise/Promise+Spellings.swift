@@ -88,7 +88,9 @@ public func race<Value: Sendable>(_ first: Promise<Value>, _ second: Promise<Val
 /// Every promise of `promises` fulfilled: a `Promise<Void>`, for
 /// `when(fulfilled: saves).done { ... }`.
 public func when(fulfilled promises: [Promise<Void>], cancelOthersOnFailure: Bool = false) -> Promise<Void> {
-    when(fulfilled: promises as [Promise<Void>], cancelOthersOnFailure: cancelOthersOnFailure).map { (_: [Void]) in () }
+    // The array form (its result type picks it, not this function).
+    let all: Promise<[Void]> = when(fulfilled: promises, cancelOthersOnFailure: cancelOthersOnFailure)
+    return all.map { _ in () }
 }
 
 /// The promises an iterator makes, at most `concurrently` in flight (each
