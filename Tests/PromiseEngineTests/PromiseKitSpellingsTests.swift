@@ -88,6 +88,24 @@ struct PromiseKitSpellingsTests {
     }
 }
 
+extension PromiseKitSpellingsTests {
+    struct User: Sendable { var id: Int }
+    static func login() -> Promise<User> { .value(User(id: 1)) }
+    static func fetchName(_ id: Int) -> Promise<String> { .value("name \(id)") }
+
+    @Test("the pack when chained directly, and inside firstly")
+    func packWhen() async throws {
+        let seen = Mutexed<[String]>([])
+        _ = await when(fulfilled: Self.login(), Self.fetchName(1)).done { user, name in seen.append("\(user.id) \(name)") }.settled
+        _ = await firstly { when(fulfilled: Self.login(), Self.fetchName(2)) }.done { user, name in seen.append("\(user.id) \(name)") }.settled
+        _ = await when(fulfilled: Self.login(), Self.fetchName(3)).done { user, name in
+            let line = "\(user.id) \(name)"
+            seen.append(line)
+        }.settled
+        #expect(seen.value == ["1 name 1", "1 name 2", "1 name 3"])
+    }
+}
+
 /// A value behind a lock, for handlers that run on other threads.
 final class Mutexed<Value: Sendable>: @unchecked Sendable {
     private let lock = DispatchQueue(label: "mutexed")
