@@ -5,13 +5,14 @@ import Synchronization
 ///
 /// Elements are taken from the sequence only as slots free up, so a huge or
 /// lazy sequence is never held in memory whole. The first failure stops new
-/// starts, asks the ones in flight to cancel (unless `cancelOthersOnFailure`
-/// is false, when they run to their end) and rejects the result with that
-/// error once nothing is in flight. Cancelling the result does the same.
+/// starts and rejects the result with that error once nothing is in flight;
+/// with `cancelOthersOnFailure` it also asks the ones in flight to cancel
+/// (the default is false, as for the array form: they run to their end).
+/// Cancelling the result cancels what is in flight.
 public func when<Elements: Sequence, Value: Sendable>(
     fulfilled elements: sending Elements,
     limit: Int,
-    cancelOthersOnFailure: Bool = true,
+    cancelOthersOnFailure: Bool = false,
     _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
 ) -> Promise<[Value]> where Elements.Element: Sendable {
     let run = BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: true,

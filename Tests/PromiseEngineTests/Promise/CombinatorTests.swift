@@ -189,11 +189,11 @@ struct CombinatorTests {
         #expect(taken.current == 4)
     }
 
-    @Test("the bounded form stops at the first failure and cancels what is in flight")
+    @Test("the bounded form stops at the first failure and, asked to, cancels what is in flight")
     func boundedFailure() {
         let cancelled = Counter()
         let started = Counter()
-        let all = when(fulfilled: 0..<100, limit: 2) { n -> Promise<Int> in
+        let all = when(fulfilled: 0..<100, limit: 2, cancelOthersOnFailure: true) { n -> Promise<Int> in
             started.increment()
             if n == 1 { return Promise(error: TestError(1)) }
             return Promise { r in r.onCancel { cancelled.increment(); r.cancel() } }
@@ -201,6 +201,22 @@ struct CombinatorTests {
         #expect(all.state_ == "rejected(TestError(1))")
         #expect(started.current == 2)
         #expect(cancelled.current == 1)
+    }
+
+    @Test("by default, as the array form, the bounded form lets what is in flight run to its end")
+    func boundedFailureDefault() {
+        let cancelled = Counter()
+        let (first, firstResolver) = Promise<Int>.pending()
+        firstResolver.onCancel { cancelled.increment() }
+        let all = when(fulfilled: 0..<100, limit: 2) { n -> Promise<Int> in
+            if n == 1 { return Promise(error: TestError(1)) }
+            return first
+        }
+        #expect(all.isPending, "it waits for the one in flight")
+        #expect(cancelled.current == 0)
+        firstResolver.fulfill(0)
+        #expect(all.state_ == "rejected(TestError(1))")
+        #expect(cancelled.current == 0)
     }
 
     @Test("the bounded resolved form runs everything and reports every outcome")
