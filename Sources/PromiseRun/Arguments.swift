@@ -370,44 +370,43 @@ enum Arguments {
     }
 
     private static func parseGraph(_ arguments: [String]) throws(UsageError) -> GraphOptions {
-        var reader = OptionReader(arguments)
-        var file: String?
-        var options = GraphOptions(file: "")
-        while let argument = reader.next() {
-            if reader.isPositional(argument) {
-                if file == nil { file = argument } else { options.targets.append(argument) }
-                continue
-            }
-            switch reader.name {
-            case "--format", "-f": options.format = try reader.choice(for: argument, GraphOptions.Format.self)
-            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
-            default: throw reader.unknownOption(argument, among: ["--format", "--color"])
-            }
-        }
-        guard let file else { throw UsageError(message: "graph needs a workflow file") }
-        options.file = file
-        return options
+        let parsed = try parseFileCommand("graph", arguments, GraphOptions.Format.self, takesTargets: true)
+        return GraphOptions(file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets)
     }
 
     private static func parseList(_ arguments: [String]) throws(UsageError) -> ListOptions {
+        let parsed = try parseFileCommand("list", arguments, ListOptions.Format.self, takesTargets: false)
+        return ListOptions(file: parsed.file, format: parsed.format ?? .text, color: parsed.color)
+    }
+
+    /// `COMMAND [--format F] [--color WHEN] FILE [TARGET...]` (graph, list).
+    private static func parseFileCommand<Format: RawRepresentable & CaseIterable>(
+        _ command: String, _ arguments: [String], _ formats: Format.Type, takesTargets: Bool
+    ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String]) where Format.RawValue == String {
         var reader = OptionReader(arguments)
         var file: String?
-        var options = ListOptions(file: "")
+        var format: Format?
+        var color = ColorMode.auto
+        var targets: [String] = []
         while let argument = reader.next() {
             if reader.isPositional(argument) {
-                guard file == nil else { throw UsageError(message: "unexpected argument '\(argument)': list takes one workflow file") }
-                file = argument
+                if file == nil {
+                    file = argument
+                } else if takesTargets {
+                    targets.append(argument)
+                } else {
+                    throw UsageError(message: "unexpected argument '\(argument)': \(command) takes one workflow file")
+                }
                 continue
             }
             switch reader.name {
-            case "--format", "-f": options.format = try reader.choice(for: argument, ListOptions.Format.self)
-            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
+            case "--format", "-f": format = try reader.choice(for: argument, Format.self)
+            case "--color": color = try reader.choice(for: argument, ColorMode.self)
             default: throw reader.unknownOption(argument, among: ["--format", "--color"])
             }
         }
-        guard let file else { throw UsageError(message: "list needs a workflow file") }
-        options.file = file
-        return options
+        guard let file else { throw UsageError(message: "\(command) needs a workflow file") }
+        return (file, format, color, targets)
     }
 
     static let runOptionNames = [

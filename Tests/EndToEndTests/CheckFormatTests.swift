@@ -14,7 +14,7 @@ struct CheckFormatTests {
         let outcome = try Binary.run(["check", "--format", "json", "bad.workflow", "good.workflow"], in: space.folder)
         #expect(outcome.status == 2)
         #expect(outcome.stderr.isEmpty, "data on stdout only: \(outcome.stderr)")
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+        let items = try #require(outcome.jsonObjects)
         #expect(items.count == 2)
         let error = items[0]
         #expect(error["file"] as? String == "bad.workflow")

@@ -40,7 +40,7 @@ struct IncludeTests {
         #expect(check.stderr.contains("lib/steps.workflow:3:3: error: unknown attribute 'timout' for sh; did you mean 'timeout'?"))
         #expect(check.stderr.contains("note: in the file included at main.workflow:1"))
         let json = try Binary.run(["check", "--format", "json", "main.workflow"], in: space.folder)
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let items = try #require(json.jsonObjects)
         #expect(items.first?["file"] as? String == "lib/steps.workflow")
         #expect(items.first?["line"] as? Int == 3)
 

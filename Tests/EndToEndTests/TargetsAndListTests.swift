@@ -128,7 +128,7 @@ struct TargetsAndListTests {
         #expect(lines.contains("checks    parallel  everything that must pass"))
         #expect(lines.contains("  build   sh        compile"))
         let json = try Binary.run(["list", "--format", "json", "test.workflow"], in: space.folder)
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let items = try #require(json.jsonObjects)
         #expect(items.map { $0["label"] as? String } == ["setup", "checks", "steps", "pick", "deploy", "cleanup"])
         let checks = try #require(items.first { $0["label"] as? String == "checks" })
         #expect(checks["desc"] as? String == "everything that must pass")

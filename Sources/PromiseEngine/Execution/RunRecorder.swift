@@ -235,25 +235,19 @@ final class RunRecorder: Sendable {
 
     /// Ends what is left: never started → skipped; still running → cancelled.
     func closeAll() {
-        let open: [(String, StepStatus)] = state.withLock { state in
-            state.entries.values.compactMap { entry in
-                switch entry.record.status {
-                case .pending: return (entry.record.id, .skipped)
-                case .running: return (entry.record.id, .cancelled)
-                default: return nil
-                }
+        /// What ends an open record: nil when it already ended.
+        func closing(_ status: StepStatus) -> StepStatus? {
+            switch status {
+            case .pending: return .skipped
+            case .running: return .cancelled
+            default: return nil
             }
         }
-        for (id, status) in open.sorted(by: { $0.0 < $1.0 }) { finish(id, status: status) }
-        let groups: [(String, StepStatus)] = state.withLock { state in
-            state.groups.values.compactMap { entry in
-                switch entry.record.status {
-                case .pending: return (entry.record.id, .skipped)
-                case .running: return (entry.record.id, .cancelled)
-                default: return nil
-                }
-            }
+        let (steps, groups) = state.withLock { state in
+            (state.entries.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } },
+             state.groups.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } })
         }
+        for (id, status) in steps.sorted(by: { $0.0 < $1.0 }) { finish(id, status: status) }
         for (id, status) in groups { finishGroup(id, status: status) }
     }
 

@@ -115,25 +115,14 @@ extension Parser {
                 advance()
                 return .json(path, .isType(type, negated: negatedType))
             }
-            let comparison: ComparisonOperator
-            switch current.kind {
-            case .equalEqual: comparison = .equal
-            case .bangEqual: comparison = .notEqual
-            case .less: comparison = .less
-            case .lessEqual: comparison = .lessOrEqual
-            case .greater: comparison = .greater
-            case .greaterEqual: comparison = .greaterOrEqual
-            case .equal: throw error("'=' assigns; compare with '=='")
-            default:
-                if current.kind == .identifier {
-                    let word = text(current)
-                    let words = ["exists", "contains", "matches", "count", "is", "not"]
-                    throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found '\(word)'"
-                                + Suggestion.phrase(for: word, among: words))
-                }
-                throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found \(found)")
+            if current.kind == .identifier {
+                let word = text(current)
+                let words = ["exists", "contains", "matches", "count", "is", "not"]
+                throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found '\(word)'"
+                            + Suggestion.phrase(for: word, among: words))
             }
-            advance()
+            let comparison = try parseComparison(after: "the JSON path",
+                                                 expected: "a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is")
             return .json(path, .compare(comparison, try parseJSONLiteral()))
         }
     }
@@ -180,7 +169,8 @@ extension Parser {
     }
 
     /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
-    private mutating func parseComparison(after context: String) throws(ParseFailure) -> ComparisonOperator {
+    private mutating func parseComparison(after context: String,
+                                          expected: String = "a comparison (==, !=, <, <=, >, >=)") throws(ParseFailure) -> ComparisonOperator {
         let comparison: ComparisonOperator
         switch current.kind {
         case .equalEqual: comparison = .equal
@@ -190,7 +180,7 @@ extension Parser {
         case .greater: comparison = .greater
         case .greaterEqual: comparison = .greaterOrEqual
         case .equal: throw error("'=' assigns; compare with '=='")
-        default: throw error("expected a comparison (==, !=, <, <=, >, >=) after \(context), found \(found)")
+        default: throw error("expected \(expected) after \(context), found \(found)")
         }
         advance()
         return comparison

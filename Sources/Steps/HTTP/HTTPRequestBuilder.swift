@@ -101,18 +101,7 @@ enum HTTPRequestBuilder {
     /// RFC 3986 unreserved characters as they are, every other byte as
     /// `%XX` (a space is `%20`).
     static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        encoded(text, keeping: "-._~", spaceAsPlus: false)
     }
 
     private static func addIfMissing(_ headers: inout [(name: String, value: String)], _ name: String, _ value: String) {
@@ -136,18 +125,27 @@ enum HTTPRequestBuilder {
     /// `application/x-www-form-urlencoded` as browsers write it: letters,
     /// digits and `*-._` as they are, space as `+`, the rest percent-encoded.
     static func formEncoded(_ text: String) -> String {
+        encoded(text, keeping: "*-._", spaceAsPlus: true)
+    }
+
+    /// Letters, digits and `keeping` as they are; a space as `+` when
+    /// `spaceAsPlus`; every other byte as `%XX`.
+    private static func encoded(_ text: String, keeping: String, spaceAsPlus: Bool) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
+        let kept = Set(keeping.utf8)
         var bytes: [UInt8] = []
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 bytes.append(byte)
-            case UInt8(ascii: " "):
+            case UInt8(ascii: " ") where spaceAsPlus:
                 bytes.append(UInt8(ascii: "+"))
             default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                if kept.contains(byte) {
+                    bytes.append(byte)
+                } else {
+                    bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                }
             }
         }
         return String(decoding: bytes, as: UTF8.self)

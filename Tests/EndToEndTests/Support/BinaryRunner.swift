@@ -104,3 +104,11 @@ extension Binary {
         }
     }
 }
+
+extension Binary.Outcome {
+    /// Standard output read as a JSON array of objects (`--format json`);
+    /// nil when it is not one.
+    var jsonObjects: [[String: Any]]? {
+        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [[String: Any]]
+    }
+}
