@@ -7,14 +7,26 @@ import PackageDescription
 let package = Package(
     name: "promise-run",
     products: [
+        // Promises only: what other Swift programs adopt. Everything else
+        // in this package is `package` access, not part of any product.
         .library(name: "PromiseEngine", targets: ["PromiseEngine"]),
-        .library(name: "Steps", targets: ["Steps"]),
         .executable(name: "promise-run", targets: ["PromiseRun"]),
     ],
     targets: [
-        // Promises, combinators, cancellation; the workflow language, graph
-        // and executor. No Foundation: it stays cheap to load.
-        .target(name: "PromiseEngine", dependencies: ["CSyncAnnotations"]),
+        // Promises, combinators, cancellation, time: the library product.
+        // No Foundation: it stays cheap to load and unambiguous beside it.
+        .target(
+            name: "PromiseEngine",
+            dependencies: ["CSyncAnnotations"],
+            path: "Sources/PromiseEngine/Promises"
+        ),
+        // The workflow language, graph and executor, built on the promises.
+        // Not in any product: its declarations are `package` access.
+        .target(
+            name: "WorkflowEngine",
+            dependencies: ["PromiseEngine"],
+            path: "Sources/PromiseEngine/Workflow"
+        ),
         // ThreadSanitizer annotations for Mutex (header only, no cost when
         // TSan is off).
         .target(name: "CSyncAnnotations"),
@@ -22,17 +34,35 @@ let package = Package(
         // wait-status macros). Used by Steps only.
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.
-        .target(name: "Steps", dependencies: ["PromiseEngine", "CSystemShims"]),
+        .target(name: "Steps", dependencies: ["WorkflowEngine", "PromiseEngine", "CSystemShims"]),
         // The executable's first moments: its stopping signals blocked
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["PromiseEngine", "Steps", "CRunnerStart"]),
+        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "PromiseEngine", "Steps", "CRunnerStart"]),
 
-        .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine"]),
-        .testTarget(name: "StepsTests", dependencies: ["Steps", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "PromiseEngine"]),
+        // Helpers the promise and workflow tests share (errors, recorders).
+        .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
+        .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowEngine", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
+
+        // Benchmarks of the runner's own parts (Benchmarks/README.md). They
+        // drive `package` APIs, so they live in this package; the engine
+        // measured against NIO is Benchmarks/Package.swift, which depends on
+        // the PromiseEngine product only.
+        .executableTarget(
+            name: "StepsBench",
+            dependencies: ["Steps", "WorkflowEngine", "PromiseEngine"],
+            path: "Benchmarks/Sources/StepsBench"
+        ),
+        .executableTarget(
+            name: "LanguageBench",
+            dependencies: ["WorkflowEngine", "PromiseEngine"],
+            path: "Benchmarks/Sources/LanguageBench"
+        ),
     ]
 )

@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
-// Benchmarks for promise-run. A package of its own so that the product keeps
-// no dependencies: only this package uses swift-nio, to measure against it.
+// PromiseEngine measured against swift-nio's futures. A package of its own so
+// that promise-run keeps no dependencies, and one that uses the PromiseEngine
+// product as any adopter would. (StepsBench and LanguageBench drive the
+// runner's `package` APIs, so they are targets of the root package.)
 import PackageDescription
 
 let package = Package(
@@ -19,20 +21,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
-        ),
-        // SystemStepRunner driven directly: spawns, HTTP GETs, output and
-        // save memory (Benchmarks/steps/*.sh compare it with other tools).
-        .executableTarget(
-            name: "StepsBench",
-            dependencies: [
-                .product(name: "Steps", package: "promise-run"),
-                .product(name: "PromiseEngine", package: "promise-run"),
-            ]
-        ),
-        // Parse + check + lower of generated workflows.
-        .executableTarget(
-            name: "LanguageBench",
-            dependencies: [.product(name: "PromiseEngine", package: "promise-run")]
         ),
     ]
 )

@@ -25,16 +25,11 @@ need() {
     fi
 }
 
-# Builds StepsBench. Benchmarks/Package.swift names the root package
-# `promise-run`, and SwiftPM names a path dependency after its folder: a
-# symbolic link called promise-run makes any checkout resolve.
+# Builds StepsBench (a target of the root package: it drives the runner's
+# `package` APIs), in release mode.
 build_stepsbench() {
-    mkdir -p "$work/link"
-    ln -sfn "$repo" "$work/link/promise-run"
-    swift build -c release --product StepsBench \
-        --package-path "$work/link/promise-run/Benchmarks" \
-        --scratch-path "$repo/Benchmarks/.build" >&2
-    stepsbench="$repo/Benchmarks/.build/release/StepsBench"
+    swift build -c release --product StepsBench --package-path "$repo" >&2
+    stepsbench="$(swift build -c release --package-path "$repo" --show-bin-path)/StepsBench"
 }
 
 # Builds the C spawn loop that is the ceiling for process steps

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// What the command line asks for.
 enum Command: Equatable {

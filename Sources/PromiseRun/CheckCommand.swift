@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.

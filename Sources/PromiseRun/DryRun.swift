@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `promise-run --dry-run FILE`: the tree with the values known before
 /// running (variables, `--var`, environment) filled in; nothing runs.

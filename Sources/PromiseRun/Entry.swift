@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// The program, off the main actor: parses the arguments, runs the command,
 /// returns the exit code.

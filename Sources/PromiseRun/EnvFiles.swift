@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`, spec §12).

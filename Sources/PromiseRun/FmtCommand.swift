@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 import Steps
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the

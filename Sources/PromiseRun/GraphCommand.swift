@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
 /// drawn, nothing run.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a

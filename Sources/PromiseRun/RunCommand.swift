@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 import Steps
 
 /// Runs a checked workflow: wires the executor to the real steps, the

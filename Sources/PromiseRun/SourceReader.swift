@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import PromiseEngine
+import WorkflowEngine
 
 /// Reads a workflow file, or standard input for `-`.
 enum SourceReader {

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 import Steps
 import Synchronization
 

@@ -2,6 +2,7 @@ import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
 /// groups of their own, HTTP on the same event loop (HTTP/1.1 of its own,
@@ -10,14 +11,14 @@ import PromiseEngine
 /// One runner serves one run. At the end of the run call `shutdown()` and
 /// wait for it; on a second Ctrl-C call `killAll()`: between them no child
 /// outlives promise-run.
-public final class SystemStepRunner: StepRunner {
-    public let configuration: StepsConfiguration
+package final class SystemStepRunner: StepRunner {
+    package let configuration: StepsConfiguration
     private let processes: ProcessStepRunner
     private let files: FileStepRunner
     private let http: HTTPClient
     private let table = ProcessTable()
 
-    public init(configuration: StepsConfiguration = StepsConfiguration()) {
+    package init(configuration: StepsConfiguration = StepsConfiguration()) {
         self.configuration = configuration
         // Writing to a pipe whose reader has gone (a child that does not
         // read its stdin) must fail with EPIPE, not kill promise-run.
@@ -29,7 +30,7 @@ public final class SystemStepRunner: StepRunner {
         http = HTTPClient(configuration: configuration)
     }
 
-    public func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
+    package func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
         switch step {
         case .shell(let command, let options):
             return processes.runShell(command.literalValue ?? "", options, in: context)
@@ -48,7 +49,7 @@ public final class SystemStepRunner: StepRunner {
     /// still be alive: running steps (which then settle as cancelled) and
     /// the processes finished steps left behind. Nothing new starts after.
     /// For a second Ctrl-C; returns at once.
-    public func killAll() {
+    package func killAll() {
         table.killAll()
         http.invalidate()
     }
@@ -58,7 +59,7 @@ public final class SystemStepRunner: StepRunner {
     /// left behind), SIGKILLs what is left after the grace period, and is
     /// fulfilled once every process is gone and reaped. Nothing new starts
     /// after.
-    public func shutdown(gracePeriod: Duration? = nil) -> Promise<Void> {
+    package func shutdown(gracePeriod: Duration? = nil) -> Promise<Void> {
         http.invalidate()
         return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod)
     }
@@ -66,24 +67,24 @@ public final class SystemStepRunner: StepRunner {
     /// What finished steps left running (in their group or out of it: a new
     /// session, a double fork), found and ended by `shutdown`; the caller
     /// warns about them.
-    public var leftovers: [LeftoverProcess] { table.leftovers }
+    package var leftovers: [LeftoverProcess] { table.leftovers }
 
     /// Running process steps, and groups left behind by finished ones that
     /// still have a live process.
-    public var liveProcessGroups: (running: Int, leftBehind: Int) {
+    package var liveProcessGroups: (running: Int, leftBehind: Int) {
         let counts = table.counts
         return (counts.running, counts.lingering)
     }
 }
 
 /// The process's limit on open descriptors.
-public enum DescriptorLimit {
+package enum DescriptorLimit {
     /// Raises the soft limit to the hard one, for runs with thousands of
     /// connections or processes at once; the processes steps start get the
     /// limit promise-run started with. Call once, before any step runs.
     /// Returns the limit now in force (nil if it could not be read).
     @discardableResult
-    public static func raise() -> Int? {
+    package static func raise() -> Int? {
         let limit = csh_raise_descriptor_limit()
         return limit < 0 ? nil : limit
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import PromiseEngine
+import PromiseTestSupport
 import Testing
 
 /// Code written the way PromiseKit users write it compiles and behaves so

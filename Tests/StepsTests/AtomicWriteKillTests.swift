@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 import Testing
 @testable import Steps
 

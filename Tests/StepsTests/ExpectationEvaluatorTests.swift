@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 import Testing
 @testable import Steps
 

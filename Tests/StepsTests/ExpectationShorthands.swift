@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// The expectations these tests were first written with, in terms of
 /// today's predicates.

@@ -1,5 +1,6 @@
 import Dispatch
 import PromiseEngine
+import WorkflowEngine
 import Testing
 @testable import Steps
 

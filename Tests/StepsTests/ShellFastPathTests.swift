@@ -1,5 +1,6 @@
 import Foundation
 import PromiseEngine
+import WorkflowEngine
 import Testing
 @testable import Steps
 

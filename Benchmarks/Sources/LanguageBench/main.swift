@@ -2,10 +2,11 @@
 // (a mix of step kinds, groups and references). Each size runs in a child
 // process of its own so that its peak memory is its own.
 //
-//   cd Benchmarks && swift run -c release LanguageBench
+//   swift run -c release LanguageBench     (from the repository root)
 //   swift run -c release LanguageBench --size 100000   # one size, in this process
 import Foundation
 import PromiseEngine
+import WorkflowEngine
 
 /// A workflow of about `steps` steps: blocks of ten steps (sh, exec, http
 /// with expectations and captures, file, log, sleep, fail) in sequence,

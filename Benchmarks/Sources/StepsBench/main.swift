@@ -14,6 +14,7 @@
 // resident memory of this process (VmHWM).
 import Foundation
 import PromiseEngine
+import WorkflowEngine
 import Steps
 import Synchronization
 
@@ -82,7 +83,7 @@ func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context:
 /// Counts the lines a step prints.
 final class CountingSink: StepOutputSink {
     let lines = Atomic<Int>(0)
-    func line(_ text: String, stream: PromiseEngine.OutputStream, step id: String) {
+    func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
         lines.add(1, ordering: .relaxed)
     }
 }

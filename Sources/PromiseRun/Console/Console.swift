@@ -1,5 +1,6 @@
 import Dispatch
 import PromiseEngine
+import WorkflowEngine
 import Synchronization
 
 /// What a person sees while a workflow runs. On a terminal: finished steps

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// Colors and symbols, or plain text when color is off.
 struct ConsoleStyle: Sendable {

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// How times and sizes read in the console and the reports.
 enum Format {

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`; skipped and cancelled

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the

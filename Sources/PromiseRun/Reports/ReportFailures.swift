@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// One failure as every report lists it: a failed step, a group that
 /// failed on its own (a timeout), or the run itself (`--timeout`, the

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// A JSON value with keys in the order written: reports read better that way.
 indirect enum ReportJSON {

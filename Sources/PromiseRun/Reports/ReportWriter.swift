@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 import Steps
 
 /// Writes the reports `--report` asked for, each atomically (a temporary

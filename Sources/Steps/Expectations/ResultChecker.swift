@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// Checks the expectations that read a step's output (`contains`,
 /// `matches`, `header`, `json`) and takes captures. Regexes are compiled

@@ -1,5 +1,6 @@
 import Dispatch
 import PromiseEngine
+import WorkflowEngine
 
 /// Runs `file` steps on a dispatch queue (they block on the disk). A
 /// cancelled copy or write stops between chunks and leaves no partial file.

@@ -1,5 +1,6 @@
 import CSystemShims
 import PromiseEngine
+import WorkflowEngine
 import Glibc
 
 /// HTTPS (HTTP/2 when the server offers it), and any request through a

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 import Synchronization
 
 /// Runs `http` steps for one runner: prepares the request on the calling

@@ -2,6 +2,7 @@ import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// One `http` step from its first request to its result: the hops
 /// (redirects followed as spec §11 says, credentials kept from other

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// What an `http` step sends, before any redirect.
 struct PreparedRequest {

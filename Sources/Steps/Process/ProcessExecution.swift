@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 import Synchronization
 
 /// What a process left when it ended by itself.

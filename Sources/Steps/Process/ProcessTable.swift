@@ -1,5 +1,6 @@
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// The process groups a runner started and that may still be alive: the
 /// running steps, and the groups whose leader ended but left processes
@@ -166,10 +167,10 @@ final class ProcessTable: Sendable {
 }
 
 /// A process a finished step left running, ended with the run.
-public struct LeftoverProcess: Sendable, Hashable {
+package struct LeftoverProcess: Sendable, Hashable {
     /// The id of the step that started it (`server`, `fetch[3]`).
-    public var step: String
-    public var pid: Int32
+    package var step: String
+    package var pid: Int32
     /// Its command line, cut at 120 characters.
-    public var command: String
+    package var command: String
 }

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowEngine
 
 /// The last `limit` bytes of a stream, however long the stream is: a ring
 /// that grows as bytes come until it holds `limit`, then overwrites its

@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 
 /// `--watch`: waits until a file the workflow reads changes. Folders are
 /// watched with inotify (every folder a pattern can reach, `**` ones whole);
@@ -8,7 +9,7 @@ import PromiseEngine
 /// several events), then compares the matched files' names, sizes and
 /// modification times with the snapshot taken when it was made, so that
 /// files the run writes itself (reports, `.promise-run/`) start nothing.
-public final class ChangeWatcher: @unchecked Sendable {
+package final class ChangeWatcher: @unchecked Sendable {
     // @unchecked: used by one thread at a time (made, then waited on).
     private let patterns: [(pattern: String, base: String)]
     private let files: [String]
@@ -18,7 +19,7 @@ public final class ChangeWatcher: @unchecked Sendable {
     /// - Parameters:
     ///   - patterns: globs with the folders they are relative to;
     ///   - files: more files to watch (the workflow file itself).
-    public init(patterns: [(pattern: String, base: String)], files: [String]) {
+    package init(patterns: [(pattern: String, base: String)], files: [String]) {
         self.patterns = patterns
         self.files = files
         descriptor = csh_inotify_open()
@@ -32,12 +33,12 @@ public final class ChangeWatcher: @unchecked Sendable {
     }
 
     /// How many files are watched.
-    public var count: Int { snapshot.count }
+    package var count: Int { snapshot.count }
 
     /// Blocks until a watched file changed (returning its path, or the
     /// folder's for a file made or removed), or until `stop` says so
     /// (checked every 100 ms; returns nil).
-    public func waitForChange(debounce: Duration = .milliseconds(30), stop: () -> Bool) -> String? {
+    package func waitForChange(debounce: Duration = .milliseconds(30), stop: () -> Bool) -> String? {
         guard descriptor >= 0 else { return nil }
         while !stop() {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

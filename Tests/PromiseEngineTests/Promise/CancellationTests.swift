@@ -1,5 +1,6 @@
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 /// A promise whose "real work" can be cancelled: records that it was, then
 /// settles as cancelled, as a process step does after killing its process.

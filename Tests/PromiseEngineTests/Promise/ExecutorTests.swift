@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 @Suite("Executors")
 struct ExecutorTests {

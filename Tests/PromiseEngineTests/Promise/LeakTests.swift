@@ -1,5 +1,6 @@
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 /// An object whose release a test can observe through a weak reference.
 final class Tracked: Sendable {

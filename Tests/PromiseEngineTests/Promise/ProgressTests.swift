@@ -1,5 +1,6 @@
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 @Suite("Progress")
 struct ProgressTests {

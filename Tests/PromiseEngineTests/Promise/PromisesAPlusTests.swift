@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 // The Promises/A+ specification (https://promisesaplus.com), ported to a
 // typed Swift API. `then(onFulfilled, onRejected)` maps to `map`/`then` for

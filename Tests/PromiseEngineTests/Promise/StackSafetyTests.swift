@@ -1,5 +1,6 @@
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 // One at a time: each holds a thread of the shared pool for seconds.
 @Suite("Stack safety", .serialized)

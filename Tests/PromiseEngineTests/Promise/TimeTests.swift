@@ -1,5 +1,6 @@
 import Testing
 @testable import PromiseEngine
+import PromiseTestSupport
 
 @Suite("Time, on a manual clock")
 struct TimeTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 @testable import Steps
 
 /// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 @testable import Steps
 
 /// Set in a test process started by `runIsolated`.

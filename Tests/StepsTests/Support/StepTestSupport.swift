@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
+import WorkflowEngine
 import Testing
 @testable import Steps
 
@@ -81,13 +82,13 @@ struct TemporaryFolder: ~Copyable {
 
 /// Collects the lines a step prints, per stream.
 final class LineCollector: StepOutputSink {
-    private let lines = Locked<[(PromiseEngine.OutputStream, String)]>([])
+    private let lines = Locked<[(WorkflowEngine.OutputStream, String)]>([])
 
-    func line(_ text: String, stream: PromiseEngine.OutputStream, step id: String) {
+    func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
         lines.withLock { $0.append((stream, text)) }
     }
 
-    func lines(_ stream: PromiseEngine.OutputStream) -> [String] {
+    func lines(_ stream: WorkflowEngine.OutputStream) -> [String] {
         lines.withLock { $0.filter { $0.0 == stream }.map(\.1) }
     }
 }

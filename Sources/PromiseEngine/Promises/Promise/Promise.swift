@@ -1,0 +1,331 @@
+import Synchronization
+
+/// A value that will be there later, or an error, or cancellation.
+///
+/// A promise settles at most once; later attempts are ignored. Handlers added
+/// with `then`, `map`, `catch`, ... run inline on the thread that settles it
+/// unless an `Executor` says otherwise. All methods are thread-safe: each
+/// promise has one lock, never held while a handler runs.
+public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
+    // @unchecked: all mutable state is inside `state`, a lock, or in
+    // `storedOutcome`, which is only touched while holding that lock.
+
+    @usableFromInline
+    let state: Lock<PromiseState>
+
+    /// The outcome once settled (a placeholder while pending). Read and
+    /// written only inside `state.withLock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    nonisolated(unsafe) var storedOutcome: Outcome<Value>
+
+    /// Set while the promise is rejected and nothing has observed it. Kept
+    /// outside the generic state so that `deinit`, which runs unspecialized,
+    /// need not touch generic state unless there is an error to report.
+    /// Written under the lock only. (Declared last: the two flags fit in the
+    /// padding after the outcome.)
+    @usableFromInline
+    let unhandledRejection = Atomic<Bool>(false)
+
+    /// Mirrors the state's `cancelRequested` (written under the lock, after
+    /// it), so the hot path can read it without taking the lock.
+    @usableFromInline
+    let cancelRequestedFlag = Atomic<Bool>(false)
+
+    /// A pending promise that waits on `upstream` (nil for a root promise).
+    @inlinable
+    init(upstream: AnyPromise?) {
+        state = Lock(PromiseState(upstream: upstream))
+        storedOutcome = .cancelled
+        super.init()
+    }
+
+    /// A promise that is already settled.
+    public init(outcome: Outcome<Value>) {
+        state = Lock(PromiseState(settled: ()))
+        storedOutcome = outcome
+        super.init()
+        if case .rejected = outcome { unhandledRejection.store(true, ordering: .relaxed) }
+    }
+
+    /// An already fulfilled promise.
+    public convenience init(value: Value) {
+        self.init(outcome: .fulfilled(value))
+    }
+
+    /// An already rejected promise.
+    public convenience init(error: any Error) {
+        self.init(outcome: .rejected(error))
+    }
+
+    /// An already cancelled promise.
+    public static func cancelled() -> Promise<Value> {
+        Promise(outcome: .cancelled)
+    }
+
+    /// A pending promise and the resolver that settles it.
+    @inlinable
+    public static func pending() -> (promise: Promise<Value>, resolver: Resolver<Value>) {
+        let promise = Promise<Value>(upstream: nil)
+        return (promise, Resolver(promise))
+    }
+
+    /// A promise settled by `body`, which runs at once and may keep the
+    /// resolver to settle it later. A thrown error rejects the promise.
+    public convenience init(_ body: (Resolver<Value>) throws -> Void) {
+        self.init(upstream: nil)
+        let resolver = Resolver(self)
+        do {
+            try body(resolver)
+        } catch {
+            resolver.reject(error)
+        }
+    }
+
+    deinit {
+        // Runs unspecialized: touch generic state only when there is an
+        // unhandled error to report.
+        guard unhandledRejection.load(ordering: .relaxed) else { return }
+        let unobserved: (any Error)? = state.withLock { state in
+            guard !state.observed, state.phase == .settled else { return nil }
+            return storedOutcome.error
+        }
+        if let unobserved { UnhandledErrors.report(unobserved) }
+    }
+
+    // MARK: - Inspecting
+
+    /// The outcome, or nil while pending. Looking counts as handling an error.
+    @inlinable
+    public var outcome: Outcome<Value>? {
+        state.withLock { state in
+            markObserved(&state)
+            return state.isPending ? nil : storedOutcome
+        }
+    }
+
+    public override var isSettled: Bool {
+        state.withLock { !$0.isPending }
+    }
+
+    @inlinable
+    public override var isCancelRequested: Bool {
+        cancelRequestedFlag.load(ordering: .acquiring)
+    }
+
+    /// Records that something looked at the outcome (under the lock).
+    @inlinable
+    final func markObserved(_ state: inout PromiseState) {
+        if !state.observed {
+            state.observed = true
+            unhandledRejection.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// The outcome without marking it observed (under the lock).
+    @inlinable
+    final func outcomeIfSettled(_ state: borrowing PromiseState) -> Outcome<Value>? {
+        state.isPending ? nil : storedOutcome
+    }
+
+    // MARK: - Settling
+
+    /// Settles the promise unless it already is. Queues its observers in
+    /// `drain`. Returns whether this call settled it.
+    @inlinable
+    @discardableResult
+    final func settle(_ outcome: Outcome<Value>, _ drain: inout Drain) -> Bool {
+        let settled: (notify: Bool, upstream: AnyPromise?, extras: PromiseExtras?)? = state.withLock { state in
+            guard state.isPending else { return nil }
+            storedOutcome = outcome
+            let upstream = state.upstream
+            let extras = state.extras
+            state.upstream = nil
+            state.extras = nil
+            if state.observers.isEmpty {
+                state.phase = .settled
+                if !state.observed, case .rejected = outcome {
+                    unhandledRejection.store(true, ordering: .relaxed)
+                }
+                return (false, upstream, extras)
+            }
+            state.phase = .firing
+            return (true, upstream, extras)
+        }
+        guard let settled else { return false }
+        if let extras = settled.extras, case .fulfilled = outcome {
+            // `extras` is no longer reachable from the promise: no lock needed.
+            let listeners = extras.progressListeners
+            for listener in listeners { listener(1) }
+        }
+        if settled.notify {
+            drain.push(self) { promise, drain in
+                unsafeDowncast(promise, to: Promise<Value>.self).fire(&drain)
+            }
+        }
+        return true
+    }
+
+    /// Settles the promise and notifies everything that waits on it, here.
+    @inlinable
+    final func settleNow(_ outcome: Outcome<Value>) {
+        var drain = Drain()
+        settle(outcome, &drain)
+        drain.run()
+    }
+
+    /// Notifies the observers queued by settling, including any added while
+    /// it runs. Called from the drain only.
+    @inlinable
+    final func fire(_ drain: inout Drain) {
+        while true {
+            let batch: (Outcome<Value>, ObserverList)? = state.withLock { state in
+                guard state.phase == .firing else { return nil }
+                if state.observers.isEmpty {
+                    state.phase = .settled
+                    return nil
+                }
+                let observers = state.observers
+                state.observers = ObserverList()
+                return (storedOutcome, observers)
+            }
+            guard let (outcome, observers) = batch else { return }
+            withUnsafePointer(to: outcome) { pointer in
+                observers.notify(UnsafeRawPointer(pointer), &drain)
+            }
+        }
+    }
+
+    // MARK: - Observing
+
+    /// Adds an observer: notified once, when the promise settles (at once if
+    /// it has). A child may later ask for cancellation (`cancelAsChild`).
+    @inlinable
+    final func observe(_ observer: @escaping Observer, asChild: Bool, _ drain: inout Drain) {
+        let ready: Outcome<Value>? = state.withLock { state in
+            markObserved(&state)
+            if asChild { state.children &+= 1 }
+            guard state.phase == .settled else {
+                state.observers.append(observer)
+                return nil
+            }
+            return storedOutcome
+        }
+        if let ready {
+            withUnsafePointer(to: ready) { pointer in observer(UnsafeRawPointer(pointer), &drain) }
+        }
+    }
+
+    /// `observe` from outside a drain.
+    @inlinable
+    final func observeNow(_ observer: @escaping Observer, asChild: Bool) {
+        var drain = Drain()
+        observe(observer, asChild: asChild, &drain)
+        drain.run()
+    }
+
+    /// `observe` with a typed closure, for paths where one more allocation
+    /// does not matter.
+    @inlinable
+    package final func observeNow(asChild: Bool, _ body: @escaping @Sendable (Outcome<Value>) -> Void) {
+        observeNow({ pointer, _ in body(Outcome<Value>.load(from: pointer)) }, asChild: asChild)
+    }
+
+    // MARK: - Cancellation
+
+    @usableFromInline
+    override final func requestCancel(_ work: inout [AnyPromise]) {
+        let request: (handlers: [@Sendable () -> Void], upstream: AnyPromise?)? = state.withLock { state in
+            guard state.isPending, !state.cancelRequested else { return nil }
+            state.cancelRequested = true
+            cancelRequestedFlag.store(true, ordering: .releasing)
+            let handlers = state.extras?.cancelHandlers ?? []
+            state.extras?.cancelHandlers = []
+            return (handlers, state.upstream)
+        }
+        guard let request else { return }
+        for handler in request.handlers { handler() }
+        if let upstream = request.upstream, upstream.childRequestsCancel() {
+            work.append(upstream)
+        }
+    }
+
+    @usableFromInline
+    override final func childRequestsCancel() -> Bool {
+        state.withLock { state in
+            guard state.isPending, !state.cancelRequested else { return false }
+            state.cancelVotes &+= 1
+            return state.cancelVotes >= state.children
+        }
+    }
+
+    /// Runs `handler` when cancellation is requested (at once if it already
+    /// was). Nothing runs if the promise settles first.
+    @usableFromInline
+    final func addCancelHandler(_ handler: @escaping @Sendable () -> Void) {
+        let runNow: Bool = state.withLock { state in
+            guard state.isPending else { return false }
+            if state.cancelRequested { return true }
+            state.extrasForWriting().cancelHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    // MARK: - Progress
+
+    @usableFromInline
+    override final func addProgressListener(_ listener: @escaping @Sendable (Double) -> Void) {
+        let (current, source): (Double?, ProgressSource) = state.withLock { state in
+            guard state.isPending else {
+                if case .fulfilled = storedOutcome { return (1, .none) }
+                return (nil, .none)
+            }
+            let extras = state.extrasForWriting()
+            extras.progressListeners.append(listener)
+            var source = ProgressSource.none
+            if !extras.forwardingProgress {
+                extras.forwardingProgress = true
+                if let custom = extras.progressSource {
+                    extras.progressSource = nil
+                    source = .custom(custom)
+                } else if let upstream = state.upstream {
+                    source = .upstream(upstream)
+                }
+            }
+            return (extras.progress > 0 ? extras.progress : nil, source)
+        }
+        if let current { listener(current) }
+        switch source {
+        case .none: break
+        case .upstream(let upstream): upstream.addProgressListener { [self] fraction in self.reportProgress(fraction) }
+        case .custom(let start): start()
+        }
+    }
+
+    /// Points cancellation requests at a new upstream (the promise a `then`
+    /// handler returned). Says whether this promise was asked to cancel in
+    /// the meantime (the caller passes the request on) and whether progress
+    /// is being forwarded.
+    @usableFromInline
+    final func replaceUpstream(with upstream: AnyPromise) -> (cancelRequested: Bool, forwardingProgress: Bool) {
+        state.withLock { state in
+            state.upstream = upstream
+            return (state.cancelRequested, state.extras?.forwardingProgress ?? false)
+        }
+    }
+}
+
+extension Promise: CustomStringConvertible {
+    public var description: String {
+        let phase: String = state.withLock { state in
+            switch outcomeIfSettled(state) {
+            case nil: return "pending"
+            case .fulfilled(let value)?: return "fulfilled(\(value))"
+            case .rejected(let error)?: return "rejected(\(error))"
+            case .cancelled?: return "cancelled"
+            }
+        }
+        return "Promise<\(Value.self)>(\(phase))"
+    }
+}

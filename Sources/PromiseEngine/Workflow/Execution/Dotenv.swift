@@ -1,0 +1,106 @@
+import PromiseEngine
+
+/// `.env` files (spec §12): `NAME=VALUE` lines; blank lines and `#`
+/// comments ignored; an `export ` prefix allowed; values unquoted (cut at
+/// ` #`, spaces trimmed), in single quotes (as written), or in double quotes
+/// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation.
+package enum Dotenv {
+    /// A line that is not `NAME=VALUE`: where, and what to write instead.
+    package struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// The file as named.
+        package var path: String
+        /// 1-based.
+        package var line: Int
+        /// 1-based, in bytes.
+        package var column: Int
+        /// What is wrong and what to write.
+        package var message: String
+
+        /// `path:line:col: message`.
+        package var description: String { "\(path):\(line):\(column): \(message)" }
+    }
+
+    /// The pairs of `text`, in order (a later name wins when applied).
+    package static func parse(_ text: String, path: String) throws(ParseError) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        var number = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+            line = line.dropFirst(indent)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            var column = indent + 1
+            if line.hasPrefix("export ") {
+                let before = line.count
+                line = line.dropFirst(7).drop { $0 == " " }
+                column += before - line.count
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ParseError(path: path, line: number, column: column,
+                                 message: "expected NAME=VALUE, found '\(line.prefix(40))'; comment a line out with '#'")
+            }
+            let name = line[..<equals].trimmingTrailingSpaces()
+            guard let first = name.first, first == "_" || first.isASCII && first.isLetter,
+                  name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
+                throw ParseError(path: path, line: number, column: column,
+                                 message: "'\(name)' cannot be a variable name: letters, digits and _ only, not starting with a digit")
+            }
+            let valueColumn = column + line.distance(from: line.startIndex, to: equals) + 1
+            let value = try parseValue(line[line.index(after: equals)...], path: path, line: number, column: valueColumn)
+            pairs.append((String(name), value))
+        }
+        return pairs
+    }
+
+    private static func parseValue(_ raw: Substring, path: String, line: Int, column: Int) throws(ParseError) -> String {
+        let text = raw.drop { $0 == " " || $0 == "\t" }
+        guard let quote = text.first, quote == "\"" || quote == "'" else {
+            // Unquoted: up to a ` #` comment, spaces trimmed.
+            var value = text
+            if let hash = value.firstRange(of: " #") { value = value[..<hash.lowerBound] }
+            return String(value.trimmingTrailingSpaces())
+        }
+        var value = ""
+        var index = text.index(after: text.startIndex)
+        var closed = false
+        while index < text.endIndex {
+            let character = text[index]
+            if character == quote {
+                closed = true
+                index = text.index(after: index)
+                break
+            }
+            if quote == "\"", character == "\\", text.index(after: index) < text.endIndex {
+                index = text.index(after: index)
+                switch text[index] {
+                case "n": value.append("\n")
+                case "t": value.append("\t")
+                case "r": value.append("\r")
+                default: value.append(text[index])
+                }
+            } else {
+                value.append(character)
+            }
+            index = text.index(after: index)
+        }
+        guard closed else {
+            throw ParseError(path: path, line: line, column: column, message: "the value's \(quote) is never closed on this line")
+        }
+        let rest = text[index...].drop { $0 == " " || $0 == "\t" }
+        guard rest.isEmpty || rest.hasPrefix("#") else {
+            throw ParseError(path: path, line: line, column: column,
+                             message: "unexpected '\(rest.prefix(20))' after the quoted value; quote the whole value")
+        }
+        return value
+    }
+}
+
+private extension Substring {
+    func trimmingTrailingSpaces() -> Substring {
+        var text = self
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,18 @@
+import PromiseEngine
+
+/// What the executor tells the outside (the console, the reports) as the
+/// run goes. Called from any thread; calls about one step come in order.
+package protocol ExecutionObserver: Sendable {
+    /// A step started (or started another attempt).
+    func stepStarted(_ record: StepRecord)
+    /// A step ended: succeeded, failed, skipped or cancelled.
+    func stepFinished(_ record: StepRecord)
+    /// A `log` step's line (secrets already masked).
+    func log(_ message: String, step id: String)
+    /// Bytes of a download arrived.
+    func transfer(step id: String, received: Int64, expected: Int64?)
+}
+
+extension ExecutionObserver {
+    package func transfer(step id: String, received: Int64, expected: Int64?) {}
+}

@@ -1,0 +1,169 @@
+import PromiseEngine
+
+extension WorkflowExecutor {
+    /// A block is a promise chain (spec §3): a statement starts when the
+    /// chain before it succeeded; after a failure statements are skipped
+    /// until a catch; a catch handles a failure (of its kinds) and the chain
+    /// goes on; an ensure runs whatever happened and keeps the state.
+    func runBlock(_ block: Block, _ outer: ExecutionContext) -> Promise<Void> {
+        var context = outer
+        context.values = ValueScope(parent: outer.values)
+        let values = context.values
+        var chain = Promise<Void>(value: ())
+        // Cut down to targets: the statements before the last one that
+        // leads to a target run whole; that one runs cut (or whole, when it
+        // is a target); the rest are not selected.
+        let selection = outer.selection
+        let last = selection.map { $0.lastSelected(in: block) ?? -1 }
+        for (index, statement) in block.statements.enumerated() {
+            var position = context
+            position.key = context.key + [index]
+            if let selection, let last {
+                if index > last {
+                    switch statement {
+                    case .node(let node):
+                        skipSteps(of: node, in: position, reason: TargetSelection.notSelected)
+                        continue
+                    case .environment, .variable, .dotenv:
+                        continue
+                    case .catch, .ensure:
+                        break
+                    }
+                }
+                if case .node(let node) = statement, index == last, !selection.isTarget(node) {
+                    position.selection = selection
+                } else {
+                    position.selection = nil
+                }
+            }
+            let here = position
+            switch statement {
+            case .node(let node):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    guard outcome.isFulfilled, !here.cancel.isCancelled else {
+                        skipSteps(of: node, in: here)
+                        return .outcome(outcome.isFulfilled ? .cancelled : outcome)
+                    }
+                    return .promise(runNode(node, here))
+                })
+            case .catch(let clause):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    if case .rejected(let failure) = outcome, !here.cancel.isCancelled {
+                        let error = failure as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(failure)")
+                        if clause.kinds.isEmpty || clause.kinds.contains(error.kind) {
+                            var inner = here
+                            inner.values = ValueScope(parent: values, caught: error)
+                            return .promise(runBlock(clause.body, inner))
+                        }
+                    }
+                    skipSteps(of: clause.body, in: here)
+                    return .outcome(outcome)
+                })
+            case .ensure(let body):
+                chain = chain.derive(.inline, .outcome { [self] outcome in
+                    // Detached: the cancellation that may have brought us
+                    // here must not stop the cleanup.
+                    let shielded = CancelScope()
+                    var inner = here
+                    inner.cancel = shielded
+                    let cleanup = runBlock(body, inner)
+                    return .promise(cleanup.derive(.inline, .outcome { cleanupOutcome in
+                        switch (outcome, cleanupOutcome) {
+                        case (.fulfilled, _):
+                            return .outcome(cleanupOutcome)
+                        case (.rejected(let first), .rejected(let second)):
+                            guard var error = first as? RunError, let other = second as? RunError else { return .outcome(outcome) }
+                            error.others.append(other)
+                            return .outcome(.rejected(error))
+                        default:
+                            return .outcome(outcome)
+                        }
+                    }))
+                })
+            case .environment(let setting):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    let value = try interpolator.render(setting.value, in: values, stepID: "env \(setting.name)")
+                    values.setEnvironment(setting.name, value)
+                    return Promise(value: ())
+                }
+            case .dotenv(let file):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    for (name, value) in try loadDotenv(file) { values.setEnvironment(name, value) }
+                    return Promise(value: ())
+                }
+            case .variable(let variable):
+                chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
+                    let value = try interpolator.render(variable.value, in: values, stepID: "var \(variable.name)")
+                    if variable.isSecret { secrets.add(value) }
+                    values.declare(variable.name, value: value, secret: variable.isSecret)
+                    return Promise(value: ())
+                }
+            }
+        }
+        return chain
+    }
+
+    /// The pairs of a `dotenv` file (relative to the workflow's folder):
+    /// none when it is missing and optional; kind `file` when it is missing
+    /// or has a line that is not `NAME=VALUE` (saying where).
+    func loadDotenv(_ file: DotenvFile) throws(RunError) -> [(name: String, value: String)] {
+        let id = "dotenv \(file.path)"
+        let path = Paths.absolute(file.path, from: directory)
+        let text: String
+        switch FileSystem.readText(path) {
+        case .success(let read): text = read
+        case .failure(let error):
+            let missing = !FileSystem.exists(path)
+            if file.optional, missing { return [] }
+            throw RunError(stepID: id, kind: .file, message: "dotenv \(file.path): \(error.reason)"
+                           + (missing ? " (write 'dotenv \"\(file.path)\" optional' if it may be absent)" : ""))
+        }
+        do {
+            return try Dotenv.parse(text, path: file.path)
+        } catch {
+            throw RunError(stepID: id, kind: .file, message: "\(error)")
+        }
+    }
+
+    /// A node: a step, or a group with its timeout and retry.
+    func runNode(_ node: Node, _ context: ExecutionContext) -> Promise<Void> {
+        switch node.kind {
+        case .step(let step):
+            return runStep(node, step, context)
+        case .group(let group):
+            let id = node.id + context.suffix
+            return withRetry(node.attributes.retry, in: context) { [self] _ in
+                recorder.startGroup(id)
+                return limit(timeout: node.attributes.timeout, id: id, in: context) { inner in
+                    firstly { () throws(RunError) -> Promise<Void> in
+                        var inner = inner
+                        if !node.attributes.environment.isEmpty {
+                            let values = ValueScope(parent: inner.values)
+                            for setting in node.attributes.environment {
+                                values.setEnvironment(setting.name, try self.interpolator.render(setting.value, in: inner.values, stepID: id))
+                            }
+                            inner.values = values
+                        }
+                        return self.runGroup(group, node, inner)
+                    }
+                }
+            }.tap { [self] outcome in
+                switch outcome {
+                case .fulfilled:
+                    recorder.finishGroup(id, status: .succeeded)
+                case .rejected(let error):
+                    // Its own failure (a timeout, a list that could not be
+                    // made) is the group's; one from a step inside is the step's.
+                    let own = (error as? RunError).flatMap { $0.stepID == id ? StepFailure($0.kind, $0.message) : nil }
+                    recorder.finishGroup(id, status: .failed, failure: own, allowedFailure: node.attributes.allowFailure)
+                case .cancelled:
+                    recorder.finishGroup(id, status: .cancelled)
+                }
+            }.derive(.inline, .outcome { outcome in
+                // `allow-failure`: the failure is reported; the chain goes on.
+                if node.attributes.allowFailure, case .rejected = outcome { return .outcome(.fulfilled(())) }
+                return .outcome(outcome)
+            })
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import PromiseEngine
+
+extension WorkflowExecutor {
+    /// A step with its retries. The record is finished once, after the last
+    /// attempt; a step that never started is skipped.
+    func runStep(_ node: Node, _ step: Step, _ context: ExecutionContext) -> Promise<Void> {
+        let id = node.id + context.suffix
+        guard !context.cancel.isCancelled else {
+            recorder.skip([id])
+            return .cancelled()
+        }
+        let retried = (node.attributes.retry?.count ?? 0) > 0
+        let attempts = withRetry(node.attributes.retry, in: context) { [self] _ in
+            let attempt = runAttempt(node, step, id, context)
+            guard retried else { return attempt }
+            // Each attempt is kept for the reports: when it started, how
+            // it ended and why.
+            return attempt.tap { [self] outcome in
+                switch outcome {
+                case .fulfilled(let result):
+                    recorder.attemptEnded(id, status: .succeeded, result: result)
+                case .rejected(let error):
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1)
+                case .cancelled:
+                    recorder.attemptEnded(id, status: .cancelled)
+                }
+            }
+        }
+        return attempts.derive(.inline, .outcome { [self] outcome in
+            switch outcome {
+            case .fulfilled(let result):
+                if let label = node.label, let result { context.values.store(result, label: label) }
+                recorder.finish(id, status: .succeeded, result: result)
+                return .outcome(.fulfilled(()))
+            case .rejected(let error):
+                let (runError, failure) = describe(error, step: id)
+                let allowed = node.attributes.allowFailure
+                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed)
+                guard allowed else { return .outcome(.rejected(runError)) }
+                // Reported as failed; the chain goes on as if it succeeded,
+                // with what the step produced (its exit code, its output).
+                if let label = node.label, let result = failure.result { context.values.store(result, label: label) }
+                return .outcome(.fulfilled(()))
+            case .cancelled:
+                let started = recorder.status(of: id) == .running
+                recorder.finish(id, status: started ? .cancelled : .skipped)
+                return .outcome(.cancelled)
+            }
+        })
+    }
+
+    /// One attempt. Steps that reach outside wait for their slot (`-j`,
+    /// `--http-connections`) first: a waiting step is not running, and its
+    /// timeout has not started.
+    private func runAttempt(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext) -> Promise<StepResult?> {
+        switch step {
+        case .log(let template):
+            return firstly { () throws(RunError) -> Promise<StepResult?> in
+                recorder.start(id)
+                let text = secrets.mask(try interpolator.render(template, in: context.values, stepID: id))
+                recorder.logged(id, message: text)
+                observer?.log(text, step: id)
+                return Promise(value: nil)
+            }
+        case .fail(let template):
+            return firstly { () throws -> Promise<StepResult?> in
+                recorder.start(id)
+                let text = try interpolator.render(template, in: context.values, stepID: id)
+                throw StepFailure(.fail, text)
+            }
+        case .rethrow:
+            return firstly { () throws -> Promise<StepResult?> in
+                recorder.start(id)
+                guard let caught = context.values.caughtError else {
+                    throw StepFailure(.fail, "rethrow outside a catch")
+                }
+                throw caught
+            }
+        case .sleep(let duration):
+            recorder.start(id)
+            let sleeping = after(duration, clock: clock)
+            return cancellable(sleeping, timeout: node.attributes.timeout, in: context).map { nil }
+        case .shell, .exec, .http, .file:
+            let slots: Slots?
+            switch step {
+            case .shell, .exec: slots = processSlots
+            case .http: slots = httpSlots
+            default: slots = nil
+            }
+            let lease = slots?.lease(in: context.cancel)
+            let granted = lease?.granted ?? Promise(value: ())
+            return granted.then { [self] () -> Promise<StepResult?> in
+                // The group may have been cancelled while this step waited.
+                guard !context.cancel.isCancelled else { return .cancelled() }
+                recorder.start(id)
+                let running: Promise<StepResult>
+                do {
+                    let resolved = try resolve(step, id: id, in: context.values)
+                    let stepContext = try makeStepContext(node, id: id, in: context.values)
+                    running = incremental(resolved, id: id, in: stepContext) ?? runner.run(resolved, in: stepContext)
+                } catch {
+                    return Promise(error: error)
+                }
+                return cancellable(running, timeout: node.attributes.timeout, in: context).map { $0 }
+            }
+            .ensure { lease?.release() }
+        }
+    }
+
+    /// A process step with `sources` (spec §13): its stored result when it
+    /// is up to date (and not `--force`d); else the run, whose success
+    /// stores the new fingerprint. Nil for a step without `sources`.
+    private func incremental(_ step: Step, id: String, in context: StepContext) -> Promise<StepResult>? {
+        let sources: [Template]
+        switch step {
+        case .shell(_, let process), .exec(_, let process): sources = process.sources
+        default: return nil
+        }
+        guard !sources.isEmpty else { return nil }
+        let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
+                                           environment: context.environment)
+        let fingerprint = computed.hex
+        if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
+           Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
+            recorder.markUpToDate(id)
+            return Promise(value: entry.result)
+        }
+        let store = self.store
+        return runner.run(step, in: context).tap { outcome in
+            if case .fulfilled(let result) = outcome {
+                store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+            }
+        }
+    }
+
+    /// Cancels `work` when the scope is cancelled or its timeout expires; a
+    /// timeout becomes a failure of kind `timeout` once the work stopped.
+    private func cancellable<Value>(_ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext) -> Promise<Value> {
+        let registration = context.cancel.onCancel { work.cancel() }
+        let flag = TimeoutFlag()
+        let timer = timeout.map { limit in
+            clock.schedule(after: limit) {
+                flag.fire()
+                work.cancel()
+            }
+        }
+        return work.derive(.inline, .outcome { outcome in
+            timer?.cancel()
+            context.cancel.removeHandler(registration)
+            if let timeout, flag.fired, !outcome.isFulfilled {
+                return .outcome(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))")))
+            }
+            return .outcome(outcome)
+        })
+    }
+
+    /// The failure as it travels (`RunError`) and as it is recorded.
+    private func describe(_ error: any Error, step id: String) -> (RunError, StepFailure) {
+        switch error {
+        case let failure as StepFailure:
+            let message = secrets.mask(failure.message)
+            return (RunError(stepID: id, kind: failure.kind, message: message, exitCode: failure.result?.exitCode),
+                    failure)
+        case let runError as RunError:
+            // A rethrow passes the caught error on unchanged.
+            return (runError, StepFailure(runError.kind, runError.message))
+        default:
+            let message = secrets.mask("\(error)")
+            return (RunError(stepID: id, kind: .fail, message: message), StepFailure(.fail, message))
+        }
+    }
+
+    /// Where a process or file step runs, with which environment.
+    private func makeStepContext(_ node: Node, id: String, in values: ValueScope) throws(RunError) -> StepContext {
+        var environment = configuration.environment
+        for setting in values.environment { environment[setting.name] = setting.value }
+        for setting in node.attributes.environment {
+            environment[setting.name] = try interpolator.render(setting.value, in: values, stepID: id)
+        }
+        var folder = directory
+        if let cwd = node.attributes.cwd {
+            folder = Paths.absolute(try interpolator.render(cwd, in: values, stepID: id), from: directory)
+        }
+        var transfer: (@Sendable (Int64, Int64?) -> Void)?
+        if let observer {
+            transfer = { received, expected in observer.transfer(step: id, received: received, expected: expected) }
+        }
+        var output: (any StepOutputSink)?
+        if let sink = configuration.output { output = MaskingOutput(inner: sink, secrets: secrets) }
+        return StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer)
+    }
+}
+
+/// Passes output lines on with secrets masked.
+struct MaskingOutput: StepOutputSink {
+    let inner: any StepOutputSink
+    let secrets: Secrets
+
+    func line(_ text: String, stream: OutputStream, step id: String) {
+        inner.line(secrets.mask(text), stream: stream, step: id)
+    }
+}

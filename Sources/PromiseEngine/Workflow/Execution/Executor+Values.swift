@@ -1,0 +1,75 @@
+import PromiseEngine
+
+extension WorkflowExecutor {
+    /// The items of a foreach list (spec §4).
+    func evaluate(_ list: ListSource, in values: ValueScope, id: String) throws(RunError) -> [String] {
+        func text(_ template: Template) throws(RunError) -> String {
+            try interpolator.render(template, in: values, stepID: id)
+        }
+        switch list {
+        case .items(let templates):
+            var items: [String] = []
+            for template in templates { items.append(try text(template)) }
+            return items
+        case .lines(let path):
+            let file = Paths.absolute(try text(path), from: directory)
+            switch FileSystem.readText(file) {
+            case .success(let content): return Self.nonEmptyLines(content)
+            case .failure(let error):
+                throw RunError(stepID: id, kind: .file, message: "lines(\"\(error.path)\"): \(error.reason)")
+            }
+        case .split(let template):
+            return Self.nonEmptyLines(try text(template))
+        case .glob(let pattern):
+            return FileSystem.glob(try text(pattern), base: directory)
+        case .range(let from, let to):
+            let low = try text(from), high = try text(to)
+            guard let start = Int(low.trimmingSpaces), let end = Int(high.trimmingSpaces) else {
+                throw RunError(stepID: id, kind: .reference, message: "range(\(low), \(high)): the bounds must be integers")
+            }
+            return start <= end ? (start...end).map(String.init) : []
+        }
+    }
+
+    /// Whether an `if` condition holds.
+    func evaluate(_ condition: Condition, in values: ValueScope, id: String) throws(RunError) -> Bool {
+        switch condition {
+        case .equal(let left, let right):
+            return try interpolator.render(left, in: values, stepID: id) == interpolator.render(right, in: values, stepID: id)
+        case .notEqual(let left, let right):
+            return try interpolator.render(left, in: values, stepID: id) != interpolator.render(right, in: values, stepID: id)
+        case .exists(let path):
+            return FileSystem.exists(Paths.absolute(try interpolator.render(path, in: values, stepID: id), from: directory))
+        case .not(let inner):
+            return !(try evaluate(inner, in: values, id: id))
+        }
+    }
+
+    /// The lines of `text` (LF or CR LF) that hold more than spaces.
+    static func nonEmptyLines(_ text: String) -> [String] {
+        var lines: [String] = []
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        func take(_ end: String.UTF8View.Index) {
+            var slice = bytes[start..<end]
+            if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
+            guard slice.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+            let line = String(Substring(slice))
+            if !line.trimmingSpaces.isEmpty { lines.append(line) }
+        }
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "\n") {
+                take(index)
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start < bytes.endIndex { take(bytes.endIndex) }
+        return lines
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String { Filter.trim.apply(to: String(self)) }
+}

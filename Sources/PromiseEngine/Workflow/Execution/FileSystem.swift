@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+import PromiseEngine
+#endif
+
+/// Path arithmetic without Foundation.
+enum Paths {
+    /// `path` made absolute against `base` (unless it already is), with
+    /// `.` segments removed.
+    static func absolute(_ path: String, from base: String) -> String {
+        let joined = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base + path : base + "/" + path)
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func join(_ base: String, _ name: String) -> String {
+        base.isEmpty || base == "." ? name : (base.hasSuffix("/") ? base + name : base + "/" + name)
+    }
+}
+
+/// The few file-system reads the executor needs: `lines("FILE")`,
+/// `glob(...)`, `exists PATH`.
+enum FileSystem {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
+    static func readText(_ path: String) -> Result<String, FileReadError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(FileReadError(path: path, reason: String(cString: strerror(errno)))) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileReadError(path: path, reason: String(cString: strerror(errno))))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Writes `bytes` to `path` through a temporary file in the same folder
+    /// and a rename (folders made as needed): a reader sees the old file or
+    /// the new one, never a part. False when it could not be written.
+    @discardableResult
+    static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
+        let folder = String(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+        if !folder.isEmpty { makeFolders(folder) }
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                close(descriptor)
+                unlink(temporary)
+                return false
+            }
+            written += count
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// `mkdir -p`.
+    static func makeFolders(_ path: String) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            _ = mkdir(current, 0o755)
+        }
+    }
+
+    /// Names in a folder (not `.` and `..`), unsorted.
+    static func entries(of folder: String) -> [String] {
+        guard let directory = opendir(folder.isEmpty ? "." : folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Paths matching `pattern` (`*`, `?`, `[...]` within a name; `**` for
+    /// any number of folders), relative to `base` as the pattern is, sorted.
+    /// Names starting with `.` match only a pattern that starts with `.`.
+    static func glob(_ pattern: String, base: String) -> [String] {
+        let absolutePattern = pattern.hasPrefix("/")
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var results: [String] = []
+        func walk(_ relative: String, _ index: Int) {
+            let folder = absolutePattern ? (relative.isEmpty ? "/" : relative) : Paths.join(base, relative.isEmpty ? "." : relative)
+            guard index < segments.count else {
+                if !relative.isEmpty { results.append(relative) }
+                return
+            }
+            let segment = segments[index]
+            let prefix = relative.isEmpty ? (absolutePattern ? "/" : "") : relative + "/"
+            if segment == "**" {
+                walk(relative, index + 1)
+                for name in entries(of: folder) where !name.hasPrefix(".") {
+                    let path = prefix + name
+                    let full = absolutePattern ? path : Paths.join(base, path)
+                    if isDirectory(full) { walkDeep(path, index) }
+                }
+                return
+            }
+            if !segment.contains(where: { "*?[".contains($0) }) {
+                let path = prefix + segment
+                if exists(absolutePattern ? path : Paths.join(base, path)) { walk(path, index + 1) }
+                return
+            }
+            for name in entries(of: folder) {
+                if name.hasPrefix(".") && !segment.hasPrefix(".") { continue }
+                if fnmatch(segment, name, 0) == 0 { walk(prefix + name, index + 1) }
+            }
+        }
+        func walkDeep(_ relative: String, _ index: Int) {
+            // `**` matched `relative`: try the rest here, and deeper.
+            walk(relative, index + 1)
+            let full = absolutePattern ? relative : Paths.join(base, relative)
+            for name in entries(of: full) where !name.hasPrefix(".") {
+                let path = relative + "/" + name
+                if isDirectory(absolutePattern ? path : Paths.join(base, path)) { walkDeep(path, index) }
+            }
+        }
+        walk("", 0)
+        return Array(Set(results)).sorted()
+    }
+}
+
+struct FileReadError: Error {
+    let path: String
+    let reason: String
+}

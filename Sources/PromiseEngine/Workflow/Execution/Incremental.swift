@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+import PromiseEngine
+#endif
+
+/// A 128-bit non-cryptographic hash, for fingerprints: two 64-bit lanes
+/// over 8-byte words (multiply, rotate, cross-feed), a final avalanche.
+/// Not for security: a fingerprint decides whether to run a step again.
+struct Hash128 {
+    private var a: UInt64 = 0x243F_6A88_85A3_08D3
+    private var b: UInt64 = 0x1319_8A2E_0370_7344
+    private var length: UInt64 = 0
+
+    mutating func add(_ buffer: UnsafeRawBufferPointer) {
+        var offset = 0
+        let count = buffer.count
+        while offset + 8 <= count {
+            mix(buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        if offset < count {
+            var tail: UInt64 = 0
+            for index in offset..<count { tail |= UInt64(buffer[index]) << (8 * UInt64(index - offset)) }
+            mix(tail ^ 0x80)
+        }
+        length &+= UInt64(count)
+    }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+        // A separator: "ab"+"c" differs from "a"+"bc".
+        mix(0xFF00_FF00_FF00_FF00 ^ UInt64(text.utf8.count))
+    }
+
+    private mutating func mix(_ word: UInt64) {
+        a = (a ^ word) &* 0x9E37_79B9_7F4A_7C15
+        a = (a << 31) | (a >> 33)
+        b = (b ^ word) &* 0xC2B2_AE3D_27D4_EB4F
+        b = ((b << 29) | (b >> 35)) &+ a
+    }
+
+    private static func avalanche(_ value: UInt64) -> UInt64 {
+        var x = value
+        x ^= x >> 30
+        x = x &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 27
+        x = x &* 0x94D0_49BB_1331_11EB
+        return x ^ (x >> 31)
+    }
+
+    /// 32 hex digits.
+    var hex: String {
+        let high = Self.avalanche(a ^ length), low = Self.avalanche(b ^ (length &* 0x9E37_79B9_7F4A_7C15) ^ a)
+        func digits(_ value: UInt64) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }
+        return digits(high) + digits(low)
+    }
+}
+
+/// What decides whether a step with `sources` is up to date (spec §13):
+/// the names and contents of the files its `sources` match, and its
+/// resolved command, arguments, working folder, environment and stdin.
+package enum Fingerprint {
+    /// Variables that differ between shells and terminals, not between
+    /// builds: left out of the fingerprint (documented in docs/language.md).
+    static let volatileEnvironment: Set<String> = [
+        "_", "PWD", "OLDPWD", "SHLVL", "TERM", "COLUMNS", "LINES", "TMUX", "TMUX_PANE", "WINDOWID", "DISPLAY",
+        "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", "GPG_TTY", "PS1", "PROMPT_COMMAND",
+    ]
+
+    /// The fingerprint, and the matched files (relative names, sorted).
+    static func compute(step: Step, workingDirectory: String, environment: [String: String]) -> (hex: String, files: [String: String]) {
+        var hash = Hash128()
+        var options = ProcessOptions()
+        switch step {
+        case .shell(let command, let process):
+            hash.add("sh")
+            hash.add(command.literalValue ?? "")
+            options = process
+        case .exec(let arguments, let process):
+            hash.add("exec")
+            for argument in arguments { hash.add(argument.literalValue ?? "") }
+            options = process
+        default:
+            break
+        }
+        hash.add(workingDirectory)
+        for name in environment.keys.sorted() where !volatileEnvironment.contains(name) {
+            hash.add(name)
+            hash.add(environment[name] ?? "")
+        }
+        hash.add(options.stdin?.literalValue ?? "")
+        var files: Set<String> = []
+        for pattern in options.sources {
+            let text = pattern.literalValue ?? ""
+            hash.add(text)
+            for match in FileSystem.glob(text, base: workingDirectory) where !FileSystem.isDirectory(Paths.absolute(match, from: workingDirectory)) {
+                files.insert(match)
+            }
+        }
+        var perFile: [String: String] = [:]
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for file in files.sorted() {
+            hash.add(file)
+            let contents = contentHash(Paths.absolute(file, from: workingDirectory), buffer: &buffer)
+            hash.add(contents)
+            perFile[file] = contents
+        }
+        return (hash.hex, perFile)
+    }
+
+    /// One file's contents hashed (`unreadable` when it cannot be read).
+    static func contentHash(_ path: String, buffer: inout [UInt8]) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "unreadable" }
+        defer { close(descriptor) }
+        var hash = Hash128()
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            buffer.withUnsafeBytes { hash.add(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+        return hash.hex
+    }
+
+    /// For `--dry-run`: whether a step with literal `sources` would run,
+    /// and why, from its sources and outputs alone (its command and
+    /// environment are compared only when it runs).
+    package static func preview(_ workflow: Workflow, currentDirectory: String) -> [(id: String, verdict: String)] {
+        let folder = Paths.absolute(workflow.directory, from: currentDirectory)
+        let store = IncrementalStore(workflowDirectory: folder)
+        var verdicts: [(id: String, verdict: String)] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for node in workflow.allNodes {
+            guard case .step(let step) = node.kind else { continue }
+            let process: ProcessOptions
+            switch step {
+            case .shell(_, let options), .exec(_, let options): process = options
+            default: continue
+            }
+            guard !process.sources.isEmpty else { continue }
+            guard process.sources.allSatisfy({ $0.literalValue != nil }), process.generates.allSatisfy({ $0.literalValue != nil }),
+                  node.attributes.cwd.map({ $0.literalValue != nil }) ?? true else {
+                verdicts.append((node.id, "decided when it runs: its patterns use {{ }}"))
+                continue
+            }
+            let base = node.attributes.cwd?.literalValue.map { Paths.absolute($0, from: folder) } ?? folder
+            guard let entry = store.load(id: node.id) else {
+                verdicts.append((node.id, "would run: no successful run is stored"))
+                continue
+            }
+            var current: [String: String] = [:]
+            for pattern in process.sources {
+                for match in FileSystem.glob(pattern.literalValue ?? "", base: base)
+                where !FileSystem.isDirectory(Paths.absolute(match, from: base)) {
+                    current[match] = contentHash(Paths.absolute(match, from: base), buffer: &buffer)
+                }
+            }
+            if let changed = current.keys.sorted().first(where: { entry.files[$0] != current[$0] }) {
+                verdicts.append((node.id, entry.files[changed] == nil ? "would run: \(changed) is new" : "would run: \(changed) changed"))
+            } else if let gone = entry.files.keys.sorted().first(where: { current[$0] == nil }) {
+                verdicts.append((node.id, "would run: \(gone) is gone"))
+            } else if let missing = process.generates.first(where: { FileSystem.glob($0.literalValue ?? "", base: base).isEmpty }) {
+                verdicts.append((node.id, "would run: nothing matches generates '\(missing.literalValue ?? "")'"))
+            } else {
+                verdicts.append((node.id, "up-to-date, unless its command, environment or stdin changed"))
+            }
+        }
+        return verdicts
+    }
+
+    /// The `generates` patterns that match no existing file.
+    static func missingOutputs(_ step: Step, workingDirectory: String) -> [String] {
+        guard case .shell(_, let process) = step else {
+            if case .exec(_, let process) = step { return missing(process, workingDirectory) }
+            return []
+        }
+        return missing(process, workingDirectory)
+    }
+
+    private static func missing(_ process: ProcessOptions, _ workingDirectory: String) -> [String] {
+        process.generates.compactMap { pattern in
+            let text = pattern.literalValue ?? ""
+            return FileSystem.glob(text, base: workingDirectory).isEmpty ? text : nil
+        }
+    }
+}
+
+/// `.promise-run/` beside the workflow file: per step, the fingerprint of
+/// its last successful run and what it produced (exit code, output tails,
+/// captures), so that an up-to-date step still has its fields. Each entry
+/// is a file written atomically (a temporary file, then a rename), so two
+/// runs that overlap never leave half an entry: the last one wins. An entry
+/// that cannot be read, is corrupt or is of another format means "run it".
+struct IncrementalStore: Sendable {
+    static let format = "promise-run-step/1"
+    let folder: String
+
+    init(workflowDirectory: String) {
+        folder = Paths.join(workflowDirectory, ".promise-run/steps")
+    }
+
+    struct Entry {
+        var fingerprint: String
+        var result: StepResult
+        /// Each source file's content hash (for `--dry-run`'s reasons).
+        var files: [String: String] = [:]
+    }
+
+    private func path(for id: String) -> String {
+        var name = ""
+        for scalar in id.unicodeScalars {
+            let keep = (scalar.value < 128) && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+            name.unicodeScalars.append(keep ? scalar : "_")
+        }
+        var hash = Hash128()
+        hash.add(id)
+        return Paths.join(folder, String(name.prefix(80)) + "-" + String(hash.hex.prefix(12)) + ".json")
+    }
+
+    func load(id: String) -> Entry? {
+        guard case .success(let text) = FileSystem.readText(path(for: id)),
+              let document = try? JSONDocument.parse(text), case .object(let object) = document,
+              case .string(let format)? = object["format"], format == Self.format,
+              case .string(let step)? = object["step"], step == id,
+              case .string(let fingerprint)? = object["fingerprint"] else { return nil }
+        var exitCode: Int?
+        if case .number(let number)? = object["exit"] { exitCode = number.integerValue }
+        func string(_ key: String) -> String? {
+            if case .string(let value)? = object[key] { return value }
+            return nil
+        }
+        var captures: [String: String] = [:]
+        if case .object(let stored)? = object["captures"] {
+            for member in stored.members {
+                if case .string(let value) = member.value { captures[member.key] = value }
+            }
+        }
+        let result = StepResult(stdout: CapturedText(text: string("stdout") ?? ""), stderr: CapturedText(text: string("stderr") ?? ""),
+                                exitCode: exitCode, captures: captures)
+        var files: [String: String] = [:]
+        if case .object(let stored)? = object["files"] {
+            for member in stored.members {
+                if case .string(let value) = member.value { files[member.key] = value }
+            }
+        }
+        return Entry(fingerprint: fingerprint, result: result, files: files)
+    }
+
+    func save(id: String, fingerprint: String, result: StepResult, files: [String: String] = [:]) {
+        var json = "{\n"
+        json += "  \"format\": \(Filter.jsonQuoted(Self.format)),\n"
+        json += "  \"step\": \(Filter.jsonQuoted(id)),\n"
+        json += "  \"fingerprint\": \(Filter.jsonQuoted(fingerprint)),\n"
+        if let exit = result.exitCode { json += "  \"exit\": \(exit),\n" }
+        json += "  \"stdout\": \(Filter.jsonQuoted(result.stdout?.text ?? "")),\n"
+        json += "  \"stderr\": \(Filter.jsonQuoted(result.stderr?.text ?? "")),\n"
+        var pairs: [String] = []
+        for name in result.captures.keys.sorted() {
+            pairs.append(Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(result.captures[name] ?? ""))
+        }
+        json += "  \"captures\": {" + pairs.joined(separator: ", ") + "},\n"
+        var hashes: [String] = []
+        for name in files.keys.sorted() { hashes.append("    " + Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(files[name] ?? "")) }
+        json += "  \"files\": {" + (hashes.isEmpty ? "" : "\n" + hashes.joined(separator: ",\n") + "\n  ") + "}\n}\n"
+        _ = FileSystem.writeAtomically(Array(json.utf8), to: path(for: id))
+    }
+}
+
+extension Workflow {
+    /// The `sources` patterns of the workflow's steps, each with the folder
+    /// it is relative to (`--watch`); patterns and folders that interpolate
+    /// are left out (they are known only while running).
+    package var sourcePatterns: [(pattern: String, base: String)] {
+        var patterns: [(pattern: String, base: String)] = []
+        for node in allNodes {
+            guard case .step(let step) = node.kind else { continue }
+            let process: ProcessOptions
+            switch step {
+            case .shell(_, let options), .exec(_, let options): process = options
+            default: continue
+            }
+            var base = directory
+            if let cwd = node.attributes.cwd {
+                guard let literal = cwd.literalValue else { continue }
+                base = Paths.absolute(literal, from: directory)
+            }
+            for pattern in process.sources {
+                if let literal = pattern.literalValue { patterns.append((literal, base)) }
+            }
+        }
+        return patterns
+    }
+}
+
+/// Files matching a glob (`*`, `?`, `**`), relative to `base`: what
+/// `sources` matches.
+package enum SourceGlob {
+    package static func matches(_ pattern: String, base: String) -> [String] {
+        FileSystem.glob(pattern, base: base)
+    }
+
+    /// `path` made absolute against `base`.
+    package static func absolute(_ path: String, from base: String) -> String {
+        Paths.absolute(path, from: base)
+    }
+}

@@ -1,0 +1,316 @@
+import PromiseEngine
+
+/// The record of every step of a run, kept up to date as steps start and
+/// end, and passed on to the observer. Every step of the workflow is
+/// registered before anything runs, so a step that never runs is still
+/// reported (as skipped).
+final class RunRecorder: Sendable {
+    /// A class, so that the table holds a reference per step: a run of
+    /// 100,000 iterations grows and copies a table of pointers, not of
+    /// records.
+    private final class Entry: @unchecked Sendable {
+        // @unchecked: read and written only under the recorder's lock.
+        var record: StepRecord
+        /// Sort key: positions in the workflow, with iteration numbers.
+        let key: [Int]
+        /// When the current attempt started (clock and wall).
+        var attemptStarted: Duration?
+        var attemptWall: Double = 0
+        /// Found up to date: its success is reported as `up-to-date`.
+        var upToDate = false
+
+        init(record: StepRecord, key: [Int]) {
+            self.record = record
+            self.key = key
+        }
+    }
+
+    /// A group's record, with its first start on the run's clock.
+    private final class GroupEntry: @unchecked Sendable {
+        // @unchecked: read and written only under the recorder's lock.
+        var record: GroupRecord
+        let key: [Int]
+        var firstStarted: Duration?
+
+        init(record: GroupRecord, key: [Int]) {
+            self.record = record
+            self.key = key
+        }
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var groups: [String: GroupEntry] = [:]
+        var nextOrder = 0
+    }
+
+    private let state = Lock(State())
+    private let observer: (any ExecutionObserver)?
+    private let secrets: Secrets
+    private let clock: any PromiseClock
+    private let started = Lock<[String: Duration]>([:])
+    /// How many bytes of each output stream a process step's record keeps
+    /// (0: none).
+    let outputLimit: Int
+
+    init(observer: (any ExecutionObserver)?, secrets: Secrets, clock: any PromiseClock, outputLimit: Int = 0) {
+        self.observer = observer
+        self.secrets = secrets
+        self.clock = clock
+        self.outputLimit = outputLimit
+    }
+
+    func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil) {
+        state.withLock { state in
+            guard state.entries[id] == nil else { return }
+            var record = StepRecord(id: id, label: label, kind: kind, summary: summary, order: state.nextOrder)
+            record.status = .pending
+            record.group = group
+            state.nextOrder += 1
+            state.entries[id] = Entry(record: record, key: key)
+        }
+    }
+
+    func registerGroup(id: String, label: String?, kind: String, parent: String?, key: [Int]) {
+        state.withLock { state in
+            guard state.groups[id] == nil else { return }
+            let record = GroupRecord(id: id, label: label, kind: kind, parent: parent, order: state.nextOrder)
+            state.nextOrder += 1
+            state.groups[id] = GroupEntry(record: record, key: key)
+        }
+    }
+
+    /// Drops a record (a foreach body's template once the iterations are known).
+    func unregister(id: String) {
+        state.withLock { state in
+            state.entries.removeValue(forKey: id)
+            state.groups.removeValue(forKey: id)
+        }
+    }
+
+    /// A step starts an attempt.
+    func start(_ id: String) {
+        let now = clock.now()
+        let wall = WallClock.now()
+        let record: StepRecord? = state.withLock { state in
+            guard let entry = state.entries[id] else { return nil }
+            entry.record.status = .running
+            entry.record.attempts += 1
+            if entry.record.startedAt == nil { entry.record.startedAt = wall }
+            entry.attemptStarted = now
+            entry.attemptWall = wall
+            return entry.record
+        }
+        started.withLock { started in
+            if started[id] == nil { started[id] = now }
+        }
+        if let record { observer?.stepStarted(masked(record)) }
+    }
+
+    /// An attempt of a step that may be retried ended (the step's record
+    /// keeps every attempt when there was more than one).
+    func attemptEnded(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil) {
+        let now = clock.now()
+        let produced = result ?? failure?.result
+        var attempt: AttemptRecord?
+        state.withLock { state in
+            guard let entry = state.entries[id], let began = entry.attemptStarted else { return }
+            attempt = AttemptRecord(number: entry.record.attempts, startedAt: entry.attemptWall, duration: now - began, status: status)
+        }
+        guard var attempt else { return }
+        attempt.exitCode = produced?.exitCode
+        attempt.httpStatus = produced?.status
+        if var failure {
+            failure.message = secrets.mask(failure.message)
+            failure.result = nil
+            attempt.failure = failure
+            if let stderr = produced?.stderr?.text, !stderr.isEmpty {
+                attempt.outputTail = secrets.mask(Self.lastLines(of: stderr, count: 10))
+            }
+        }
+        let made = attempt
+        state.withLock { state in state.entries[id]?.record.attemptLog.append(made) }
+    }
+
+    /// A step found up to date (its stored result stands for a run).
+    func markUpToDate(_ id: String) {
+        state.withLock { state in state.entries[id]?.upToDate = true }
+    }
+
+    /// A `log` step's message as printed.
+    func logged(_ id: String, message: String) {
+        state.withLock { state in state.entries[id]?.record.message = message }
+    }
+
+    /// A group starts (or starts another attempt).
+    func startGroup(_ id: String) {
+        let now = clock.now()
+        let wall = WallClock.now()
+        state.withLock { state in
+            guard let entry = state.groups[id] else { return }
+            entry.record.status = .running
+            entry.record.attempts += 1
+            if entry.record.startedAt == nil {
+                entry.record.startedAt = wall
+                entry.firstStarted = now
+            }
+        }
+    }
+
+    /// A group ended; `failure` only when the failure is the group's own.
+    func finishGroup(_ id: String, status: StepStatus, failure: StepFailure? = nil, allowedFailure: Bool = false) {
+        let now = clock.now()
+        state.withLock { state in
+            guard let entry = state.groups[id] else { return }
+            guard entry.record.status == .pending || entry.record.status == .running else { return }
+            entry.record.status = status
+            entry.record.allowedFailure = allowedFailure
+            entry.record.duration = entry.firstStarted.map { now - $0 }
+            if var failure {
+                failure.message = secrets.mask(failure.message)
+                failure.result = nil
+                entry.record.failure = failure
+            } else {
+                entry.record.failure = nil
+            }
+        }
+    }
+
+    /// A step ended. `result` and `failure` fill in exit code, status, error.
+    func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+                allowedFailure: Bool = false) {
+        let elapsed: Duration? = started.withLock { started in
+            started.removeValue(forKey: id).map { clock.now() - $0 }
+        }
+        let record: StepRecord? = state.withLock { state in
+            guard let entry = state.entries[id] else { return nil }
+            guard entry.record.status == .pending || entry.record.status == .running else { return nil }
+            entry.record.status = status == .succeeded && entry.upToDate ? .upToDate : status
+            entry.record.allowedFailure = allowedFailure
+            entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
+            let produced = result ?? failure?.result
+            entry.record.exitCode = produced?.exitCode
+            entry.record.httpStatus = produced?.status
+            if var http = produced?.http {
+                if !http.cookies.isEmpty { http.cookies = [] }
+                entry.record.http = http
+            } else {
+                entry.record.http = nil
+            }
+            // An earlier run of the step (a group's retry) leaves nothing.
+            entry.record.failure = nil
+            entry.record.outputTail = nil
+            entry.record.standardOutput = nil
+            entry.record.standardError = nil
+            if outputLimit > 0 {
+                if let stdout = produced?.stdout { entry.record.standardOutput = tail(stdout) }
+                if let stderr = produced?.stderr { entry.record.standardError = tail(stderr) }
+            }
+            if entry.record.attemptLog.count < 2 { entry.record.attemptLog = [] }
+            if var failure {
+                failure.message = secrets.mask(failure.message)
+                failure.result = nil
+                entry.record.failure = failure
+                if let stderr = produced?.stderr?.text, !stderr.isEmpty {
+                    entry.record.outputTail = secrets.mask(Self.lastLines(of: stderr, count: 10))
+                }
+            }
+            return entry.record
+        }
+        if let record { observer?.stepFinished(masked(record)) }
+    }
+
+    /// Marks steps and groups that never started as skipped (those
+    /// already ended stay).
+    func skip(_ ids: [String], reason: String? = nil) {
+        for id in ids {
+            let (step, group): (Bool, Bool) = state.withLock {
+                ($0.entries[id]?.record.status == .pending, $0.groups[id]?.record.status == .pending)
+            }
+            if step {
+                if let reason { state.withLock { $0.entries[id]?.record.message = reason } }
+                finish(id, status: .skipped)
+            }
+            if group { finishGroup(id, status: .skipped) }
+        }
+    }
+
+    /// Ends what is left: never started → skipped; still running → cancelled.
+    func closeAll() {
+        /// What ends an open record: nil when it already ended.
+        func closing(_ status: StepStatus) -> StepStatus? {
+            switch status {
+            case .pending: return .skipped
+            case .running: return .cancelled
+            default: return nil
+            }
+        }
+        let (steps, groups) = state.withLock { state in
+            (state.entries.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } },
+             state.groups.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } })
+        }
+        for (id, status) in steps.sorted(by: { $0.0 < $1.0 }) { finish(id, status: status) }
+        for (id, status) in groups { finishGroup(id, status: status) }
+    }
+
+    /// Every group record, in workflow order.
+    func groups() -> [GroupRecord] {
+        let entries = state.withLock { state in
+            state.groups.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        }
+        return entries.map { entry in state.withLock { _ in entry.record } }
+    }
+
+    /// The last `outputLimit` bytes of `text`, cut at a character
+    /// boundary, secrets masked.
+    private func tail(_ captured: CapturedText) -> CapturedText {
+        let bytes = captured.text.utf8.count
+        guard bytes > outputLimit else {
+            return CapturedText(text: secrets.mask(captured.text), truncated: captured.truncated, totalBytes: captured.totalBytes)
+        }
+        var index = captured.text.utf8.startIndex
+        index = captured.text.utf8.index(index, offsetBy: bytes - outputLimit)
+        // Forward to the start of a character.
+        while index < captured.text.utf8.endIndex, (captured.text.utf8[index] & 0xC0) == 0x80 {
+            index = captured.text.utf8.index(after: index)
+        }
+        let text = String(Substring(captured.text.utf8[index...]))
+        return CapturedText(text: secrets.mask(text), truncated: true, totalBytes: captured.totalBytes)
+    }
+
+    /// How many steps the run has (so far known: foreach bodies count once
+    /// until their list is known).
+    var count: Int { state.withLock { $0.entries.count } }
+
+    func status(of id: String) -> StepStatus? {
+        state.withLock { $0.entries[id]?.record.status }
+    }
+
+    /// Every record, in workflow order (iterations in order).
+    func records() -> [StepRecord] {
+        // Entries are references: sorting them moves pointers; the records
+        // are copied once, into an array of the right size.
+        let entries = state.withLock { state in
+            state.entries.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        }
+        var records: [StepRecord] = []
+        records.reserveCapacity(entries.count)
+        for entry in entries {
+            records.append(masked(state.withLock { _ in entry.record }))
+        }
+        return records
+    }
+
+    /// The summary is registered before secrets are known: mask it on the way out.
+    private func masked(_ record: StepRecord) -> StepRecord {
+        var record = record
+        record.summary = secrets.mask(record.summary)
+        return record
+    }
+
+    static func lastLines(of text: String, count: Int) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.suffix(count).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,160 @@
+import PromiseEngine
+
+/// How a step ended (reports and console).
+package enum StepStatus: String, Sendable, Hashable {
+    /// Not yet ended (only while the run goes on).
+    case pending
+    case running
+    case succeeded
+    /// Not run: its `sources` and command are as in its last successful
+    /// run and its `generates` exist (spec §13); a success for its chain.
+    case upToDate = "up-to-date"
+    case failed
+    /// Never started: an earlier failure, a branch not taken, a group that
+    /// stopped first.
+    case skipped
+    /// Started, then stopped by a timeout above it, a failing sibling, a
+    /// lost race, or an interrupt.
+    case cancelled
+}
+
+/// Everything a report says about one step.
+package struct StepRecord: Sendable {
+    /// Unique in the run: the label (with `[i]` inside foreach iterations),
+    /// or `kind@line:col`.
+    package var id: String
+    package var label: String?
+    /// `sh`, `exec`, `http`, `file`, `sleep`, `log`, `fail`, `rethrow`.
+    package var kind: String
+    /// What the step does, in a few words (the command, the URL).
+    package var summary: String
+    package var status: StepStatus
+    package var attempts: Int
+    /// Seconds since the Unix epoch when it first started.
+    package var startedAt: Double?
+    /// From the first start to the end (all attempts).
+    package var duration: Duration?
+    package var exitCode: Int?
+    package var httpStatus: Int?
+    package var failure: StepFailure?
+    /// The last lines of the step's stderr (processes) when it failed.
+    package var outputTail: String?
+    /// Order in the workflow, for reports.
+    package var order: Int
+    /// An http step's final URL, redirects, version and timings (its
+    /// cookies are not kept in the record).
+    package var http: HTTPExchangeInfo?
+    /// The innermost group around the step (its id), nil at the top.
+    package var group: String?
+    /// A process step's output tails for reports (the last
+    /// `ExecutionConfiguration.reportOutputLimit` bytes of each, secrets
+    /// masked); nil when reports keep no output.
+    package var standardOutput: CapturedText?
+    package var standardError: CapturedText?
+    /// A `log` step's message as printed, values filled in.
+    package var message: String?
+    /// Every attempt, when the step started more than once (retries).
+    package var attemptLog: [AttemptRecord] = []
+    /// It failed under `allow-failure`: reported, and the run went on.
+    package var allowedFailure = false
+
+    package init(id: String, label: String?, kind: String, summary: String, order: Int) {
+        self.id = id
+        self.label = label
+        self.kind = kind
+        self.summary = summary
+        self.status = .pending
+        self.attempts = 0
+        self.order = order
+    }
+}
+
+/// One attempt of a step that was tried more than once.
+package struct AttemptRecord: Sendable {
+    /// 1 for the first.
+    package var number: Int
+    /// Seconds since the Unix epoch.
+    package var startedAt: Double
+    package var duration: Duration
+    /// `succeeded`, `failed` or `cancelled`.
+    package var status: StepStatus
+    /// A process's exit code, when the attempt got one.
+    package var exitCode: Int?
+    /// An HTTP response's status, when the attempt got one.
+    package var httpStatus: Int?
+    /// Why it failed.
+    package var failure: StepFailure?
+    /// The last lines of its stderr, when it failed.
+    package var outputTail: String?
+
+    /// An attempt that ended: its number, start (seconds since the epoch), length and status.
+    package init(number: Int, startedAt: Double, duration: Duration, status: StepStatus) {
+        self.number = number
+        self.startedAt = startedAt
+        self.duration = duration
+        self.status = status
+    }
+}
+
+/// A group (`parallel`, `race`, `any`, `foreach`, `sequence`, `if`) as
+/// reports show it: a lane with its steps, and a failure of its own when
+/// it timed out or could not start (a failure of a step inside it is the
+/// step's).
+package struct GroupRecord: Sendable {
+    /// The node id with iteration suffixes, as step ids are made.
+    package var id: String
+    /// The label as written, if any.
+    package var label: String?
+    /// `parallel`, `race`, `any`, `foreach`, `sequence`, `if`.
+    package var kind: String
+    /// The group around this one, nil at the top.
+    package var parent: String?
+    /// How it ended (pending or running while the run goes on).
+    package var status: StepStatus
+    /// How many times it started (a group's `retry` counts).
+    package var attempts: Int
+    /// Seconds since the Unix epoch when it first started.
+    package var startedAt: Double?
+    /// From the first start to the end.
+    package var duration: Duration?
+    /// Its own failure (a timeout, a list that could not be made); nil when
+    /// it failed because a step inside it did.
+    package var failure: StepFailure?
+    /// Order in the workflow, for reports.
+    package var order: Int
+    /// It failed under `allow-failure`: reported, and the run went on.
+    package var allowedFailure = false
+
+    /// A group not yet started.
+    package init(id: String, label: String?, kind: String, parent: String?, order: Int) {
+        self.id = id
+        self.label = label
+        self.kind = kind
+        self.parent = parent
+        self.status = .pending
+        self.attempts = 0
+        self.order = order
+    }
+}
+
+/// A failure as it travels up the chain: which step (or group) failed, how,
+/// and why. What `{{error.*}}` reads inside a catch.
+package struct RunError: Error, Sendable, CustomStringConvertible {
+    package var stepID: String
+    package var kind: FailureKind
+    package var message: String
+    package var exitCode: Int?
+    /// Other failures reported with this one (a keep-going group's, an
+    /// ensure's that failed after the chain had failed).
+    package var others: [RunError]
+
+    package init(stepID: String, kind: FailureKind, message: String, exitCode: Int? = nil, others: [RunError] = []) {
+        self.stepID = stepID
+        self.kind = kind
+        self.message = message
+        self.exitCode = exitCode
+        self.others = others
+    }
+
+    package var description: String { "\(stepID): \(message)" }
+}

@@ -1,0 +1,92 @@
+import PromiseEngine
+
+/// The values visible at a point of the run: variables (`var`, `secret`,
+/// foreach items), block-level `env` settings, results of finished steps,
+/// and inside a catch the error it handles. Scopes nest like the blocks.
+///
+/// Step results live in the nearest *label scope* (the workflow, or one
+/// foreach iteration), since labels are unique there, whatever block the
+/// step sits in.
+package final class ValueScope: Sendable {
+    private struct State {
+        var variables: [String: String] = [:]
+        var secretNames: Set<String> = []
+        var environment: [(name: String, value: String)] = []
+        var results: [String: StepResult] = [:]
+    }
+
+    package let parent: ValueScope?
+    /// Whether step results are stored here (the root, a foreach iteration).
+    package let isLabelScope: Bool
+    /// The error a catch handles, for `{{error.*}}` and `rethrow`.
+    package let caught: RunError?
+    private let state = Lock(State())
+
+    package init(parent: ValueScope?, isLabelScope: Bool = false, caught: RunError? = nil) {
+        self.parent = parent
+        self.isLabelScope = isLabelScope || parent == nil
+        self.caught = caught
+    }
+
+    package func declare(_ name: String, value: String, secret: Bool = false) {
+        state.withLock { state in
+            state.variables[name] = value
+            if secret { state.secretNames.insert(name) } else { state.secretNames.remove(name) }
+        }
+    }
+
+    /// A variable's value, and whether it is a secret.
+    package func variable(_ name: String) -> (value: String, isSecret: Bool)? {
+        var scope: ValueScope? = self
+        while let current = scope {
+            let found: (String, Bool)? = current.state.withLock { state in
+                state.variables[name].map { ($0, state.secretNames.contains(name)) }
+            }
+            if let found { return found }
+            scope = current.parent
+        }
+        return nil
+    }
+
+    package func setEnvironment(_ name: String, _ value: String) {
+        state.withLock { $0.environment.append((name, value)) }
+    }
+
+    /// Block-level `env` settings from the outermost block to this one
+    /// (inner ones win).
+    package var environment: [(name: String, value: String)] {
+        var chain: [ValueScope] = []
+        var scope: ValueScope? = self
+        while let current = scope {
+            chain.append(current)
+            scope = current.parent
+        }
+        return chain.reversed().flatMap { scope in scope.state.withLock { $0.environment } }
+    }
+
+    /// Stores a finished step's result where its label is visible.
+    package func store(_ result: StepResult, label: String) {
+        var scope = self
+        while !scope.isLabelScope, let parent = scope.parent { scope = parent }
+        scope.state.withLock { $0.results[label] = result }
+    }
+
+    package func result(_ label: String) -> StepResult? {
+        var scope: ValueScope? = self
+        while let current = scope {
+            if let result = current.state.withLock({ $0.results[label] }) { return result }
+            scope = current.parent
+        }
+        return nil
+    }
+
+    /// The error the nearest enclosing catch handles.
+    package var caughtError: RunError? {
+        var scope: ValueScope? = self
+        while let current = scope {
+            if let caught = current.caught { return caught }
+            scope = current.parent
+        }
+        return nil
+    }
+}

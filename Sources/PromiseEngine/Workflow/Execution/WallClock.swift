@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+import PromiseEngine
+#endif
+
+/// Wall-clock time for reports (PromiseEngine has no Foundation).
+enum WallClock {
+    /// Seconds since the Unix epoch.
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,212 @@
+import PromiseEngine
+
+/// How a run is set up (from the command line).
+package struct ExecutionConfiguration: Sendable {
+    /// At most this many process steps (`sh`, `exec`) at once (`-j`).
+    package var jobs: Int
+    /// At most this many HTTP requests in flight (`--http-connections`).
+    package var httpConnections: Int
+    /// No fail-fast anywhere (`--keep-going`).
+    package var keepGoing: Bool
+    /// `--var NAME=VALUE`: values for top-level variables.
+    package var variableOverrides: [String: String]
+    /// promise-run's own environment: `{{env.X}}`, and the base of every
+    /// process's environment.
+    package var environment: [String: String]
+    /// `--timeout`: for the whole run (exit 124 when it expires).
+    package var timeout: Duration?
+    /// promise-run's working folder, absolute: a relative workflow path is
+    /// relative to it.
+    package var currentDirectory: String
+    /// Where process output lines go (secrets are masked first).
+    package var output: (any StepOutputSink)?
+    package var clock: any PromiseClock
+    /// How many bytes of each process step's stdout and stderr the records
+    /// keep for reports (`--report-output`); 0 keeps none.
+    package var reportOutputLimit: Int
+    /// `promise-run FILE TARGET...`: only what the targets need runs; nil
+    /// runs everything.
+    package var selection: TargetSelection?
+    /// `--force`: steps with `sources` run even when up to date.
+    package var force: Bool
+
+    package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
+                variableOverrides: [String: String] = [:], environment: [String: String] = [:],
+                timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
+                clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0,
+                selection: TargetSelection? = nil, force: Bool = false) {
+        self.force = force
+        self.reportOutputLimit = reportOutputLimit
+        self.selection = selection
+        self.jobs = jobs
+        self.httpConnections = httpConnections
+        self.keepGoing = keepGoing
+        self.variableOverrides = variableOverrides
+        self.environment = environment
+        self.timeout = timeout
+        self.currentDirectory = currentDirectory
+        self.output = output
+        self.clock = clock
+    }
+}
+
+/// How a run ended, and the record of every step.
+package struct RunResult: Sendable {
+    package enum Status: String, Sendable {
+        case succeeded, failed
+        /// Stopped by an interrupt (SIGINT, SIGTERM), after its ensures ran.
+        case interrupted
+        /// `--timeout` expired; ensures ran.
+        case timedOut
+    }
+
+    package var workflow: String
+    package var status: Status
+    /// Why it failed: the failure that reached the top.
+    package var error: RunError?
+    package var records: [StepRecord]
+    /// Every group, in workflow order: the lanes of the HTML timeline, and
+    /// the failures of their own (timeouts) in every report.
+    package var groups: [GroupRecord]
+    /// Seconds since the Unix epoch.
+    package var startedAt: Double
+    package var duration: Duration
+
+    package init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
+                groups: [GroupRecord] = [], startedAt: Double, duration: Duration) {
+        self.workflow = workflow
+        self.status = status
+        self.error = error
+        self.records = records
+        self.groups = groups
+        self.startedAt = startedAt
+        self.duration = duration
+    }
+}
+
+/// Runs a checked workflow by composing promises: a block is a chain of
+/// then / recover (catch) / ensure; `parallel`, `race`, `any` and `foreach`
+/// are lane schedulers; timeouts and retries come from the engine.
+///
+/// Cancellation is structured: every node runs in a `CancelScope` inside
+/// its parent's; a timeout, a fail-fast sibling, a lost race or an
+/// interrupt cancels a scope and everything in it, and a group ends only
+/// once all its children have stopped. Ensure blocks run in detached
+/// scopes, so they run to their end.
+package final class WorkflowExecutor: Sendable {
+    let workflow: Workflow
+    let configuration: ExecutionConfiguration
+    let runner: any StepRunner
+    let observer: (any ExecutionObserver)?
+    let secrets = Secrets()
+    let recorder: RunRecorder
+    /// Step summaries by node id (`summary(of:_:)`).
+    let summaries = Lock<[String: String]>([:])
+    let interpolator: Interpolator
+    /// The workflow file's folder, absolute: relative paths resolve here.
+    let directory: String
+    let root = CancelScope()
+    let processSlots: Slots
+    let httpSlots: Slots
+    /// Fingerprints of steps with `sources` (`.promise-run/` beside the file).
+    let store: IncrementalStore
+    private let ending = Lock<RunResult.Status?>(nil)
+    var clock: any PromiseClock { configuration.clock }
+
+    package init(workflow: Workflow, configuration: ExecutionConfiguration, runner: any StepRunner,
+                observer: (any ExecutionObserver)? = nil) {
+        self.workflow = workflow
+        self.configuration = configuration
+        self.runner = runner
+        self.observer = observer
+        recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock,
+                               outputLimit: configuration.reportOutputLimit)
+        interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
+        directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
+        store = IncrementalStore(workflowDirectory: Paths.absolute(workflow.directory, from: configuration.currentDirectory))
+        processSlots = Slots(capacity: configuration.jobs)
+        httpSlots = Slots(capacity: configuration.httpConnections)
+    }
+
+    /// How many steps the run has, as far as known now.
+    package var stepCount: Int { recorder.count }
+
+    /// `text` with every secret masked: for anything shown to people.
+    package func mask(_ text: String) -> String {
+        secrets.mask(text)
+    }
+
+    /// Stops the run as Ctrl-C does: cancels everything running, skips
+    /// what has not started, runs the ensures. `status` says why.
+    package func interrupt(_ status: RunResult.Status = .interrupted) {
+        let first: Bool = ending.withLock { ending in
+            guard ending == nil else { return false }
+            ending = status
+            return true
+        }
+        if first { root.cancel() }
+    }
+
+    /// Runs the workflow. The promise is always fulfilled, with how it ended.
+    package func run() -> Promise<RunResult> {
+        let start = clock.now()
+        let startedAt = WallClock.now()
+        let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [],
+                                       selection: configuration.selection)
+        registerSteps(in: workflow.body, key: [], suffix: "")
+
+        let runTimer = configuration.timeout.map { limit in
+            clock.schedule(after: limit) { [self] in self.interrupt(.timedOut) }
+        }
+        let block = workflow.bodyWithVariables(overrides: configuration.variableOverrides)
+        let body = limit(timeout: workflow.timeout, id: workflow.name, in: context) { context in
+            self.runBlock(block, context)
+        }
+        return body.derive(.inline, .outcome { [self] outcome in
+            runTimer?.cancel()
+            recorder.closeAll()
+            let ended = ending.withLock { $0 }
+            var status: RunResult.Status
+            var error: RunError?
+            switch outcome {
+            case .fulfilled: status = .succeeded
+            case .rejected(let failure):
+                status = .failed
+                error = failure as? RunError ?? RunError(stepID: workflow.name, kind: .fail, message: "\(failure)")
+            case .cancelled: status = .interrupted
+            }
+            if let ended { status = ended }
+            if status == .timedOut, let limit = configuration.timeout {
+                // The run's own failure: reports count it (spec: a timeout
+                // is a failure, at every level).
+                let message = "the run timed out after \(DurationText.format(limit)) (--timeout)"
+                error = RunError(stepID: workflow.name, kind: .timeout, message: message,
+                                 others: error.map { [$0] } ?? [])
+            }
+            let result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
+                                   records: recorder.records(), groups: recorder.groups(),
+                                   startedAt: startedAt, duration: clock.now() - start)
+            return .outcome(.fulfilled(result))
+        })
+    }
+
+    func masked(_ error: RunError) -> RunError {
+        var error = error
+        error.message = secrets.mask(error.message)
+        error.others = error.others.map(masked)
+        return error
+    }
+}
+
+/// Where a node runs: its values, its cancellation scope, and how its
+/// steps are named (`[i]` inside foreach iterations) and ordered.
+struct ExecutionContext: Sendable {
+    var values: ValueScope
+    var cancel: CancelScope
+    /// Appended to step ids: `[2]` in iteration 2 of a foreach.
+    var suffix: String
+    /// Sort key of the current block in the report.
+    var key: [Int]
+    /// Targets being cut down to (`TargetSelection`); nil: run whole.
+    var selection: TargetSelection?
+}

@@ -1,0 +1,123 @@
+import PromiseEngine
+
+/// A node that runs other nodes (spec §4).
+package enum Group: Sendable, Hashable {
+    /// `sequence { }`: an explicit chain.
+    case sequence(Block)
+    /// `parallel [limit N] [keep-going] { }`.
+    indirect case parallel(ParallelGroup)
+    /// `race { }`: the first to finish decides.
+    case race(Lanes)
+    /// `any { }`: the first to succeed wins.
+    case any(Lanes)
+    /// `foreach NAME in LIST [parallel ...] { }`.
+    indirect case foreach(ForeachGroup)
+    /// `if COND { } [else { }]`.
+    indirect case conditional(ConditionalGroup)
+
+    package var kindName: String {
+        switch self {
+        case .sequence: return "sequence"
+        case .parallel: return "parallel"
+        case .race: return "race"
+        case .any: return "any"
+        case .foreach: return "foreach"
+        case .conditional: return "if"
+        }
+    }
+}
+
+/// The children of a group that starts them all at once, and the
+/// declarations written among them (which apply to every child).
+package struct Lanes: Sendable, Hashable {
+    package var children: [Node]
+    /// `env` lines in the group's block: for every process below.
+    package var environment: [EnvironmentSetting]
+    /// `var` / `secret` lines in the group's block: in scope for every child.
+    package var variables: [VariableDeclaration]
+    /// `dotenv` lines in the group's block: their pairs for every process below.
+    package var dotenv: [DotenvFile] = []
+
+    package init(children: [Node], environment: [EnvironmentSetting] = [], variables: [VariableDeclaration] = []) {
+        self.children = children
+        self.environment = environment
+        self.variables = variables
+    }
+}
+
+/// `parallel [limit N] [keep-going] { }`.
+package struct ParallelGroup: Sendable, Hashable {
+    /// At most this many children run at once; nil: no limit.
+    package var limit: Int?
+    /// Every child runs to its end; the group fails afterwards if one failed.
+    package var keepGoing: Bool
+    package var lanes: Lanes
+    /// `dependencies[i]`: indices in `lanes.children` of the siblings child
+    /// `i` needs (its `needs` resolved). No cycles: the checker rejected them.
+    package var dependencies: [[Int]]
+
+    package init(limit: Int?, keepGoing: Bool, lanes: Lanes, dependencies: [[Int]]) {
+        self.limit = limit
+        self.keepGoing = keepGoing
+        self.lanes = lanes
+        self.dependencies = dependencies
+    }
+}
+
+/// `foreach NAME in LIST { }`: the body once per item.
+package struct ForeachGroup: Sendable, Hashable {
+    /// The name of the item: `{{NAME}}` in the body.
+    package var variable: String
+    package var list: ListSource
+    package var body: Block
+    /// The iterations as a parallel group (`parallel [limit N] [keep-going]`).
+    package var parallel: Bool
+    package var limit: Int?
+    package var keepGoing: Bool
+
+    package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool) {
+        self.variable = variable
+        self.list = list
+        self.body = body
+        self.parallel = parallel
+        self.limit = limit
+        self.keepGoing = keepGoing
+    }
+}
+
+/// Where a foreach takes its items.
+package enum ListSource: Sendable, Hashable {
+    /// `["a", "b"]`
+    case items([Template])
+    /// `lines("FILE")`: the file's non-empty lines.
+    case lines(Template)
+    /// `split(STRING)`: the value's non-empty lines.
+    case split(Template)
+    /// `glob("PATTERN")`: sorted paths; `*`, `?`, `**`.
+    case glob(Template)
+    /// `range(A, B)`: the integers A...B (inclusive); each bound is an
+    /// integer or a template that must give one.
+    case range(Template, Template)
+}
+
+/// `if COND { } [else { }]`.
+package struct ConditionalGroup: Sendable, Hashable {
+    package var condition: Condition
+    package var then: Block
+    package var otherwise: Block?
+
+    package init(condition: Condition, then: Block, otherwise: Block?) {
+        self.condition = condition
+        self.then = then
+        self.otherwise = otherwise
+    }
+}
+
+/// The condition of an `if`.
+package indirect enum Condition: Sendable, Hashable {
+    case equal(Template, Template)
+    case notEqual(Template, Template)
+    /// `exists PATH`: the path exists (relative to the workflow's folder).
+    case exists(Template)
+    case not(Condition)
+}

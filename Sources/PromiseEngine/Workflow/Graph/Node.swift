@@ -1,0 +1,261 @@
+import PromiseEngine
+
+/// A chain of statements (spec §3): each starts when the ones before it
+/// have succeeded; `catch` and `ensure` act on the chain before them.
+package struct Block: Sendable, Hashable {
+    package var statements: [Statement]
+
+    package init(statements: [Statement] = []) {
+        self.statements = statements
+    }
+
+    /// The steps and groups of the block, in order (no catch/ensure bodies).
+    package var nodes: [Node] {
+        statements.compactMap { if case .node(let node) = $0 { return node } else { return nil } }
+    }
+}
+
+/// One statement of a block.
+package enum Statement: Sendable, Hashable {
+    /// A step or a group.
+    case node(Node)
+    /// Runs only when the chain before it failed (with one of `kinds`, if any).
+    case `catch`(CatchClause)
+    /// Runs whatever the state of the chain before it.
+    case ensure(Block)
+    /// `env NAME = "..."`: for every process in the rest of the block and below.
+    case environment(EnvironmentSetting)
+    /// `var` / `secret`: in scope for the rest of the block and below.
+    case variable(VariableDeclaration)
+    /// `dotenv "PATH" [optional]`: each `NAME=VALUE` of the file as an
+    /// `env` of the block.
+    case dotenv(DotenvFile)
+}
+
+/// `dotenv "PATH" [optional]`.
+package struct DotenvFile: Sendable, Hashable {
+    /// As written; relative to the workflow's folder.
+    package var path: String
+    /// A missing file is no failure.
+    package var optional: Bool
+    package var location: SourceLocation
+
+    package init(path: String, optional: Bool, location: SourceLocation) {
+        self.path = path
+        self.optional = optional
+        self.location = location
+    }
+}
+
+/// `catch [KIND...] { ... }`.
+package struct CatchClause: Sendable, Hashable {
+    /// The failure kinds handled; empty means every kind.
+    package var kinds: [FailureKind]
+    package var body: Block
+    package var location: SourceLocation
+
+    package init(kinds: [FailureKind], body: Block, location: SourceLocation) {
+        self.kinds = kinds
+        self.body = body
+        self.location = location
+    }
+}
+
+/// The kinds of failure (spec §8) a `catch` can name.
+package enum FailureKind: String, Sendable, Hashable, CaseIterable {
+    case exit, signal, spawn, timeout, http, network, expect, file, fail, reference
+}
+
+/// `env NAME = "..."`.
+package struct EnvironmentSetting: Sendable, Hashable {
+    package var name: String
+    package var value: Template
+
+    package init(name: String, value: Template) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// `var NAME = "..."` or `secret NAME = "..."`.
+package struct VariableDeclaration: Sendable, Hashable {
+    package var name: String
+    package var value: Template
+    /// Shown as `***` in every output and report.
+    package var isSecret: Bool
+    package var location: SourceLocation
+
+    package init(name: String, value: Template, isSecret: Bool, location: SourceLocation) {
+        self.name = name
+        self.value = value
+        self.isSecret = isSecret
+        self.location = location
+    }
+}
+
+/// A step or a group, with what every node has.
+package struct Node: Sendable, Hashable {
+    /// Unique in the workflow: the label when no other node has it, else
+    /// `label@line:col`; unlabeled nodes are `kind@line:col`. Iterations of
+    /// a foreach add `[i]` at run time.
+    package var id: String
+    package var label: String?
+    package var location: SourceLocation
+    package var attributes: Attributes
+    package var kind: Kind
+
+    package init(id: String, label: String?, location: SourceLocation, attributes: Attributes, kind: Kind) {
+        self.id = id
+        self.label = label
+        self.location = location
+        self.attributes = attributes
+        self.kind = kind
+    }
+
+    /// A step does one thing; a group runs other nodes.
+    package enum Kind: Sendable, Hashable {
+        case step(Step)
+        case group(Group)
+    }
+
+    /// What to show a person: the label, or a short summary of the step
+    /// (`sh make test`), or the group's kind.
+    package var displayName: String {
+        if let label { return label }
+        switch kind {
+        case .step(let step): return StepSummary.truncate(StepSummary.describe(step), to: 48)
+        case .group(let group): return group.kindName
+        }
+    }
+
+    /// `sh`, `http`, ... for steps; `parallel`, `foreach`, ... for groups.
+    package var kindName: String {
+        switch kind {
+        case .step(let step): return step.kindName
+        case .group(let group): return group.kindName
+        }
+    }
+}
+
+/// The attributes any node may have (spec §5); those a kind does not take
+/// were rejected by the checker. Most nodes have none: then no storage is
+/// allocated.
+package struct Attributes: Sendable, Hashable {
+    private struct Values: Sendable, Hashable {
+        var timeout: Duration?
+        var retry: RetryPolicy?
+        var environment: [EnvironmentSetting] = []
+        var cwd: Template?
+        var needs: [String] = []
+        var allowFailure = false
+        var description: String?
+
+        var isEmpty: Bool {
+            timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
+                && description == nil
+        }
+    }
+
+    /// Immutable, so shared copies are safe; a change makes a new box.
+    private final class Box: Sendable {
+        let values: Values
+
+        init(_ values: Values) {
+            self.values = values
+        }
+    }
+
+    private var box: Box?
+
+    private var values: Values { box?.values ?? Values() }
+
+    private mutating func update(_ change: (inout Values) -> Void) {
+        var values = self.values
+        change(&values)
+        box = values.isEmpty ? nil : Box(values)
+    }
+
+    package init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
+                cwd: Template? = nil, needs: [String] = []) {
+        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs,
+                            allowFailure: false, description: nil)
+        box = values.isEmpty ? nil : Box(values)
+    }
+
+    /// Per attempt when there is a retry.
+    package var timeout: Duration? {
+        get { box?.values.timeout }
+        set { update { $0.timeout = newValue } }
+    }
+
+    package var retry: RetryPolicy? {
+        get { box?.values.retry }
+        set { update { $0.retry = newValue } }
+    }
+
+    /// `env NAME = "..."` of a process step.
+    package var environment: [EnvironmentSetting] {
+        get { box?.values.environment ?? [] }
+        set { update { $0.environment = newValue } }
+    }
+
+    /// `cwd PATH` of a process step.
+    package var cwd: Template? {
+        get { box?.values.cwd }
+        set { update { $0.cwd = newValue } }
+    }
+
+    /// Labels of siblings in a parallel group that must succeed first.
+    package var needs: [String] {
+        get { box?.values.needs ?? [] }
+        set { update { $0.needs = newValue } }
+    }
+
+    /// `allow-failure`: a failure is reported and the chain goes on as
+    /// if it had succeeded (spec §12).
+    package var allowFailure: Bool {
+        get { box?.values.allowFailure ?? false }
+        set { update { $0.allowFailure = newValue } }
+    }
+
+    /// `desc "..."`: one line saying what the step or group is for.
+    package var description: String? {
+        get { box?.values.description }
+        set { update { $0.description = newValue } }
+    }
+
+    package var isEmpty: Bool { box == nil }
+
+    package static func == (lhs: Attributes, rhs: Attributes) -> Bool {
+        lhs.values == rhs.values
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+    }
+}
+
+/// `retry N [delay D] [backoff D]`.
+package struct RetryPolicy: Sendable, Hashable {
+    /// Runs again up to this many more times after a failure.
+    package var count: Int
+    /// Constant wait between attempts.
+    package var delay: Duration?
+    /// Wait D, 2D, 4D, ... between attempts (instead of `delay`).
+    package var backoff: Duration?
+
+    package init(count: Int, delay: Duration? = nil, backoff: Duration? = nil) {
+        self.count = count
+        self.delay = delay
+        self.backoff = backoff
+    }
+
+    /// The wait before attempt `attempt` (2 for the first retry).
+    package func wait(beforeAttempt attempt: Int) -> Duration {
+        if let backoff {
+            let doublings = min(max(0, attempt - 2), 30)
+            return backoff * (1 << doublings)
+        }
+        return delay ?? .zero
+    }
+}

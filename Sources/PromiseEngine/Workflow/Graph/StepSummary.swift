@@ -1,0 +1,29 @@
+import PromiseEngine
+
+/// One-line descriptions of steps, for names and renderers.
+package enum StepSummary {
+    /// `sh "make test"` without quotes: `sh make test`.
+    package static func describe(_ step: Step) -> String {
+        switch step {
+        case .shell(let command, _): return "sh " + firstLine(command.displayText)
+        case .exec(let arguments, _): return "exec " + arguments.map { firstLine($0.displayText) }.joined(separator: " ")
+        case .http(let request): return "http \(request.method.rawValue) \(request.url.displayText)"
+        case .file(let operation): return "file \(operation.name) " + (operation.operands.first.map { firstLine($0.displayText) } ?? "")
+        case .sleep(let duration): return "sleep \(DurationText.format(duration))"
+        case .log(let message): return "log " + firstLine(message.displayText)
+        case .fail(let message): return "fail " + firstLine(message.displayText)
+        case .rethrow: return "rethrow"
+        }
+    }
+
+    static func firstLine(_ text: String) -> String {
+        guard let newline = text.firstIndex(of: "\n") else { return text }
+        return String(text[..<newline]) + "…"
+    }
+
+    /// Cuts `text` to `count` characters, with an ellipsis.
+    package static func truncate(_ text: String, to count: Int) -> String {
+        guard text.utf8.count > count, text.count > count else { return text }
+        return String(text.prefix(count - 1)) + "…"
+    }
+}

@@ -1,0 +1,175 @@
+import PromiseEngine
+
+/// A string of the workflow with `{{ ... }}` interpolations: literal text
+/// and expressions, in order. Values are substituted when the step runs.
+package struct Template: Sendable, Hashable {
+    /// Most templates are plain text: they are kept without an array.
+    private enum Storage: Sendable, Hashable {
+        case literal(String)
+        case parts([TemplatePart])
+    }
+
+    private var storage: Storage
+
+    package init(parts: [TemplatePart]) {
+        if parts.isEmpty {
+            storage = .literal("")
+        } else if parts.count == 1, case .literal(let text) = parts[0] {
+            storage = .literal(text)
+        } else {
+            storage = .parts(parts)
+        }
+    }
+
+    /// A template without interpolation.
+    package static func literal(_ text: String) -> Template {
+        Template(parts: [.literal(text)])
+    }
+
+    /// The literal text and the expressions, in order (no empty literal).
+    package var parts: [TemplatePart] {
+        get {
+            switch storage {
+            case .literal(let text): return text.isEmpty ? [] : [.literal(text)]
+            case .parts(let parts): return parts
+            }
+        }
+        set { self = Template(parts: newValue) }
+    }
+
+    /// The text, when the template has no expression.
+    package var literalValue: String? {
+        switch storage {
+        case .literal(let text): return text
+        case .parts(let parts):
+            var text = ""
+            for part in parts {
+                guard case .literal(let piece) = part else { return nil }
+                text += piece
+            }
+            return text
+        }
+    }
+
+    package static func == (lhs: Template, rhs: Template) -> Bool {
+        lhs.parts == rhs.parts
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(parts)
+    }
+
+    /// Every expression of the template, defaults of `env.X ?? "..."` included.
+    package var expressions: [Expression] {
+        var found: [Expression] = []
+        for part in parts {
+            guard case .expression(let expression) = part else { continue }
+            found.append(expression)
+            if case .environment(_, let fallback?) = expression.reference {
+                found += fallback.expressions
+            }
+        }
+        return found
+    }
+}
+
+/// A piece of a template.
+package enum TemplatePart: Sendable, Hashable {
+    case literal(String)
+    case expression(Expression)
+}
+
+/// `{{ reference | filter | ... }}`: a value and the filters applied to it,
+/// left to right. `range` is where it is in the file (the inside of the
+/// braces), for errors found at run time.
+package struct Expression: Sendable, Hashable {
+    package var reference: Reference
+    package var filters: [Filter]
+    package var range: SourceRange
+
+    package init(reference: Reference, filters: [Filter] = [], range: SourceRange) {
+        self.reference = reference
+        self.filters = filters
+        self.range = range
+    }
+}
+
+/// What an expression names.
+package enum Reference: Sendable, Hashable {
+    /// `{{label.field}}`: a value of a step that has finished.
+    case step(label: String, field: StepField)
+    /// `{{name}}`: a `var`, a `secret` or a `foreach` item in scope.
+    case variable(String)
+    /// `{{env.NAME}}` or `{{env.NAME ?? "default"}}`: promise-run's environment.
+    case environment(String, default: Template?)
+    /// `{{error.message}}` and its siblings, inside a `catch`.
+    case error(ErrorField)
+}
+
+/// A value field of a step (spec §5); which fields a step has depends on
+/// its kind, and the checker has made sure the field exists.
+package enum StepField: Sendable, Hashable {
+    case stdout, stderr, exit, duration
+    case status, body
+    /// `header.NAME`: a response header, looked up case-insensitively.
+    case header(String)
+    /// `json.PATH`: a value in the response body parsed as JSON.
+    case json(JSONPath)
+    /// `path` of a file step, `content` of `file read`.
+    case path, content
+    /// A `capture NAME = ...` of the step.
+    case capture(String)
+    /// An http step's final URL, the redirects it followed, its HTTP
+    /// version.
+    case url, redirects, version
+    /// `cookie.NAME`: a cookie in the run's store after the step.
+    case cookie(String)
+    /// `timing.PHASE`: when a phase of the request ended, in seconds.
+    case timing(HTTPTimingPhase)
+
+    /// The field as written after `label.`.
+    package var name: String {
+        switch self {
+        case .stdout: return "stdout"
+        case .stderr: return "stderr"
+        case .exit: return "exit"
+        case .duration: return "duration"
+        case .status: return "status"
+        case .body: return "body"
+        case .header(let name): return "header.\(name)"
+        case .json(let path): return path.components.isEmpty ? "json" : "json" + path.description
+        case .path: return "path"
+        case .content: return "content"
+        case .capture(let name): return name
+        case .url: return "url"
+        case .redirects: return "redirects"
+        case .version: return "version"
+        case .cookie(let name): return "cookie.\(name)"
+        case .timing(let phase): return "timing.\(phase.rawValue)"
+        }
+    }
+}
+
+/// The fields of the error a `catch` handles.
+package enum ErrorField: String, Sendable, Hashable, CaseIterable {
+    /// What went wrong, in words.
+    case message
+    /// The id of the step that failed.
+    case step
+    /// The failure kind (spec §8): exit, timeout, http, ...
+    case kind
+    /// The exit code, for kind `exit`; empty otherwise.
+    case exit
+}
+
+/// A filter applied to a value: `{{x | trim}}`.
+package enum Filter: String, Sendable, Hashable, CaseIterable {
+    /// Removes leading and trailing white space.
+    case trim
+    /// Quotes for a POSIX shell.
+    case shell
+    /// A JSON string literal.
+    case json
+    /// Percent-encoded for a URL.
+    case url
+}

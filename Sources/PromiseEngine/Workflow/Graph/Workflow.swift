@@ -1,0 +1,116 @@
+import PromiseEngine
+
+/// A checked workflow, ready to run: the root of the graph model.
+package struct Workflow: Sendable {
+    /// `workflow "name"`, or the file name without its extension.
+    package var name: String
+    /// The file as given (`-` for standard input) and its text, for
+    /// pointing at expressions in errors found at run time.
+    package var source: SourceFile
+    /// The folder relative paths resolve against and processes start in
+    /// (the file's folder; `.` for standard input).
+    package var directory: String
+    /// `timeout D` at the top level.
+    package var timeout: Duration?
+    /// Top-level `var` and `secret` declarations, which `--var` overrides.
+    package var variables: [VariableDeclaration]
+    /// Everything else at the top level, in order.
+    package var body: Block
+    /// Where each of `variables` stands in the body: the number of body
+    /// statements before it. A variable is a statement of the chain like
+    /// any other (it may refer to a step before it, and a failure in it is
+    /// the chain's failure).
+    package var variablePlacement: [Int]
+
+    /// - Parameter variablePlacement: see the property; nil puts every
+    ///   variable before the body.
+    package init(name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration],
+                body: Block, variablePlacement: [Int]? = nil) {
+        self.name = name
+        self.source = source
+        self.directory = directory
+        self.timeout = timeout
+        self.variables = variables
+        self.body = body
+        self.variablePlacement = variablePlacement ?? Array(repeating: 0, count: variables.count)
+    }
+
+    /// The body with the top-level variables in their places, as the
+    /// executor runs it; `overrides` (`--var`) replace their values.
+    package func bodyWithVariables(overrides: [String: String]) -> Block {
+        guard !variables.isEmpty else { return body }
+        var statements: [Statement] = []
+        statements.reserveCapacity(body.statements.count + variables.count)
+        var next = 0
+        for index in 0...body.statements.count {
+            while next < variables.count, variablePlacement[next] <= index {
+                var variable = variables[next]
+                if let override = overrides[variable.name] { variable.value = .literal(override) }
+                statements.append(.variable(variable))
+                next += 1
+            }
+            if index < body.statements.count { statements.append(body.statements[index]) }
+        }
+        var block = body
+        block.statements = statements
+        return block
+    }
+
+    /// The workflow file's path as given (`-` for standard input).
+    package var path: String { source.path }
+
+    /// The line and column of a range in the workflow file (for example an
+    /// expression's), computed on demand.
+    package func location(of range: SourceRange) -> SourceLocation {
+        source.location(of: range.start)
+    }
+
+    /// An error found while running, at a place in the file (for example
+    /// an expression whose value could not be resolved), rendered as the
+    /// checker renders its diagnostics.
+    package func renderedError(_ message: String, at range: SourceRange, colored: Bool = false) -> String {
+        DiagnosticRenderer(source: source, colored: colored).render(Diagnostic(.error, message, at: range))
+    }
+
+    /// Every node, depth first, in source order.
+    package var allNodes: [Node] {
+        var nodes: [Node] = []
+        var stack: [Node] = body.allNodesInOrder.reversed()
+        while let node = stack.popLast() {
+            nodes.append(node)
+            stack += node.childNodes.reversed()
+        }
+        return nodes
+    }
+}
+
+extension Block {
+    /// The nodes of the block and of its catch and ensure bodies, in order.
+    var allNodesInOrder: [Node] {
+        var nodes: [Node] = []
+        for statement in statements {
+            switch statement {
+            case .node(let node): nodes.append(node)
+            case .catch(let clause): nodes += clause.body.allNodesInOrder
+            case .ensure(let body): nodes += body.allNodesInOrder
+            case .environment, .variable, .dotenv: break
+            }
+        }
+        return nodes
+    }
+}
+
+extension Node {
+    /// The nodes directly below a group (through its blocks), in order.
+    package var childNodes: [Node] {
+        guard case .group(let group) = kind else { return [] }
+        switch group {
+        case .sequence(let block): return block.allNodesInOrder
+        case .parallel(let parallel): return parallel.lanes.children
+        case .race(let lanes), .any(let lanes): return lanes.children
+        case .foreach(let foreach): return foreach.body.allNodesInOrder
+        case .conditional(let conditional):
+            return conditional.then.allNodesInOrder + (conditional.otherwise?.allNodesInOrder ?? [])
+        }
+    }
+}

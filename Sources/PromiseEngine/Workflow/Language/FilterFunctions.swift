@@ -1,0 +1,82 @@
+import PromiseEngine
+
+// What the filters of `{{x | filter}}` do (spec §7), on plain strings.
+
+extension Filter {
+    /// Applies the filter to a value.
+    package func apply(to value: String) -> String {
+        switch self {
+        case .trim: return Filter.trimmed(value)
+        case .shell: return Filter.shellQuoted(value)
+        case .json: return Filter.jsonQuoted(value)
+        case .url: return Filter.percentEncoded(value)
+        }
+    }
+
+    /// Without leading and trailing spaces, tabs and line breaks.
+    static func trimmed(_ value: String) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }
+        let bytes = Array(value.utf8)
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// One word for a POSIX shell: `'it'\''s'`. Works on bytes, as the
+    /// shell does: an apostrophe followed by a combining mark is one
+    /// Character to Swift but still ends a quote for the shell.
+    static func shellQuoted(_ value: String) -> String {
+        var quoted: [UInt8] = [UInt8(ascii: "'")]
+        quoted.reserveCapacity(value.utf8.count + 2)
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: "'") {
+                quoted += Array("'\\''".utf8)
+            } else {
+                quoted.append(byte)
+            }
+        }
+        quoted.append(UInt8(ascii: "'"))
+        return String(decoding: quoted, as: UTF8.self)
+    }
+
+    /// A JSON string literal, quotes included.
+    package static func jsonQuoted(_ value: String) -> String {
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case "\u{08}": quoted += "\\b"
+            case "\u{0C}": quoted += "\\f"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// Percent-encoded UTF-8; only `A-Z a-z 0-9 - . _ ~` stay as they are.
+    static func percentEncoded(_ value: String) -> String {
+        let hexDigits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+}

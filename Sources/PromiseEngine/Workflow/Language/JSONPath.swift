@@ -1,0 +1,121 @@
+import PromiseEngine
+
+/// A path into a JSON value: `.` (the whole value), `.key`, `.key.sub`,
+/// `[0]`, `[-1]` (the last element), `["odd key"]`.
+package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+    /// One step of a path.
+    package enum Component: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Empty for the whole value.
+    package var components: [Component]
+
+    package init(_ components: [Component]) {
+        self.components = components
+    }
+
+    /// The path as it would be written: `.items[0]["odd key"]`.
+    package var description: String {
+        if components.isEmpty { return "." }
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key):
+                if !key.isEmpty, key.utf8.allSatisfy(JSONPath.isPlainKeyByte) {
+                    text += "." + key
+                } else {
+                    // The parser takes `\x` as `x`: escape the two that matter.
+                    var quoted = ""
+                    for character in key {
+                        if character == "\\" || character == "\"" { quoted.append("\\") }
+                        quoted.append(character)
+                    }
+                    text += "[\"" + quoted + "\"]"
+                }
+            case .index(let index):
+                text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    static func isPlainKeyByte(_ byte: UInt8) -> Bool {
+        Lexer.isIdentifierContinue(byte) || byte == UInt8(ascii: "$")
+    }
+
+    /// A parse error: a message and the byte offset it is at.
+    struct ParseError: Error {
+        var message: String
+        var offset: Int
+    }
+
+    /// Parses a path from `bytes[start...]`, stopping at `end` or at the
+    /// first byte that cannot continue the path (a space, `|`, `}`...).
+    /// Returns the path and the offset after it.
+    static func parse(_ bytes: [UInt8], from start: Int, to end: Int) throws(ParseError) -> (JSONPath, Int) {
+        var position = start
+        var components: [Component] = []
+        guard position < end else { throw ParseError(message: "empty JSON path; write '.' for the whole value", offset: start) }
+        guard bytes[position] == UInt8(ascii: ".") || bytes[position] == UInt8(ascii: "[") else {
+            throw ParseError(message: "a JSON path starts with '.' or '['", offset: position)
+        }
+        // "." alone: the whole value.
+        if bytes[position] == UInt8(ascii: "."), position + 1 >= end || !(isPlainKeyByte(bytes[position + 1]) || bytes[position + 1] == UInt8(ascii: "[")) {
+            return (JSONPath([]), position + 1)
+        }
+        while position < end {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ".") {
+                position += 1
+                let keyStart = position
+                while position < end, isPlainKeyByte(bytes[position]) { position += 1 }
+                if position == keyStart {
+                    if position < end, bytes[position] == UInt8(ascii: "[") { continue }
+                    throw ParseError(message: "expected a key after '.' in JSON path", offset: keyStart - 1)
+                }
+                components.append(.key(String(decoding: bytes[keyStart..<position], as: UTF8.self)))
+            } else if byte == UInt8(ascii: "[") {
+                position += 1
+                if position < end, bytes[position] == UInt8(ascii: "\"") {
+                    position += 1
+                    var key: [UInt8] = []
+                    var closed = false
+                    while position < end {
+                        let next = bytes[position]
+                        if next == UInt8(ascii: "\\"), position + 1 < end {
+                            key.append(bytes[position + 1])
+                            position += 2
+                        } else if next == UInt8(ascii: "\"") {
+                            position += 1
+                            closed = true
+                            break
+                        } else {
+                            key.append(next)
+                            position += 1
+                        }
+                    }
+                    guard closed else { throw ParseError(message: "unterminated key in JSON path; expected '\"'", offset: position) }
+                    components.append(.key(String(decoding: key, as: UTF8.self)))
+                } else {
+                    let numberStart = position
+                    if position < end, bytes[position] == UInt8(ascii: "-") { position += 1 }
+                    while position < end, Lexer.isDigit(bytes[position]) { position += 1 }
+                    let text = String(decoding: bytes[numberStart..<position], as: UTF8.self)
+                    guard let index = Int(text) else {
+                        throw ParseError(message: "expected an index or a quoted key after '[' in JSON path", offset: numberStart)
+                    }
+                    components.append(.index(index))
+                }
+                guard position < end, bytes[position] == UInt8(ascii: "]") else {
+                    throw ParseError(message: "expected ']' in JSON path", offset: position)
+                }
+                position += 1
+            } else {
+                break
+            }
+        }
+        return (JSONPath(components), position)
+    }
+}

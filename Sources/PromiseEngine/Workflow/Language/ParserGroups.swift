@@ -1,0 +1,207 @@
+import PromiseEngine
+
+// Groups (spec §4): sequence, parallel, race, any, foreach, if; their lists
+// and conditions.
+
+extension Parser {
+    mutating func parseGroup(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
+        let keywordRange = current.range
+        let keyword = text(current)
+        let isParallelChild = context.childrenAreParallelChildren
+        advance()
+        var attributes = SyntaxAttributes()
+        let kind: SyntaxNodeKind
+        switch keyword {
+        case "sequence":
+            kind = .sequence(try parseBlock(context.child(.group("sequence"), nodeIsParallelChild: isParallelChild), after: "'sequence'", attributes: &attributes))
+        case "race", "any":
+            let body = try parseBlock(context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
+            kind = keyword == "race" ? .race(body) : .any(body)
+        case "parallel":
+            let (limit, keepGoing) = try parseParallelOptions()
+            let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
+            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
+        case "foreach":
+            let variable = try expectIdentifier("the item's name after 'foreach'")
+            declaredNames.insert(variable.text)
+            if variable.text == "env" || variable.text == "error" {
+                throw error("'\(variable.text)' is reserved ({{\(variable.text).…}}); choose another name", at: variable.range)
+            }
+            guard isKeyword("in") else {
+                throw error("expected 'in' after 'foreach \(variable.text)', found \(found)")
+            }
+            advance()
+            let list = try parseList()
+            var parallel = false
+            var limit: Int?
+            var keepGoing = false
+            if isKeyword("parallel") {
+                advance()
+                parallel = true
+                (limit, keepGoing) = try parseParallelOptions()
+            } else if isKeyword("limit") || isKeyword("keep-going") {
+                throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
+            }
+            let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
+            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body))
+        default:
+            kind = try parseConditional(context, attributes: &attributes)
+        }
+        if label == nil, let range = attributes.descriptionRange {
+            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
+        }
+        return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: kind)
+    }
+
+    /// `[limit N] [keep-going]`, in any order.
+    private mutating func parseParallelOptions() throws(ParseFailure) -> (Int?, Bool) {
+        var limit: Int?
+        var keepGoing = false
+        while current.kind == .identifier {
+            switch text(current) {
+            case "limit":
+                advance()
+                limit = try parseInteger("the limit", range: 1...1_000_000)
+            case "keep-going":
+                advance()
+                keepGoing = true
+            default:
+                let word = text(current)
+                let suggestion = Suggestion.phrase(for: word, among: ["limit", "keep-going"])
+                throw error("unknown option '\(word)' for parallel" + (suggestion.isEmpty ? "; write 'parallel [limit N] [keep-going] {'" : suggestion))
+            }
+        }
+        return (limit, keepGoing)
+    }
+
+    /// `if COND { } [else { } | else if ...]`.
+    private mutating func parseConditional(_ context: BlockContext, attributes: inout SyntaxAttributes) throws(ParseFailure) -> SyntaxNodeKind {
+        let condition = try parseCondition()
+        var ignored = SyntaxAttributes()
+        let then = try parseBlock(context.child(.clause("if"), nodeIsParallelChild: false), after: "the condition", attributes: &ignored)
+        guard isKeyword("else") else {
+            return .conditional(condition: condition, then: then, otherwise: nil)
+        }
+        advance()
+        if isKeyword("if") {
+            // `else if`: an `if` alone in the else branch. Counts as a level
+            // of nesting, so a long chain cannot exhaust the stack.
+            let start = current.range
+            guard depth < Parser.maximumDepth else {
+                throw error("blocks nested too deeply (the limit is \(Parser.maximumDepth))")
+            }
+            depth += 1
+            defer { depth -= 1 }
+            let node = try parseGroup(label: nil, context.child(.clause("else"), nodeIsParallelChild: false))
+            let otherwise = SyntaxBlock(statements: [.node(node)], range: start.extended(to: current.range))
+            return .conditional(condition: condition, then: then, otherwise: otherwise)
+        }
+        let otherwise = try parseBlock(context.child(.clause("else"), nodeIsParallelChild: false), after: "'else'", attributes: &ignored)
+        return .conditional(condition: condition, then: then, otherwise: otherwise)
+    }
+
+    /// `STRING == STRING`, `STRING != STRING`, `exists STRING`, `not COND`.
+    private mutating func parseCondition() throws(ParseFailure) -> Condition {
+        var negations = 0
+        while isKeyword("not") {
+            negations += 1
+            advance()
+        }
+        var condition: Condition
+        if isKeyword("exists") {
+            advance()
+            condition = .exists(try parseTemplate("after 'exists' (a path)"))
+        } else {
+            guard current.kind.isString else {
+                if current.kind == .identifier {
+                    throw error("expected a condition, found '\(text(current))'; compare strings, as in '\"{{\(text(current))}}\" == \"yes\"', or write 'exists \"PATH\"' or 'not ...'")
+                }
+                throw error("expected a condition (STRING == STRING, STRING != STRING, exists STRING, not ...), found \(found)")
+            }
+            let left = try parseTemplate("")
+            let isEqual: Bool
+            switch current.kind {
+            case .equalEqual: isEqual = true
+            case .bangEqual: isEqual = false
+            case .equal: throw error("'=' assigns; compare with '=='")
+            default: throw error("expected '==' or '!=' after the string, found \(found)")
+            }
+            advance()
+            let right = try parseTemplate("to compare with")
+            condition = isEqual ? .equal(left, right) : .notEqual(left, right)
+        }
+        // `not not C` is C: keep at most one level, whatever was written.
+        if negations % 2 == 1 {
+            condition = .not(condition)
+        }
+        return condition
+    }
+
+    /// `["a", "b"]`, `lines(S)`, `split(S)`, `glob(S)`, `range(A, B)`.
+    private mutating func parseList() throws(ParseFailure) -> ListSource {
+        if current.kind == .leftBracket {
+            advance()
+            var items: [Template] = []
+            skipNewlines()
+            while current.kind != .rightBracket {
+                items.append(try parseTemplate("as a list item"))
+                skipNewlines()
+                if current.kind == .comma {
+                    advance()
+                    skipNewlines()
+                } else if current.kind != .rightBracket {
+                    throw error("expected ',' or ']' in the list, found \(found)")
+                }
+            }
+            advance()
+            return .items(items)
+        }
+        guard current.kind == .identifier else {
+            throw error("expected a list after 'in' ([\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)), found \(found)")
+        }
+        let function = text(current)
+        let functionStart = current.start
+        let functions = ["lines", "split", "glob", "range"]
+        guard functions.contains(function) else {
+            throw error("unknown list '\(function)'\(Suggestion.phrase(for: function, among: functions))",
+                        notes: [.init("a list is [\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)")])
+        }
+        advance()
+        _ = try expect(.leftParen, "after '\(function)'")
+        let list: ListSource
+        if function == "range" {
+            let low = try parseRangeBound()
+            _ = try expect(.comma, "between the bounds of range")
+            let high = try parseRangeBound()
+            if let lowValue = low.literalValue.flatMap({ Int($0) }), let highValue = high.literalValue.flatMap({ Int($0) }), lowValue > highValue {
+                diagnostics.error("range(\(lowValue), \(highValue)) is empty; the first bound must not be above the second",
+                                  at: SourceRange(start: functionStart, end: current.end))
+            }
+            list = .range(low, high)
+        } else {
+            let argument = try parseTemplate("in \(function)(...)")
+            switch function {
+            case "lines": list = .lines(argument)
+            case "split": list = .split(argument)
+            default: list = .glob(argument)
+            }
+        }
+        _ = try expect(.rightParen, "to close '\(function)('")
+        return list
+    }
+
+    /// An integer, or a string that must give one at run time.
+    private mutating func parseRangeBound() throws(ParseFailure) -> Template {
+        if current.kind == .number {
+            let word = text(current)
+            guard Int(word) != nil else { throw error("expected an integer, found '\(word)'") }
+            advance()
+            return .literal(word)
+        }
+        return try parseTemplate("or an integer as a bound of range")
+    }
+
+    private mutating func skipNewlines() {
+        while current.kind == .newline { advance() }
+    }
+}

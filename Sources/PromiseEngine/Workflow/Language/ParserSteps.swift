@@ -1,0 +1,332 @@
+import PromiseEngine
+
+// Steps: `sh`, `exec`, `http`, `file`, `sleep`, `log`, `fail`, `rethrow`,
+// and the block of attributes after them.
+
+/// What a step's block adds to it, gathered while parsing.
+struct StepExtras {
+    var stdin: Template?
+    var expectations: [StepExpectation] = []
+    var captures: [Capture] = []
+    var headers: [NamedTemplate] = []
+    var query: [NamedTemplate] = []
+    var basicAuth: BasicAuth?
+    var body: HTTPBody = .none
+    var redirects: Int?
+    var save: Template?
+    var tls = HTTPTLSOptions()
+    var detach = false
+    var sources: [Template] = []
+    var generates: [Template] = []
+
+    var process: ProcessOptions {
+        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach,
+                       sources: sources, generates: generates)
+    }
+}
+
+extension Parser {
+    /// The attributes each step kind takes (spec §5).
+    static func attributeNames(for kind: String) -> [String] {
+        let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
+        switch kind {
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture"]
+        case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
+                                      "insecure", "cacert", "cert", "key", "expect", "capture"]
+        default: return common
+        }
+    }
+
+    static let stepAttributeNames: Set<String> = [
+        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture",
+        "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
+    ]
+
+    /// Attribute words from other tools (curl, GitHub Actions, go-task).
+    static let attributeAliases = [
+        "headers": "header", "working-directory": "cwd", "dir": "cwd", "workdir": "cwd", "environment": "env",
+        "input": "stdin", "assert": "expect", "expects": "expect", "data": "body", "location": "redirects",
+        "output": "save", "cacerts": "cacert",
+    ]
+
+    static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
+
+    mutating func parseStep(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
+        let keywordRange = current.range
+        let keyword = text(current)
+        advance()
+        var extras = StepExtras()
+        var attributes = SyntaxAttributes()
+        // The step's own arguments; the step is built after its block.
+        var templates: [Template] = []
+        var method = HTTPMethod.GET
+        var operation = ""
+        var duration: Duration = .zero
+        switch keyword {
+        case "sh":
+            templates.append(try parseTemplate("after 'sh' (the command for /bin/sh -c)"))
+        case "exec":
+            templates.append(try parseTemplate("after 'exec' (the program, then its arguments)"))
+            while current.kind.isString {
+                templates.append(try parseTemplate("as an argument"))
+            }
+        case "http":
+            guard current.kind == .identifier else {
+                throw error("expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, or another in capitals), found \(found)")
+            }
+            let name = text(current)
+            let standard = HTTPMethod.standard.map(\.rawValue)
+            guard name.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+                let upper = name.uppercased()
+                let hint = standard.contains(upper) ? "; write '\(upper)'" : Suggestion.phrase(for: name, among: standard)
+                throw error("'\(name)' is not an HTTP method: a method is written in capital letters (GET, POST, PURGE)\(hint)")
+            }
+            if !standard.contains(name),
+               let near = standard.first(where: { Suggestion.editDistance(Array(name.utf8), Array($0.utf8), limit: 1) <= 1 }) {
+                // Sent as written (a server may know it), but it is likely a typo.
+                diagnostics.warning("'\(name)' is not a standard HTTP method; did you mean '\(near)'?", at: current.range,
+                                    notes: [.init("it is sent as written; a method one letter away from a standard one is usually a typo")])
+            }
+            method = HTTPMethod(rawValue: name)
+            advance()
+            templates.append(try parseTemplate("after 'http \(name)' (the URL)"))
+        case "file":
+            guard current.kind == .identifier else {
+                throw error("expected a file operation after 'file' (\(Parser.fileOperations.joined(separator: ", "))), found \(found)")
+            }
+            operation = text(current)
+            guard Parser.fileOperations.contains(operation) else {
+                throw error("unknown file operation '\(operation)'\(Suggestion.phrase(for: operation, among: Parser.fileOperations))",
+                            notes: [.init("the operations are " + Parser.fileOperations.joined(separator: ", "))])
+            }
+            advance()
+            switch operation {
+            case "write", "append":
+                templates.append(try parseTemplate("after 'file \(operation)' (the path)"))
+                templates.append(try parseTemplate("after the path (the content)"))
+            case "copy", "move":
+                templates.append(try parseTemplate("after 'file \(operation)' (the source)"))
+                templates.append(try parseTemplate("after the source (the destination)"))
+            default:
+                templates.append(try parseTemplate("after 'file \(operation)' (the path)"))
+            }
+        case "sleep":
+            duration = try parseDuration()
+        case "log", "fail":
+            templates.append(try parseTemplate("after '\(keyword)'"))
+        default:
+            if !context.insideCatch {
+                throw error("'rethrow' is only allowed inside a catch", at: keywordRange)
+            }
+        }
+        if current.kind == .leftBrace {
+            try parseStepBlock(keyword, isParallelChild: context.childrenAreParallelChildren, attributes: &attributes, extras: &extras)
+        }
+        let step: Step
+        switch keyword {
+        case "sh": step = .shell(command: templates[0], process: extras.process)
+        case "exec": step = .exec(arguments: templates, process: extras.process)
+        case "http":
+            step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
+                                     redirects: extras.redirects, save: extras.save,
+                                     expectations: extras.expectations, captures: extras.captures, tls: extras.tls,
+                                     query: extras.query, basicAuth: extras.basicAuth))
+        case "file":
+            switch operation {
+            case "write": step = .file(.write(path: templates[0], content: templates[1]))
+            case "append": step = .file(.append(path: templates[0], content: templates[1]))
+            case "copy": step = .file(.copy(from: templates[0], to: templates[1]))
+            case "move": step = .file(.move(from: templates[0], to: templates[1]))
+            case "read": step = .file(.read(path: templates[0]))
+            case "delete": step = .file(.delete(path: templates[0]))
+            case "mkdir": step = .file(.mkdir(path: templates[0]))
+            default: step = .file(.exists(path: templates[0]))
+            }
+        case "sleep": step = .sleep(duration)
+        case "log": step = .log(templates[0])
+        case "fail": step = .fail(templates[0])
+        default: step = .rethrow
+        }
+        if label == nil, let range = attributes.descriptionRange {
+            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
+        }
+        return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: .step(step))
+    }
+
+    /// `{ attribute... }` after a step.
+    private mutating func parseStepBlock(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+        guard let open = try openBlock(after: "'\(kind)'") else { return }
+        defer { depth -= 1 }
+        let inline = isInline(open)
+        while !diagnostics.isFull {
+            switch current.kind {
+            case .newline, .semicolon:
+                advance()
+                continue
+            case .endOfFile, .rightBrace:
+                break
+            default:
+                do {
+                    try parseStepAttribute(kind, isParallelChild: isParallelChild, attributes: &attributes, extras: &extras)
+                    try expectEndOfStatement()
+                } catch {
+                    recover()
+                }
+                continue
+            }
+            break
+        }
+        _ = closeBlock(open, inline: inline)
+    }
+
+    private mutating func parseStepAttribute(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+        guard current.kind == .identifier else {
+            if current.kind == .leftBrace {
+                throw error("unexpected '{' in the attributes of a \(kind) step")
+            }
+            throw error("expected an attribute of the \(kind) step, found \(found)")
+        }
+        let name = text(current)
+        let nameRange = current.range
+        let allowed = Parser.attributeNames(for: kind)
+        guard allowed.contains(name) else {
+            if Parser.stepAttributeNames.contains(name) {
+                let owners = ["sh", "exec", "http"].filter { Parser.attributeNames(for: $0).contains(name) }
+                throw error("attribute '\(name)' does not apply to \(kind) steps; it is for \(owners.joined(separator: " and ")) steps", at: nameRange)
+            }
+            if Parser.stepKeywords.contains(name) || Parser.groupKeywords.contains(name) {
+                throw error("a step's block holds its attributes, not other steps; '\(name)' cannot be written here", at: nameRange)
+            }
+            var phrase = Suggestion.phrase(for: name, among: allowed)
+            if phrase.isEmpty, let alias = Parser.aliases[name] ?? Parser.attributeAliases[name], allowed.contains(alias) {
+                phrase = "; did you mean '\(alias)'?"
+            }
+            throw error("unknown attribute '\(name)' for \(kind)\(phrase)", at: nameRange)
+        }
+        advance()
+        switch name {
+        case "timeout", "retry", "allow-failure", "desc":
+            try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
+        case "needs":
+            guard isParallelChild else {
+                throw error("'needs' applies only to a direct child of a parallel group", at: nameRange)
+            }
+            try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
+        case "cwd":
+            let cwd = try parseTemplate("after 'cwd' (the working folder)")
+            if attributes.cwd != nil { throw error("duplicate 'cwd'", at: nameRange) }
+            attributes.cwd = cwd
+        case "env":
+            let variable = try expectIdentifier("a name after 'env'")
+            _ = try expect(.equal, "after 'env \(variable.text)'")
+            attributes.environment.append(EnvironmentSetting(name: variable.text, value: try parseTemplate("as the value of '\(variable.text)'")))
+        case "stdin":
+            let stdin = try parseTemplate("after 'stdin'")
+            if extras.stdin != nil { throw error("duplicate 'stdin'", at: nameRange) }
+            extras.stdin = stdin
+        case "header":
+            let header = try parseNameTemplate("a header name", header: true)
+            extras.headers.append(NamedTemplate(name: header, value: try parseTemplate("after the header name (its value)")))
+        case "query":
+            let parameter = try parseNameTemplate("a query parameter name", header: false)
+            extras.query.append(NamedTemplate(name: parameter, value: try parseTemplate("after the parameter name (its value)")))
+        case "basic-auth":
+            let user = try parseTemplate("after 'basic-auth' (the user)")
+            let password = try parseTemplate("after the user (the password)")
+            if extras.basicAuth != nil { throw error("duplicate 'basic-auth'", at: nameRange) }
+            extras.basicAuth = BasicAuth(user: user, password: password)
+        case "body", "json":
+            var body: HTTPBody
+            if name == "body", isKeyword("file") {
+                advance()
+                body = .file(try parseTemplate("after 'body file' (the path)"))
+            } else {
+                let value = try parseTemplate("after '\(name)'")
+                body = name == "json" ? .json(value) : .text(value)
+            }
+            guard case .none = extras.body else {
+                throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
+            }
+            extras.body = body
+        case "form":
+            let field = try parseNameTemplate("a form field name", header: false)
+            let value = try parseTemplate("after the form field name (its value)")
+            switch extras.body {
+            case .none: extras.body = .form([NamedTemplate(name: field, value: value)])
+            case .form(var fields):
+                fields.append(NamedTemplate(name: field, value: value))
+                extras.body = .form(fields)
+            default: throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
+            }
+        case "multipart":
+            let field = try parseNameTemplate("a part name", header: false)
+            let content: MultipartPart.Content
+            if isKeyword("file") {
+                advance()
+                let path = try parseTemplate("after 'file' (the path of the file to send)")
+                var type: Template?
+                if isKeyword("type") {
+                    advance()
+                    type = try parseTemplate("after 'type' (a media type such as image/png)")
+                }
+                content = .file(path: path, type: type)
+            } else {
+                content = .text(try parseTemplate("after the part name (its value, or file PATH)"))
+            }
+            let part = MultipartPart(name: field, content: content)
+            switch extras.body {
+            case .none: extras.body = .multipart([part])
+            case .multipart(var parts):
+                parts.append(part)
+                extras.body = .multipart(parts)
+            default: throw error("a request has one body: 'body', 'json', 'form' or 'multipart'", at: nameRange)
+            }
+        case "redirects":
+            let count = try parseInteger("the number of redirects", range: 0...100)
+            if extras.redirects != nil { throw error("duplicate 'redirects'", at: nameRange) }
+            extras.redirects = count
+        case "save":
+            let path = try parseTemplate("after 'save' (the path)")
+            if extras.save != nil { throw error("duplicate 'save'", at: nameRange) }
+            extras.save = path
+        case "detach":
+            if extras.detach { throw error("duplicate 'detach'", at: nameRange) }
+            extras.detach = true
+        case "sources", "generates":
+            var patterns: [Template] = []
+            repeat {
+                patterns.append(try parseTemplate("after '\(name)' (glob patterns: *, ?, **; relative to the step's folder)"))
+            } while current.kind.isString
+            if name == "sources" {
+                if !extras.sources.isEmpty { throw error("duplicate 'sources'; list every pattern after one 'sources'", at: nameRange) }
+                extras.sources = patterns
+            } else {
+                if !extras.generates.isEmpty { throw error("duplicate 'generates'; list every pattern after one 'generates'", at: nameRange) }
+                extras.generates = patterns
+            }
+        case "insecure":
+            if extras.tls.insecure { throw error("duplicate 'insecure'", at: nameRange) }
+            extras.tls.insecure = true
+        case "cacert":
+            let path = try parseTemplate("after 'cacert' (a PEM file of certificate authorities to trust)")
+            if extras.tls.caCertificate != nil { throw error("duplicate 'cacert'", at: nameRange) }
+            extras.tls.caCertificate = path
+        case "cert":
+            let path = try parseTemplate("after 'cert' (the client certificate, a PEM file)")
+            if extras.tls.certificate != nil { throw error("duplicate 'cert'", at: nameRange) }
+            extras.tls.certificate = path
+        case "key":
+            let path = try parseTemplate("after 'key' (the client certificate's key, a PEM file)")
+            if extras.tls.key != nil { throw error("duplicate 'key'", at: nameRange) }
+            extras.tls.key = path
+        case "expect":
+            extras.expectations.append(try parseExpectation(kind))
+        default:
+            let capture = try parseCapture(kind)
+            if extras.captures.contains(where: { $0.name == capture.name }) {
+                throw error("duplicate capture '\(capture.name)'", at: nameRange)
+            }
+            extras.captures.append(capture)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import PromiseEngine
+
+/// The result of reading a workflow file: the workflow when it has no
+/// errors, and every diagnostic found.
+package struct CompilationResult: Sendable {
+    package var source: SourceFile
+    /// Nil when there are errors.
+    package var workflow: Workflow?
+    /// Sorted by position in the file.
+    package var diagnostics: [Diagnostic]
+
+    package var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// The diagnostics as text (see `DiagnosticRenderer`).
+    package func renderedDiagnostics(colored: Bool = false) -> String {
+        DiagnosticRenderer(source: source, colored: colored).render(diagnostics)
+    }
+}
+
+/// Parse, check and lower: the one entry point from text to a `Workflow`.
+package enum WorkflowCompiler {
+    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
+        var diagnostics = DiagnosticBag(limit: errorLimit)
+        // `include` lines bring their files in first (with where each byte came from).
+        let (source, includeProblems) = IncludeExpander.expand(original)
+        for problem in includeProblems {
+            diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
+        }
+        let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
+        var repeatedLabels: Set<String> = []
+        if !diagnostics.isFull {
+            // The checker's tables are freed before lowering starts.
+            var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames, bytes: source.bytes)
+            checker.check(file)
+            diagnostics = checker.diagnostics
+            repeatedLabels = checker.repeatedLabels
+        }
+        diagnostics.sort()
+        guard !diagnostics.hasErrors else {
+            return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
+        }
+        let workflow = Lowering(source: source, repeatedLabels: repeatedLabels).lower(consume file)
+        return CompilationResult(source: source, workflow: workflow, diagnostics: diagnostics.diagnostics)
+    }
+
+    /// Checks `--var NAME=VALUE` names against the workflow's top-level
+    /// `var` and `secret` declarations; returns one message per unknown name.
+    package static func unknownOverrides(_ names: [String], in workflow: Workflow) -> [String] {
+        let declared = workflow.variables.map(\.name)
+        return names.filter { !declared.contains($0) }.map { name in
+            let suggestion = Suggestion.phrase(for: name, among: declared)
+            let known = declared.isEmpty ? "it declares none" : "it declares " + declared.map { "'\($0)'" }.joined(separator: ", ")
+            return "--var '\(name)' does not name a top-level var of \(workflow.source.displayPath)\(suggestion) (\(known))"
+        }
+    }
+}
