@@ -20,7 +20,10 @@ let package = Package(
                 .product(name: "PromiseEngine", package: "promise-run"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                "CMallocCounter",
             ]
         ),
+        // malloc and its relatives, counted (for allocations per operation).
+        .target(name: "CMallocCounter"),
     ]
 )

@@ -3,6 +3,7 @@
 //
 //   swift run -c release EngineBench            all cases, table with ratios
 //   swift run -c release EngineBench LIB CASE   one measurement (a child process)
+//   swift run -c release EngineBench allocations  allocations per operation, beside NIO
 //
 // Each (library, case) runs in a process of its own, several times; the
 // table shows the median. Memory (case d) is the growth of the peak resident
@@ -18,6 +19,15 @@ let cases: [(id: String, title: String, unit: String)] = [
 ]
 
 let arguments = CommandLine.arguments
+if arguments.count == 2, arguments[1] == "allocations" {
+    print("| operation | PromiseEngine | NIO | PromiseEngine / NIO |")
+    print("|---|---:|---:|---:|")
+    for (operation, engine, nio) in AllocationCases.table() {
+        let ratio = nio.map { String(format: "%.2f", engine / $0) } ?? "n/a"
+        print("| \(operation) | \(String(format: "%.2f", engine)) | \(nio.map { String(format: "%.2f", $0) } ?? "n/a") | \(ratio) |")
+    }
+    exit(0)
+}
 if arguments.count == 3 {
     let figure = measure(library: arguments[1], caseID: arguments[2])
     print(figure)

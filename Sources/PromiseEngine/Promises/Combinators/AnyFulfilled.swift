@@ -4,6 +4,10 @@
 /// `CancellationError`). Cancelling it asks every input to cancel; it then
 /// settles as cancelled once no input can win. An empty list rejects with
 /// `PromiseError.noInputs`.
+///
+/// ```swift
+/// any([fetch(mirrorA), fetch(mirrorB)]).done { use($0) }   // the first that works
+/// ```
 public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
     guard !promises.isEmpty else { return Promise(error: PromiseError.noInputs) }
     let result = Promise<Value>(upstream: nil)

@@ -9,6 +9,10 @@ import Synchronization
 /// with `cancelOthersOnFailure` it also asks the ones in flight to cancel
 /// (the default is false, as for the array form: they run to their end).
 /// Cancelling the result cancels what is in flight.
+///
+/// ```swift
+/// when(fulfilled: urls, limit: 64) { url in fetch(url) }.done { pages in print(pages.count) }
+/// ```
 public func when<Elements: Sequence, Value: Sendable>(
     fulfilled elements: sending Elements,
     limit: Int,
@@ -22,6 +26,12 @@ public func when<Elements: Sequence, Value: Sendable>(
 
 /// As `when(fulfilled:limit:_:)`, but every element runs whatever the others
 /// do, and the result is every outcome in element order. Never rejects.
+///
+/// ```swift
+/// when(resolved: urls, limit: 8) { url in fetch(url) }.done { outcomes in
+///     print(outcomes.filter { $0.error != nil }.count, "failed")
+/// }
+/// ```
 public func when<Elements: Sequence, Value: Sendable>(
     resolved elements: sending Elements,
     limit: Int,

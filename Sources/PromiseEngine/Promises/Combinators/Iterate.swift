@@ -1,6 +1,12 @@
 import Synchronization
 
 /// What one step of `iterate` decided.
+///
+/// ```swift
+/// iterate(from: 0) { total, _ in
+///     fetchCount().map { count in total + count > 100 ? .stop(total) : .next(total + count) }
+/// }
+/// ```
 public enum Iteration<Value: Sendable>: Sendable {
     /// Go on: call the step again with this value.
     case next(Value)
@@ -13,6 +19,13 @@ public enum Iteration<Value: Sendable>: Sendable {
 /// `initial`. A failed step fails the result. Cancelling the result cancels
 /// the step in flight. Steps that settle at once run in a loop, not by
 /// recursion, so any number of them is safe.
+///
+/// ```swift
+/// // Follows a paged API until a page has no next page; gives the last URL.
+/// iterate(from: firstPageURL) { url, _ in
+///     fetchPage(url).map { page in page.next.map { .next($0) } ?? .stop(url) }
+/// }
+/// ```
 public func iterate<Value: Sendable>(
     from initial: Value,
     _ step: @escaping @Sendable (_ previous: Value, _ number: Int) throws -> Promise<Iteration<Value>>

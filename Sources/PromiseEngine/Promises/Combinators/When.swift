@@ -5,6 +5,10 @@
 /// cancelled). With `cancelOthersOnFailure`, that first failure asks the
 /// other inputs to cancel. Cancelling the result asks every input to cancel.
 /// Progress is the mean of the inputs' progress.
+///
+/// ```swift
+/// when(fulfilled: urls.map { fetch($0) }).done { pages in print(pages.count) }
+/// ```
 public func when<Value: Sendable>(
     fulfilled promises: [Promise<Value>],
     cancelOthersOnFailure: Bool = false
@@ -34,6 +38,12 @@ public func when<Value: Sendable>(
 /// A promise of every input's value, for inputs of different types:
 /// `when(fulfilled: user, orders, settings)` gives `(User, [Order], Settings)`.
 /// Fails as the array form does.
+///
+/// ```swift
+/// when(fulfilled: fetchUser(id), fetchOrders(id)).done { user, orders in
+///     show(user, orders)
+/// }
+/// ```
 public func when<each Value: Sendable>(
     fulfilled promises: repeat Promise<each Value>,
     cancelOthersOnFailure: Bool = false
@@ -64,6 +74,12 @@ final class PackBox<each Value: Sendable>: Sendable {
 
 /// A promise of every input's value by key: `[K: Promise<V>]` to `[K: V]`.
 /// Fails as the array form does.
+///
+/// ```swift
+/// when(fulfilled: ["en": fetch(enURL), "fr": fetch(frURL)]).done { byLanguage in
+///     print(byLanguage["fr"] ?? "")
+/// }
+/// ```
 public func when<Key: Hashable & Sendable, Value: Sendable>(
     fulfilled promises: [Key: Promise<Value>],
     cancelOthersOnFailure: Bool = false

@@ -4,6 +4,11 @@
 /// `Promise<Value>` is its only subclass family; the base class exists so an
 /// upstream link and a queued promise are one pointer each, without an
 /// existential.
+///
+/// ```swift
+/// let work: [AnyPromise] = [download, upload]  // promises of any value types
+/// for promise in work { promise.cancel() }
+/// ```
 public class AnyPromise: @unchecked Sendable {
     // @unchecked: the class has no stored state; subclasses guard theirs with a lock.
 
@@ -18,6 +23,11 @@ public class AnyPromise: @unchecked Sendable {
     /// the work has stopped. A derived promise (from `then`, `map`, ...)
     /// passes the request to the promise it waits on, which is cancelled when
     /// all of its children have asked. Settled promises ignore the request.
+    ///
+    /// ```swift
+    /// let download = fetch(url)
+    /// download.cancel()          // its resolver.onCancel handler stops the transfer
+    /// ```
     public final func cancel() {
         var work: [AnyPromise] = []
         requestCancel(&work)

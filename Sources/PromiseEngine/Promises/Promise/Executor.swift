@@ -5,6 +5,11 @@ import Dispatch
 /// The default is `.inline`: on the thread that settles the promise, at once.
 /// There is no main-queue default: a Linux command-line tool has no main run
 /// loop.
+///
+/// ```swift
+/// let disk = DispatchQueue(label: "disk")
+/// fetch(url).done(on: .queue(disk)) { data in save(data) }
+/// ```
 public enum Executor: Sendable {
     /// On the thread that settles the promise, at once: no hop, no
     /// allocation. Right for short handlers.

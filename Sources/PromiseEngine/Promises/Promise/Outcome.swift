@@ -2,6 +2,15 @@
 ///
 /// Cancellation is an outcome of its own, not an error: `catch` and
 /// `recover` do not see it, `ensure`, `finally` and `tap` do.
+///
+/// ```swift
+/// switch promise.outcome {
+/// case .fulfilled(let value)?: print(value)
+/// case .rejected(let error)?: print("failed: \(error)")
+/// case .cancelled?: print("cancelled")
+/// case nil: print("still pending")
+/// }
+/// ```
 public enum Outcome<Value: Sendable>: Sendable {
     /// The promise was fulfilled with this value.
     case fulfilled(Value)

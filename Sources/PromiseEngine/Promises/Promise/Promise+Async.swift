@@ -8,6 +8,10 @@ extension Promise {
     /// The value, once the promise settles. Throws the error, or
     /// `CancellationError` when the promise was cancelled. Cancelling the
     /// awaiting task requests cancellation of the promise.
+    ///
+    /// ```swift
+    /// let profile = try await fetchProfile(token).value
+    /// ```
     public var value: Value {
         get async throws {
             let waiter = AsyncWaiter<Value>()
@@ -36,6 +40,10 @@ extension Promise {
 
     /// A promise of what an async closure returns. Cancelling the promise
     /// cancels the task; a task ending in `CancellationError` cancels the promise.
+    ///
+    /// ```swift
+    /// let size = Promise<Int>.async { try await download(url).count }
+    /// ```
     public static func async(
         priority: TaskPriority? = nil,
         _ body: @escaping @Sendable () async throws -> Value

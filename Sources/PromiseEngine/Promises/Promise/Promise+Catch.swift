@@ -5,6 +5,10 @@ extension Promise {
     /// Handles an error at the end of a chain. The new promise is fulfilled
     /// once the error was handled (or when there was none); it is rejected if
     /// `body` throws, and cancelled if `self` was.
+    ///
+    /// ```swift
+    /// upload(file).done { print("sent") }.catch { error in print("not sent: \(error)") }
+    /// ```
     @inlinable
     @discardableResult
     public func `catch`(
@@ -23,6 +27,10 @@ extension Promise {
     }
 
     /// Replaces an error with the promise `body` returns (throw to pass an error on).
+///
+/// ```swift
+/// fetch(primaryURL).recover { _ in fetch(mirrorURL) }
+/// ```
     @inlinable
     public func recover(
         on executor: Executor = .inline,
@@ -35,6 +43,10 @@ extension Promise {
     }
 
     /// Replaces an error with a value (throw to pass an error on).
+///
+/// ```swift
+/// loadCache().recover { _ in [] }             // an empty list when there is no cache
+/// ```
     @inlinable
     public func recover(
         on executor: Executor = .inline,
@@ -49,6 +61,11 @@ extension Promise {
     /// Runs `body` on every outcome (cancellation too) and passes the outcome on.
     /// If `body` throws and `self` was fulfilled, the new promise is rejected
     /// with that error; an earlier error stays.
+///
+/// ```swift
+/// spinner.start()
+/// fetch(url).ensure { spinner.stop() }.done { use($0) }
+/// ```
     @inlinable
     public func ensure(
         on executor: Executor = .inline,
@@ -91,6 +108,10 @@ extension Promise {
     }
 
     /// Runs `body` on every outcome at the end of a chain.
+///
+/// ```swift
+/// fetch(url).done { use($0) }.catch { report($0) }.finally { spinner.stop() }
+/// ```
     @inlinable
     public func finally(
         on executor: Executor = .inline,

@@ -81,12 +81,20 @@ extension Executor {
 
 /// The first of two or more promises to settle decides (as `race(_:)` over
 /// an array): `race(primary, mirror)`.
+///
+/// ```swift
+/// race(fetch(primaryURL), fetch(mirrorURL)).done { use($0) }
+/// ```
 public func race<Value: Sendable>(_ first: Promise<Value>, _ second: Promise<Value>, _ more: Promise<Value>...) -> Promise<Value> {
     race([first, second] + more)
 }
 
 /// Every promise of `promises` fulfilled: a `Promise<Void>`, for
 /// `when(fulfilled: saves).done { ... }`.
+///
+/// ```swift
+/// when(fulfilled: files.map { save($0) }).done { print("all saved") }
+/// ```
 public func when(fulfilled promises: [Promise<Void>], cancelOthersOnFailure: Bool = false) -> Promise<Void> {
     // The array form (its result type picks it, not this function).
     let all: Promise<[Void]> = when(fulfilled: promises, cancelOthersOnFailure: cancelOthersOnFailure)
@@ -96,8 +104,10 @@ public func when(fulfilled promises: [Promise<Void>], cancelOthersOnFailure: Boo
 /// The promises an iterator makes, at most `concurrently` in flight (each
 /// is made only when a slot is free), values in order:
 ///
-///     var pages = (1...100).makeIterator()
-///     let all = when(fulfilled: AnyIterator { pages.next().map(fetchPage) }, concurrently: 4)
+/// ```swift
+/// var pages = (1...100).makeIterator()
+/// let all = when(fulfilled: AnyIterator { pages.next().map(fetchPage) }, concurrently: 4)
+/// ```
 public func when<Value: Sendable>(fulfilled promises: sending AnyIterator<Promise<Value>>, concurrently: Int) -> Promise<[Value]> {
     when(fulfilled: IteratorSequence(promises), limit: concurrently) { $0 }
 }

@@ -4,6 +4,10 @@
 
 extension Promise {
     /// Continues with the promise `body` returns; the new promise settles as it does.
+    ///
+    /// ```swift
+    /// login(user).then { token in fetchProfile(token) }   // a Promise<Profile>
+    /// ```
     @inlinable
     public func then<NewValue>(
         on executor: Executor = .inline,
@@ -13,6 +17,10 @@ extension Promise {
     }
 
     /// Transforms the value.
+    ///
+    /// ```swift
+    /// fetchProfile(token).map { profile in profile.name }  // a Promise<String>
+    /// ```
     @inlinable
     public func map<NewValue>(
         on executor: Executor = .inline,
@@ -34,6 +42,10 @@ extension Promise {
     }
 
     /// Consumes the value; the new promise is fulfilled with `()`.
+    ///
+    /// ```swift
+    /// fetchProfile(token).done { profile in print(profile.name) }.catch { print($0) }
+    /// ```
     @inlinable
     @discardableResult
     public func done(
@@ -56,6 +68,10 @@ extension Promise {
     }
 
     /// Looks at the outcome, whatever it is, and passes it on unchanged.
+    ///
+    /// ```swift
+    /// fetch(url).tap { outcome in log("fetch: \(outcome)") }.done { use($0) }
+    /// ```
     @inlinable
     public func tap(
         on executor: Executor = .inline,
@@ -75,6 +91,12 @@ extension Promise {
 }
 
 /// Starts a chain: `firstly { fetch() }.then { ... }`. A thrown error rejects.
+///
+/// ```swift
+/// firstly { login(user) }
+///     .then { token in fetchProfile(token) }
+///     .done { profile in print(profile.name) }
+/// ```
 @inlinable
 public func firstly<Value>(_ body: () throws -> Promise<Value>) -> Promise<Value> {
     do {

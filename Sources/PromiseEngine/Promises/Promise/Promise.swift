@@ -6,6 +6,13 @@ import Synchronization
 /// with `then`, `map`, `catch`, ... run inline on the thread that settles it
 /// unless an `Executor` says otherwise. All methods are thread-safe: each
 /// promise has one lock, never held while a handler runs.
+///
+/// ```swift
+/// let greeting = fetchName()                  // any API giving a Promise<String>
+///     .map { name in "Hello, \(name)" }
+///     .timeout(.seconds(5))
+/// greeting.done { print($0) }.catch { print("failed: \($0)") }
+/// ```
 public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     // @unchecked: all mutable state is inside `state`, a lock, or in
     // `storedOutcome`, which is only touched while holding that lock.
@@ -64,6 +71,12 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     }
 
     /// A pending promise and the resolver that settles it.
+    ///
+    /// ```swift
+    /// let (promise, resolver) = Promise<Int>.pending()
+    /// promise.done { print($0) }
+    /// resolver.fulfill(42)                        // prints 42
+    /// ```
     @inlinable
     public static func pending() -> (promise: Promise<Value>, resolver: Resolver<Value>) {
         let promise = Promise<Value>(upstream: nil)
@@ -72,6 +85,13 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
 
     /// A promise settled by `body`, which runs at once and may keep the
     /// resolver to settle it later. A thrown error rejects the promise.
+    ///
+    /// ```swift
+    /// let bytes = Promise<[UInt8]> { resolver in
+    ///     let job = startRead(path) { bytes in resolver.fulfill(bytes) }
+    ///     resolver.onCancel { job.stop() }        // cancelling the promise stops the read
+    /// }
+    /// ```
     public convenience init(_ body: (Resolver<Value>) throws -> Void) {
         self.init(upstream: nil)
         let resolver = Resolver(self)

@@ -1,4 +1,10 @@
 /// Errors raised by PromiseEngine itself.
+///
+/// ```swift
+/// fetch(url).timeout(.seconds(1)).catch { error in
+///     if case PromiseError.timedOut = error { print("too slow") }
+/// }
+/// ```
 public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `compactMap`'s transform returned nil.
     case nilValue
@@ -23,6 +29,12 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// `any` failed because every input failed: all their errors, in input order.
+///
+/// ```swift
+/// any([fetch(mirrorA), fetch(mirrorB)]).catch { error in
+///     for each in (error as? AllFailedError)?.errors ?? [] { print(each) }
+/// }
+/// ```
 public struct AllFailedError: Error, Sendable, CustomStringConvertible {
     /// Every input's error, in the order of the inputs.
     public let errors: [any Error]

@@ -11,6 +11,12 @@ import CSyncAnnotations
 /// puts such work after the last of them: it runs when this thread leaves
 /// the outermost notification loop, or at once when the thread is not
 /// notifying anything.
+///
+/// ```swift
+/// promise.done { _ in
+///     Propagation.defer { queue.handOutNextSlot() }   // after every other handler
+/// }
+/// ```
 public enum Propagation {
     /// Runs `body` once this thread has delivered every outcome it is
     /// delivering; at once when it delivers none.

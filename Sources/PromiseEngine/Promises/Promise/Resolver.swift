@@ -1,5 +1,13 @@
 /// The settling side of a promise: fulfil, reject or cancel it, at most once
 /// (later calls are ignored), report progress, and hear cancellation requests.
+///
+/// ```swift
+/// func read(_ path: String) -> Promise<String> {
+///     Promise { resolver in
+///         legacyRead(path) { text, error in resolver.resolve(text, error) }
+///     }
+/// }
+/// ```
 public struct Resolver<Value: Sendable>: Sendable {
     @usableFromInline
     package let promise: Promise<Value>

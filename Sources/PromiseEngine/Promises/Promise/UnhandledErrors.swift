@@ -6,6 +6,10 @@ import Synchronization
 /// it (no `then`, `catch`, `await`, no look at `outcome`) reports its error
 /// here, so a failure is never lost silently. The runner installs a handler
 /// that prints it; a library user may log it or fail a test.
+///
+/// ```swift
+/// UnhandledErrors.setHandler { error in print("unhandled: \(error)") }
+/// ```
 public enum UnhandledErrors {
     private static let handler = Lock<(@Sendable (any Error) -> Void)?>(nil)
 

@@ -3,6 +3,12 @@ import Synchronization
 /// A clock that moves only when told to: `advance(by:)` runs, in time order
 /// and on the calling thread, every action that falls due. For tests that
 /// must not sleep.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let slow = Promise<Int>.pending().promise.timeout(.seconds(5), clock: clock)
+/// clock.advance(by: .seconds(5))      // slow is now rejected: PromiseError.timedOut
+/// ```
 public final class ManualClock: PromiseClock, Sendable {
     private struct Entry {
         let id: Int

@@ -3,6 +3,12 @@ import Dispatch
 /// Where time comes from for `after`, `delay`, `timeout` and `retry`.
 ///
 /// Production code uses `SystemClock`; tests use `ManualClock` and never sleep.
+///
+/// ```swift
+/// func poll(clock: any PromiseClock = SystemClock.shared) -> Promise<Void> {
+///     after(.seconds(1), clock: clock)   // tests pass a ManualClock
+/// }
+/// ```
 public protocol PromiseClock: Sendable {
     /// Monotonic time since an arbitrary origin.
     func now() -> Duration
@@ -12,12 +18,21 @@ public protocol PromiseClock: Sendable {
 }
 
 /// A scheduled action that can still be called off.
+///
+/// ```swift
+/// let timer = clock.schedule(after: .seconds(1)) { print("fired") }
+/// timer.cancel()                     // before it fires: it never does
+/// ```
 public protocol ScheduledTimer: Sendable {
     /// Calls the action off if it has not started. Safe to call more than once.
     func cancel()
 }
 
 /// Real time: Dispatch timers on a global queue.
+///
+/// ```swift
+/// after(.seconds(1), clock: SystemClock.shared)
+/// ```
 public struct SystemClock: PromiseClock {
     /// The clock every timed combinator uses unless given another.
     public static let shared = SystemClock()

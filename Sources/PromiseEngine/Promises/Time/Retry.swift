@@ -1,6 +1,12 @@
 import Synchronization
 
 /// How long to wait between attempts.
+///
+/// ```swift
+/// retry(maxAttempts: 5, delay: .exponential(initial: .milliseconds(100), maximum: .seconds(2))) { _ in
+///     fetch(url)
+/// }
+/// ```
 public enum RetryDelay: Sendable, Equatable {
     /// Try again at once.
     case none
@@ -30,6 +36,13 @@ public enum RetryDelay: Sendable, Equatable {
 /// Only errors for which `shouldRetry` says yes are retried; cancellation
 /// never is. The result fails with the last attempt's error. Cancelling the
 /// result cancels the attempt in flight, or the wait.
+///
+/// ```swift
+/// retry(maxAttempts: 3, delay: .fixed(.seconds(1)), shouldRetry: { $0 is URLError }) { attempt in
+///     print("attempt", attempt)
+///     return fetch(url)
+/// }
+/// ```
 public func retry<Value: Sendable>(
     maxAttempts: Int,
     delay: RetryDelay = .none,

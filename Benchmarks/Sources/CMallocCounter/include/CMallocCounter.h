@@ -1,0 +1,12 @@
+// Counts the calls to malloc and its relatives made by the whole process,
+// so a benchmark can say how many allocations a promise operation costs.
+// The executable that links this target defines malloc itself; glibc's
+// allocator still does the work (__libc_malloc and friends).
+#pragma once
+#include <stddef.h>
+
+/// Allocations (malloc, calloc, realloc of NULL, posix_memalign,
+/// aligned_alloc, memalign) since the process started.
+unsigned long malloc_counter_allocations(void);
+/// Bytes requested by those allocations.
+unsigned long malloc_counter_bytes(void);

@@ -1,0 +1,159 @@
+import CMallocCounter
+import NIOCore
+import NIOEmbedded
+import PromiseEngine
+
+/// Allocations per operation, PromiseEngine beside NIO: every call to
+/// malloc and its relatives in the process (CMallocCounter), counted over
+/// `count` repetitions after one warm-up round and divided by `count`.
+enum AllocationCases {
+    static let count = 10_000
+
+    /// (operation, PromiseEngine, NIO or nil where NIO has no such thing).
+    static func table() -> [(String, Double, Double?)] {
+        let loop = EmbeddedEventLoop()
+        return [
+            ("a pending promise", per { keep in
+                keep.append(Promise<Int>.pending().resolver)
+            }, per { keep in
+                keep.append(loop.makePromise(of: Int.self))
+            }),
+            ("a `map` link, then fulfilled", chain { $0.map { $0 &+ 1 } }, nioChain(loop) { $0.map { $0 &+ 1 } }),
+            ("a `then` link returning a settled promise", chain { $0.then { Promise(value: $0 &+ 1) } },
+             nioChain(loop) { future in future.flatMap { future.eventLoop.makeSucceededFuture($0 &+ 1) } }),
+            ("a `recover` link", chain { $0.recover { _ in 0 } }, nioChain(loop) { $0.recover { _ in 0 } }),
+            ("an `ensure` link (NIO: `always`)", chain { $0.ensure {} }, nioChain(loop) { $0.always { _ in } }),
+            ("`done` at the end of a chain (NIO: `whenSuccess`)", per { keep in
+                let (promise, resolver) = Promise<Int>.pending()
+                promise.done { _ in }
+                resolver.fulfill(1)
+            }, per { keep in
+                let promise = loop.makePromise(of: Int.self)
+                promise.futureResult.whenSuccess { _ in }
+                promise.succeed(1)
+            }),
+            ("`when(fulfilled:)` over 100, per input (NIO: `whenAllSucceed`)", combinator(100) { inputs in
+                when(fulfilled: inputs)
+            }, nioCombinator(loop, 100) { inputs in
+                EventLoopFuture.whenAllSucceed(inputs, on: loop)
+            }),
+            ("`when(resolved:)` over 100, per input (NIO: `whenAllComplete`)", combinator(100) { inputs in
+                when(resolved: inputs)
+            }, nioCombinator(loop, 100) { inputs in
+                EventLoopFuture.whenAllComplete(inputs, on: loop)
+            }),
+            ("`when` of two values (NIO: `and`)", per { keep in
+                let a = Promise<Int>.pending(), b = Promise<Int>.pending()
+                let both = when(fulfilled: a.promise, b.promise)
+                a.resolver.fulfill(1)
+                b.resolver.fulfill(2)
+                keep.append(both)
+            }, per { keep in
+                let a = loop.makePromise(of: Int.self), b = loop.makePromise(of: Int.self)
+                let both = a.futureResult.and(b.futureResult)
+                a.succeed(1)
+                b.succeed(2)
+                keep.append(both)
+            }),
+            ("`race` over 100, per input", combinator(100) { inputs in race(inputs) }, nil),
+            ("`any` over 100, per input", combinator(100) { inputs in any(inputs) }, nil),
+        ]
+    }
+
+    /// Allocations per call of `body`, which may keep what it made alive in
+    /// `keep` until the count is taken.
+    static func per(_ body: (inout [Any]) -> Void) -> Double {
+        var keep: [Any] = []
+        keep.reserveCapacity(count * 2)
+        for _ in 0..<count { body(&keep) }
+        keep.removeAll(keepingCapacity: true)
+        let before = malloc_counter_allocations()
+        for _ in 0..<count { body(&keep) }
+        let after = malloc_counter_allocations()
+        withExtendedLifetime(keep) {}
+        return Double(after - before) / Double(count)
+    }
+
+    /// Allocations per link of a chain of `count` links built by `link` on a
+    /// pending promise, then resolved.
+    static func chain(_ link: (Promise<Int>) -> Promise<Int>) -> Double {
+        func run() -> UInt {
+            let before = malloc_counter_allocations()
+            let (head, resolver) = Promise<Int>.pending()
+            var current = head
+            for _ in 0..<count { current = link(current) }
+            resolver.fulfill(0)
+            let after = malloc_counter_allocations()
+            precondition(current.outcome != nil)
+            return after - before
+        }
+        _ = run()
+        return Double(run()) / Double(count)
+    }
+
+    static func nioChain(_ loop: EmbeddedEventLoop, _ link: (EventLoopFuture<Int>) -> EventLoopFuture<Int>) -> Double {
+        func run() -> UInt {
+            let before = malloc_counter_allocations()
+            let head = loop.makePromise(of: Int.self)
+            var current = head.futureResult
+            for _ in 0..<count { current = link(current) }
+            head.succeed(0)
+            let after = malloc_counter_allocations()
+            let fulfilled = Flag()
+            current.whenSuccess { _ in fulfilled.set() }
+            precondition(fulfilled.isSet)
+            return after - before
+        }
+        _ = run()
+        return Double(run()) / Double(count)
+    }
+
+    /// Allocations per input of a combinator over `width` pending inputs,
+    /// all fulfilled, repeated until `count` inputs have gone through. The
+    /// inputs themselves are made before counting.
+    static func combinator<Result>(_ width: Int, _ combine: ([Promise<Int>]) -> Promise<Result>) -> Double {
+        func run() -> UInt {
+            var total: UInt = 0
+            for _ in 0..<(count / width) {
+                let pairs = (0..<width).map { _ in Promise<Int>.pending() }
+                let inputs = pairs.map(\.promise)
+                let before = malloc_counter_allocations()
+                let result = combine(inputs)
+                for (index, pair) in pairs.enumerated() { pair.resolver.fulfill(index) }
+                total += malloc_counter_allocations() - before
+                precondition(result.outcome != nil)
+            }
+            return total
+        }
+        _ = run()
+        return Double(run()) / Double(count)
+    }
+
+    static func nioCombinator<Result>(_ loop: EmbeddedEventLoop, _ width: Int,
+                                      _ combine: ([EventLoopFuture<Int>]) -> EventLoopFuture<Result>) -> Double {
+        func run() -> UInt {
+            var total: UInt = 0
+            for _ in 0..<(count / width) {
+                let promises = (0..<width).map { _ in loop.makePromise(of: Int.self) }
+                let inputs = promises.map(\.futureResult)
+                let before = malloc_counter_allocations()
+                let result = combine(inputs)
+                for (index, promise) in promises.enumerated() { promise.succeed(index) }
+                loop.run()
+                total += malloc_counter_allocations() - before
+                let fulfilled = Flag()
+                result.whenSuccess { _ in fulfilled.set() }
+                precondition(fulfilled.isSet)
+            }
+            return total
+        }
+        _ = run()
+        return Double(run()) / Double(count)
+    }
+}
+
+/// A flag set from a callback (NIO's embedded loop runs callbacks inline).
+final class Flag: @unchecked Sendable {
+    private(set) var isSet = false
+    func set() { isSet = true }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The PromiseEngine product as an adopter sees it, read from the built
+/// module by the toolchain's `swift-symbolgraph-extract`: promises only,
+/// every public declaration documented, the entry points with an example.
+@Suite("The PromiseEngine library's public surface")
+struct LibrarySurfaceTests {
+    /// One public symbol of the module, as the symbol graph gives it.
+    struct Symbol {
+        var kind: String
+        var path: String
+        var file: String
+        var line: Int
+        var doc: String
+    }
+
+    /// The module's public symbols, and those it adds to other modules' types.
+    static func extract() throws -> (own: [Symbol], extensions: [Symbol]) {
+        let binary = try #require(Binary.url, "promise-run was not found beside the tests")
+        let buildFolder = binary.deletingLastPathComponent().resolvingSymlinksInPath()
+        let triple = buildFolder.deletingLastPathComponent().lastPathComponent
+        let output = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = try Binary.runCommand("/usr/bin/env", [
+            "swift-symbolgraph-extract", "-module-name", "PromiseEngine",
+            "-I", buildFolder.appendingPathComponent("Modules").path,
+            "-Xcc", "-fmodule-map-file=" + buildFolder.appendingPathComponent("CSyncAnnotations.build/module.modulemap").path,
+            "-target", triple.contains("-") ? triple : "x86_64-unknown-linux-gnu",
+            "-minimum-access-level", "public", "-skip-synthesized-members",
+            "-output-dir", output.path,
+        ])
+        #expect(run.status == 0, "swift-symbolgraph-extract failed: \(run.stderr)")
+        var own: [Symbol] = []
+        var extensions: [Symbol] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: output.path) where name.hasSuffix(".symbols.json") {
+            let data = try Data(contentsOf: output.appendingPathComponent(name))
+            let graph = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let symbols = (graph["symbols"] as? [[String: Any]] ?? []).map(symbol)
+            if name == "PromiseEngine.symbols.json" { own += symbols } else { extensions += symbols }
+        }
+        return (own, extensions)
+    }
+
+    static func symbol(_ raw: [String: Any]) -> Symbol {
+        let kind = (raw["kind"] as? [String: Any])?["identifier"] as? String ?? "?"
+        let path = (raw["pathComponents"] as? [String] ?? []).joined(separator: ".")
+        let location = raw["location"] as? [String: Any] ?? [:]
+        let uri = location["uri"] as? String ?? ""
+        let line = (location["position"] as? [String: Any])?["line"] as? Int ?? 0
+        let lines = (raw["docComment"] as? [String: Any])?["lines"] as? [[String: Any]] ?? []
+        let doc = lines.compactMap { $0["text"] as? String }.joined(separator: "\n")
+        return Symbol(kind: kind, path: path, file: uri.replacingOccurrences(of: "file://", with: ""), line: line + 1, doc: doc)
+    }
+
+    @Test("every public declaration has a doc comment, and the surface is promises only")
+    func everyDeclarationDocumented() async throws {
+        let (own, extensions) = try await Binary.offPool { try Self.extract() }
+        // A few dozen types and functions, not the workflow runner's hundreds.
+        #expect(own.count > 50 && own.count < 250, "\(own.count) public symbols")
+        let undocumented = own.filter { $0.doc.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        #expect(undocumented.isEmpty, """
+            public declarations without a doc comment:
+            \(undocumented.map { "\($0.file):\($0.line): \($0.kind) \($0.path)" }.joined(separator: "\n"))
+            """)
+        let outside = own.filter { !$0.file.contains("/Sources/PromiseEngine/Promises/") }
+        #expect(outside.isEmpty, "public symbols from outside the promise sources: \(outside.map(\.path))")
+        // Names that clashed with Foundation when the runner was in the library.
+        let names = Set(own.map { $0.path.split(separator: ".").first.map(String.init) ?? "" })
+        for clash in ["OutputStream", "Expression", "Workflow", "Node", "Step", "Template", "Parser", "Diagnostic"] {
+            #expect(!names.contains(clash), "\(clash) is public in PromiseEngine")
+        }
+        // Nothing added to the standard library's types (Duration helpers stay inside).
+        #expect(extensions.isEmpty, "public extensions of other modules' types: \(extensions.map(\.path))")
+    }
+
+    @Test("every type, every top-level function and the chaining methods show an example")
+    func entryPointsHaveExamples() async throws {
+        let (own, _) = try await Binary.offPool { try Self.extract() }
+        let typeKinds: Set = ["swift.class", "swift.struct", "swift.enum", "swift.protocol"]
+        let chaining: Set = [
+            "Promise", "Promise.init(_:)", "Promise.pending()", "Promise.then(on:_:)", "Promise.map(on:_:)",
+            "Promise.done(on:_:)", "Promise.tap(on:_:)", "Promise.catch(on:_:)", "Promise.recover(on:_:)",
+            "Promise.ensure(on:_:)", "Promise.finally(on:_:)", "Promise.value", "Promise.async(priority:_:)",
+            "Promise.timeout(_:clock:)", "Promise.delay(_:clock:)", "AnyPromise.cancel()",
+        ]
+        let entryPoints = own.filter { symbol in
+            typeKinds.contains(symbol.kind) || symbol.kind == "swift.func" || chaining.contains(symbol.path)
+        }
+        #expect(entryPoints.count >= 40, "\(entryPoints.count) entry points found")
+        let without = entryPoints.filter { !$0.doc.contains("```") }
+        #expect(without.isEmpty, """
+            entry points without an example (a ```swift block in the doc comment):
+            \(without.map { "\($0.file):\($0.line): \($0.kind) \($0.path)" }.joined(separator: "\n"))
+            """)
+    }
+
+}
