@@ -18,12 +18,26 @@ enum AllocationCases {
             }, per { keep in
                 keep.append(loop.makePromise(of: Int.self))
             }),
+            ("bytes asked of malloc for a pending promise", bytes { keep in
+                keep.append(Promise<Int>.pending().resolver)
+            }, bytes { keep in
+                keep.append(loop.makePromise(of: Int.self))
+            }),
             ("a `map` link, then fulfilled", chain { $0.map { $0 &+ 1 } }, nioChain(loop) { $0.map { $0 &+ 1 } }),
             ("a `then` link returning a settled promise", chain { $0.then { Promise(value: $0 &+ 1) } },
              nioChain(loop) { future in future.flatMap { future.eventLoop.makeSucceededFuture($0 &+ 1) } }),
             ("a `recover` link", chain { $0.recover { _ in 0 } }, nioChain(loop) { $0.recover { _ in 0 } }),
-            ("an `ensure` link (NIO: `always`)", chain { $0.ensure {} }, nioChain(loop) { $0.always { _ in } }),
-            ("`done` at the end of a chain (NIO: `whenSuccess`)", per { keep in
+            ("an `ensure` link (NIO's `always` makes no new future)", chain { $0.ensure {} }, nioChain(loop) { $0.always { _ in } }),
+            ("`done`, a new `Promise<Void>` (NIO: `map { _ in }`)", per { keep in
+                let (promise, resolver) = Promise<Int>.pending()
+                promise.done { _ in }
+                resolver.fulfill(1)
+            }, per { keep in
+                let promise = loop.makePromise(of: Int.self)
+                _ = promise.futureResult.map { _ in }
+                promise.succeed(1)
+            }),
+            ("`done` where NIO makes no new future (`whenSuccess`)", per { keep in
                 let (promise, resolver) = Promise<Int>.pending()
                 promise.done { _ in }
                 resolver.fulfill(1)
@@ -70,6 +84,19 @@ enum AllocationCases {
         let before = malloc_counter_allocations()
         for _ in 0..<count { body(&keep) }
         let after = malloc_counter_allocations()
+        withExtendedLifetime(keep) {}
+        return Double(after - before) / Double(count)
+    }
+
+    /// Bytes requested from malloc per call of `body` (as `per`).
+    static func bytes(_ body: (inout [Any]) -> Void) -> Double {
+        var keep: [Any] = []
+        keep.reserveCapacity(count * 2)
+        for _ in 0..<count { body(&keep) }
+        keep.removeAll(keepingCapacity: true)
+        let before = malloc_counter_bytes()
+        for _ in 0..<count { body(&keep) }
+        let after = malloc_counter_bytes()
         withExtendedLifetime(keep) {}
         return Double(after - before) / Double(count)
     }

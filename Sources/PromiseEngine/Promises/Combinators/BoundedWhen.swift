@@ -21,7 +21,12 @@ public func when<Elements: Sequence, Value: Sendable>(
 ) -> Promise<[Value]> where Elements.Element: Sendable {
     let run = BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: true,
                          cancelInFlightOnFailure: cancelOthersOnFailure, body: body)
-    return run.result.map { outcomes in outcomes.map { $0.value! } }
+    return run.result.map { outcomes in
+        var values: [Value] = []
+        values.reserveCapacity(outcomes.count)
+        for index in 0..<outcomes.count { values.append(outcomes[index].value!) }
+        return values
+    }
 }
 
 /// As `when(fulfilled:limit:_:)`, but every element runs whatever the others
@@ -155,7 +160,10 @@ final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
         let outcome: Outcome<[Outcome<Value>]>? = state.withLock { state in
             guard state.isFinished, !state.pumping else { return nil }
             if let failure = state.failure { return failure }
-            return .fulfilled(state.outcomes.map { $0! })
+            var outcomes: [Outcome<Value>] = []
+            outcomes.reserveCapacity(state.outcomes.count)
+            for index in 0..<state.outcomes.count { outcomes.append(state.outcomes[index]!) }
+            return .fulfilled(outcomes)
         }
         if let outcome { result.settleNow(outcome) }
     }

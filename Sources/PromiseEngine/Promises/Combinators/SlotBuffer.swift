@@ -30,9 +30,14 @@ final class SlotBuffer<Element>: @unchecked Sendable {
         return remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
     }
 
-    /// Every slot, in order. Only after `fill` returned true.
+    /// Every slot, in order. Only after `fill` returned true. (An index
+    /// loop, not `map`: this code runs unspecialized, where `map`'s
+    /// generic element accessor allocates for every element.)
     func all() -> [Element] {
-        slots.map { $0! }
+        var elements: [Element] = []
+        elements.reserveCapacity(slots.count)
+        for index in 0..<slots.count { elements.append(slots[index]!) }
+        return elements
     }
 }
 
@@ -48,8 +53,10 @@ extension Promise {
         addCancelHandler { inputs.cancel() }
         if combinesProgress { combineProgress(of: promises) }
         var drain = Drain()
-        for (index, promise) in promises.enumerated() {
-            promise.observe({ pointer, drain in
+        // An index loop: `enumerated()` allocates per element in
+        // unspecialized code.
+        for index in 0..<promises.count {
+            promises[index].observe({ pointer, drain in
                 receiver(index, Outcome<Input>.load(from: pointer), &drain)
             }, asChild: true, &drain)
         }
@@ -57,18 +64,21 @@ extension Promise {
     }
 
     /// Makes `self` report the mean progress of `inputs` once somebody listens.
-    final func combineProgress<Input>(of inputs: [Promise<Input>]) {
+    final func combineProgress<Input: AnyPromise>(of inputs: [Input]) {
         guard !inputs.isEmpty else { return }
-        setProgressSource { [self] in
-            let fractions = Lock([Double](repeating: 0, count: inputs.count))
-            for (index, input) in inputs.enumerated() {
-                input.addProgressListener { [self] fraction in
-                    let mean: Double = fractions.withLock { fractions in
-                        fractions[index] = fraction
-                        return fractions.reduce(0, +) / Double(fractions.count)
-                    }
-                    self.reportProgress(mean)
+        setProgressSource { [self] in self.reportMeanProgress(of: inputs) }
+    }
+
+    /// Listens to the progress of `inputs` and reports their mean.
+    final func reportMeanProgress<Input: AnyPromise>(of inputs: [Input]) {
+        let fractions = Lock([Double](repeating: 0, count: inputs.count))
+        for index in 0..<inputs.count {
+            inputs[index].addProgressListener { [self] fraction in
+                let mean: Double = fractions.withLock { fractions in
+                    fractions[index] = fraction
+                    return fractions.reduce(0, +) / Double(fractions.count)
                 }
+                self.reportProgress(mean)
             }
         }
     }
@@ -91,8 +101,8 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
             defer { promises = [] }
             return promises
         }
-        for (index, input) in promises.enumerated() where index != except {
-            input.cancelAsChild()
+        for index in 0..<promises.count where index != except {
+            promises[index].cancelAsChild()
         }
     }
 

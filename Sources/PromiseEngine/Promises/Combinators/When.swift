@@ -1,3 +1,5 @@
+import Synchronization
+
 // when(fulfilled:): all values, or the first failure.
 
 /// A promise of every input's value, in input order. It fails with the first
@@ -48,27 +50,67 @@ public func when<each Value: Sendable>(
     fulfilled promises: repeat Promise<each Value>,
     cancelOthersOnFailure: Bool = false
 ) -> Promise<(repeat each Value)> {
-    var signals: [Promise<Void>] = []
-    for promise in repeat each promises {
-        signals.append(promise.asVoid())
-    }
-    let box = PackBox(repeat each promises)
-    return when(fulfilled: signals, cancelOthersOnFailure: cancelOthersOnFailure).map { _ in
-        box.values()
-    }
+    PackRun(repeat each promises, cancelOthersOnFailure: cancelOthersOnFailure).start()
 }
 
-/// Holds a pack of promises until all are fulfilled, then reads their values.
-final class PackBox<each Value: Sendable>: Sendable {
+/// The pack form of `when(fulfilled:)`: observes each input directly (no
+/// intermediate promises), counts the fulfilled ones down, and reads the
+/// values from the inputs once the count reaches zero.
+final class PackRun<each Value: Sendable>: CombinatorHooks, @unchecked Sendable {
+    // @unchecked: every stored property is immutable and Sendable, or atomic.
+    let result = Promise<(repeat each Value)>(upstream: nil)
     let promises: (repeat Promise<each Value>)
+    let remaining: Atomic<Int>
+    let cancelOthersOnFailure: Bool
 
-    init(_ promises: repeat Promise<each Value>) {
+    init(_ promises: repeat Promise<each Value>, cancelOthersOnFailure: Bool) {
         self.promises = (repeat each promises)
+        var count = 0
+        for _ in repeat each promises { count += 1 }
+        remaining = Atomic(count)
+        self.cancelOthersOnFailure = cancelOthersOnFailure
+        super.init()
     }
 
-    /// The values; only once every promise is fulfilled.
-    func values() -> (repeat each Value) {
-        (repeat (each promises).outcome!.value!)
+    func start() -> Promise<(repeat each Value)> {
+        if remaining.load(ordering: .relaxed) == 0 {
+            result.settleNow(.fulfilled((repeat (each promises).outcome!.value!)))
+            return result
+        }
+        result.setHooks(self)
+        var drain = Drain()
+        for promise in repeat each promises { observe(promise, &drain) }
+        drain.run()
+        return result
+    }
+
+    private func observe<Input>(_ promise: Promise<Input>, _ drain: inout Drain) {
+        promise.observe({ [self] pointer, drain in
+            self.receive(Outcome<Input>.load(from: pointer), &drain)
+        }, asChild: true, &drain)
+    }
+
+    private func receive<Input>(_ outcome: Outcome<Input>, _ drain: inout Drain) {
+        switch outcome {
+        case .fulfilled:
+            if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                result.settle(.fulfilled((repeat (each promises).outcome!.value!)), &drain)
+            }
+        case .rejected(let error):
+            if result.settle(.rejected(error), &drain), cancelOthersOnFailure { cancelInputs() }
+        case .cancelled:
+            if result.settle(.cancelled, &drain), cancelOthersOnFailure { cancelInputs() }
+        }
+    }
+
+    override func cancelInputs() {
+        for promise in repeat each promises { promise.cancelAsChild() }
+    }
+
+    override func startProgress() {
+        var inputs: [AnyPromise] = []
+        for promise in repeat each promises { inputs.append(promise) }
+        result.reportMeanProgress(of: inputs)
     }
 }
 

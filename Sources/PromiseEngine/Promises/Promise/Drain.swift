@@ -43,8 +43,7 @@ struct Drain {
 
     @inlinable
     mutating func pop() -> Item? {
-        if let item = next {
-            next = nil
+        if let item = next.take() {
             return item
         }
         guard head < queue.count else { return nil }

@@ -17,8 +17,8 @@ extension Promise {
         state.withLock { state in
             switch outcomeIfSettled(state) {
             case .fulfilled?: return 1
-            case .rejected?, .cancelled?: return state.extras?.progress ?? 0
-            case nil: return state.extras?.progress ?? 0
+            case .rejected?, .cancelled?: return extrasUnderLock?.progress ?? 0
+            case nil: return extrasUnderLock?.progress ?? 0
             }
         }
     }
@@ -29,11 +29,25 @@ extension Promise {
         let clamped = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
         let listeners: [@Sendable (Double) -> Void] = state.withLock { state in
             guard state.isPending else { return [] }
-            let extras = state.extrasForWriting()
+            let extras = extrasForWritingUnderLock()
             extras.progress = clamped
             return extras.progressListeners
         }
         for listener in listeners { listener(clamped) }
+    }
+
+    /// Lets `hooks` answer cancellation and progress for this promise.
+    /// Ignored once settled (there is nothing left to cancel).
+    @usableFromInline
+    final func setHooks(_ hooks: CombinatorHooks) {
+        state.withLock { state in
+            guard state.isPending else { return }
+            if case .none = link {
+                link = .hooks(hooks)
+            } else {
+                extrasForWritingUnderLock().hooks = hooks
+            }
+        }
     }
 
     /// Sets what to start listening to when the first progress listener
@@ -42,7 +56,7 @@ extension Promise {
     final func setProgressSource(_ start: @escaping @Sendable () -> Void) {
         state.withLock { state in
             guard state.isPending else { return }
-            state.extrasForWriting().progressSource = start
+            extrasForWritingUnderLock().progressSource = start
         }
     }
 }
@@ -52,4 +66,5 @@ enum ProgressSource {
     case none
     case upstream(AnyPromise)
     case custom(@Sendable () -> Void)
+    case hooks(CombinatorHooks)
 }

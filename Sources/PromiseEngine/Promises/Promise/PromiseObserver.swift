@@ -17,36 +17,12 @@ extension Outcome {
     }
 }
 
-/// The observers of one promise, in registration order. One observer (the
-/// usual case) is kept inline; an array only from the second on.
+/// The observers taken from a promise to notify, in registration order.
 @usableFromInline
 enum ObserverList {
     case none
     case one(Observer)
     case many([Observer])
-
-    @inlinable
-    init() { self = .none }
-
-    @inlinable
-    var isEmpty: Bool {
-        if case .none = self { return true }
-        return false
-    }
-
-    @inlinable
-    mutating func append(_ observer: @escaping Observer) {
-        switch self {
-        case .none:
-            self = .one(observer)
-        case .one(let first):
-            self = .many([first, observer])
-        case .many(var observers):
-            self = .none  // drop the reference so `append` does not copy
-            observers.append(observer)
-            self = .many(observers)
-        }
-    }
 
     @inlinable
     func notify(_ outcome: UnsafeRawPointer, _ drain: inout Drain) {
