@@ -57,6 +57,11 @@ struct RunOptions: Equatable, Sendable {
     var watch = false
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
+    /// `--executor local|slurm`: where process steps without an `executor`
+    /// attribute run (spec §14); nil: on this machine.
+    var executor: Placement.Executor?
+    /// `--slurm-jobs N`: at most N Slurm jobs in flight.
+    var slurmJobs = 64
     /// `--http-connections N`.
     var httpConnections = 64
     /// `--keep-going`: every parallel group keeps going.
@@ -274,6 +279,10 @@ enum Arguments {
                 options.jobs = try reader.integer(for: argument, in: 1...4096)
             case "--http-connections":
                 options.httpConnections = try reader.integer(for: argument, in: 1...100_000)
+            case "--executor":
+                options.executor = try reader.choice(for: argument, Placement.Executor.self)
+            case "--slurm-jobs":
+                options.slurmJobs = try reader.integer(for: argument, in: 1...100_000)
             case "--keep-going":
                 try reader.noValue(for: argument)
                 options.keepGoing = true
@@ -411,7 +420,7 @@ enum Arguments {
     }
 
     static let runOptionNames = [
-        "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report", "--report-output",
+        "--jobs", "--http-connections", "--executor", "--slurm-jobs", "--keep-going", "--timeout", "--var", "--report", "--report-output",
         "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--force", "--watch", "--help", "--version",
     ]
 }

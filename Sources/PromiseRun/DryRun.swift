@@ -6,7 +6,7 @@ import WorkflowEngine
 enum DryRun {
     static func render(_ workflow: Workflow, options: RunOptions,
                        environment: @escaping @Sendable (String) -> String? = DryRunValues.processEnvironment) -> String {
-        var workflow = workflow
+        var workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
         if let timeout = options.timeout { workflow.timeout = timeout }
         let values = DryRunValues(overrides: options.variableOverrides, environment: environment)
         var header = "dry run: nothing runs; {{...}} is known only while running\n"

@@ -100,6 +100,10 @@ enum HelpText {
           -j, --jobs N                at most N process steps (sh, exec) at once
                                       (default: the number of CPU cores)
               --http-connections N    at most N HTTP requests in flight (default 64)
+              --executor local|slurm  where process steps without an 'executor'
+                                      attribute run (default local; see
+                                      'executor slurm' in docs/language.md §14)
+              --slurm-jobs N          at most N Slurm jobs in flight (default 64)
           -k, --insecure              HTTPS steps do not verify the server's
                                       certificate
               --cacert PATH           HTTPS steps trust the authorities in this PEM

@@ -9,6 +9,8 @@ import Steps
 /// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
                  onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil) async -> Int32 {
+    // `--executor`: where process steps that do not say run (spec §14).
+    let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
@@ -21,7 +23,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     let console = Console(
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),
         total: { executorBox.executor?.stepCount ?? 0 })
-    let configuration = ExecutionConfiguration(
+    var configuration = ExecutionConfiguration(
         jobs: options.jobs ?? ProcessEnvironment.processorCount(),
         httpConnections: options.httpConnections,
         keepGoing: options.keepGoing,
@@ -33,6 +35,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0,
         selection: selection,
         force: options.force)
+    configuration.slurmJobs = options.slurmJobs
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
     onStart?(executor)

@@ -5,8 +5,9 @@ import PromiseEngine
 import WorkflowEngine
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
-/// groups of their own, HTTP on the same event loop (HTTP/1.1 of its own,
-/// libcurl for HTTPS, HTTP/2 and proxies), files with POSIX calls.
+/// groups of their own, or as Slurm job steps through `srun` (spec §14),
+/// HTTP on the same event loop (HTTP/1.1 of its own, libcurl for HTTPS,
+/// HTTP/2 and proxies), files with POSIX calls.
 ///
 /// One runner serves one run. At the end of the run call `shutdown()` and
 /// wait for it; on a second Ctrl-C call `killAll()`: between them no child
@@ -14,6 +15,7 @@ import WorkflowEngine
 package final class SystemStepRunner: StepRunner {
     package let configuration: StepsConfiguration
     private let processes: ProcessStepRunner
+    private let slurm: SlurmStepRunner
     private let files: FileStepRunner
     private let http: HTTPClient
     private let table = ProcessTable()
@@ -25,6 +27,7 @@ package final class SystemStepRunner: StepRunner {
         // Children get the default disposition back (csh_spawn).
         signal(SIGPIPE, SIG_IGN)
         processes = ProcessStepRunner(configuration: configuration, table: table)
+        slurm = SlurmStepRunner(processes: processes)
         DispatchQueue.global().async { StepMarkers.startWatchdog() }
         files = FileStepRunner(configuration: configuration)
         http = HTTPClient(configuration: configuration)
@@ -33,9 +36,9 @@ package final class SystemStepRunner: StepRunner {
     package func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
         switch step {
         case .shell(let command, let options):
-            return processes.runShell(command.literalValue ?? "", options, in: context)
+            return executor(for: context).runShell(command.literalValue ?? "", options, in: context)
         case .exec(let arguments, let options):
-            return processes.runExec(arguments.map { $0.literalValue ?? "" }, options, in: context)
+            return executor(for: context).runExec(arguments.map { $0.literalValue ?? "" }, options, in: context)
         case .http(let request):
             return http.run(request, in: context)
         case .file(let operation):
@@ -45,6 +48,11 @@ package final class SystemStepRunner: StepRunner {
         }
     }
 
+    /// Where a process step runs: Slurm when its context asks for it.
+    private func executor(for context: StepContext) -> any ProcessExecutor {
+        context.slurm != nil ? slurm : processes
+    }
+
     /// SIGKILL, now, to every process group this runner started that may
     /// still be alive: running steps (which then settle as cancelled) and
     /// the processes finished steps left behind. Nothing new starts after.
@@ -52,6 +60,7 @@ package final class SystemStepRunner: StepRunner {
     package func killAll() {
         table.killAll()
         http.invalidate()
+        slurm.cancelAll(wait: .zero)
     }
 
     /// The end of a run: cancels the requests in flight, SIGTERMs every
@@ -61,7 +70,16 @@ package final class SystemStepRunner: StepRunner {
     /// after.
     package func shutdown(gracePeriod: Duration? = nil) -> Promise<Void> {
         http.invalidate()
-        return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod)
+        let slurm = self.slurm
+        return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod).then { () -> Promise<Void> in
+            // No job of the run may stay queued or running on the cluster.
+            let (done, resolver) = Promise<Void>.pending()
+            DispatchQueue.global().async {
+                slurm.cancelAll()
+                resolver.fulfill()
+            }
+            return done
+        }
     }
 
     /// What finished steps left running (in their group or out of it: a new

@@ -13,7 +13,7 @@ enum BashCompletion {
             word="${COMP_WORDS[i]}"
             before="${COMP_WORDS[i-1]}"
             case "$before" in
-                -j|--jobs|--http-connections|--timeout|--var|--var-file|--env-file|--report|--report-output|--output|--color|--cacert|--format|-f)
+                -j|--jobs|--http-connections|--executor|--slurm-jobs|--timeout|--var|--var-file|--env-file|--report|--report-output|--output|--color|--cacert|--format|-f)
                     [ "$i" -gt 1 ] && continue ;;
             esac
             case "$word" in
@@ -26,6 +26,7 @@ enum BashCompletion {
         case "$prev" in
             --output) COMPREPLY=($(compgen -W "prefixed grouped quiet" -- "$cur")); return ;;
             --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+            --executor) COMPREPLY=($(compgen -W "local slurm" -- "$cur")); return ;;
             --format|-f)
                 if [ "$command" = graph ]; then
                     COMPREPLY=($(compgen -W "tree dot mermaid json" -- "$cur"))
@@ -41,7 +42,7 @@ enum BashCompletion {
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -f -- "$cur"))
                 return ;;
-            -j|--jobs|--http-connections|--timeout|--var|--report-output) return ;;
+            -j|--jobs|--http-connections|--slurm-jobs|--timeout|--var|--report-output) return ;;
         esac
         if [[ "$cur" == -* ]]; then
             local options
@@ -50,7 +51,7 @@ enum BashCompletion {
                 fmt) options="--check --color --help" ;;
                 graph|list) options="--format --color --help" ;;
                 help|completions) options="" ;;
-                *) options="--jobs --http-connections --keep-going --timeout --var --var-file --env-file --report --report-output --output --color --quiet --verbose --dry-run --insecure --cacert --help --version" ;;
+                *) options="--jobs --http-connections --executor --slurm-jobs --keep-going --timeout --var --var-file --env-file --report --report-output --output --color --quiet --verbose --dry-run --insecure --cacert --help --version" ;;
             esac
             COMPREPLY=($(compgen -W "$options" -- "$cur"))
             return

@@ -26,7 +26,7 @@ enum FishCompletion {
                 continue
             end
             switch $token
-                case -j --jobs --http-connections --timeout --var --var-file --env-file --report --report-output --output --color --cacert --format -f
+                case -j --jobs --http-connections --executor --slurm-jobs --timeout --var --var-file --env-file --report --report-output --output --color --cacert --format -f
                     set skip 1
                 case check graph list fmt help completions '-*'
                 case '*'
@@ -59,6 +59,8 @@ enum FishCompletion {
     complete -c promise-run -n '__fish_seen_subcommand_from help' -a 'run check graph list fmt completions'
     complete -c promise-run -s j -l jobs -x -d 'at most N process steps at once'
     complete -c promise-run -l http-connections -x -d 'at most N HTTP requests in flight'
+    complete -c promise-run -l executor -x -a 'local slurm' -d 'where process steps run'
+    complete -c promise-run -l slurm-jobs -x -d 'at most N Slurm jobs in flight'
     complete -c promise-run -l keep-going -d 'no fail-fast'
     complete -c promise-run -l timeout -x -d 'a timeout for the whole workflow'
     complete -c promise-run -l var -x -d 'NAME=VALUE: override a top-level var'

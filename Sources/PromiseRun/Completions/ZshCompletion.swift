@@ -10,7 +10,7 @@ enum ZshCompletion {
       local cur="${words[CURRENT]}" prev="${words[CURRENT-1]}"
       local command="" file="" i word before
       local -a value_options
-      value_options=(-j --jobs --http-connections --timeout --var --var-file --env-file --report --report-output --output --color --cacert --format -f)
+      value_options=(-j --jobs --http-connections --executor --slurm-jobs --timeout --var --var-file --env-file --report --report-output --output --color --cacert --format -f)
       for (( i = 2; i < CURRENT; i++ )); do
         word="${words[i]}"
         before="${words[i-1]}"
@@ -25,12 +25,13 @@ enum ZshCompletion {
       case "$prev" in
         --output) compadd -- prefixed grouped quiet; return ;;
         --color) compadd -- auto always never; return ;;
+        --executor) compadd -- local slurm; return ;;
         --format|-f)
           if [[ "$command" == graph ]]; then compadd -- tree dot mermaid json; else compadd -- text json; fi
           return ;;
         --report) compadd -S '' -- json= junit= html= markdown=; return ;;
         --var-file|--env-file|--cacert) compadd -f -- ${cur}*(N); return ;;
-        -j|--jobs|--http-connections|--timeout|--var|--report-output) return ;;
+        -j|--jobs|--http-connections|--slurm-jobs|--timeout|--var|--report-output) return ;;
       esac
       if [[ "$cur" == -* ]]; then
         local -a options
@@ -39,7 +40,7 @@ enum ZshCompletion {
           fmt) options=(--check --color --help) ;;
           graph|list) options=(--format --color --help) ;;
           help|completions) options=() ;;
-          *) options=(--jobs --http-connections --keep-going --timeout --var --var-file --env-file --report --report-output
+          *) options=(--jobs --http-connections --executor --slurm-jobs --keep-going --timeout --var --var-file --env-file --report --report-output
                       --output --color --quiet --verbose --dry-run --insecure --cacert --help --version) ;;
         esac
         compadd -- $options

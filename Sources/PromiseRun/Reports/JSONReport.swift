@@ -82,6 +82,8 @@ enum JSONReport {
         if let message = record.message { members.append(("message", .string(message))) }
         if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
+        if let executor = record.executor { members.append(("executor", .string(executor.rawValue))) }
+        if let job = record.slurmJob { members.append(("slurmJob", .string(job))) }
         if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
         if let http = record.http {
             members.append(("url", .string(http.url)))

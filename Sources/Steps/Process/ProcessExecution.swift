@@ -12,6 +12,8 @@ struct ProcessRecord: Sendable {
     var standardOutput: CapturedText
     var standardError: CapturedText
     var duration: Duration
+    /// The Slurm job that ran it, when the process was `srun` (spec §14).
+    var slurmJob: String?
 }
 
 /// How a process step's work ended.

@@ -48,22 +48,30 @@ struct ProcessStepRunner: Sendable {
         return run(request, options, in: context)
     }
 
-    /// - Parameter onNotExecutable: what to start instead when the program
-    ///   is not an executable format (ENOEXEC).
-    private func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
-                     onNotExecutable fallback: SpawnRequest? = nil) -> Promise<StepResult> {
+    /// - Parameters:
+    ///   - onNotExecutable: what to start instead when the program is not
+    ///     an executable format (ENOEXEC).
+    ///   - adjust: looks at what the process left before expectations are
+    ///     checked, and may change it or fail the step (the Slurm executor
+    ///     takes `srun`'s own messages out of stderr here).
+    func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
+             onNotExecutable fallback: SpawnRequest? = nil, adjust: RecordAdjustment? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
-        start(request, options, in: context, onNotExecutable: fallback, resolver: resolver, started: .now, delay: .milliseconds(5))
+        start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver, started: .now,
+              delay: .milliseconds(5))
         return promise
     }
+
+    /// See `run(_:_:in:onNotExecutable:adjust:)`.
+    typealias RecordAdjustment = @Sendable (inout ProcessRecord) throws(StepFailure) -> Void
 
     /// Spawns and hands the child over. Out of descriptors (EMFILE,
     /// ENFILE) while other process steps run, it waits for them to free
     /// some and tries again (5 ms, doubling to 500 ms); with none running
     /// there is nothing to wait for, and the step fails saying so.
     private func start(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
-                       onNotExecutable fallback: SpawnRequest?, resolver: Resolver<StepResult>,
+                       onNotExecutable fallback: SpawnRequest?, adjust: RecordAdjustment?, resolver: Resolver<StepResult>,
                        started: ContinuousClock.Instant, delay: Duration) {
         if resolver.isCancelRequested {
             resolver.cancel()
@@ -87,8 +95,8 @@ struct ProcessStepRunner: Sendable {
                     let next = min(delay * 2, .milliseconds(500))
                     DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay.components.attoseconds / 1_000_000_000)
                                                                                        + Int(delay.components.seconds) * 1_000_000_000)) {
-                        start(request, options, in: context, onNotExecutable: fallback, resolver: resolver, started: started,
-                              delay: next)
+                        start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver,
+                              started: started, delay: next)
                     }
                     return
                 }
@@ -118,7 +126,11 @@ struct ProcessStepRunner: Sendable {
                 case .cancelled:
                     resolver.cancel()
                 case .finished(let record):
-                    resolver.resolve(Outcome(catching: { try Self.result(of: record, options) }))
+                    resolver.resolve(Outcome(catching: {
+                        var record = record
+                        try adjust?(&record)
+                        return try Self.result(of: record, options)
+                    }))
                 }
             }
         }
@@ -137,6 +149,7 @@ struct ProcessStepRunner: Sendable {
     static func result(of record: ProcessRecord, _ options: ProcessOptions) throws(StepFailure) -> StepResult {
         var result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
                                 terminatingSignal: record.signal, duration: record.duration)
+        result.slurmJob = record.slurmJob
         try ExpectationEvaluator.checkProcess(&result, expectations: options.expectations, captures: options.captures)
         return result
     }

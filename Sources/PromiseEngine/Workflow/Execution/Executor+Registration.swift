@@ -9,7 +9,8 @@ extension WorkflowExecutor {
             switch node.kind {
             case .step(let step):
                 recorder.register(id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step),
-                                  key: key, group: parent)
+                                  key: key, group: parent,
+                                  executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil)
             case .group(let group):
                 recorder.registerGroup(id: id, label: node.label, kind: group.kindName, parent: parent, key: key)
             }

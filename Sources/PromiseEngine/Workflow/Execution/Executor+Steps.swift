@@ -81,13 +81,23 @@ extension WorkflowExecutor {
             let sleeping = after(duration, clock: clock)
             return cancellable(sleeping, timeout: node.attributes.timeout, in: context).map { nil }
         case .shell, .exec, .http, .file:
+            // Process steps on this machine take `cpus` of the `-j` slots;
+            // on Slurm, one of the `--slurm-jobs` (spec §14).
             let slots: Slots?
+            var count = 1
             switch step {
-            case .shell, .exec: slots = processSlots
+            case .shell, .exec:
+                let placement = node.attributes.placement
+                if placement.executor == .slurm {
+                    slots = slurmSlots
+                } else {
+                    slots = processSlots
+                    count = placement.cpus ?? 1
+                }
             case .http: slots = httpSlots
             default: slots = nil
             }
-            let lease = slots?.lease(in: context.cancel)
+            let lease = slots?.lease(count: count, in: context.cancel)
             let granted = lease?.granted ?? Promise(value: ())
             return granted.then { [self] () -> Promise<StepResult?> in
                 // The group may have been cancelled while this step waited.
@@ -187,7 +197,23 @@ extension WorkflowExecutor {
         }
         var output: (any StepOutputSink)?
         if let sink = configuration.output { output = MaskingOutput(inner: sink, secrets: secrets) }
-        return StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer)
+        var slurm: SlurmRequest?
+        let placement = node.attributes.placement
+        if node.isProcessStep, placement.executor == .slurm {
+            var request = SlurmRequest(cpus: placement.cpus, timeLimit: node.attributes.timeout)
+            if let partition = placement.partition { request.partition = try interpolator.render(partition, in: values, stepID: id) }
+            if let memory = placement.memory { request.memory = try interpolator.render(memory, in: values, stepID: id) }
+            if let more = placement.slurmOptions {
+                let text = try interpolator.render(more, in: values, stepID: id)
+                guard let words = ShellWords.split(text) else {
+                    throw RunError(stepID: id, kind: .spawn, message: "slurm-options has a quote that is not closed: \(text)")
+                }
+                request.options = words
+            }
+            slurm = request
+        }
+        return StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
+                           slurm: slurm)
     }
 }
 

@@ -60,12 +60,14 @@ final class RunRecorder: Sendable {
         self.outputLimit = outputLimit
     }
 
-    func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil) {
+    func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil,
+                  executor: Placement.Executor? = nil) {
         state.withLock { state in
             guard state.entries[id] == nil else { return }
             var record = StepRecord(id: id, label: label, kind: kind, summary: summary, order: state.nextOrder)
             record.status = .pending
             record.group = group
+            record.executor = executor
             state.nextOrder += 1
             state.entries[id] = Entry(record: record, key: key)
         }
@@ -191,6 +193,7 @@ final class RunRecorder: Sendable {
             let produced = result ?? failure?.result
             entry.record.exitCode = produced?.exitCode
             entry.record.httpStatus = produced?.status
+            if let job = produced?.slurmJob { entry.record.slurmJob = job }
             if var http = produced?.http {
                 if !http.cookies.isEmpty { http.cookies = [] }
                 entry.record.http = http

@@ -14,6 +14,7 @@ import PromiseEngine
 package final class Slots: Sendable {
     private struct Waiter {
         let id: Int
+        let count: Int
         let lease: SlotLease
         let resolver: Resolver<Void>
     }
@@ -33,20 +34,24 @@ package final class Slots: Sendable {
         state = Lock(State(available: max(1, capacity)))
     }
 
-    /// A claim on one slot. Call `release()` on it when the work is done, on
-    /// every path: it gives the slot back if the claim holds one (even one
-    /// granted after its holder stopped caring) and does nothing otherwise.
-    package func lease(in scope: CancelScope) -> SlotLease {
+    /// A claim on `count` slots (1 by default; `cpus N` takes N, at most
+    /// all of them). Call `release()` on it when the work is done, on
+    /// every path: it gives the slots back if the claim holds them (even
+    /// ones granted after its holder stopped caring) and does nothing
+    /// otherwise. Claims are granted in first-come order: a large claim
+    /// waits for enough slots, and the smaller ones after it wait for it.
+    package func lease(count: Int = 1, in scope: CancelScope) -> SlotLease {
+        let count = min(max(1, count), capacity)
         let (granted, resolver) = Promise<Void>.pending()
-        let lease = SlotLease(slots: self, granted: granted)
+        let lease = SlotLease(slots: self, count: count, granted: granted)
         let id: Int? = state.withLock { state in
-            if state.available > 0 && state.head == state.waiters.count {
-                state.available -= 1
+            if state.available >= count && state.head == state.waiters.count {
+                state.available -= count
                 return nil
             }
             let id = state.nextID
             state.nextID += 1
-            state.waiters.append(Waiter(id: id, lease: lease, resolver: resolver))
+            state.waiters.append(Waiter(id: id, count: count, lease: lease, resolver: resolver))
             return id
         }
         guard let id else {
@@ -59,36 +64,50 @@ package final class Slots: Sendable {
         return lease
     }
 
-    /// Gives a slot back: the first waiter gets it, once this thread has
-    /// delivered what it is delivering.
-    fileprivate func giveBack() {
+    /// Gives `count` slots back: the first waiters get them as far as they
+    /// go, once this thread has delivered what it is delivering.
+    fileprivate func giveBack(_ count: Int) {
         Propagation.defer { [self] in
-            let next: Waiter? = state.withLock { state in
-                guard state.head < state.waiters.count else {
-                    state.available += 1
-                    return nil
-                }
-                let waiter = state.waiters[state.head]
-                state.head += 1
-                if state.head > 64 && state.head * 2 > state.waiters.count {
-                    state.waiters.removeFirst(state.head)
-                    state.head = 0
-                }
-                return waiter
+            let granted: [Waiter] = state.withLock { state in
+                state.available += count
+                return Self.grant(&state)
             }
-            guard let next else { return }
-            next.lease.markHeld()
-            next.resolver.fulfill()
+            for waiter in granted {
+                waiter.lease.markHeld()
+                waiter.resolver.fulfill()
+            }
         }
     }
 
-    /// A cancelled wait leaves the queue.
+    /// Takes from the front of the queue the waiters the free slots cover.
+    private static func grant(_ state: inout State) -> [Waiter] {
+        var granted: [Waiter] = []
+        while state.head < state.waiters.count, state.waiters[state.head].count <= state.available {
+            let waiter = state.waiters[state.head]
+            state.available -= waiter.count
+            state.head += 1
+            granted.append(waiter)
+        }
+        if state.head > 64 && state.head * 2 > state.waiters.count {
+            state.waiters.removeFirst(state.head)
+            state.head = 0
+        }
+        return granted
+    }
+
+    /// A cancelled wait leaves the queue (and a large claim that left may
+    /// let smaller ones behind it through).
     private func abandon(_ id: Int) {
-        let resolver: Resolver<Void>? = state.withLock { state in
-            guard let index = state.waiters[state.head...].firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index).resolver
+        let (resolver, granted): (Resolver<Void>?, [Waiter]) = state.withLock { state in
+            guard let index = state.waiters[state.head...].firstIndex(where: { $0.id == id }) else { return (nil, []) }
+            let resolver = state.waiters.remove(at: index).resolver
+            return (resolver, Self.grant(&state))
         }
         resolver?.cancel()
+        for waiter in granted {
+            waiter.lease.markHeld()
+            waiter.resolver.fulfill()
+        }
     }
 
     /// Slots in use (for tests and the console).
@@ -102,10 +121,12 @@ package final class SlotLease: Sendable {
     /// Fulfilled when the claim holds a slot; cancelled if the wait was.
     package let granted: Promise<Void>
     private let slots: Slots
+    private let count: Int
     private let held = Atomic<Bool>(false)
 
-    fileprivate init(slots: Slots, granted: Promise<Void>) {
+    fileprivate init(slots: Slots, count: Int, granted: Promise<Void>) {
         self.slots = slots
+        self.count = count
         self.granted = granted
     }
 
@@ -118,7 +139,7 @@ package final class SlotLease: Sendable {
     /// Gives the slot back if this claim holds it; later calls do nothing.
     package func release() {
         if held.exchange(false, ordering: .acquiringAndReleasing) {
-            slots.giveBack()
+            slots.giveBack(count)
         }
     }
 }

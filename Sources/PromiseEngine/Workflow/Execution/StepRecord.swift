@@ -57,6 +57,11 @@ package struct StepRecord: Sendable {
     package var attemptLog: [AttemptRecord] = []
     /// It failed under `allow-failure`: reported, and the run went on.
     package var allowedFailure = false
+    /// Where a process step ran: `local` or `slurm` (spec §14); nil for
+    /// other steps.
+    package var executor: Placement.Executor?
+    /// The Slurm job that ran it (its last attempt).
+    package var slurmJob: String?
 
     package init(id: String, label: String?, kind: String, summary: String, order: Int) {
         self.id = id

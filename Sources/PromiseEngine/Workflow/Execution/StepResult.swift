@@ -39,6 +39,8 @@ package struct StepResult: Sendable {
         var duration: Duration
         var captures: [String: String]
         var http: HTTPExchangeInfo?
+        /// The Slurm job id of a step run on a cluster.
+        var slurmJob: String?
 
         init(stdout: CapturedText?, stderr: CapturedText?, exitCode: Int?, terminatingSignal: Int?, status: Int?, headers: [(name: String, value: String)], body: CapturedText?, path: String?, content: String?, duration: Duration, captures: [String: String], http: HTTPExchangeInfo?) {
             self.stdout = stdout
@@ -56,7 +58,9 @@ package struct StepResult: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status, headers: headers, body: body, path: path, content: content, duration: duration, captures: captures, http: http)
+            let copy = Storage(stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status, headers: headers, body: body, path: path, content: content, duration: duration, captures: captures, http: http)
+            copy.slurmJob = slurmJob
+            return copy
         }
     }
 
@@ -137,6 +141,12 @@ package struct StepResult: Sendable {
     package var http: HTTPExchangeInfo? {
         get { storage.http }
         set { unique().http = newValue }
+    }
+
+    /// The Slurm job that ran the step (spec §14), nil on this machine.
+    package var slurmJob: String? {
+        get { storage.slurmJob }
+        set { unique().slurmJob = newValue }
     }
 
     package init(

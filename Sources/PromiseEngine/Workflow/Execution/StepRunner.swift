@@ -28,10 +28,14 @@ package struct StepContext: Sendable {
     /// Hears how many bytes of a download arrived (and how many are
     /// expected, when the server said).
     package var transfer: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
+    /// A process step that runs on Slurm (spec §14): what it asks of the
+    /// cluster. Nil: on this machine.
+    package var slurm: SlurmRequest?
 
     package init(id: String, workingDirectory: String, environment: [String: String],
                 output: (any StepOutputSink)? = nil,
-                transfer: (@Sendable (Int64, Int64?) -> Void)? = nil) {
+                transfer: (@Sendable (Int64, Int64?) -> Void)? = nil, slurm: SlurmRequest? = nil) {
+        self.slurm = slurm
         self.id = id
         self.workingDirectory = workingDirectory
         self.environment = environment

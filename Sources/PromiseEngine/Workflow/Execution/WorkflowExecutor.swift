@@ -29,6 +29,8 @@ package struct ExecutionConfiguration: Sendable {
     package var selection: TargetSelection?
     /// `--force`: steps with `sources` run even when up to date.
     package var force: Bool
+    /// At most this many Slurm jobs in flight (`--slurm-jobs`, spec §14).
+    package var slurmJobs: Int = 64
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
@@ -108,6 +110,7 @@ package final class WorkflowExecutor: Sendable {
     let root = CancelScope()
     let processSlots: Slots
     let httpSlots: Slots
+    let slurmSlots: Slots
     /// Fingerprints of steps with `sources` (`.promise-run/` beside the file).
     let store: IncrementalStore
     private let ending = Lock<RunResult.Status?>(nil)
@@ -126,6 +129,7 @@ package final class WorkflowExecutor: Sendable {
         store = IncrementalStore(workflowDirectory: Paths.absolute(workflow.directory, from: configuration.currentDirectory))
         processSlots = Slots(capacity: configuration.jobs)
         httpSlots = Slots(capacity: configuration.httpConnections)
+        slurmSlots = Slots(capacity: configuration.slurmJobs)
     }
 
     /// How many steps the run has, as far as known now.

@@ -74,6 +74,14 @@ package struct JSONRenderer: Sendable {
         if let description = attributes.description { members.append(("desc", .string(description))) }
         if let cwd = attributes.cwd { members.append(("cwd", template(cwd))) }
         if !attributes.environment.isEmpty { members.append(("env", named(attributes.environment.map { ($0.name, $0.value) }))) }
+        if node.isProcessStep {
+            let placement = attributes.placement
+            members.append(("executor", .string((placement.executor ?? .local).rawValue)))
+            if let partition = placement.partition { members.append(("partition", template(partition))) }
+            if let cpus = placement.cpus { members.append(("cpus", .integer(cpus))) }
+            if let memory = placement.memory { members.append(("memory", template(memory))) }
+            if let more = placement.slurmOptions { members.append(("slurmOptions", template(more))) }
+        }
         switch node.kind {
         case .step(let step): members += self.step(step)
         case .group(let group): members += self.group(group)

@@ -25,13 +25,14 @@ struct Lowering {
         var statements: [Statement] = []
         var syntax = file.body.statements
         file.body.statements = []
+        let placement = file.placement
         statements.reserveCapacity(syntax.count)
         while let statement = syntax.popLast() {
             if case .variable(let variable) = statement {
                 variables.append(lower(variable))
                 followers.append(statements.count)
             } else {
-                statements.append(lower(statement))
+                statements.append(lower(statement, placement))
             }
         }
         variables.reverse()
@@ -62,23 +63,27 @@ struct Lowering {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private func lower(_ block: SyntaxBlock) -> Block {
+    /// `placement` is what the enclosing groups (and the workflow) say about
+    /// where process steps run; each node gets its own settings with those
+    /// filled in (spec §14).
+    private func lower(_ block: SyntaxBlock, _ placement: Placement) -> Block {
         var statements: [Statement] = []
         statements.reserveCapacity(block.statements.count)
         for statement in block.statements {
-            statements.append(lower(statement))
+            statements.append(lower(statement, placement))
         }
         return Block(statements: statements)
     }
 
-    private func lower(_ statement: SyntaxStatement) -> Statement {
+    private func lower(_ statement: SyntaxStatement, _ placement: Placement) -> Statement {
         switch statement {
         case .node(let node):
-            return .node(lower(node))
+            return .node(lower(node, placement))
         case .catchClause(let clause):
-            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body), location: source.location(of: clause.keyword.start)))
+            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body, placement),
+                                      location: source.location(of: clause.keyword.start)))
         case .ensure(let body, _):
-            return .ensure(lower(body))
+            return .ensure(lower(body, placement))
         case .environment(let name, let value):
             return .environment(EnvironmentSetting(name: name.text, value: value))
         case .variable(let variable):
@@ -93,7 +98,15 @@ struct Lowering {
                             location: source.location(of: variable.name.range.start))
     }
 
-    private func lower(_ node: SyntaxNode) -> Node {
+    private func lower(_ node: SyntaxNode, _ inherited: Placement) -> Node {
+        var attributes = node.attributes.lowered
+        let placement = attributes.placement.inheriting(inherited)
+        // Groups pass it on; of the steps, only processes run somewhere.
+        switch node.kind {
+        case .step(.shell), .step(.exec): attributes.placement = placement
+        case .step: break
+        default: attributes.placement = placement
+        }
         let location = source.location(of: node.start)
         let kindName = node.kind.name
         let id: String
@@ -107,13 +120,13 @@ struct Lowering {
         case .step(let step):
             kind = .step(step)
         case .sequence(let body):
-            kind = .group(.sequence(lower(body)))
+            kind = .group(.sequence(lower(body, placement)))
         case .race(let body):
-            kind = .group(.race(lanes(body).lanes))
+            kind = .group(.race(lanes(body, placement).lanes))
         case .any(let body):
-            kind = .group(.any(lanes(body).lanes))
+            kind = .group(.any(lanes(body, placement).lanes))
         case .parallel(let limit, let keepGoing, let body):
-            let (lanes, needs) = lanes(body)
+            let (lanes, needs) = lanes(body, placement)
             var index: [String: Int] = [:]
             for (position, child) in lanes.children.enumerated() {
                 if let label = child.label, index[label] == nil { index[label] = position }
@@ -121,23 +134,24 @@ struct Lowering {
             let dependencies = needs.map { names in names.compactMap { index[$0] } }
             kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies)))
         case .foreach(let foreach):
-            kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body),
+            kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
                                                 parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing)))
         case .conditional(let condition, let then, let otherwise):
-            kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then), otherwise: otherwise.map(lower))))
+            kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
+                                                        otherwise: otherwise.map { lower($0, placement) })))
         }
-        return Node(id: id, label: node.label?.text, location: location, attributes: node.attributes.lowered, kind: kind)
+        return Node(id: id, label: node.label?.text, location: location, attributes: attributes, kind: kind)
     }
 
     /// The children and declarations of a parallel, race or any body, and
     /// each child's `needs`.
-    private func lanes(_ body: SyntaxBlock) -> (lanes: Lanes, needs: [[String]]) {
+    private func lanes(_ body: SyntaxBlock, _ placement: Placement) -> (lanes: Lanes, needs: [[String]]) {
         var lanes = Lanes(children: [])
         var needs: [[String]] = []
         for statement in body.statements {
             switch statement {
             case .node(let node):
-                lanes.children.append(lower(node))
+                lanes.children.append(lower(node, placement))
                 needs.append(node.attributes.needs.map(\.text))
             case .environment(let name, let value):
                 lanes.environment.append(EnvironmentSetting(name: name.text, value: value))

@@ -149,10 +149,11 @@ package struct Attributes: Sendable, Hashable {
         var needs: [String] = []
         var allowFailure = false
         var description: String?
+        var placement = Placement()
 
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
-                && description == nil
+                && description == nil && placement.isEmpty
         }
     }
 
@@ -178,7 +179,7 @@ package struct Attributes: Sendable, Hashable {
     package init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
                 cwd: Template? = nil, needs: [String] = []) {
         let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs,
-                            allowFailure: false, description: nil)
+                            allowFailure: false, description: nil, placement: Placement())
         box = values.isEmpty ? nil : Box(values)
     }
 
@@ -222,6 +223,14 @@ package struct Attributes: Sendable, Hashable {
     package var description: String? {
         get { box?.values.description }
         set { update { $0.description = newValue } }
+    }
+
+    /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
+    /// §14). After lowering, a process step's placement includes what it
+    /// inherits from its groups.
+    package var placement: Placement {
+        get { box?.values.placement ?? Placement() }
+        set { update { $0.placement = newValue } }
     }
 
     package var isEmpty: Bool { box == nil }

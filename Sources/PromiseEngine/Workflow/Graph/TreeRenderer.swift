@@ -110,6 +110,20 @@ package struct TreeRenderer: Sendable {
         }
         if !attributes.needs.isEmpty { options.append("needs " + attributes.needs.joined(separator: " ")) }
         if attributes.allowFailure { options.append("allow-failure") }
+        if node.isProcessStep {
+            // Where it runs (spec §14): a Slurm step says so with what it asks for.
+            let placement = attributes.placement
+            if placement.executor == .slurm {
+                var text = "on slurm"
+                if let partition = placement.partition { text += " partition \(quoted(partition, scope))" }
+                if let cpus = placement.cpus { text += " cpus \(cpus)" }
+                if let memory = placement.memory { text += " memory \(quoted(memory, scope))" }
+                if let more = placement.slurmOptions { text += " slurm-options \(quoted(more, scope))" }
+                options.append(text)
+            } else if let cpus = placement.cpus {
+                options.append("cpus \(cpus)")
+            }
+        }
         var details: [TreeItem] = []
         if let description = attributes.description { details.append(TreeItem("desc \(quotedName(description))")) }
         if let cwd = attributes.cwd { details.append(TreeItem("cwd \(quoted(cwd, scope))")) }

@@ -176,11 +176,13 @@ private struct Layout {
     /// A step's attributes, in the order `fmt` writes them.
     private static let stepOrder = [
         "desc", "timeout", "retry", "needs", "allow-failure", "cwd", "env", "stdin", "detach",
+        "executor", "partition", "cpus", "memory", "slurm-options",
         "query", "header", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
         "insecure", "cacert", "cert", "key", "expect", "capture",
     ]
     /// A group's own attributes: first in its block, in this order.
-    private static let groupOrder = ["desc", "timeout", "retry", "needs", "allow-failure"]
+    private static let groupOrder = ["desc", "timeout", "retry", "needs", "allow-failure",
+                                     "executor", "partition", "cpus", "memory", "slurm-options"]
     private static let stepKinds: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
     private static let groupKinds: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
 

@@ -121,6 +121,7 @@ struct Parser {
         }
         file.body.statements = statements
         file.timeout = attributes.timeout
+        file.placement = attributes.values.placement
         return file
     }
 

@@ -9,6 +9,7 @@ extension Parser {
         "sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow",
         "sequence", "parallel", "race", "any", "foreach", "if",
         "catch", "ensure", "env", "dotenv", "var", "secret", "workflow", "timeout", "retry", "needs", "cookies",
+        "executor", "partition", "cpus", "memory", "slurm-options",
     ]
     static let stepKeywords: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
     static let groupKeywords: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
@@ -82,7 +83,7 @@ extension Parser {
             }
             file.name = SyntaxName(text: name, range: token.range)
             return nil
-        case "timeout", "retry", "needs", "allow-failure", "desc":
+        case "timeout", "retry", "needs", "allow-failure", "desc", "executor", "partition", "cpus", "memory", "slurm-options":
             try parseGroupAttribute(keyword, context, into: &attributes)
             return nil
         case "cookies":
@@ -184,9 +185,11 @@ extension Parser {
         let keywordRange = current.range
         switch context.owner {
         case .workflow:
-            guard keyword == "timeout" else {
+            // Where process steps run may be said once for the whole workflow.
+            guard keyword == "timeout" || Placement.keywords.contains(keyword) else {
                 throw error("'\(keyword)' cannot apply to the whole workflow; put it in the block of a step or a group")
             }
+            guard keyword == "timeout" else { break }
             // Indented under a step, it reads as the step's; it is not.
             if current.range.start > 0, bytes[current.range.start - 1] != UInt8(ascii: "\n") {
                 diagnostics.warning("this 'timeout' applies to the whole workflow, not to the step above it; to time out a step, "
@@ -205,9 +208,43 @@ extension Parser {
         try parseCommonAttribute(keyword, keywordRange: keywordRange, into: &attributes)
     }
 
-    /// The arguments of `timeout`, `retry` and `needs`.
+    /// The arguments of `timeout`, `retry`, `needs` and the placement
+    /// attributes (spec §14).
     mutating func parseCommonAttribute(_ keyword: String, keywordRange: SourceRange, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
         switch keyword {
+        case "executor":
+            guard current.kind == .identifier else {
+                throw error("expected 'local' or 'slurm' after 'executor', found \(found)")
+            }
+            let word = text(current)
+            guard let executor = Placement.Executor(rawValue: word) else {
+                let suggestion = Suggestion.phrase(for: word, among: Placement.Executor.allCases.map(\.rawValue))
+                throw error("unknown executor '\(word)'" + (suggestion.isEmpty ? "; write 'executor local' or 'executor slurm'" : suggestion))
+            }
+            advance()
+            if attributes.values.placement.executor != nil { throw error("duplicate 'executor'", at: keywordRange) }
+            attributes.values.placement.executor = executor
+        case "partition":
+            let partition = try parseTemplate("after 'partition' (the Slurm partition's name)")
+            if attributes.values.placement.partition != nil { throw error("duplicate 'partition'", at: keywordRange) }
+            attributes.values.placement.partition = partition
+        case "cpus":
+            let cpus = try parseInteger("the number of CPUs", range: 1...4096)
+            if attributes.values.placement.cpus != nil { throw error("duplicate 'cpus'", at: keywordRange) }
+            attributes.values.placement.cpus = cpus
+        case "memory":
+            let start = current.range
+            let memory = try parseTemplate("after 'memory' (an amount such as \"512M\" or \"4G\")")
+            if let literal = memory.literalValue, !Placement.isMemoryAmount(literal) {
+                throw error("'\(literal)' is not an amount of memory; write a whole number with K, M, G or T (\"512M\", \"4G\"); "
+                            + "a bare number means megabytes, as for srun --mem", at: start)
+            }
+            if attributes.values.placement.memory != nil { throw error("duplicate 'memory'", at: keywordRange) }
+            attributes.values.placement.memory = memory
+        case "slurm-options":
+            let options = try parseTemplate("after 'slurm-options' (more srun options, such as \"--qos=short --gres=gpu:1\")")
+            if attributes.values.placement.slurmOptions != nil { throw error("duplicate 'slurm-options'", at: keywordRange) }
+            attributes.values.placement.slurmOptions = options
         case "timeout":
             let duration = try parseDuration()
             if attributes.timeout != nil { throw error("duplicate 'timeout'", at: keywordRange) }

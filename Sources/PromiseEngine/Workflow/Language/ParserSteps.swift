@@ -30,7 +30,7 @@ extension Parser {
     static func attributeNames(for kind: String) -> [String] {
         let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
         switch kind {
-        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture"]
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture"] + Placement.keywords
         case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
                                       "insecure", "cacert", "cert", "key", "expect", "capture"]
         default: return common
@@ -40,6 +40,7 @@ extension Parser {
     static let stepAttributeNames: Set<String> = [
         "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture",
         "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
+        "executor", "partition", "cpus", "memory", "slurm-options",
     ]
 
     /// Attribute words from other tools (curl, GitHub Actions, go-task).
@@ -205,7 +206,7 @@ extension Parser {
         }
         advance()
         switch name {
-        case "timeout", "retry", "allow-failure", "desc":
+        case "timeout", "retry", "allow-failure", "desc", "executor", "partition", "cpus", "memory", "slurm-options":
             try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
         case "needs":
             guard isParallelChild else {

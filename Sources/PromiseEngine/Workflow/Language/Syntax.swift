@@ -15,6 +15,8 @@ struct SyntaxName: Sendable {
 struct SyntaxFile: Sendable {
     var name: SyntaxName?
     var timeout: Duration?
+    /// `executor`, `partition`, ... at the top level: for every process step.
+    var placement = Placement()
     var body: SyntaxBlock
 }
 

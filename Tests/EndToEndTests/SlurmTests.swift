@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// Process steps on a real one-node Slurm cluster (spec §14), started by
+/// the tests on this machine (`.ci/slurm-cluster`).
+@Suite("Slurm executor, end to end", .serialized, .enabled(if: SlurmCluster.shouldRun, SlurmCluster.skipReason))
+struct SlurmTests {
+    @Test("outputs, exit codes, captures, expect and retry come back as on this machine; reports name the executor and the job")
+    func stepsRunAsJobs() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try await Binary.offPool { try space.run("""
+        executor slurm
+        hello: sh "echo out; echo err >&2"
+        args: exec "printf" "%s-%s" "a b" "c" {
+          expect stdout == "a b-c"
+          capture value = stdout matches '(.*)'
+        }
+        use: sh "echo got {{args.value}}"
+        three: sh "exit 3" { expect exit 3 }
+        input: sh "cat" { stdin "fed in" }
+        flaky: sh "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; test $n -ge 1" { retry 2 }
+        here: sh "echo local" { executor local }
+        """, environment: cluster.environment) }
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("[hello] out") && run.stdout.contains("[hello] err"))
+        #expect(run.stdout.contains("[use] got a b-c"))
+        #expect(!run.stdout.contains("srun:"), "srun's own lines stay out of the output: \(run.stdout)")
+        let hello = try #require(run.step("hello"))
+        #expect(hello["executor"] as? String == "slurm")
+        let job = try #require(hello["slurmJob"] as? String)
+        #expect(!job.isEmpty && job.allSatisfy(\.isNumber))
+        let stderr = (hello["output"] as? [String: Any])?["stderr"] as? [String: Any]
+        #expect(stderr?["tail"] as? String == "err\n")
+        #expect(run.step("three")?["exit"] as? Int == 3)
+        #expect(run.stdout.contains("[input] fed in"))
+        #expect(run.step("flaky")?["attempts"] as? Int == 2)
+        #expect(run.step("here")?["executor"] as? String == "local")
+        #expect(run.step("here")?["slurmJob"] == nil)
+        #expect(try cluster.jobs().isEmpty)
+    }
+
+    @Test("a parallel group of 16 steps at --slurm-jobs 4 never holds more than 4 jobs")
+    func slurmJobsBound() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        var lanes = ""
+        for index in 1...16 { lanes += "  s\(index): sh \"sleep 0.4\"\n" }
+        try space.write("test.workflow", "executor slurm\nparallel {\n\(lanes)}\n")
+        let runner = try RunningBinary(["--slurm-jobs", "4", "--report", "json=report.json", "test.workflow"],
+                                       in: space.folder, environment: cluster.environment)
+        var most = 0
+        var samples = 0
+        while runner.process.isRunning {
+            most = max(most, try cluster.jobs().count)
+            samples += 1
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        let status = try await runner.waitForExit()
+        #expect(status == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(samples > 5)
+        #expect(most >= 2 && most <= 4, "at most 4 jobs at once; saw \(most)")
+        #expect(try cluster.jobs().isEmpty)
+    }
+
+    @Test("a timeout cancels the job: the run ends with none queued or running")
+    func timeoutCancelsTheJob() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try await Binary.offPool { try space.run("""
+        slow: sh "sleep 120" { executor slurm; timeout 2s }
+        ensure {
+          done: sh "echo ensured > ensured"
+        }
+        """, environment: cluster.environment) }
+        #expect(run.status == 1)
+        let slow = try #require(run.step("slow"))
+        #expect((slow["error"] as? [String: Any])?["kind"] as? String == "timeout")
+        #expect(space.read("ensured") == "ensured\n")
+        #expect(try cluster.jobs().isEmpty, "no job of the run is left")
+    }
+
+    @Test("SIGTERM to the runner's pid cancels every job and still runs ensures")
+    func sigtermCancelsJobs() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        executor slurm
+        parallel {
+          a: sh "sleep 120"
+          b: sh "sleep 120"
+          c: exec "sleep" "120"
+        }
+        ensure {
+          done: sh "echo ensured > ensured" { executor local }
+        }
+        """)
+        let runner = try RunningBinary(["--report", "json=report.json", "test.workflow"], in: space.folder,
+                                       environment: cluster.environment)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try cluster.jobs().filter({ $0.hasSuffix("RUNNING") }).count < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try cluster.jobs().count == 3)
+        runner.send(SIGTERM)
+        let status = try await runner.waitForExit()
+        #expect(status == 143, "\(runner.stdout)\(runner.stderr)")
+        #expect(space.read("ensured") == "ensured\n")
+        let left = try cluster.jobs()
+        #expect(left.isEmpty, "no job of the run is left: \(left)")
+    }
+
+    @Test("a job the scheduler refuses fails with kind spawn and Slurm's message; one over its memory with kind signal")
+    func refusedAndKilled() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try await Binary.offPool { try space.run("""
+        parallel keep-going {
+          nowhere: sh "true" { executor slurm; partition "nosuch" }
+          greedy: sh "python3 -c 'x = bytearray(300 * 1024 * 1024); import time; time.sleep(5)'" { executor slurm; memory "30M" }
+          missing: exec "no-such-program-here" { executor slurm }
+        }
+        """, environment: cluster.environment) }
+        #expect(run.status == 1)
+        let nowhere = try #require(run.step("nowhere")?["error"] as? [String: Any])
+        #expect(nowhere["kind"] as? String == "spawn")
+        #expect((nowhere["message"] as? String)?.contains("Invalid partition name specified") == true, "\(nowhere)")
+        let greedy = try #require(run.step("greedy")?["error"] as? [String: Any])
+        #expect(greedy["kind"] as? String == "signal", "\(greedy)")
+        #expect((greedy["message"] as? String)?.contains("memory") == true)
+        let missing = try #require(run.step("missing")?["error"] as? [String: Any])
+        #expect(missing["kind"] as? String == "spawn", "\(missing)")
+        #expect(try cluster.jobs().isEmpty)
+    }
+
+    @Test("--executor slurm sends steps without an executor to the cluster; the graph and the dry run say where each runs")
+    func defaultExecutorAndGraph() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        let workflow = """
+        parallel {
+          remote: sh "hostname" { partition "small"; cpus 2 }
+          mine: sh "true" { executor local }
+        }
+        """
+        let run = try await Binary.offPool { try space.run(workflow, ["--executor", "slurm"], environment: cluster.environment) }
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.step("remote")?["executor"] as? String == "slurm")
+        #expect(run.step("mine")?["executor"] as? String == "local")
+        let dry = try Binary.run(["--dry-run", "--executor", "slurm", "test.workflow"], in: space.folder)
+        #expect(dry.stdout.contains("remote: sh \"hostname\"  [on slurm partition \"small\" cpus 2]"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("mine: sh \"true\"\n") || dry.stdout.contains("mine: sh \"true\"  ["), "\(dry.stdout)")
+        #expect(!dry.stdout.contains("mine: sh \"true\"  [on slurm"))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The one-node Slurm cluster the Slurm tests run against: brought up once
+/// per test process by `.ci/slurm-cluster up` in a temporary folder, and
+/// taken down when the process exits. Without Slurm installed the tests
+/// are skipped (and fail under PROMISE_RUN_REQUIRE_TOOLS=1, as in CI).
+final class SlurmCluster: Sendable {
+    /// The daemons Debian's slurm-wlm and munge install.
+    static let isInstalled = ["/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/srun"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether to run the Slurm tests: Slurm is here, or CI requires them
+    /// (then they fail saying what is missing).
+    static let shouldRun = isInstalled || ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
+
+    static let skipReason: Comment = "Slurm is not installed, so the Slurm end-to-end tests are skipped; `.ci/install-deps` installs slurm-wlm and munge (as root), then `make test` runs them"
+
+    /// `SLURM_CONF=...` for the binary's environment.
+    let configuration: String
+    let folder: String
+
+    private init(configuration: String, folder: String) {
+        self.configuration = configuration
+        self.folder = folder
+    }
+
+    /// The cluster, started on first use.
+    static func shared() throws -> SlurmCluster {
+        try #require(isInstalled, "Slurm is required here (PROMISE_RUN_REQUIRE_TOOLS=1): run .ci/install-deps")
+        return try started.get()
+    }
+
+    private static let started: Result<SlurmCluster, any Error> = Result {
+        let folder = try Binary.temporaryFolder().path
+        let script = Binary.packageRoot.appendingPathComponent(".ci/slurm-cluster").path
+        // system(), not Foundation's Process: this runs inside a static
+        // initializer, where Process's reaping of the child never came.
+        let status = system("/bin/bash '\(script)' up '\(folder)' > '\(folder)/up.out' 2>&1")
+        let output = (try? String(contentsOfFile: folder + "/up.out", encoding: .utf8)) ?? ""
+        guard status == 0, let line = output.split(separator: "\n").last(where: { $0.hasPrefix("SLURM_CONF=") }) else {
+            throw ClusterError(message: "the cluster did not come up (status \(status)):\n\(output)")
+        }
+        clusterFolder = folder
+        atexit {
+            // The test process is ending: stop the daemons, remove the folder.
+            guard let folder = SlurmCluster.clusterFolder else { return }
+            let script = Binary.packageRoot.appendingPathComponent(".ci/slurm-cluster").path
+            _ = system("/bin/bash '\(script)' down '\(folder)' >/dev/null 2>&1; rm -rf '\(folder)'")
+        }
+        return SlurmCluster(configuration: String(line.dropFirst("SLURM_CONF=".count)), folder: folder)
+    }
+
+    nonisolated(unsafe) private static var clusterFolder: String?
+
+    struct ClusterError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// The environment a run against this cluster needs.
+    var environment: [String: String] { ["SLURM_CONF": configuration] }
+
+    /// `squeue` lines (`id name state`) of jobs whose name starts with `prefix`.
+    func jobs(prefix: String = "pr-") throws -> [String] {
+        let run = try Binary.runCommand("/usr/bin/squeue", ["--noheader", "--format=%i %j %T"], environment: environment)
+        return run.stdout.split(separator: "\n").map(String.init).filter { line in
+            line.split(separator: " ").dropFirst().first.map { $0.hasPrefix(prefix) } ?? false
+        }
+    }
+}
