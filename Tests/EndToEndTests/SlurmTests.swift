@@ -83,6 +83,52 @@ struct SlurmTests {
         #expect(try cluster.jobs().isEmpty, "no job of the run is left")
     }
 
+    @Test("a lost race and a fail-fast group cancel their jobs while the run goes on")
+    func lostRaceAndFailFast() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        // After each group, a local step counts this run's jobs still queued
+        // or running (squeue reads SLURM_CONF from the environment).
+        let count = "jobs=$(squeue --noheader --states=PENDING,RUNNING,SUSPENDED --format=%j) || exit 9; "
+            + "echo \\\"$jobs\\\" | grep -c '^pr-' || true"
+        let run = try await Binary.offPool { try space.run("""
+        race {
+          slow: sh "sleep 120" { executor slurm }
+          quick: sh "sleep 1"
+        }
+        afterRace: sh "\(count)"
+        sequence {
+          parallel {
+            long: sh "sleep 120" { executor slurm }
+            broken: sh "sleep 1; exit 1"
+          }
+          catch {
+            afterFailure: sh "\(count)"
+          }
+        }
+        """, environment: cluster.environment) }
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.step("slow")?["status"] as? String == "cancelled")
+        #expect(run.step("long")?["status"] as? String == "cancelled")
+        #expect(run.stdout.contains("[afterRace] 0"), "\(run.stdout)")
+        #expect(run.stdout.contains("[afterFailure] 0"), "\(run.stdout)")
+    }
+
+    @Test("a step's folder must exist: srun would run it in /tmp")
+    func missingFolder() async throws {
+        let cluster = try SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try await Binary.offPool { try space.run("""
+        nowhere: sh "pwd" { executor slurm; cwd "no-such-folder" }
+        """, environment: cluster.environment) }
+        #expect(run.status == 1)
+        let error = try #require(run.step("nowhere")?["error"] as? [String: Any])
+        #expect(error["kind"] as? String == "spawn")
+        #expect((error["message"] as? String)?.contains("does not exist") == true)
+    }
+
     @Test("SIGTERM to the runner's pid cancels every job and still runs ensures")
     func sigtermCancelsJobs() async throws {
         let cluster = try SlurmCluster.shared()

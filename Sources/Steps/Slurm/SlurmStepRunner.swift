@@ -51,6 +51,14 @@ final class SlurmStepRunner: Sendable {
             return Promise(error: StepFailure(.spawn, "srun was not found in PATH: install Slurm's client commands "
                                               + "(Debian: slurm-client) or run with --executor local", result: StepResult()))
         }
+        // srun would run the task in /tmp when the folder is missing on
+        // the node (a warning, not an error); the folder must be one the
+        // nodes share, so it is checked here.
+        var status = stat()
+        guard stat(context.workingDirectory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            return Promise(error: StepFailure(.spawn, "the step's folder \(context.workingDirectory) does not exist; "
+                                              + "a Slurm step runs in a folder the nodes share", result: StepResult()))
+        }
         clientEnvironment.withLock { $0 = context.environment }
         let name = "\(tag)-\(counter.add(1, ordering: .relaxed).newValue)"
         let arguments = ["srun"] + Self.options(request, name: name, folder: context.workingDirectory) + command

@@ -26,6 +26,49 @@ struct SlotsTests {
         #expect(third.granted.state_ == "fulfilled(())")
     }
 
+    @Test("a claim on several slots (cpus N) waits for all of them, in first-come order, and gives them all back")
+    func weightedClaims() {
+        let slots = Slots(capacity: 4)
+        let scope = CancelScope()
+        let one = slots.lease(count: 1, in: scope)
+        let three = slots.lease(count: 3, in: scope)
+        #expect(one.granted.state_ == "fulfilled(())" && three.granted.state_ == "fulfilled(())")
+        #expect(slots.inUse == 4)
+        let two = slots.lease(count: 2, in: scope)
+        let small = slots.lease(count: 1, in: scope)
+        // One slot frees: not enough for `two`, and `small` waits its turn.
+        one.release()
+        #expect(two.granted.state_ == "pending" && small.granted.state_ == "pending")
+        three.release()
+        #expect(two.granted.state_ == "fulfilled(())" && small.granted.state_ == "fulfilled(())")
+        #expect(slots.inUse == 3)
+        // More than there are: all of them.
+        let huge = slots.lease(count: 64, in: scope)
+        two.release()
+        small.release()
+        #expect(huge.granted.state_ == "fulfilled(())")
+        #expect(slots.inUse == 4)
+        huge.release()
+        #expect(slots.inUse == 0)
+    }
+
+    @Test("a large claim that gives up lets the smaller ones behind it through")
+    func abandonedLargeClaim() {
+        let slots = Slots(capacity: 2)
+        let scope = CancelScope()
+        let holder = slots.lease(count: 1, in: scope)
+        let waitingScope = CancelScope(parent: scope)
+        let large = slots.lease(count: 2, in: waitingScope)
+        let small = slots.lease(count: 1, in: scope)
+        #expect(large.granted.state_ == "pending" && small.granted.state_ == "pending")
+        waitingScope.cancel()
+        #expect(large.granted.state_ == "cancelled")
+        #expect(small.granted.state_ == "fulfilled(())")
+        holder.release()
+        small.release()
+        #expect(slots.inUse == 0)
+    }
+
     @Test("100,000 slot hand-offs that each end at once need no stack")
     func longRunOfHandOffs() {
         let slots = Slots(capacity: 1)
