@@ -39,6 +39,12 @@ struct SlurmTests {
         #expect(run.step("here")?["executor"] as? String == "local")
         #expect(run.step("here")?["slurmJob"] == nil)
         #expect(try cluster.jobs().isEmpty)
+        let junit = try await Binary.offPool {
+            try Binary.run(["--report", "junit=report.xml", "test.workflow"], in: space.folder, environment: cluster.environment)
+        }
+        #expect(junit.status == 0)
+        let xml = space.read("report.xml") ?? ""
+        #expect(xml.contains("<system-out>ran on Slurm, job "), "\(xml)")
     }
 
     @Test("a parallel group of 16 steps at --slurm-jobs 4 never holds more than 4 jobs")

@@ -55,6 +55,11 @@ enum JUnitReport {
             break
         }
         var out = ""
+        // Where it ran (spec §14): JUnit has no per-test properties that
+        // every reader accepts, so it is a line of the test's output.
+        if record.executor == .slurm {
+            out += "ran on Slurm" + (record.slurmJob.map { ", job \($0)" } ?? "") + "\n"
+        }
         if record.status == .upToDate { out += "up-to-date: not run; its sources and command are as in its last successful run\n" }
         if let message = record.message, record.status != .skipped { out += message + "\n" }
         if let stdout = record.standardOutput?.text { out += stdout }

@@ -15,6 +15,7 @@ syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin det
 syn keyword promiseRunAttribute  header query basic-auth body json form multipart type redirects save
 syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc limit keep-going cookies off optional
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
+syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
 syn keyword promiseRunConstant   true false null
 
