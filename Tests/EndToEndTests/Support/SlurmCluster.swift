@@ -26,9 +26,10 @@ final class SlurmCluster: Sendable {
     }
 
     /// The cluster, started on first use.
-    static func shared() throws -> SlurmCluster {
+    static func shared() async throws -> SlurmCluster {
         try #require(isInstalled, "Slurm is required here (PROMISE_RUN_REQUIRE_TOOLS=1): run .ci/install-deps")
-        return try started.get()
+        // Started on a thread of its own, not one of the shared pool's.
+        return try await Binary.offPool { try started.get() }
     }
 
     private static let started: Result<SlurmCluster, any Error> = Result {
@@ -61,10 +62,23 @@ final class SlurmCluster: Sendable {
     /// The environment a run against this cluster needs.
     var environment: [String: String] { ["SLURM_CONF": configuration] }
 
-    /// `squeue` lines (`id name state`) of jobs whose name starts with `prefix`.
+    /// `squeue` lines (`id name state`) of jobs whose name starts with
+    /// `prefix`. Through popen, not Foundation's Process: it is called in
+    /// tight loops, from any thread.
     func jobs(prefix: String = "pr-") throws -> [String] {
-        let run = try Binary.runCommand("/usr/bin/squeue", ["--noheader", "--format=%i %j %T"], environment: environment)
-        return run.stdout.split(separator: "\n").map(String.init).filter { line in
+        guard let pipe = popen("SLURM_CONF='\(configuration)' /usr/bin/squeue --noheader --format='%i %j %T'", "r") else {
+            throw ClusterError(message: "squeue could not start")
+        }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output += buffer[0..<count]
+        }
+        let status = pclose(pipe)
+        guard status == 0 else { throw ClusterError(message: "squeue failed (status \(status))") }
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init).filter { line in
             line.split(separator: " ").dropFirst().first.map { $0.hasPrefix(prefix) } ?? false
         }
     }

@@ -38,6 +38,7 @@ struct JSONRendererTests {
                   "line": 3,
                   "column": 1,
                   "timeout": "5s",
+                  "executor": "local",
                   "command": "echo {{v}}",
                   "expect": [
                     "exit 0"
