@@ -208,6 +208,13 @@ extension Parser {
         try parseCommonAttribute(keyword, keywordRange: keywordRange, into: &attributes)
     }
 
+    /// Sets one placement attribute; a second one is an error.
+    private mutating func setOnce<Value>(_ field: WritableKeyPath<Placement, Value?>, _ value: Value, _ keyword: String,
+                                         at range: SourceRange, in attributes: inout SyntaxAttributes) throws(ParseFailure) {
+        if attributes.values.placement[keyPath: field] != nil { throw error("duplicate '\(keyword)'", at: range) }
+        attributes.values.placement[keyPath: field] = value
+    }
+
     /// The arguments of `timeout`, `retry`, `needs` and the placement
     /// attributes (spec §14).
     mutating func parseCommonAttribute(_ keyword: String, keywordRange: SourceRange, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
@@ -222,16 +229,13 @@ extension Parser {
                 throw error("unknown executor '\(word)'" + (suggestion.isEmpty ? "; write 'executor local' or 'executor slurm'" : suggestion))
             }
             advance()
-            if attributes.values.placement.executor != nil { throw error("duplicate 'executor'", at: keywordRange) }
-            attributes.values.placement.executor = executor
+            try setOnce(\.executor, executor, keyword, at: keywordRange, in: &attributes)
         case "partition":
             let partition = try parseTemplate("after 'partition' (the Slurm partition's name)")
-            if attributes.values.placement.partition != nil { throw error("duplicate 'partition'", at: keywordRange) }
-            attributes.values.placement.partition = partition
+            try setOnce(\.partition, partition, keyword, at: keywordRange, in: &attributes)
         case "cpus":
             let cpus = try parseInteger("the number of CPUs", range: 1...4096)
-            if attributes.values.placement.cpus != nil { throw error("duplicate 'cpus'", at: keywordRange) }
-            attributes.values.placement.cpus = cpus
+            try setOnce(\.cpus, cpus, keyword, at: keywordRange, in: &attributes)
         case "memory":
             let start = current.range
             let memory = try parseTemplate("after 'memory' (an amount such as \"512M\" or \"4G\")")
@@ -239,12 +243,10 @@ extension Parser {
                 throw error("'\(literal)' is not an amount of memory; write a whole number with K, M, G or T (\"512M\", \"4G\"); "
                             + "a bare number means megabytes, as for srun --mem", at: start)
             }
-            if attributes.values.placement.memory != nil { throw error("duplicate 'memory'", at: keywordRange) }
-            attributes.values.placement.memory = memory
+            try setOnce(\.memory, memory, keyword, at: keywordRange, in: &attributes)
         case "slurm-options":
             let options = try parseTemplate("after 'slurm-options' (more srun options, such as \"--qos=short --gres=gpu:1\")")
-            if attributes.values.placement.slurmOptions != nil { throw error("duplicate 'slurm-options'", at: keywordRange) }
-            attributes.values.placement.slurmOptions = options
+            try setOnce(\.slurmOptions, options, keyword, at: keywordRange, in: &attributes)
         case "timeout":
             let duration = try parseDuration()
             if attributes.timeout != nil { throw error("duplicate 'timeout'", at: keywordRange) }
