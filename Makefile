@@ -18,14 +18,9 @@ release:
 
 # The whole suite: unit, end-to-end (the built binary on real workflows
 # against real processes, files and a local HTTP server). Warnings are errors.
-# The Slurm end-to-end tests run in a test process of their own: with the
-# cluster's daemons started from the same process as the other end-to-end
-# tests, Foundation's Process twice missed a child's exit (a zombie never
-# noticed, a test waiting forever); apart, neither suite ever did.
 test:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) test --skip-build --skip SlurmTests
-	$(SWIFT) test --skip-build --filter SlurmTests
+	$(SWIFT) test --skip-build
 
 # The engine's concurrency stress tests under ThreadSanitizer.
 test-tsan:

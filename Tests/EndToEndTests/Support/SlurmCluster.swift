@@ -35,8 +35,10 @@ final class SlurmCluster: Sendable {
     private static let started: Result<SlurmCluster, any Error> = Result {
         let folder = try Binary.temporaryFolder().path
         let script = Binary.packageRoot.appendingPathComponent(".ci/slurm-cluster").path
-        // system(), not Foundation's Process: this runs inside a static
-        // initializer, where Process's reaping of the child never came.
+        // system(), not Foundation's Process, which sees its child end when
+        // a socket it gave the child closes: the daemons `up` leaves running
+        // would hold it (the script now closes what it inherits, but no
+        // test should depend on that).
         let status = system("/bin/bash '\(script)' up '\(folder)' > '\(folder)/up.out' 2>&1")
         let output = (try? String(contentsOfFile: folder + "/up.out", encoding: .utf8)) ?? ""
         guard status == 0, let line = output.split(separator: "\n").last(where: { $0.hasPrefix("SLURM_CONF=") }) else {
