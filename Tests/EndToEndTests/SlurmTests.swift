@@ -217,5 +217,19 @@ struct SlurmTests {
         #expect(dry.stdout.contains("remote: sh \"hostname\"  [on slurm partition \"small\" cpus 2]"), "\(dry.stdout)")
         #expect(dry.stdout.contains("mine: sh \"true\"\n") || dry.stdout.contains("mine: sh \"true\"  ["), "\(dry.stdout)")
         #expect(!dry.stdout.contains("mine: sh \"true\"  [on slurm"))
+        try space.write("placed.workflow", "a: sh \"true\" { executor slurm }\nb: sh \"true\"\n")
+        let dot = try await Binary.offPool {
+            try Binary.run(["graph", "--format", "dot", "placed.workflow"], in: space.folder)
+        }
+        #expect(dot.stdout.contains("a: sh true (on slurm)"), "\(dot.stdout)")
+        #expect(dot.stdout.contains("b: sh true") && !dot.stdout.contains("b: sh true (on slurm)"), "\(dot.stdout)")
+        // The reports say where each step ran.
+        let reports = try await Binary.offPool {
+            try Binary.run(["--executor", "slurm", "--report", "markdown=report.md", "--report", "html=report.html", "test.workflow"],
+                           in: space.folder, environment: cluster.environment)
+        }
+        #expect(reports.status == 0)
+        #expect(space.read("report.md")?.contains("on Slurm (job ") == true, "\(space.read("report.md") ?? "")")
+        #expect(space.read("report.html")?.contains("\"on\":\"Slurm, job ") == true)
     }
 }

@@ -169,6 +169,7 @@ enum HTMLPage {
         if (step.d !== undefined) facts.push(["took", seconds(step.d)]);
         if (step.a > 1) facts.push(["attempts", String(step.a)]);
         if (step.x !== undefined) facts.push(["exit", String(step.x)]);
+        if (step.on !== undefined) facts.push(["ran on", step.on]);
         if (step.h !== undefined) facts.push(["HTTP status", String(step.h)]);
         if (step.g !== undefined) facts.push(["in", step.g]);
         var list = el("dl");

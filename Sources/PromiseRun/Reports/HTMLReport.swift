@@ -108,6 +108,9 @@ enum HTMLReport {
         if let duration = record.duration { members.append(("d", .decimal(duration.seconds, places: 3))) }
         if let group = record.group { members.append(("g", .string(group))) }
         if let exit = record.exitCode { members.append(("x", .integer(exit))) }
+        if record.executor == .slurm {
+            members.append(("on", .string("Slurm" + (record.slurmJob.map { ", job \($0)" } ?? ""))))
+        }
         if record.allowedFailure { members.append(("al", .bool(true))) }
         if let status = record.httpStatus { members.append(("h", .integer(status))) }
         if let message = record.message { members.append(("m", .string(message))) }

@@ -117,7 +117,9 @@ struct FlowGraph {
         let options = FlowGraph.options(node.attributes)
         switch node.kind {
         case .step(let step):
-            let box = add(name + StepSummary.truncate(StepSummary.describe(step), to: 60) + options, .step)
+            // Where it runs, when not here (spec §14).
+            let place = node.isProcessStep && node.attributes.placement.executor == .slurm ? " (on slurm)" : ""
+            let box = add(name + StepSummary.truncate(StepSummary.describe(step), to: 60) + place + options, .step)
             return ([box], [box])
         case .group(let group):
             switch group {
