@@ -10,7 +10,7 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await Binary.offPool { try space.run("""
+        let run = try await cluster.run("""
         executor slurm
         hello: sh "echo out; echo err >&2"
         args: exec "printf" "%s-%s" "a b" "c" {
@@ -22,7 +22,7 @@ struct SlurmTests {
         input: sh "cat" { stdin "fed in" }
         flaky: sh "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; test $n -ge 1" { retry 2 }
         here: sh "echo local" { executor local }
-        """, environment: cluster.environment) }
+        """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("[hello] out") && run.stdout.contains("[hello] err"))
         #expect(run.stdout.contains("[use] got a b-c"))
@@ -38,7 +38,7 @@ struct SlurmTests {
         #expect(run.step("flaky")?["attempts"] as? Int == 2)
         #expect(run.step("here")?["executor"] as? String == "local")
         #expect(run.step("here")?["slurmJob"] == nil)
-        #expect(try await Binary.offPool { try cluster.jobs() }.isEmpty)
+        #expect(try await cluster.leftoverJobs().isEmpty)
         let junit = try await Binary.offPool {
             try Binary.run(["--report", "junit=report.xml", "test.workflow"], in: space.folder, environment: cluster.environment)
         }
@@ -72,7 +72,7 @@ struct SlurmTests {
         #expect(status == 0, "\(runner.stdout)\(runner.stderr)")
         #expect(samples > 5)
         #expect(most >= 2 && most <= 4, "at most 4 jobs at once; saw \(most)")
-        #expect(try await Binary.offPool { try cluster.jobs() }.isEmpty)
+        #expect(try await cluster.leftoverJobs().isEmpty)
     }
 
     @Test("a timeout cancels the job: the run ends with none queued or running")
@@ -80,17 +80,16 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await Binary.offPool { try space.run("""
+        let run = try await cluster.run("""
         slow: sh "sleep 120" { executor slurm; timeout 2s }
         ensure {
           done: sh "echo ensured > ensured"
         }
-        """, environment: cluster.environment) }
+        """, in: space)
         #expect(run.status == 1)
-        let slow = try #require(run.step("slow"))
-        #expect((slow["error"] as? [String: Any])?["kind"] as? String == "timeout")
+        #expect(run.error(of: "slow")?["kind"] as? String == "timeout")
         #expect(space.read("ensured") == "ensured\n")
-        #expect(try await Binary.offPool { try cluster.jobs() }.isEmpty, "no job of the run is left")
+        #expect(try await cluster.leftoverJobs().isEmpty, "no job of the run is left")
     }
 
     @Test("a lost race and a fail-fast group cancel their jobs while the run goes on")
@@ -102,7 +101,7 @@ struct SlurmTests {
         // or running (squeue reads SLURM_CONF from the environment).
         let count = "jobs=$(squeue --noheader --states=PENDING,RUNNING,SUSPENDED --format=%j) || exit 9; "
             + "echo \\\"$jobs\\\" | grep -c '^pr-' || true"
-        let run = try await Binary.offPool { try space.run("""
+        let run = try await cluster.run("""
         race {
           slow: sh "sleep 120" { executor slurm }
           quick: sh "sleep 1"
@@ -117,7 +116,7 @@ struct SlurmTests {
             afterFailure: sh "\(count)"
           }
         }
-        """, environment: cluster.environment) }
+        """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("slow")?["status"] as? String == "cancelled")
         #expect(run.step("long")?["status"] as? String == "cancelled")
@@ -130,11 +129,11 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await Binary.offPool { try space.run("""
+        let run = try await cluster.run("""
         nowhere: sh "pwd" { executor slurm; cwd "no-such-folder" }
-        """, environment: cluster.environment) }
+        """, in: space)
         #expect(run.status == 1)
-        let error = try #require(run.step("nowhere")?["error"] as? [String: Any])
+        let error = try #require(run.error(of: "nowhere"))
         #expect(error["kind"] as? String == "spawn")
         #expect((error["message"] as? String)?.contains("does not exist") == true)
     }
@@ -170,7 +169,7 @@ struct SlurmTests {
         let status = try await runner.waitForExit()
         #expect(status == exitStatus, "\(runner.stdout)\(runner.stderr)")
         #expect(space.read("ensured") == "ensured\n")
-        let left = try await Binary.offPool { try cluster.jobs() }
+        let left = try await cluster.leftoverJobs()
         #expect(left.isEmpty, "no job of the run is left: \(left)")
     }
 
@@ -179,23 +178,23 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await Binary.offPool { try space.run("""
+        let run = try await cluster.run("""
         parallel keep-going {
           nowhere: sh "true" { executor slurm; partition "nosuch" }
           greedy: sh "python3 -c 'x = bytearray(300 * 1024 * 1024); import time; time.sleep(5)'" { executor slurm; memory "30M" }
           missing: exec "no-such-program-here" { executor slurm }
         }
-        """, environment: cluster.environment) }
+        """, in: space)
         #expect(run.status == 1)
-        let nowhere = try #require(run.step("nowhere")?["error"] as? [String: Any])
+        let nowhere = try #require(run.error(of: "nowhere"))
         #expect(nowhere["kind"] as? String == "spawn")
         #expect((nowhere["message"] as? String)?.contains("Invalid partition name specified") == true, "\(nowhere)")
-        let greedy = try #require(run.step("greedy")?["error"] as? [String: Any])
+        let greedy = try #require(run.error(of: "greedy"))
         #expect(greedy["kind"] as? String == "signal", "\(greedy)")
         #expect((greedy["message"] as? String)?.contains("memory") == true)
-        let missing = try #require(run.step("missing")?["error"] as? [String: Any])
+        let missing = try #require(run.error(of: "missing"))
         #expect(missing["kind"] as? String == "spawn", "\(missing)")
-        #expect(try await Binary.offPool { try cluster.jobs() }.isEmpty)
+        #expect(try await cluster.leftoverJobs().isEmpty)
     }
 
     @Test("--executor slurm sends steps without an executor to the cluster; the graph and the dry run say where each runs")
@@ -209,7 +208,7 @@ struct SlurmTests {
           mine: sh "true" { executor local }
         }
         """
-        let run = try await Binary.offPool { try space.run(workflow, ["--executor", "slurm"], environment: cluster.environment) }
+        let run = try await cluster.run(workflow, in: space, ["--executor", "slurm"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("remote")?["executor"] as? String == "slurm")
         #expect(run.step("mine")?["executor"] as? String == "local")

@@ -74,108 +74,114 @@ enum AllocationCases {
         ]
     }
 
-    /// Allocations per call of `body`, which may keep what it made alive in
-    /// `keep` until the count is taken.
-    static func per(_ body: (inout [Any]) -> Void) -> Double {
+    /// Allocations (or, with `malloc_counter_bytes`, bytes) per call of
+    /// `body`, which may keep what it made alive in `keep` until the count
+    /// is taken.
+    static func per(counting counter: () -> UInt = malloc_counter_allocations, _ body: (inout [Any]) -> Void) -> Double {
         var keep: [Any] = []
         keep.reserveCapacity(count * 2)
         for _ in 0..<count { body(&keep) }
         keep.removeAll(keepingCapacity: true)
-        let before = malloc_counter_allocations()
+        let before = counter()
         for _ in 0..<count { body(&keep) }
-        let after = malloc_counter_allocations()
+        let after = counter()
         withExtendedLifetime(keep) {}
         return Double(after - before) / Double(count)
     }
 
     /// Bytes requested from malloc per call of `body` (as `per`).
     static func bytes(_ body: (inout [Any]) -> Void) -> Double {
-        var keep: [Any] = []
-        keep.reserveCapacity(count * 2)
-        for _ in 0..<count { body(&keep) }
-        keep.removeAll(keepingCapacity: true)
-        let before = malloc_counter_bytes()
-        for _ in 0..<count { body(&keep) }
-        let after = malloc_counter_bytes()
-        withExtendedLifetime(keep) {}
-        return Double(after - before) / Double(count)
+        per(counting: malloc_counter_bytes, body)
+    }
+
+    /// Allocations made while `body` runs.
+    static func allocations(_ body: () -> Void) -> UInt {
+        let before = malloc_counter_allocations()
+        body()
+        return malloc_counter_allocations() - before
+    }
+
+    /// `run` once to warm up, then again: its count per one of `count` items.
+    static func secondRun(_ run: () -> UInt) -> Double {
+        _ = run()
+        return Double(run()) / Double(count)
     }
 
     /// Allocations per link of a chain of `count` links built by `link` on a
     /// pending promise, then resolved.
     static func chain(_ link: (Promise<Int>) -> Promise<Int>) -> Double {
-        func run() -> UInt {
-            let before = malloc_counter_allocations()
-            let (head, resolver) = Promise<Int>.pending()
-            var current = head
-            for _ in 0..<count { current = link(current) }
-            resolver.fulfill(0)
-            let after = malloc_counter_allocations()
-            precondition(current.outcome != nil)
-            return after - before
+        secondRun {
+            var tail: Promise<Int>?
+            let made = allocations {
+                let (head, resolver) = Promise<Int>.pending()
+                var current = head
+                for _ in 0..<count { current = link(current) }
+                resolver.fulfill(0)
+                tail = current
+            }
+            precondition(tail?.outcome != nil)
+            return made
         }
-        _ = run()
-        return Double(run()) / Double(count)
     }
 
     static func nioChain(_ loop: EmbeddedEventLoop, _ link: (EventLoopFuture<Int>) -> EventLoopFuture<Int>) -> Double {
-        func run() -> UInt {
-            let before = malloc_counter_allocations()
-            let head = loop.makePromise(of: Int.self)
-            var current = head.futureResult
-            for _ in 0..<count { current = link(current) }
-            head.succeed(0)
-            let after = malloc_counter_allocations()
-            let fulfilled = Flag()
-            current.whenSuccess { _ in fulfilled.set() }
-            precondition(fulfilled.isSet)
-            return after - before
+        secondRun {
+            var tail: EventLoopFuture<Int>?
+            let made = allocations {
+                let head = loop.makePromise(of: Int.self)
+                var current = head.futureResult
+                for _ in 0..<count { current = link(current) }
+                head.succeed(0)
+                tail = current
+            }
+            precondition(isFulfilled(tail!))
+            return made
         }
-        _ = run()
-        return Double(run()) / Double(count)
     }
 
     /// Allocations per input of a combinator over `width` pending inputs,
     /// all fulfilled, repeated until `count` inputs have gone through. The
     /// inputs themselves are made before counting.
     static func combinator<Result>(_ width: Int, _ combine: ([Promise<Int>]) -> Promise<Result>) -> Double {
-        func run() -> UInt {
+        secondRun {
             var total: UInt = 0
             for _ in 0..<(count / width) {
                 let pairs = (0..<width).map { _ in Promise<Int>.pending() }
-                let inputs = pairs.map(\.promise)
-                let before = malloc_counter_allocations()
-                let result = combine(inputs)
-                for (index, pair) in pairs.enumerated() { pair.resolver.fulfill(index) }
-                total += malloc_counter_allocations() - before
-                precondition(result.outcome != nil)
+                var result: Promise<Result>?
+                total += allocations {
+                    result = combine(pairs.map(\.promise))
+                    for index in 0..<width { pairs[index].resolver.fulfill(index) }
+                }
+                precondition(result?.outcome != nil)
             }
             return total
         }
-        _ = run()
-        return Double(run()) / Double(count)
     }
 
     static func nioCombinator<Result>(_ loop: EmbeddedEventLoop, _ width: Int,
                                       _ combine: ([EventLoopFuture<Int>]) -> EventLoopFuture<Result>) -> Double {
-        func run() -> UInt {
+        secondRun {
             var total: UInt = 0
             for _ in 0..<(count / width) {
                 let promises = (0..<width).map { _ in loop.makePromise(of: Int.self) }
-                let inputs = promises.map(\.futureResult)
-                let before = malloc_counter_allocations()
-                let result = combine(inputs)
-                for (index, promise) in promises.enumerated() { promise.succeed(index) }
-                loop.run()
-                total += malloc_counter_allocations() - before
-                let fulfilled = Flag()
-                result.whenSuccess { _ in fulfilled.set() }
-                precondition(fulfilled.isSet)
+                var result: EventLoopFuture<Result>?
+                total += allocations {
+                    result = combine(promises.map(\.futureResult))
+                    for index in 0..<width { promises[index].succeed(index) }
+                    loop.run()
+                }
+                precondition(isFulfilled(result!))
             }
             return total
         }
-        _ = run()
-        return Double(run()) / Double(count)
+    }
+
+    /// Whether a future on the embedded loop has its value (NIO runs the
+    /// callback inline then).
+    static func isFulfilled<Value>(_ future: EventLoopFuture<Value>) -> Bool {
+        let fulfilled = Flag()
+        future.whenSuccess { _ in fulfilled.set() }
+        return fulfilled.isSet
     }
 }
 

@@ -64,6 +64,19 @@ final class SlurmCluster: Sendable {
     /// The environment a run against this cluster needs.
     var environment: [String: String] { ["SLURM_CONF": configuration] }
 
+    /// Runs `workflow` in `space` against this cluster, on a thread of its
+    /// own (not one of the shared pool's).
+    func run(_ workflow: String, in space: Workspace, _ arguments: [String] = []) async throws -> WorkflowRun {
+        let environment = self.environment
+        return try await Binary.offPool { try space.run(workflow, arguments, environment: environment) }
+    }
+
+    /// The jobs of promise-run runs still queued or running (none is left
+    /// once a run has ended), read off the shared pool.
+    func leftoverJobs() async throws -> [String] {
+        try await Binary.offPool { try self.jobs() }
+    }
+
     /// `squeue` lines (`id name state`) of jobs whose name starts with
     /// `prefix`. Through popen, not Foundation's Process: it is called in
     /// tight loops, from any thread.

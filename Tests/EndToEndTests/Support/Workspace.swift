@@ -64,6 +64,11 @@ struct WorkflowRun {
         steps.first { $0["id"] as? String == id }
     }
 
+    /// A step's `error` object (`kind`, `message`, ...), if it failed.
+    func error(of id: String) -> [String: Any]? {
+        step(id)?["error"] as? [String: Any]
+    }
+
     /// The lines `log` steps printed, in order.
     func logLines(prefix: String) -> [String] {
         stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
