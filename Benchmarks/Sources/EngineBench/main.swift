@@ -3,6 +3,8 @@
 //
 //   swift run -c release EngineBench            all cases, table with ratios
 //   swift run -c release EngineBench LIB CASE   one measurement (a child process)
+//   swift run -c release EngineBench LIB CASE N the case N times in one process,
+//                                               printing each (to profile warm runs)
 //   swift run -c release EngineBench allocations  allocations per operation, beside NIO
 //
 // Each (library, case) runs in a process of its own, several times; the
@@ -26,6 +28,10 @@ if arguments.count == 2, arguments[1] == "allocations" {
         let ratio = nio.map { String(format: "%.2f", engine / $0) } ?? "n/a"
         print("| \(operation) | \(String(format: "%.2f", engine)) | \(nio.map { String(format: "%.2f", $0) } ?? "n/a") | \(ratio) |")
     }
+    exit(0)
+}
+if arguments.count == 4, let repeats = Int(arguments[3]) {
+    for _ in 0..<repeats { print(measure(library: arguments[1], caseID: arguments[2])) }
     exit(0)
 }
 if arguments.count == 3 {

@@ -27,4 +27,19 @@ static inline long csync_propagation_leave(void) { return --csync_propagation_de
 static inline long csync_propagation_current_depth(void) { return csync_propagation_depth; }
 static inline void *csync_propagation_deferred_get(void) { return csync_propagation_deferred; }
 static inline void csync_propagation_deferred_set(void *list) { csync_propagation_deferred = list; }
+
+// For PromiseEngine's spin lock: a hint to the CPU that this thread is
+// spinning (PAUSE on x86, YIELD on arm), and giving up the processor.
+static inline void csync_spin_hint(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+// The `round`th time a spinning thread gives up the processor: yields at
+// first, then sleeps a little longer each time (up to half a millisecond),
+// so a lock holder that was preempted gets a processor.
+void csync_backoff(unsigned round);
 #endif

@@ -64,7 +64,7 @@ struct AsyncTests {
             return try await work.value
         }
         // Wait until the waiter is registered and has asked (one vote of two).
-        while work.state.withLock({ ($0.children, $0.cancelVotes) }) != (2, 1) {
+        while work.withLock({ ($0.children, $0.cancelVotes) }) != (2, 1) {
             await Task.yield()
         }
         #expect(log.events.isEmpty, "`other` still wants the value")

@@ -31,6 +31,32 @@ struct StressTests {
         }
     }
 
+    @Test("a promise's spin lock under contention: no update is lost, every waiter gets through")
+    func spinLockContention() {
+        // More threads than cores, so holders are preempted while others
+        // spin: the back-off (yield, then sleep) must let them finish.
+        final class Guarded: @unchecked Sendable {
+            let lock = SpinLock()
+            nonisolated(unsafe) var count = 0
+            nonisolated(unsafe) var spare = 0
+        }
+        let guarded = Guarded()
+        DispatchQueue.concurrentPerform(iterations: Self.threads) { _ in
+            for _ in 0..<100_000 {
+                guarded.lock.lock()
+                // A read and a later write: without the lock, threads
+                // interleave here and updates are lost.
+                let seen = guarded.count
+                guarded.spare &+= seen
+                guarded.count = seen + 1
+                guarded.lock.unlock()
+            }
+        }
+        guarded.lock.lock()
+        #expect(guarded.count == Self.threads * 100_000)
+        guarded.lock.unlock()
+    }
+
     @Test("observers added from many threads while the promise settles each run exactly once")
     func racingObservers() {
         for _ in 0..<500 {

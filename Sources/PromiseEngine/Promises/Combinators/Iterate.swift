@@ -55,7 +55,7 @@ private final class IterationRun<Value: Sendable>: Sendable {
             }
             let promise: Promise<Iteration<Value>>
             do { promise = try step(value, number) } catch { promise = Promise(error: error) }
-            let ready: Outcome<Iteration<Value>>? = promise.state.withLock { state in
+            let ready: Outcome<Iteration<Value>>? = promise.withLock { state in
                 if !state.isPending { promise.markObserved(&state) }
                 return promise.outcomeIfSettled(state)
             }

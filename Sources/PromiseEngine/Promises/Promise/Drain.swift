@@ -61,12 +61,11 @@ struct Drain {
     /// outermost loop on this thread.
     @inlinable
     mutating func run() {
-        guard var item = pop() else { return }
+        guard let first = pop() else { return }
         Propagation.enter()
-        while true {
+        first.fire(first.promise, &self)
+        while let item = pop() {
             item.fire(item.promise, &self)
-            guard let next = pop() else { break }
-            item = next
         }
         Propagation.leave()
     }

@@ -12,7 +12,7 @@ package struct Lock<State>: ~Copyable {
     @usableFromInline
     let mutex: Mutex<State>
 
-    @usableFromInline
+    @inlinable
     package init(_ initial: consuming sending State) {
         mutex = Mutex(initial)
     }

@@ -14,7 +14,7 @@ extension Promise {
 
     /// The last reported progress (1 once fulfilled).
     public var progress: Double {
-        state.withLock { state in
+        withLock { state in
             switch outcomeIfSettled(state) {
             case .fulfilled?: return 1
             case .rejected?, .cancelled?: return extrasUnderLock?.progress ?? 0
@@ -27,7 +27,7 @@ extension Promise {
     @usableFromInline
     final func reportProgress(_ fraction: Double) {
         let clamped = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
-        let listeners: [@Sendable (Double) -> Void] = state.withLock { state in
+        let listeners: [@Sendable (Double) -> Void] = withLock { state in
             guard state.isPending else { return [] }
             let extras = extrasForWritingUnderLock()
             extras.progress = clamped
@@ -40,7 +40,7 @@ extension Promise {
     /// Ignored once settled (there is nothing left to cancel).
     @usableFromInline
     final func setHooks(_ hooks: CombinatorHooks) {
-        state.withLock { state in
+        withLock { state in
             guard state.isPending else { return }
             if case .none = link {
                 link = .hooks(hooks)
@@ -54,7 +54,7 @@ extension Promise {
     /// arrives (used by combinators with several inputs).
     @usableFromInline
     final func setProgressSource(_ start: @escaping @Sendable () -> Void) {
-        state.withLock { state in
+        withLock { state in
             guard state.isPending else { return }
             extrasForWritingUnderLock().progressSource = start
         }

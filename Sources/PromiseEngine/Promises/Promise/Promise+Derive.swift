@@ -112,7 +112,7 @@ extension Promise {
             return
         }
         // Already settled (the usual case for synchronous chains): no observer needed.
-        let ready: Outcome<Value>? = other.state.withLock { state in
+        let ready: Outcome<Value>? = other.withLock { state in
             guard !state.isPending else { return nil }
             markObserved(&state)
             return other.outcomeIfSettled(state)

@@ -1,5 +1,5 @@
 // The promise's pointer-sized fields (`link`, `firstObserver`), read and
-// written through these helpers, each only inside `state.withLock`.
+// written through these helpers, each only inside `withLock`.
 
 extension Promise {
     /// The promise this one waits on, if any.
@@ -58,42 +58,6 @@ extension Promise {
             firstObserver = observer
         } else {
             extrasForWritingUnderLock().moreObservers.append(observer)
-        }
-    }
-
-    /// Takes every waiting observer, in the order they were added. Only
-    /// when there is at least one.
-    @inlinable
-    func takeObserversUnderLock() -> ObserverList {
-        let first = firstObserver.take()!
-        guard let extras = extrasUnderLock, !extras.moreObservers.isEmpty else { return .one(first) }
-        let more = extras.moreObservers
-        extras.moreObservers = []
-        return .many([first] + more)
-    }
-
-    /// On settling: lets go of the upstream and the extras (cancel handlers
-    /// and progress are over), and returns the extras for their progress
-    /// listeners. Observers still waiting beyond the first stay, in fresh
-    /// extras, for `fire`.
-    @inlinable
-    func detachExtrasUnderLock() -> PromiseExtras? {
-        switch link {
-        case .none:
-            return nil
-        case .upstream, .hooks:
-            link = .none
-            return nil
-        case .extras(let extras):
-            if extras.moreObservers.isEmpty {
-                link = .none
-            } else {
-                let kept = PromiseExtras()
-                kept.moreObservers = extras.moreObservers
-                extras.moreObservers = []
-                link = .extras(kept)
-            }
-            return extras
         }
     }
 }

@@ -16,20 +16,3 @@ extension Outcome {
         pointer.assumingMemoryBound(to: Outcome<Value>.self).pointee
     }
 }
-
-/// The observers taken from a promise to notify, in registration order.
-@usableFromInline
-enum ObserverList {
-    case none
-    case one(Observer)
-    case many([Observer])
-
-    @inlinable
-    func notify(_ outcome: UnsafeRawPointer, _ drain: inout Drain) {
-        switch self {
-        case .none: break
-        case .one(let observer): observer(outcome, &drain)
-        case .many(let observers): for observer in observers { observer(outcome, &drain) }
-        }
-    }
-}

@@ -94,4 +94,19 @@ final class PromiseExtras {
 
     @inlinable
     init() {}
+
+    /// On settling, while observers beyond the first wait: fresh extras
+    /// holding just them (everything else in these is over).
+    @usableFromInline
+    func takingObservers() -> PromiseExtras {
+        let kept = PromiseExtras()
+        swap(&kept.moreObservers, &moreObservers)
+        return kept
+    }
+
+    /// On fulfilling: tells the progress listeners the work is done.
+    @usableFromInline
+    func reportCompleted() {
+        for listener in progressListeners { listener(1) }
+    }
 }

@@ -104,7 +104,7 @@ private final class RetryRun<Value: Sendable>: Sendable {
             }
             let promise: Promise<Value>
             do { promise = try body(attempt) } catch { promise = Promise(error: error) }
-            let ready: Outcome<Value>? = promise.state.withLock { state in
+            let ready: Outcome<Value>? = promise.withLock { state in
                 if !state.isPending { promise.markObserved(&state) }
                 return promise.outcomeIfSettled(state)
             }
