@@ -53,11 +53,11 @@ extension Promise {
 
     /// Adds an observer after the ones already waiting.
     @inlinable
-    func appendObserverUnderLock(_ observer: __owned @escaping Observer) {
+    func appendObserverUnderLock(_ observer: consuming @escaping Observer) {
         if firstObserver == nil, extrasUnderLock?.moreObservers.isEmpty ?? true {
-            firstObserver = observer
+            firstObserver = consume observer
         } else {
-            extrasForWritingUnderLock().moreObservers.append(observer)
+            extrasForWritingUnderLock().moreObservers.append(consume observer)
         }
     }
 }

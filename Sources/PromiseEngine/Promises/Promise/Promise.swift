@@ -293,36 +293,46 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     /// Adds an observer: notified once, when the promise settles (at once if
     /// it has). A child may later ask for cancellation (`cancelAsChild`).
     @inlinable
-    final func observe(_ observer: __owned @escaping Observer, asChild: Bool, _ drain: inout Drain) {
-        guard let ready = addObserver(observer, asChild: asChild) else { return }
+    final func observe(_ observer: consuming @escaping Observer, asChild: Bool, _ drain: inout Drain) {
+        // The observer is either kept or called, never both: written out
+        // (not through a shared helper) so that it moves into the promise
+        // without an extra retain and release of its context.
+        lock.lock()
+        registerUnderLock(asChild: asChild)
+        guard lockedState.phase == .settled else {
+            appendObserverUnderLock(observer)
+            lock.unlock()
+            return
+        }
+        let ready = storedOutcome
+        lock.unlock()
         withUnsafePointer(to: ready) { pointer in observer(UnsafeRawPointer(pointer), &drain) }
     }
 
     /// `observe` from outside a drain.
     @inlinable
-    final func observeNow(_ observer: __owned @escaping Observer, asChild: Bool) {
-        guard let ready = addObserver(observer, asChild: asChild) else { return }
+    final func observeNow(_ observer: consuming @escaping Observer, asChild: Bool) {
+        lock.lock()
+        registerUnderLock(asChild: asChild)
+        guard lockedState.phase == .settled else {
+            appendObserverUnderLock(observer)
+            lock.unlock()
+            return
+        }
+        let ready = storedOutcome
+        lock.unlock()
         var drain = Drain()
         withUnsafePointer(to: ready) { pointer in observer(UnsafeRawPointer(pointer), &drain) }
         drain.run()
     }
 
-    /// Keeps `observer` until the promise settles and returns nil, or
-    /// returns the outcome when it has (the caller notifies the observer).
+    /// Records an observer: the outcome counts as looked at, and a child
+    /// counts toward cancellation votes (under the lock).
     @inlinable
     @inline(__always)
-    final func addObserver(_ observer: __owned @escaping Observer, asChild: Bool) -> Outcome<Value>? {
-        lock.lock()
+    final func registerUnderLock(asChild: Bool) {
         markObserved(&lockedState)
         if asChild { lockedState.children &+= 1 }
-        guard lockedState.phase == .settled else {
-            appendObserverUnderLock(observer)
-            lock.unlock()
-            return nil
-        }
-        let ready = storedOutcome
-        lock.unlock()
-        return ready
     }
 
     /// `observe` with a typed closure, for paths where one more allocation
