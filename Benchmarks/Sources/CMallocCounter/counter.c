@@ -12,7 +12,12 @@ extern void __libc_free(void *);
 static _Atomic unsigned long allocations;
 static _Atomic unsigned long bytes;
 
+static int counting;
+
+void malloc_counter_start(void) { counting = 1; }
+
 static inline void count(size_t size) {
+    if (!counting) return;
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
 }

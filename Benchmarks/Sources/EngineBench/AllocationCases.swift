@@ -11,6 +11,7 @@ enum AllocationCases {
 
     /// (operation, PromiseEngine, NIO or nil where NIO has no such thing).
     static func table() -> [(String, Double, Double?)] {
+        malloc_counter_start()
         let loop = EmbeddedEventLoop()
         return [
             ("a pending promise", per { keep in

@@ -17,7 +17,7 @@ let cases: [(id: String, title: String, unit: String)] = [
     ("a", "1,000,000 x create + map + fulfil", "ns/op"),
     ("b", "one chain of 100,000 maps, resolved", "ns/link"),
     ("c", "when over 100,000 pending, then resolve all", "ns/promise"),
-    ("d", "memory per pending promise (1,000,000)", "bytes"),
+    ("d", "memory per pending promise (4,000,000)", "bytes"),
 ]
 
 let arguments = CommandLine.arguments

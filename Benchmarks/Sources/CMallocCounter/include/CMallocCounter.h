@@ -5,8 +5,11 @@
 #pragma once
 #include <stddef.h>
 
+/// Starts counting. Until then the wrappers only test a plain flag, so the
+/// timed cases pay no atomic increments for allocations they make.
+void malloc_counter_start(void);
 /// Allocations (malloc, calloc, realloc of NULL, posix_memalign,
-/// aligned_alloc, memalign) since the process started.
+/// aligned_alloc, memalign) since counting started.
 unsigned long malloc_counter_allocations(void);
 /// Bytes requested by those allocations.
 unsigned long malloc_counter_bytes(void);
