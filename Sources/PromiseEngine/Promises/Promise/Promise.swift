@@ -294,9 +294,9 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     /// it has). A child may later ask for cancellation (`cancelAsChild`).
     @inlinable
     final func observe(_ observer: consuming @escaping Observer, asChild: Bool, _ drain: inout Drain) {
-        // The observer is either kept or called, never both: written out
-        // (not through a shared helper) so that it moves into the promise
-        // without an extra retain and release of its context.
+        // The observer is either kept or called, never both, so it moves
+        // into the promise without an extra retain and release of its
+        // context.
         lock.lock()
         registerUnderLock(asChild: asChild)
         guard lockedState.phase == .settled else {
@@ -312,17 +312,8 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     /// `observe` from outside a drain.
     @inlinable
     final func observeNow(_ observer: consuming @escaping Observer, asChild: Bool) {
-        lock.lock()
-        registerUnderLock(asChild: asChild)
-        guard lockedState.phase == .settled else {
-            appendObserverUnderLock(observer)
-            lock.unlock()
-            return
-        }
-        let ready = storedOutcome
-        lock.unlock()
         var drain = Drain()
-        withUnsafePointer(to: ready) { pointer in observer(UnsafeRawPointer(pointer), &drain) }
+        observe(observer, asChild: asChild, &drain)
         drain.run()
     }
 
