@@ -39,7 +39,11 @@ static inline void csync_spin_hint(void) {
 }
 
 // The `round`th time a spinning thread gives up the processor: yields at
-// first, then sleeps a little longer each time (up to half a millisecond),
+// first, then sleeps a little longer each time (up to 200 microseconds),
 // so a lock holder that was preempted gets a processor.
 void csync_backoff(unsigned round);
+
+// A number of this thread's own, 2 or more (debug builds of PromiseEngine
+// mark a held spin lock with it, to catch a thread taking it twice).
+unsigned csync_thread_token(void);
 #endif

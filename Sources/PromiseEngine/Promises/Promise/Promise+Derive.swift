@@ -114,7 +114,7 @@ extension Promise {
         // Already settled (the usual case for synchronous chains): no observer needed.
         let ready: Outcome<Value>? = other.withLock { state in
             guard !state.isPending else { return nil }
-            markObserved(&state)
+            other.markObserved(&state)
             return other.outcomeIfSettled(state)
         }
         if let ready {

@@ -274,8 +274,12 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
             var more: [Observer] = []
             swap(&more, &extras.moreObservers)
             lock.unlock()
-            notify(first, &drain)
-            for index in more.indices { notify(more[index], &drain) }
+            let outcome = storedOutcome
+            withUnsafePointer(to: outcome) { pointer in
+                let raw = UnsafeRawPointer(pointer)
+                first(raw, &drain)
+                for index in more.indices { more[index](raw, &drain) }
+            }
         }
     }
 
@@ -428,7 +432,10 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     final func replaceUpstream(with upstream: AnyPromise) -> (cancelRequested: Bool, forwardingProgress: Bool) {
         // The old upstream is let go after unlocking: releasing it may free
         // it, and its value with it, which runs code of the user's.
+        // A promise that has settled keeps no upstream (it would keep the
+        // other promise alive for nothing).
         let (previous, cancelRequested, forwardingProgress) = withLock { state in
+            guard state.isPending else { return (nil as AnyPromise?, false, false) }
             let previous = upstreamUnderLock
             upstreamUnderLock = upstream
             return (previous, state.cancelRequested, extrasUnderLock?.forwardingProgress ?? false)
@@ -440,13 +447,15 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
 
 extension Promise: CustomStringConvertible {
     public var description: String {
-        let phase: String = withLock { state in
-            switch outcomeIfSettled(state) {
-            case nil: return "pending"
-            case .fulfilled(let value)?: return "fulfilled(\(value))"
-            case .rejected(let error)?: return "rejected(\(error))"
-            case .cancelled?: return "cancelled"
-            }
+        // Copied under the lock, described after: a value's description is
+        // the user's code, and may look at this promise.
+        let outcome = withLock { state in outcomeIfSettled(state) }
+        let phase: String
+        switch outcome {
+        case nil: phase = "pending"
+        case .fulfilled(let value)?: phase = "fulfilled(\(value))"
+        case .rejected(let error)?: phase = "rejected(\(error))"
+        case .cancelled?: phase = "cancelled"
         }
         return "Promise<\(Value.self)>(\(phase))"
     }

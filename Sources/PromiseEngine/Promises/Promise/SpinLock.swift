@@ -6,7 +6,10 @@ import Synchronization
 ///
 /// A promise's critical sections are a few dozen instructions that never run
 /// user code, so a thread that finds the lock taken spins briefly, then
-/// yields, then sleeps (`csync_backoff`). Giving back with a store instead
+/// yields, then sleeps (`csync_backoff`). Debug builds mark the word with
+/// the holder's thread token, so a thread that takes a lock it holds stops
+/// with a message instead of spinning forever (a release build hangs, as
+/// it would on any lock that is not recursive). Giving back with a store instead
 /// of a second atomic read-modify-write (as a futex-based mutex must, to see
 /// whether to wake a sleeper) is what makes it cheaper than
 /// `Synchronization.Mutex`: a chain link takes the lock three times
@@ -23,9 +26,21 @@ struct SpinLock: ~Copyable, @unchecked Sendable {
     @inlinable
     @inline(__always)
     func lock() {
-        if !word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+        if !word.compareExchange(expected: 0, desired: Self.holderMark, ordering: .acquiring).exchanged {
             lockContended()
         }
+    }
+
+    /// What a held lock's word says: 1, or in debug builds the holder's
+    /// thread token.
+    @inlinable
+    @inline(__always)
+    static var holderMark: UInt32 {
+        #if DEBUG
+        return UInt32(csync_thread_token())
+        #else
+        return 1
+        #endif
     }
 
     @inlinable
@@ -39,10 +54,16 @@ struct SpinLock: ~Copyable, @unchecked Sendable {
     @usableFromInline
     @inline(never)
     func lockContended() {
+        let mark = Self.holderMark
+        // Only this thread ever writes its own token, so finding it there
+        // means this thread holds the lock. (A word of 1 was written by
+        // code built without DEBUG, which does not mark.)
+        precondition(mark == 1 || word.load(ordering: .relaxed) != mark,
+                     "PromiseEngine: a promise's lock taken again by the thread that holds it")
         var round: UInt32 = 0
         while true {
             if word.load(ordering: .relaxed) == 0,
-               word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+               word.compareExchange(expected: 0, desired: mark, ordering: .acquiring).exchanged {
                 return
             }
             if round < 64 {
