@@ -50,7 +50,7 @@ enum CheckCommand {
     /// `check --format json`: every file's diagnostics in one array, for
     /// editors and CI problem matchers; nothing on standard error.
     private static func runJSON(_ options: CheckOptions) -> Int32 {
-        var items: [ReportJSON] = []
+        var items: [JSONValue] = []
         var failed = false
         for file in options.files {
             switch SourceReader.read(file) {
@@ -66,7 +66,7 @@ enum CheckCommand {
                 ]))
             }
         }
-        StandardStreams.writeOutput(ReportJSON.array(items).rendered() + "\n")
+        StandardStreams.writeOutput(JSONValue.array(items).rendered() + "\n")
         return failed ? 2 : 0
     }
 }
@@ -74,12 +74,12 @@ enum CheckCommand {
 /// Diagnostics as data: JSON for `check --format json`, `::error`
 /// lines for GitHub Actions.
 enum CheckDiagnostics {
-    static func json(_ result: CompilationResult) -> [ReportJSON] {
+    static func json(_ result: CompilationResult) -> [JSONValue] {
         let path = result.source.displayPath
         func file(_ range: SourceRange?) -> String {
             range.flatMap { result.source.location(of: $0.start).file } ?? path
         }
-        func place(_ range: SourceRange?) -> [(String, ReportJSON)] {
+        func place(_ range: SourceRange?) -> [(String, JSONValue)] {
             guard let range else { return [("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null)] }
             let start = result.source.location(of: range.start)
             let end = result.source.location(of: range.end)
@@ -87,7 +87,7 @@ enum CheckDiagnostics {
                     ("endLine", .integer(end.line)), ("endColumn", .integer(end.column))]
         }
         return result.diagnostics.map { diagnostic in
-            var notes: [ReportJSON] = diagnostic.notes.map { note in
+            var notes: [JSONValue] = diagnostic.notes.map { note in
                 .object([("file", .string(file(note.range)))] + place(note.range) + [("message", .string(note.message))])
             }
             if let range = diagnostic.range, let from = result.source.segment(at: range.start)?.includedFrom {

@@ -41,16 +41,16 @@ enum ListCommand {
     }
 
     static func json(_ items: [OutlineItem]) -> String {
-        func value(_ item: OutlineItem) -> ReportJSON {
-            var members: [(String, ReportJSON)] = [
+        func value(_ item: OutlineItem) -> JSONValue {
+            var members: [(String, JSONValue)] = [
                 ("label", .string(item.label)), ("kind", .string(item.kind)),
-                ("desc", item.description.map(ReportJSON.string) ?? .null),
+                ("desc", item.description.map(JSONValue.string) ?? .null),
                 ("line", .integer(item.location.line)), ("column", .integer(item.location.column)),
                 ("target", .bool(!item.insideForeach)),
             ]
             members.append(("children", .array(item.children.map(value))))
             return .object(members)
         }
-        return ReportJSON.array(items.map(value)).rendered() + "\n"
+        return JSONValue.array(items.map(value)).rendered() + "\n"
     }
 }

@@ -77,7 +77,7 @@ struct HTTPSaveTests {
 
 /// Progress fractions a promise reported.
 final class ProgressLog: Sendable {
-    private let fractions = Locked<[Double]>([])
+    private let fractions = Lock<[Double]>([])
 
     func record(_ fraction: Double) { fractions.withLock { $0.append(fraction) } }
 

@@ -170,7 +170,7 @@ struct HTTPStepTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         // When it settled, on the settling thread (not when this task next got a pool thread).
-        let settledAt = Locked<ContinuousClock.Instant?>(nil)
+        let settledAt = Lock<ContinuousClock.Instant?>(nil)
         let watched = promise.tap { _ in settledAt.withLock { $0 = .now } }
         let cancelled = ContinuousClock.now
         promise.cancel()
@@ -216,7 +216,7 @@ struct HTTPStepTests {
 
 /// The byte counts a step's `transfer` callback heard.
 final class TransferLog: Sendable {
-    private let counts = Locked<[(Int64, Int64?)]>([])
+    private let counts = Lock<[(Int64, Int64?)]>([])
 
     func record(_ received: Int64, _ expected: Int64? = nil) {
         counts.withLock { $0.append((received, expected)) }

@@ -16,7 +16,7 @@ struct HTTPStressTests {
         let context = folder.context()
         let base = try await HTTPTestServer.baseURL()
         let count = 400
-        let promises = Locked<[Int: Promise<StepResult>]>([:])
+        let promises = Lock<[Int: Promise<StepResult>]>([:])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for index in stride(from: thread, to: count, by: 8) {
                 let path = index % 4 == 0 ? "/slow?ms=200" : "/echo?i=\(index)"

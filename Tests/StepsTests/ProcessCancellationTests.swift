@@ -32,7 +32,7 @@ struct ProcessCancellationTests {
         }
         // When it settled, taken on the thread that settles it: a task
         // waiting for a pool thread (other tests busy) must not count.
-        let settledAt = Locked<ContinuousClock.Instant?>(nil)
+        let settledAt = Lock<ContinuousClock.Instant?>(nil)
         let watched = promise.tap { _ in settledAt.withLock { $0 = .now } }
         let started = ContinuousClock.now
         promise.cancel()

@@ -113,7 +113,7 @@ struct ProcessStepTests {
     @Test func aScriptWrittenWhileOtherStepsSpawnRunsAtOnce() async throws {
         let folder = TemporaryFolder()
         let context = folder.context()
-        let stop = Locked(false)
+        let stop = Lock(false)
         let spawning = DispatchGroup()
         for _ in 0..<2 {
             DispatchQueue.global().async(group: spawning) {

@@ -14,7 +14,7 @@ struct ProcessStressTests {
         let folder = TemporaryFolder()
         let context = folder.context()
         let count = 240
-        let promises = Locked<[Int: Promise<StepResult>]>([:])
+        let promises = Lock<[Int: Promise<StepResult>]>([:])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for index in stride(from: thread, to: count, by: 8) {
                 // Through the shell, and direct (a PATH lookup from the cache).

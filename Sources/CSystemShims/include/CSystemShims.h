@@ -94,19 +94,4 @@ int csh_inotify_drain(int fd);
 /// Names the calling thread (as `ps -L`, perf and gdb show it).
 void csh_name_thread(const char *name);
 
-/// ThreadSanitizer cannot see inside Synchronization.Mutex on Linux (its
-/// lock lives in uninstrumented stdlib code); these hooks tell it about the
-/// lock (as CSyncAnnotations does for PromiseEngine). The TSan runtime's
-/// functions are weak: outside TSan builds each hook is an untaken branch.
-extern void __tsan_acquire(void *addr) __attribute__((weak));
-extern void __tsan_release(void *addr) __attribute__((weak));
-
-static inline void csh_annotate_acquire(const void *addr) {
-    if (__tsan_acquire) __tsan_acquire((void *)addr);
-}
-
-static inline void csh_annotate_release(const void *addr) {
-    if (__tsan_release) __tsan_release((void *)addr);
-}
-
 #endif

@@ -3,23 +3,6 @@ import WorkflowEngine
 
 /// How times and sizes read in the console and the reports.
 enum Format {
-    /// `value` with exactly `places` decimals, rounded half away from zero
-    /// (`fixed(2.25, 1)` is `2.3`); what `String(format: "%.Nf")` gives
-    /// for the values reports hold.
-    static func fixed(_ value: Double, _ places: Int) -> String {
-        guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9e15 else { return String(value) }
-        let units = Int64(scaled)
-        let divisor = Int64(scale)
-        let sign = value < 0 && units != 0 ? "-" : ""
-        guard places > 0 else { return sign + String(units) }
-        let fraction = String(units % divisor)
-        return sign + String(units / divisor) + "." + String(repeating: "0", count: places - fraction.count) + fraction
-    }
-
     /// `850ms`, `12.3s`, `2m03s`, `1h02m`.
     static func duration(_ duration: Duration) -> String {
         seconds(duration.seconds)

@@ -31,7 +31,7 @@ enum Summary {
         headline += " in \(Format.duration(wall))"
         if verbosity != .quiet, stepTime > .seconds(1) {
             let speedup = wall.seconds > 0 ? stepTime.seconds / wall.seconds : 1
-            headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(Format.fixed(speedup, 1))x from parallelism)")
+            headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(FixedPoint.text(speedup, places: 1))x from parallelism)")
         }
         // Quiet output is the headline alone, with no blank line before it.
         text += (verbosity == .quiet ? "" : "\n") + headline + "\n"

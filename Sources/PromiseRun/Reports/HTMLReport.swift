@@ -48,8 +48,8 @@ enum HTMLReport {
         var summaryIndex: [String: Int] = [:]
         var stepIndex: [String: Int] = [:]
         let critical = criticalPath(result.records, runStart: runStart)
-        var criticalIndices: [ReportJSON] = []
-        var steps: [ReportJSON] = []
+        var criticalIndices: [JSONValue] = []
+        var steps: [JSONValue] = []
         steps.reserveCapacity(result.records.count)
         for (index, record) in result.records.enumerated() {
             stepIndex[record.id] = index
@@ -64,8 +64,8 @@ enum HTMLReport {
             }
             steps.append(step(record, summary: summary, runStart: runStart))
         }
-        let failures: [ReportJSON] = ReportFailure.all(in: result).map { failure in
-            var members: [(String, ReportJSON)] = [
+        let failures: [JSONValue] = ReportFailure.all(in: result).map { failure in
+            var members: [(String, JSONValue)] = [
                 ("id", .string(failure.id)), ("kind", .string(failure.kind)),
                 ("failureKind", .string(failure.failureKind.rawValue)), ("message", .string(failure.message)),
             ]
@@ -73,8 +73,8 @@ enum HTMLReport {
             if failure.allowed { members.append(("allowed", .bool(true))) }
             return .object(members)
         }
-        let groups: [ReportJSON] = result.groups.map { group in
-            var members: [(String, ReportJSON)] = [("id", .string(group.id)), ("kind", .string(group.kind)), ("st", .string(group.status.rawValue))]
+        let groups: [JSONValue] = result.groups.map { group in
+            var members: [(String, JSONValue)] = [("id", .string(group.id)), ("kind", .string(group.kind)), ("st", .string(group.status.rawValue))]
             if let label = group.label { members.append(("label", .string(label))) }
             if let parent = group.parent { members.append(("parent", .string(parent))) }
             if let start = group.startedAt { members.append(("t", .decimal(max(0, start - runStart), places: 3))) }
@@ -84,7 +84,7 @@ enum HTMLReport {
             }
             return .object(members)
         }
-        let data = ReportJSON.object([
+        let data = JSONValue.object([
             ("workflow", .string(result.workflow)),
             ("status", .string(result.status.rawValue)),
             ("statusWords", .string(result.status.words)),
@@ -92,15 +92,15 @@ enum HTMLReport {
             ("duration", .decimal(result.duration.seconds, places: 3)),
             ("failures", .array(failures)),
             ("critical", .array(criticalIndices)),
-            ("summaries", .array(summaries.map(ReportJSON.string))),
+            ("summaries", .array(summaries.map(JSONValue.string))),
             ("groups", .array(groups)),
             ("steps", .array(steps)),
         ])
         return scriptSafe(data.renderedCompact())
     }
 
-    private static func step(_ record: StepRecord, summary: Int, runStart: Double) -> ReportJSON {
-        var members: [(String, ReportJSON)] = [
+    private static func step(_ record: StepRecord, summary: Int, runStart: Double) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string(record.id)), ("k", .string(record.kind)), ("s", .integer(summary)),
             ("st", .string(record.status.rawValue)), ("a", .integer(record.attempts)),
         ]
@@ -132,7 +132,7 @@ enum HTMLReport {
         }
         if !record.attemptLog.isEmpty {
             members.append(("tries", .array(record.attemptLog.map { attempt in
-                var fields: [(String, ReportJSON)] = [
+                var fields: [(String, JSONValue)] = [
                     ("n", .integer(attempt.number)), ("t", .decimal(max(0, attempt.startedAt - runStart), places: 3)),
                     ("d", .decimal(attempt.duration.seconds, places: 3)), ("st", .string(attempt.status.rawValue)),
                 ]

@@ -6,11 +6,11 @@ import WorkflowEngine
 /// is documented in docs/reports.md.
 enum JSONReport {
     static func render(_ result: RunResult) -> String {
-        var members: [(String, ReportJSON)] = [
+        var members: [(String, JSONValue)] = [
             ("workflow", .string(result.workflow)),
             ("status", .string(result.status.rawValue)),
             ("startedAt", .string(ReportTime.iso8601(result.startedAt))),
-            ("durationSeconds", .number(result.duration.seconds)),
+            ("durationSeconds", .decimal(result.duration.seconds, places: 3)),
         ]
         if let error = result.error {
             members.append(("error", .object([
@@ -21,19 +21,19 @@ enum JSONReport {
         }
         members.append(("steps", .array(result.records.map(step))))
         members.append(("groups", .array(result.groups.map(group))))
-        return ReportJSON.object(members).rendered() + "\n"
+        return JSONValue.object(members).rendered() + "\n"
     }
 
-    private static func group(_ record: GroupRecord) -> ReportJSON {
-        var members: [(String, ReportJSON)] = [
+    private static func group(_ record: GroupRecord) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string(record.id)),
-            ("label", record.label.map(ReportJSON.string) ?? .null),
+            ("label", record.label.map(JSONValue.string) ?? .null),
             ("kind", .string(record.kind)),
-            ("parent", record.parent.map(ReportJSON.string) ?? .null),
+            ("parent", record.parent.map(JSONValue.string) ?? .null),
             ("status", .string(record.status.rawValue)),
             ("attempts", .integer(record.attempts)),
             ("startedAt", record.startedAt.map { .string(ReportTime.iso8601($0)) } ?? .null),
-            ("durationSeconds", record.duration.map { .number($0.seconds) } ?? .null),
+            ("durationSeconds", record.duration.map { .decimal($0.seconds, places: 3) } ?? .null),
         ]
         if let failure = record.failure {
             members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
@@ -42,7 +42,7 @@ enum JSONReport {
         return .object(members)
     }
 
-    private static func output(_ text: CapturedText) -> ReportJSON {
+    private static func output(_ text: CapturedText) -> JSONValue {
         .object([
             ("tail", .string(text.text)),
             ("bytes", .integer(text.totalBytes)),
@@ -50,34 +50,34 @@ enum JSONReport {
         ])
     }
 
-    private static func attempt(_ attempt: AttemptRecord) -> ReportJSON {
-        var members: [(String, ReportJSON)] = [
+    private static func attempt(_ attempt: AttemptRecord) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("number", .integer(attempt.number)),
             ("startedAt", .string(ReportTime.iso8601(attempt.startedAt))),
-            ("durationSeconds", .number(attempt.duration.seconds)),
+            ("durationSeconds", .decimal(attempt.duration.seconds, places: 3)),
             ("status", .string(attempt.status.rawValue)),
         ]
         if let exit = attempt.exitCode { members.append(("exit", .integer(exit))) }
         if let status = attempt.httpStatus { members.append(("httpStatus", .integer(status))) }
         if let failure = attempt.failure {
-            var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
+            var error: [(String, JSONValue)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
             if let tail = attempt.outputTail { error.append(("stderrTail", .string(tail))) }
             members.append(("error", .object(error)))
         }
         return .object(members)
     }
 
-    private static func step(_ record: StepRecord) -> ReportJSON {
-        var members: [(String, ReportJSON)] = [
+    private static func step(_ record: StepRecord) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string(record.id)),
-            ("label", record.label.map(ReportJSON.string) ?? .null),
+            ("label", record.label.map(JSONValue.string) ?? .null),
             ("kind", .string(record.kind)),
             ("summary", .string(record.summary)),
             ("status", .string(record.status.rawValue)),
             ("attempts", .integer(record.attempts)),
             ("startedAt", record.startedAt.map { .string(ReportTime.iso8601($0)) } ?? .null),
-            ("durationSeconds", record.duration.map { .number($0.seconds) } ?? .null),
-            ("group", record.group.map(ReportJSON.string) ?? .null),
+            ("durationSeconds", record.duration.map { .decimal($0.seconds, places: 3) } ?? .null),
+            ("group", record.group.map(JSONValue.string) ?? .null),
         ]
         if let message = record.message { members.append(("message", .string(message))) }
         if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
@@ -94,12 +94,12 @@ enum JSONReport {
             })))
         }
         if let failure = record.failure {
-            var error: [(String, ReportJSON)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
+            var error: [(String, JSONValue)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
             if let tail = record.outputTail { error.append(("stderrTail", .string(tail))) }
             members.append(("error", .object(error)))
         }
         if record.standardOutput != nil || record.standardError != nil {
-            var streams: [(String, ReportJSON)] = []
+            var streams: [(String, JSONValue)] = []
             if let stdout = record.standardOutput { streams.append(("stdout", output(stdout))) }
             if let stderr = record.standardError { streams.append(("stderr", output(stderr))) }
             members.append(("output", .object(streams)))

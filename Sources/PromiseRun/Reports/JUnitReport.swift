@@ -85,20 +85,16 @@ enum JUnitReport {
 
     /// XML text: markup characters escaped, characters XML 1.0 forbids dropped.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
-            default:
-                if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
-                    escaped.unicodeScalars.append(scalar)
-                }
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\t", "\n", "\r": nil
+            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): ""
+            default: nil
             }
         }
-        return escaped
     }
 }
 

@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import Synchronization
+import PromiseEngine
 
 /// One thread that waits, with epoll, on the descriptors of every running
 /// process (pidfds, output pipes, stdin pipes) and runs the few timers the
@@ -22,12 +23,12 @@ final class EventLoop: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     /// Work handed over by other threads, run in order on the loop thread.
-    private let inbox = Locked<[@Sendable () -> Void]>([])
+    private let inbox = Lock<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     private let confined: Confined
     /// The handler of every registered descriptor. Locked: any thread may
     /// register; only the loop thread calls and removes handlers.
-    private let handlers = Locked<Handlers>(Handlers())
+    private let handlers = Lock<Handlers>(Handlers())
     private let nextToken = Atomic<Token>(1)
 
     /// What only the loop thread touches.

@@ -1,5 +1,6 @@
 import CSystemShims
 import Glibc
+import PromiseEngine
 
 /// Where bare program names were found in PATH, remembered, so that a
 /// thousand `sh "make test"` steps do not look in every PATH folder a
@@ -34,7 +35,7 @@ final class ExecutableCache: Sendable {
     }
 
     private let inotify: Int32
-    private let state = Locked(State())
+    private let state = Lock(State())
 
     init() {
         inotify = csh_inotify_open()

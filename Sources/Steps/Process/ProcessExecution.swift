@@ -65,7 +65,7 @@ final class ProcessExecution: @unchecked Sendable {
     /// Set (before the signal is sent) when `killAll` SIGKILLs the group.
     let killedByRunner = Atomic<Bool>(false)
     /// Whether `start` ran; held while it runs.
-    private let startGate = Locked<Bool>(false)
+    private let startGate = Lock<Bool>(false)
 
     private var outputs: [OutputState]
     private var standardInput: [UInt8]

@@ -22,7 +22,7 @@ final class ProcessTable: Sendable {
         var leftovers: [LeftoverProcess] = []
     }
 
-    private let state = Locked(State())
+    private let state = Lock(State())
     private let loop = EventLoop.shared
     /// The prefix of this runner's step marks (`StepMarkers`).
     let markPrefix = StepMarkers.runnerPrefix()

@@ -1,5 +1,6 @@
 import CSystemShims
 import Glibc
+import PromiseEngine
 
 /// What to start: a program (an absolute path), its arguments (the first is
 /// argv[0]), the whole environment and the working folder.
@@ -150,7 +151,7 @@ final class EnvironmentBlock: Sendable {
     // Written once in `init`, freed in `deinit`; only read in between.
     nonisolated(unsafe) let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
-    private static let last = Locked<EnvironmentBlock?>(nil)
+    private static let last = Lock<EnvironmentBlock?>(nil)
 
     static func block(for environment: [String: String]) -> EnvironmentBlock {
         if let kept = last.withLock({ $0 }), kept.environment == environment { return kept }

@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import Synchronization
+import PromiseEngine
 
 /// Each process step's mark: `PROMISE_RUN_STEP=<pid>.<runner>.<n>` in the
 /// environment of the process it starts, inherited by everything that
@@ -19,7 +20,7 @@ enum StepMarkers {
     static let prefix = "\(getpid())."
     private static let nextRunner = Atomic<Int>(1)
     private static let next = Atomic<Int>(1)
-    private static let watchdog = Locked<Bool>(false)
+    private static let watchdog = Lock<Bool>(false)
 
     /// `<pid>.<runner>.`: the prefix of one step runner's marks (a process
     /// may hold several runners; each ends only its own processes).

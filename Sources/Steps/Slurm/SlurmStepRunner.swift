@@ -25,7 +25,7 @@ final class SlurmStepRunner: Sendable {
     private let counter = Atomic<Int>(0)
     /// The environment of the last Slurm step, for `scancel`/`squeue`
     /// (SLURM_CONF and PATH come from it); nil until one ran.
-    private let clientEnvironment = Locked<[String: String]?>(nil)
+    private let clientEnvironment = Lock<[String: String]?>(nil)
 
     init(processes: ProcessStepRunner) {
         self.processes = processes
@@ -116,7 +116,7 @@ final class SlurmStepRunner: Sendable {
 
 /// The job id of one step, as `srun --verbose` says it.
 final class JobNote: Sendable {
-    private let value = Locked<String?>(nil)
+    private let value = Lock<String?>(nil)
     var id: String? { value.withLock { $0 } }
     func note(_ id: String) { value.withLock { if $0 == nil { $0 = id } } }
 }

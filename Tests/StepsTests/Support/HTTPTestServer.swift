@@ -9,8 +9,8 @@ import WorkflowEngine
 /// (as an `exec` step that never ends; the server exits with the test
 /// process).
 enum HTTPTestServer {
-    private static let started = Locked<String?>(nil)
-    private static let startedTLS = Locked<String?>(nil)
+    private static let started = Lock<String?>(nil)
+    private static let startedTLS = Lock<String?>(nil)
     private static let runner = SystemStepRunner()
 
     /// `http://127.0.0.1:PORT`, starting the server on first use.

@@ -82,7 +82,7 @@ struct TemporaryFolder: ~Copyable {
 
 /// Collects the lines a step prints, per stream.
 final class LineCollector: StepOutputSink {
-    private let lines = Locked<[(WorkflowEngine.OutputStream, String)]>([])
+    private let lines = Lock<[(WorkflowEngine.OutputStream, String)]>([])
 
     func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
         lines.withLock { $0.append((stream, text)) }

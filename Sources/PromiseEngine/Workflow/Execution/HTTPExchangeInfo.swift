@@ -3,88 +3,40 @@ import PromiseEngine
 /// What an `http` step's exchange was, besides the final response: where
 /// it ended, after how many redirects, over which HTTP version, how long
 /// each phase took, and the cookies the run's store then held for it.
+@dynamicMemberLookup
 package struct HTTPExchangeInfo: Sendable, Hashable {
-    /// The fields, in one shared copy-on-write box: a record of every step
-    /// of a 100,000-request run keeps one, so the record stays small.
-    private final class Storage: @unchecked Sendable {
-        // @unchecked: mutated only through an HTTPExchangeInfo holding the
-        // one reference (`isKnownUniquelyReferenced`); never changed once
-        // shared.
-        var url: String
-        var redirects: Int
-        var version: String
-        var timings: HTTPTimings
-        var cookies: [HTTPCookieValue]
-
-        init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue]) {
-            self.url = url
-            self.redirects = redirects
-            self.version = version
-            self.timings = timings
-            self.cookies = cookies
-        }
+    /// The fields, read and written as the exchange's own (`info.url`).
+    package struct Fields: Sendable, Hashable {
+        /// The final URL, after redirects (`url` field).
+        package var url: String
+        /// How many redirects were followed (`redirects` field).
+        package var redirects: Int
+        /// `1.1`, `2` or `1.0` (`version` field).
+        package var version: String
+        /// The phases of the final request (`timing.*` fields).
+        package var timings: HTTPTimings
+        /// The cookies the run's store holds for the final URL's host after
+        /// the step, in the order they were set (`cookie.NAME` fields).
+        package var cookies: [HTTPCookieValue]
     }
 
-    private var storage: Storage
+    /// In one shared box: a record of every step of a 100,000-request run
+    /// keeps one, so the record stays small.
+    private var storage: CopyOnWrite<Fields>
 
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) {
-            storage = Storage(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies)
-        }
-        return storage
-    }
-
-    /// The final URL, after redirects (`url` field).
-    package var url: String {
-        get { storage.url }
-        set { unique().url = newValue }
-    }
-
-    /// How many redirects were followed (`redirects` field).
-    package var redirects: Int {
-        get { storage.redirects }
-        set { unique().redirects = newValue }
-    }
-
-    /// `1.1`, `2` or `1.0` (`version` field).
-    package var version: String {
-        get { storage.version }
-        set { unique().version = newValue }
-    }
-
-    /// The phases of the final request (`timing.*` fields).
-    package var timings: HTTPTimings {
-        get { storage.timings }
-        set { unique().timings = newValue }
-    }
-
-    /// The cookies the run's store holds for the final URL's host after the
-    /// step, in the order they were set (`cookie.NAME` fields).
-    package var cookies: [HTTPCookieValue] {
-        get { storage.cookies }
-        set { unique().cookies = newValue }
+    /// A field, read or written as `info.url`.
+    package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
+        get { storage[field] }
+        set { storage[field] = newValue }
     }
 
     package init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue] = []) {
-        storage = Storage(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies)
+        storage = CopyOnWrite(Fields(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies))
     }
 
     /// The value of the cookie `name` (the last one of that name).
     package func cookie(_ name: String) -> String? {
-        cookies.last { $0.name == name }?.value
-    }
-
-    package static func == (a: HTTPExchangeInfo, b: HTTPExchangeInfo) -> Bool {
-        a.storage === b.storage || (a.url == b.url && a.redirects == b.redirects && a.version == b.version
-                                    && a.timings == b.timings && a.cookies == b.cookies)
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(url)
-        hasher.combine(redirects)
-        hasher.combine(version)
-        hasher.combine(timings)
-        hasher.combine(cookies)
+        storage.fields.cookies.last { $0.name == name }?.value
     }
 }
 

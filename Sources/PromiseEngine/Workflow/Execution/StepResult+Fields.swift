@@ -15,29 +15,29 @@ extension StepResult {
         }
         switch field {
         case .stdout:
-            guard let stdout else { throw missing("the step has no stdout") }
+            guard let stdout = self.stdout else { throw missing("the step has no stdout") }
             return Self.withoutFinalNewline(stdout.text)
         case .stderr:
-            guard let stderr else { throw missing("the step has no stderr") }
+            guard let stderr = self.stderr else { throw missing("the step has no stderr") }
             return Self.withoutFinalNewline(stderr.text)
         case .exit:
-            if let exitCode { return String(exitCode) }
-            if let terminatingSignal { throw missing("the process has no exit code: it was ended by signal \(terminatingSignal)") }
+            if let exitCode = self.exitCode { return String(exitCode) }
+            if let terminatingSignal = self.terminatingSignal { throw missing("the process has no exit code: it was ended by signal \(terminatingSignal)") }
             throw missing("the step has no exit code")
         case .duration:
-            return Self.secondsText(duration)
+            return Self.secondsText(self.duration)
         case .status:
-            guard let status else { throw missing("the step has no HTTP status") }
+            guard let status = self.status else { throw missing("the step has no HTTP status") }
             return String(status)
         case .body:
-            guard let body else { throw missing("the step has no body") }
+            guard let body = self.body else { throw missing("the step has no body") }
             return body.text
         case .header(let name):
-            guard status != nil else { throw missing("the step has no response headers") }
+            guard self.status != nil else { throw missing("the step has no response headers") }
             guard let value = header(name) else { throw missing("the response has no header '\(name)'") }
             return value
         case .json(let path):
-            guard let body else { throw missing("the step has no body") }
+            guard let body = self.body else { throw missing("the step has no body") }
             if body.truncated {
                 throw missing("json\(path.components.isEmpty ? "" : path.description): only the end of the body was kept (\(body.totalBytes) bytes)")
             }
@@ -53,32 +53,32 @@ extension StepResult {
                 throw missing("json path \(path) leads nowhere: \(error)")
             }
         case .path:
-            guard let path else { throw missing("the step has no path") }
+            guard let path = self.path else { throw missing("the step has no path") }
             return path
         case .content:
-            guard let content else { throw missing("the step has no content") }
+            guard let content = self.content else { throw missing("the step has no content") }
             return content
         case .capture(let name):
-            guard let value = captures[name] else { throw missing("the step has no capture '\(name)'") }
+            guard let value = self.captures[name] else { throw missing("the step has no capture '\(name)'") }
             return value
-        case .url where captures["url"] != nil, .redirects where captures["redirects"] != nil,
-             .version where captures["version"] != nil:
-            return captures[field.name]!
+        case .url where self.captures["url"] != nil, .redirects where self.captures["redirects"] != nil,
+             .version where self.captures["version"] != nil:
+            return self.captures[field.name]!
         case .url:
-            guard let http else { throw missing("the step has no URL") }
+            guard let http = self.http else { throw missing("the step has no URL") }
             return http.url
         case .redirects:
-            guard let http else { throw missing("the step has no redirects") }
+            guard let http = self.http else { throw missing("the step has no redirects") }
             return String(http.redirects)
         case .version:
-            guard let http else { throw missing("the step has no HTTP version") }
+            guard let http = self.http else { throw missing("the step has no HTTP version") }
             return http.version
         case .cookie(let name):
-            guard let http else { throw missing("the step has no cookies") }
+            guard let http = self.http else { throw missing("the step has no cookies") }
             guard let value = http.cookie(name) else { throw missing("no cookie '\(name)' is in the store for \(http.url)") }
             return value
         case .timing(let phase):
-            guard let http else { throw missing("the step has no timings") }
+            guard let http = self.http else { throw missing("the step has no timings") }
             return Self.microsecondsText(http.timings[phase])
         }
     }

@@ -58,18 +58,15 @@ package struct DotRenderer: Sendable {
     /// A DOT string: quotes and backslashes escaped, so that no escape
     /// sequence of DOT (`\n`, `\l`) is formed by accident.
     private func quote(_ text: String) -> String {
-        var quoted = "\""
-        // Scalar by scalar: a quote with a combining mark after it is one
-        // Character to Swift but still a quote to the reader of the file.
-        for scalar in text.unicodeScalars {
+        let escaped = text.replacingScalars { scalar in
             switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": break
-            default: quoted.unicodeScalars.append(scalar)
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": ""
+            default: nil
             }
         }
-        return quoted + "\""
+        return "\"" + escaped + "\""
     }
 }

@@ -15,7 +15,7 @@ package struct JSONRenderer: Sendable {
         if let timeout = workflow.timeout { members.append(("timeout", .string(DurationText.format(timeout)))) }
         members.append(("variables", .array(workflow.variables.map(variable))))
         members.append(("body", block(workflow.body)))
-        return JSONValue.object(members).serialized() + "\n"
+        return JSONValue.object(members).rendered() + "\n"
     }
 
     private func block(_ block: Block) -> JSONValue {
@@ -35,7 +35,7 @@ package struct JSONRenderer: Sendable {
         case .variable(let declaration):
             return variable(declaration)
         case .dotenv(let file):
-            return .object([("type", .string("dotenv")), ("path", .string(file.path)), ("optional", .boolean(file.optional))]
+            return .object([("type", .string("dotenv")), ("path", .string(file.path)), ("optional", .bool(file.optional))]
                            + location(file.location))
         }
     }
@@ -70,7 +70,7 @@ package struct JSONRenderer: Sendable {
             members.append(("retry", .object(policy)))
         }
         if !attributes.needs.isEmpty { members.append(("needs", .array(attributes.needs.map(JSONValue.string)))) }
-        if attributes.allowFailure { members.append(("allowFailure", .boolean(true))) }
+        if attributes.allowFailure { members.append(("allowFailure", .bool(true))) }
         if let description = attributes.description { members.append(("desc", .string(description))) }
         if let cwd = attributes.cwd { members.append(("cwd", template(cwd))) }
         if !attributes.environment.isEmpty { members.append(("env", named(attributes.environment.map { ($0.name, $0.value) }))) }
@@ -130,11 +130,11 @@ package struct JSONRenderer: Sendable {
             }
             if let redirects = request.redirects { members.append(("redirects", .integer(redirects))) }
             if let save = request.save { members.append(("save", template(save))) }
-            if request.tls.insecure { members.append(("insecure", .boolean(true))) }
+            if request.tls.insecure { members.append(("insecure", .bool(true))) }
             if let path = request.tls.caCertificate { members.append(("cacert", template(path))) }
             if let path = request.tls.certificate { members.append(("cert", template(path))) }
             if let path = request.tls.key { members.append(("key", template(path))) }
-            if !request.cookies { members.append(("cookies", .boolean(false))) }
+            if !request.cookies { members.append(("cookies", .bool(false))) }
             return members + outcomes(request.expectations, request.captures)
         case .file(let operation):
             return [("operation", .string(operation.name)), ("operands", .array(operation.operands.map(template)))]
@@ -149,7 +149,7 @@ package struct JSONRenderer: Sendable {
 
     private func process(_ process: ProcessOptions) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = (process.stdin.map { [("stdin", template($0))] } ?? [])
-            + (process.detach ? [("detach", .boolean(true))] : [])
+            + (process.detach ? [("detach", .bool(true))] : [])
         if !process.sources.isEmpty { members.append(("sources", .array(process.sources.map(template)))) }
         if !process.generates.isEmpty { members.append(("generates", .array(process.generates.map(template)))) }
         return members + outcomes(process.expectations, process.captures)
@@ -169,16 +169,16 @@ package struct JSONRenderer: Sendable {
         case .parallel(let parallel):
             var members: [(String, JSONValue)] = []
             if let limit = parallel.limit { members.append(("limit", .integer(limit))) }
-            members.append(("keepGoing", .boolean(parallel.keepGoing)))
+            members.append(("keepGoing", .bool(parallel.keepGoing)))
             return members + lanes(parallel.lanes)
                 + [("dependencies", .array(parallel.dependencies.map { .array($0.map(JSONValue.integer)) }))]
         case .race(let lanes), .any(let lanes):
             return self.lanes(lanes)
         case .foreach(let foreach):
             var members: [(String, JSONValue)] = [("variable", .string(foreach.variable)), ("list", list(foreach.list)),
-                                                  ("parallel", .boolean(foreach.parallel))]
+                                                  ("parallel", .bool(foreach.parallel))]
             if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
-            if foreach.parallel { members.append(("keepGoing", .boolean(foreach.keepGoing))) }
+            if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
             var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),

@@ -45,20 +45,16 @@ package struct MermaidRenderer: Sendable {
     /// Mermaid labels in quotes: entity codes for the characters that would
     /// end or confuse them.
     private func escape(_ text: String) -> String {
-        var escaped = ""
-        // Scalar by scalar: a quote with a combining mark after it is one
-        // Character to Swift but still a quote to the reader of the file.
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "\"": escaped += "#quot;"
-            case "<": escaped += "#lt;"
-            case ">": escaped += "#gt;"
-            case "|": escaped += "#124;"
-            case "#": escaped += "#35;"
-            case "\n": escaped += "<br/>"
-            default: escaped.unicodeScalars.append(scalar)
+            case "\"": "#quot;"
+            case "<": "#lt;"
+            case ">": "#gt;"
+            case "|": "#124;"
+            case "#": "#35;"
+            case "\n": "<br/>"
+            default: nil
             }
         }
-        return escaped
     }
 }

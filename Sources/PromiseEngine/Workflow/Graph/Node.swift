@@ -140,16 +140,29 @@ package struct Node: Sendable, Hashable {
 /// The attributes any node may have (spec §5); those a kind does not take
 /// were rejected by the checker. Most nodes have none: then no storage is
 /// allocated.
+@dynamicMemberLookup
 package struct Attributes: Sendable, Hashable {
-    private struct Values: Sendable, Hashable {
-        var timeout: Duration?
-        var retry: RetryPolicy?
-        var environment: [EnvironmentSetting] = []
-        var cwd: Template?
-        var needs: [String] = []
-        var allowFailure = false
-        var description: String?
-        var placement = Placement()
+    /// The attributes, read and written as the node's own
+    /// (`attributes.timeout`).
+    package struct Values: Sendable, Hashable {
+        /// Per attempt when there is a retry.
+        package var timeout: Duration?
+        package var retry: RetryPolicy?
+        /// `env NAME = "..."` of a process step.
+        package var environment: [EnvironmentSetting] = []
+        /// `cwd PATH` of a process step.
+        package var cwd: Template?
+        /// Labels of siblings in a parallel group that must succeed first.
+        package var needs: [String] = []
+        /// `allow-failure`: a failure is reported and the chain goes on as
+        /// if it had succeeded (spec §12).
+        package var allowFailure = false
+        /// `desc "..."`: one line saying what the step or group is for.
+        package var description: String?
+        /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
+        /// §14). After lowering, a process step's placement includes what it
+        /// inherits from its groups.
+        package var placement = Placement()
 
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
@@ -157,91 +170,26 @@ package struct Attributes: Sendable, Hashable {
         }
     }
 
-    /// Immutable, so shared copies are safe; a change makes a new box.
-    private final class Box: Sendable {
-        let values: Values
+    /// nil while every attribute is unset, as on most nodes.
+    private var storage: CopyOnWrite<Values>?
 
-        init(_ values: Values) {
-            self.values = values
+    /// An attribute, read or written as `attributes.timeout`.
+    package subscript<Value>(dynamicMember attribute: WritableKeyPath<Values, Value>) -> Value {
+        get { (storage?.fields ?? Values())[keyPath: attribute] }
+        set {
+            var values = storage?.fields ?? Values()
+            values[keyPath: attribute] = newValue
+            storage = values.isEmpty ? nil : CopyOnWrite(values)
         }
-    }
-
-    private var box: Box?
-
-    private var values: Values { box?.values ?? Values() }
-
-    private mutating func update(_ change: (inout Values) -> Void) {
-        var values = self.values
-        change(&values)
-        box = values.isEmpty ? nil : Box(values)
     }
 
     package init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
                 cwd: Template? = nil, needs: [String] = []) {
-        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs,
-                            allowFailure: false, description: nil, placement: Placement())
-        box = values.isEmpty ? nil : Box(values)
+        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs)
+        storage = values.isEmpty ? nil : CopyOnWrite(values)
     }
 
-    /// Per attempt when there is a retry.
-    package var timeout: Duration? {
-        get { box?.values.timeout }
-        set { update { $0.timeout = newValue } }
-    }
-
-    package var retry: RetryPolicy? {
-        get { box?.values.retry }
-        set { update { $0.retry = newValue } }
-    }
-
-    /// `env NAME = "..."` of a process step.
-    package var environment: [EnvironmentSetting] {
-        get { box?.values.environment ?? [] }
-        set { update { $0.environment = newValue } }
-    }
-
-    /// `cwd PATH` of a process step.
-    package var cwd: Template? {
-        get { box?.values.cwd }
-        set { update { $0.cwd = newValue } }
-    }
-
-    /// Labels of siblings in a parallel group that must succeed first.
-    package var needs: [String] {
-        get { box?.values.needs ?? [] }
-        set { update { $0.needs = newValue } }
-    }
-
-    /// `allow-failure`: a failure is reported and the chain goes on as
-    /// if it had succeeded (spec §12).
-    package var allowFailure: Bool {
-        get { box?.values.allowFailure ?? false }
-        set { update { $0.allowFailure = newValue } }
-    }
-
-    /// `desc "..."`: one line saying what the step or group is for.
-    package var description: String? {
-        get { box?.values.description }
-        set { update { $0.description = newValue } }
-    }
-
-    /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
-    /// §14). After lowering, a process step's placement includes what it
-    /// inherits from its groups.
-    package var placement: Placement {
-        get { box?.values.placement ?? Placement() }
-        set { update { $0.placement = newValue } }
-    }
-
-    package var isEmpty: Bool { box == nil }
-
-    package static func == (lhs: Attributes, rhs: Attributes) -> Bool {
-        lhs.values == rhs.values
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(values)
-    }
+    package var isEmpty: Bool { storage == nil }
 }
 
 /// `retry N [delay D] [backoff D]`.

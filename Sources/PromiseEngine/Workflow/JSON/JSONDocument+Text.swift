@@ -14,35 +14,21 @@ extension JSONDocument {
         }
     }
 
-    /// Compact JSON text: no white space, keys in document order.
+    /// Compact JSON text: no white space, keys in document order, numbers
+    /// as written.
     package var serialized: String {
-        var output = ""
-        write(to: &output)
-        return output
+        jsonValue.renderedCompact()
     }
 
-    private func write(to output: inout String) {
+    /// The document as a value to print.
+    private var jsonValue: JSONValue {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let number): output += number.text
-        case .string(let text): output += Filter.jsonQuoted(text)
-        case .array(let items):
-            output += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
-                item.write(to: &output)
-            }
-            output += "]"
-        case .object(let object):
-            output += "{"
-            for (index, member) in object.members.enumerated() {
-                if index > 0 { output += "," }
-                output += Filter.jsonQuoted(member.key)
-                output += ":"
-                member.value.write(to: &output)
-            }
-            output += "}"
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .number(let number): return .literal(number.text)
+        case .string(let text): return .string(text)
+        case .array(let items): return .array(items.map(\.jsonValue))
+        case .object(let object): return .object(object.members.map { ($0.key, $0.value.jsonValue) })
         }
     }
 }

@@ -97,16 +97,9 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONDocument {
-        try enter()
-        position += 1
         var members: [JSONObject.Member] = []
-        skipSpace()
-        if current == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return .object(JSONObject(members))
-        }
-        while true {
+        guard try open(closer: "}") else { return .object(JSONObject(members)) }
+        repeat {
             skipSpace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key in object") }
             let key = try parseString()
@@ -116,42 +109,46 @@ struct JSONParser {
             skipSpace()
             let value = try parseValue()
             members.append(JSONObject.Member(key: key, value: value))
-            skipSpace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                depth -= 1
-                return .object(JSONObject(members))
-            case nil: throw error("unexpected end of JSON in object")
-            default: throw error("expected ',' or '}' in object")
-            }
-        }
+        } while try next(closer: "}", in: "object")
+        return .object(JSONObject(members))
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONDocument {
-        try enter()
-        position += 1
         var items: [JSONDocument] = []
-        skipSpace()
-        if current == UInt8(ascii: "]") {
-            position += 1
-            depth -= 1
-            return .array(items)
-        }
-        while true {
+        guard try open(closer: "]") else { return .array(items) }
+        repeat {
             skipSpace()
             items.append(try parseValue())
-            skipSpace()
-            switch current {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                depth -= 1
-                return .array(items)
-            case nil: throw error("unexpected end of JSON in array")
-            default: throw error("expected ',' or ']' in array")
-            }
+        } while try next(closer: "]", in: "array")
+        return .array(items)
+    }
+
+    /// Enters an object or array at its opening bracket. False when it is
+    /// empty (its closer consumed, the level left again).
+    private mutating func open(closer: Unicode.Scalar) throws(JSONParseError) -> Bool {
+        try enter()
+        position += 1
+        skipSpace()
+        guard current == UInt8(ascii: closer) else { return true }
+        position += 1
+        depth -= 1
+        return false
+    }
+
+    /// After a member or item: true at `,` (another follows), false at the
+    /// closer (consumed, the level left).
+    private mutating func next(closer: Unicode.Scalar, in container: String) throws(JSONParseError) -> Bool {
+        skipSpace()
+        switch current {
+        case UInt8(ascii: ","):
+            position += 1
+            return true
+        case UInt8(ascii: closer):
+            position += 1
+            depth -= 1
+            return false
+        case nil: throw error("unexpected end of JSON in \(container)")
+        default: throw error("expected ',' or '\(closer)' in \(container)")
         }
     }
 

@@ -42,26 +42,22 @@ extension Filter {
 
     /// A JSON string literal, quotes included.
     package static func jsonQuoted(_ value: String) -> String {
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
+        let escaped = value.replacingScalars { scalar in
             switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case "\u{08}": quoted += "\\b"
-            case "\u{0C}": quoted += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    quoted.unicodeScalars.append(scalar)
-                }
+            case "\"": return "\\\""
+            case "\\": return "\\\\"
+            case "\n": return "\\n"
+            case "\r": return "\\r"
+            case "\t": return "\\t"
+            case "\u{08}": return "\\b"
+            case "\u{0C}": return "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: return nil
             }
         }
-        return quoted + "\""
+        return "\"" + escaped + "\""
     }
 
     /// Percent-encoded UTF-8; only `A-Z a-z 0-9 - . _ ~` stay as they are.

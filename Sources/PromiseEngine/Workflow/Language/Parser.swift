@@ -198,30 +198,44 @@ struct Parser {
         cookiesOffInBlock = false
         var statements: [SyntaxStatement] = []
         defer { cookiesOffInBlock = outerCookiesOff }
+        parseEach { parser throws(ParseFailure) in
+            if let statement = try parser.parseStatement(context, attributes: &attributes, file: &file) {
+                statements.append(statement)
+            }
+        } failed: { parser, start in
+            if let name = parser.declaredName(at: start) { parser.brokenNames.insert(name) }
+        }
+        if cookiesOffInBlock { SyntaxStatement.turnCookiesOff(&statements) }
+        return statements
+    }
+
+    /// Parses one statement after another with `statement` until `}` or the
+    /// end of the file (neither consumed), each ended by a new line or `;`.
+    /// After an error, `failed` hears where the statement started (an offset
+    /// in the source), and the rest of it is skipped (`recover`).
+    mutating func parseEach(
+        _ statement: (inout Parser) throws(ParseFailure) -> Void,
+        failed: (inout Parser, Int) -> Void = { _, _ in }
+    ) {
         while !diagnostics.isFull {
             switch current.kind {
             case .newline, .semicolon:
                 advance()
                 continue
             case .endOfFile, .rightBrace:
-                if cookiesOffInBlock { SyntaxStatement.turnCookiesOff(&statements) }
-                return statements
+                return
             default:
                 break
             }
             let start = current.start
             do {
-                if let statement = try parseStatement(context, attributes: &attributes, file: &file) {
-                    statements.append(statement)
-                }
+                try statement(&self)
                 try expectEndOfStatement()
             } catch {
-                if let name = declaredName(at: start) { brokenNames.insert(name) }
+                failed(&self, start)
                 recover()
             }
         }
-        if cookiesOffInBlock { SyntaxStatement.turnCookiesOff(&statements) }
-        return statements
     }
 
     mutating func expectEndOfStatement() throws(ParseFailure) {

@@ -159,23 +159,8 @@ extension Parser {
         guard let open = try openBlock(after: "'\(kind)'") else { return }
         defer { depth -= 1 }
         let inline = isInline(open)
-        while !diagnostics.isFull {
-            switch current.kind {
-            case .newline, .semicolon:
-                advance()
-                continue
-            case .endOfFile, .rightBrace:
-                break
-            default:
-                do {
-                    try parseStepAttribute(kind, isParallelChild: isParallelChild, attributes: &attributes, extras: &extras)
-                    try expectEndOfStatement()
-                } catch {
-                    recover()
-                }
-                continue
-            }
-            break
+        parseEach { parser throws(ParseFailure) in
+            try parser.parseStepAttribute(kind, isParallelChild: isParallelChild, attributes: &attributes, extras: &extras)
         }
         _ = closeBlock(open, inline: inline)
     }

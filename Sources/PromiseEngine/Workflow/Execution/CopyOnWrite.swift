@@ -1,0 +1,51 @@
+/// A value's fields in one shared box, copied only when written while
+/// shared. A step's result and an HTTP exchange pass through several
+/// promises on their way to the values and the records, and the records
+/// of a 100,000-step run keep them: each copy is one reference count
+/// instead of a copy of every field.
+package struct CopyOnWrite<Fields: Sendable>: Sendable {
+    private final class Box: @unchecked Sendable {
+        // @unchecked: mutated only through a CopyOnWrite holding the one
+        // reference (`isKnownUniquelyReferenced`); never changed once shared.
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var box: Box
+
+    package init(_ fields: Fields) {
+        box = Box(fields)
+    }
+
+    /// All the fields.
+    package var fields: Fields { box.fields }
+
+    /// One field, read or written.
+    package subscript<Field>(field: WritableKeyPath<Fields, Field>) -> Field {
+        get { box.fields[keyPath: field] }
+        set {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            box.fields[keyPath: field] = newValue
+        }
+    }
+
+    /// Whether the two are the same box (equal without comparing fields).
+    package func isIdentical(to other: CopyOnWrite<Fields>) -> Bool {
+        box === other.box
+    }
+}
+
+extension CopyOnWrite: Equatable where Fields: Equatable {
+    package static func == (a: CopyOnWrite, b: CopyOnWrite) -> Bool {
+        a.isIdentical(to: b) || a.fields == b.fields
+    }
+}
+
+extension CopyOnWrite: Hashable where Fields: Hashable {
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+    }
+}
