@@ -162,11 +162,17 @@ package struct Attributes: Sendable, Hashable {
         /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
         /// §14). After lowering, a process step's placement includes what it
         /// inherits from its groups.
-        package var placement = Placement()
+        package var placement: Placement {
+            get { placementBox?.fields ?? Placement() }
+            set { placementBox = newValue.isEmpty ? nil : CopyOnWrite(newValue) }
+        }
+        /// Boxed: few nodes have a placement, and inline it would be 89 of
+        /// these values' bytes on every node that has any attribute.
+        private var placementBox: CopyOnWrite<Placement>?
 
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
-                && description == nil && placement.isEmpty
+                && description == nil && placementBox == nil
         }
     }
 
@@ -185,7 +191,12 @@ package struct Attributes: Sendable, Hashable {
 
     package init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
                 cwd: Template? = nil, needs: [String] = []) {
-        let values = Values(timeout: timeout, retry: retry, environment: environment, cwd: cwd, needs: needs)
+        var values = Values()
+        values.timeout = timeout
+        values.retry = retry
+        values.environment = environment
+        values.cwd = cwd
+        values.needs = needs
         storage = values.isEmpty ? nil : CopyOnWrite(values)
     }
 
