@@ -374,7 +374,7 @@ final class ProcessExecution: @unchecked Sendable {
     private func finish(_ outcome: ProcessEnd) {
         if case .ended = phase { return }
         phase = .ended
-        for index in outputs.indices where outputs[index].isOpen { closeOutput(index) }
+        for index in outputs.indices where outputs[index].isOpen { drainOutput(index) }
         closeInput()
         if let pidToken {
             loop.unregister(child.pidFD, token: pidToken)
@@ -405,6 +405,18 @@ final class ProcessExecution: @unchecked Sendable {
         outputs[index].token = nil
     }
 
+    /// The step is over but a process it left behind (`cmd &`, a `detach`
+    /// server) still holds the pipe: read on and drop what comes, so that
+    /// its writes never fail (a closed pipe would kill it with SIGPIPE),
+    /// until the last writer ends, at the latest with the run.
+    private func drainOutput(_ index: Int) {
+        guard outputs[index].isOpen else { return }
+        if let token = outputs[index].token { loop.unregister(outputs[index].fd, token: token) }
+        OutputDrain.start(outputs[index].fd, on: loop)
+        outputs[index].fd = -1
+        outputs[index].token = nil
+    }
+
     private func closeInput() {
         guard inputFD >= 0 else { return }
         if let inputToken {
@@ -414,6 +426,31 @@ final class ProcessExecution: @unchecked Sendable {
         close(inputFD)
         inputFD = -1
         standardInput = []
+    }
+}
+
+/// A pipe whose step is over: read and dropped on the loop thread until
+/// EOF, then closed.
+enum OutputDrain {
+    static func start(_ fd: Int32, on loop: EventLoop) {
+        let token = loop.makeToken()
+        loop.register(fd, token: token, events: csh_epollin()) { _ in
+            let buffer = ReadBuffer.shared.bytes
+            for _ in 0..<4 {
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    if count < buffer.count { return }
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else if count < 0, errno == EAGAIN {
+                    return
+                } else {
+                    loop.unregister(fd, token: token)
+                    close(fd)
+                    return
+                }
+            }
+        }
     }
 }
 

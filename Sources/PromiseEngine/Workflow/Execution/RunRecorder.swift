@@ -127,7 +127,7 @@ final class RunRecorder: Sendable {
             failure.result = nil
             attempt.failure = failure
             if let stderr = produced?.stderr?.text, !stderr.isEmpty {
-                attempt.outputTail = secrets.mask(Self.lastLines(of: stderr, count: 10))
+                attempt.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
             }
         }
         let made = attempt
@@ -215,7 +215,7 @@ final class RunRecorder: Sendable {
                 failure.result = nil
                 entry.record.failure = failure
                 if let stderr = produced?.stderr?.text, !stderr.isEmpty {
-                    entry.record.outputTail = secrets.mask(Self.lastLines(of: stderr, count: 10))
+                    entry.record.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
                 }
             }
             return entry.record
@@ -261,24 +261,32 @@ final class RunRecorder: Sendable {
         let entries = state.withLock { state in
             state.groups.values.sorted { $0.key.lexicographicallyPrecedes($1.key) }
         }
-        return entries.map { entry in state.withLock { _ in entry.record } }
+        return entries.map { entry in
+            var record = state.withLock { _ in entry.record }
+            if var failure = record.failure {
+                failure.message = secrets.mask(failure.message)
+                record.failure = failure
+            }
+            return record
+        }
     }
 
     /// The last `outputLimit` bytes of `text`, cut at a character
-    /// boundary, secrets masked.
+    /// boundary, secrets masked before the cut (a secret across the cut
+    /// leaves no piece of itself).
     private func tail(_ captured: CapturedText) -> CapturedText {
-        let bytes = captured.text.utf8.count
+        let text = secrets.mask(captured.text)
+        let bytes = text.utf8.count
         guard bytes > outputLimit else {
-            return CapturedText(text: secrets.mask(captured.text), truncated: captured.truncated, totalBytes: captured.totalBytes)
+            return CapturedText(text: text, truncated: captured.truncated, totalBytes: captured.totalBytes)
         }
-        var index = captured.text.utf8.startIndex
-        index = captured.text.utf8.index(index, offsetBy: bytes - outputLimit)
+        var index = text.utf8.startIndex
+        index = text.utf8.index(index, offsetBy: bytes - outputLimit)
         // Forward to the start of a character.
-        while index < captured.text.utf8.endIndex, (captured.text.utf8[index] & 0xC0) == 0x80 {
-            index = captured.text.utf8.index(after: index)
+        while index < text.utf8.endIndex, (text.utf8[index] & 0xC0) == 0x80 {
+            index = text.utf8.index(after: index)
         }
-        let text = String(Substring(captured.text.utf8[index...]))
-        return CapturedText(text: secrets.mask(text), truncated: true, totalBytes: captured.totalBytes)
+        return CapturedText(text: String(Substring(text.utf8[index...])), truncated: true, totalBytes: captured.totalBytes)
     }
 
     /// How many steps the run has (so far known: foreach bodies count once
@@ -304,10 +312,29 @@ final class RunRecorder: Sendable {
         return records
     }
 
-    /// The summary is registered before secrets are known: mask it on the way out.
+    /// Every text of a record with secrets masked, on its way to a report
+    /// or the console: the summary (registered before secrets are known),
+    /// the final URL (a secret in a query), messages, tails, attempts.
     private func masked(_ record: StepRecord) -> StepRecord {
         var record = record
         record.summary = secrets.mask(record.summary)
+        if let message = record.message { record.message = secrets.mask(message) }
+        if let tail = record.outputTail { record.outputTail = secrets.mask(tail) }
+        if var failure = record.failure {
+            failure.message = secrets.mask(failure.message)
+            record.failure = failure
+        }
+        if var http = record.http {
+            http.url = secrets.mask(http.url)
+            record.http = http
+        }
+        for index in record.attemptLog.indices {
+            if let tail = record.attemptLog[index].outputTail { record.attemptLog[index].outputTail = secrets.mask(tail) }
+            if var failure = record.attemptLog[index].failure {
+                failure.message = secrets.mask(failure.message)
+                record.attemptLog[index].failure = failure
+            }
+        }
         return record
     }
 

@@ -50,7 +50,11 @@ package final class Secrets: Sendable {
 
     package var isEmpty: Bool { values.withLock { $0.isEmpty } }
 
-    /// `text` with every secret replaced by `***`.
+    /// `text` with every secret replaced by `***`, and with the part of a
+    /// secret that a cut left behind masked too: text cut to a length ends
+    /// (or, for a tail, starts) with `…`, so the start of a secret just
+    /// before a `…` (or its end just after one) is a secret's piece, masked
+    /// whatever cut it (an excerpt of a body, a summary, a console column).
     package func mask(_ text: String) -> String {
         let secrets = values.withLock { $0 }
         guard !secrets.isEmpty else { return text }
@@ -58,6 +62,60 @@ package final class Secrets: Sendable {
         for secret in secrets where masked.contains(secret) {
             masked = masked.replacing(secret, with: "***")
         }
+        if masked.contains(Self.ellipsis) { masked = Self.maskingCuts(masked, secrets: secrets) }
         return masked
+    }
+
+    private static let ellipsis = "…"
+    /// A piece shorter than this at a cut stays: three characters of a
+    /// secret say nothing of it, and shorter ones would mask ordinary text.
+    static let shortestPiece = 4
+
+    /// Masks the piece of a secret that stands against a `…` (a closing or
+    /// opening quote between them allowed, as excerpts quote what they cut).
+    static func maskingCuts(_ text: String, secrets: [String]) -> String {
+        let bytes = Array(text.utf8)
+        let mark = Array(ellipsis.utf8)
+        let forms = secrets.map { Array($0.utf8) }.filter { $0.count > shortestPiece }
+        var cuts: [Range<Int>] = []
+        var index = 0
+        while index + mark.count <= bytes.count {
+            guard bytes[index] == mark[0], bytes[index..<index + mark.count].elementsEqual(mark) else {
+                index += 1
+                continue
+            }
+            var before = index
+            if before > 0, bytes[before - 1] == UInt8(ascii: "\"") { before -= 1 }
+            var after = index + mark.count
+            if after < bytes.count, bytes[after] == UInt8(ascii: "\"") { after += 1 }
+            var longestBefore = 0, longestAfter = 0
+            for form in forms {
+                // The start of a secret, ending at the cut.
+                var length = min(form.count - 1, before)
+                while length >= shortestPiece, length > longestBefore {
+                    if bytes[(before - length)..<before].elementsEqual(form[0..<length]) { longestBefore = length; break }
+                    length -= 1
+                }
+                // The end of a secret, starting after the cut.
+                length = min(form.count - 1, bytes.count - after)
+                while length >= shortestPiece, length > longestAfter {
+                    if bytes[after..<(after + length)].elementsEqual(form[(form.count - length)...]) { longestAfter = length; break }
+                    length -= 1
+                }
+            }
+            for cut in [(before - longestBefore)..<before, after..<(after + longestAfter)] where !cut.isEmpty {
+                // Pieces that touch or overlap become one.
+                if let last = cuts.last, cut.lowerBound <= last.upperBound {
+                    cuts[cuts.count - 1] = min(last.lowerBound, cut.lowerBound)..<max(last.upperBound, cut.upperBound)
+                } else {
+                    cuts.append(cut)
+                }
+            }
+            index += mark.count
+        }
+        guard !cuts.isEmpty else { return text }
+        var result = bytes
+        for cut in cuts.reversed() { result.replaceSubrange(cut, with: Array("***".utf8)) }
+        return String(decoding: result, as: UTF8.self)
     }
 }
