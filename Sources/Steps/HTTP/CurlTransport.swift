@@ -260,18 +260,23 @@ final class CurlHop: HopHandle {
             setLong(Int32(CSH_CURLOPT_LOW_SPEED_TIME), max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0)))
         }
 
-        var hasContentType = false
+        var hasContentType = false, hasAccept = false
         var list: UnsafeMutableRawPointer?
+        // The step's virtual host replaces libcurl's; "Host:" removes it.
+        if let host = request.host { list = csh_curl_list_append(list, "Host: \(host)") }
         for (name, value) in request.headers {
             let lower = name.lowercased()
             if lower == "content-length" { continue }
             if lower == "content-type" { hasContentType = true }
+            if lower == "accept" { hasAccept = true }
             // "Name;" sends a header with an empty value; "Name:" would
             // remove libcurl's own.
             list = csh_curl_list_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         list = csh_curl_list_append(list, "Expect:")
         if !hasContentType { list = csh_curl_list_append(list, "Content-Type:") }
+        // A step that removed `Accept` sends none: libcurl would add its own.
+        if !hasAccept { list = csh_curl_list_append(list, "Accept:") }
         headerList = list
         _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_HTTPHEADER), list)
 

@@ -157,6 +157,8 @@ final class HTTP1Hop: HopHandle {
     private var outputOffset = 0
     private var upload: (fd: Int32, offset: Int, remaining: Int64)?
     private var sentAll = false
+    /// The step sent `Connection: close`: the connection is not kept.
+    private var closesConnection = false
     private var version = "1.1"
     private var lastActivity = ContinuousClock.now
     private var idleTimer: EventLoop.Token?
@@ -298,10 +300,14 @@ final class HTTP1Hop: HopHandle {
         head += request.method.utf8
         head.append(0x20)
         head += request.url.target.utf8
-        head += " HTTP/1.1\r\nHost: ".utf8
-        head += request.url.authority.utf8
-        head += [0x0D, 0x0A]
+        head += " HTTP/1.1\r\n".utf8
+        if request.host?.isEmpty != true {
+            head += "Host: ".utf8
+            head += (request.host ?? request.url.authority).utf8
+            head += [0x0D, 0x0A]
+        }
         for (name, value) in request.headers {
+            if name.equalsLowercase("connection"), value.lowercased().contains("close") { closesConnection = true }
             head += name.utf8
             head += [UInt8(ascii: ":"), 0x20]
             head += value.utf8
@@ -476,7 +482,7 @@ final class HTTP1Hop: HopHandle {
         guard let connection else { return }
         connection.served += 1
         self.connection = nil
-        if reusable && sentAll && upload == nil {
+        if reusable && sentAll && upload == nil && !closesConnection {
             connection.owner = nil
             connection.watchWrite(false)
             transport.checkIn(connection)

@@ -84,7 +84,7 @@ final class HTTPExchange: HopDelegate {
     }
 
     private func sendHop() {
-        request.headers = headers(for: request)
+        request.headers = headers(for: &request)
         request.proxy = engine.proxies.proxy(for: request.url)
         switch engine.transport(for: request) {
         case .success(let transport):
@@ -94,19 +94,23 @@ final class HTTPExchange: HopDelegate {
         }
     }
 
+    /// The headers the client sets itself when the step does not:
+    /// a step's header of the same name replaces it, and an empty value
+    /// removes it (curl's `-H 'Accept:'`).
+    private static let clientHeaders = ["user-agent", "accept", "accept-encoding", "connection"]
+
     /// What the hop sends: the defaults, the step's headers (its
-    /// `Authorization` and `Cookie` only to the step's own origin), the
-    /// cookies of the store, and the body's length.
-    private func headers(for hop: HopRequest) -> [(name: String, value: String)] {
+    /// `Authorization`, `Cookie` and `Host` only to the step's own origin),
+    /// the cookies of the store, and the body's length. Sets the hop's
+    /// `host` to a `Host` the step gives.
+    private func headers(for hop: inout HopRequest) -> [(name: String, value: String)] {
         let sameOrigin = hop.url.origin == prepared.url.origin
-        var hasUserAgent = false, hasAccept = false, hasAcceptEncoding = false, hasAuthorization = false
+        var hasAuthorization = false
+        var replaced: Set<String> = []
         var stepCookie: String?
-        var result: [(name: String, value: String)] = []
-        result.reserveCapacity(prepared.headers.count + 6)
-        result.append(("User-Agent", Self.userAgent))
-        result.append(("Accept", "*/*"))
-        if !ContentDecoder.acceptEncoding.isEmpty { result.append(("Accept-Encoding", ContentDecoder.acceptEncoding)) }
-        let defaults = result.count
+        var stepHeaders: [(name: String, value: String)] = []
+        stepHeaders.reserveCapacity(prepared.headers.count)
+        hop.host = nil
         for header in prepared.headers {
             let name = header.name
             if name.equalsLowercase("authorization") {
@@ -117,31 +121,29 @@ final class HTTPExchange: HopDelegate {
             } else if name.equalsLowercase("cookie") {
                 if sameOrigin { stepCookie = header.value }
                 continue
-            } else if name.equalsLowercase("content-length") || name.equalsLowercase("host") {
+            } else if name.equalsLowercase("host") {
+                // The virtual host asked for, sent to the step's own origin
+                // only: another origin gets its own authority.
+                if sameOrigin { hop.host = header.value }
+                continue
+            } else if name.equalsLowercase("content-length") {
                 continue
             } else if name.equalsLowercase("content-type") {
                 if hop.body.length == nil { continue }
-            } else if name.equalsLowercase("user-agent") {
-                hasUserAgent = true
-            } else if name.equalsLowercase("accept") {
-                hasAccept = true
-            } else if name.equalsLowercase("accept-encoding") {
-                hasAcceptEncoding = true
+            } else if let client = Self.clientHeaders.first(where: { name.equalsLowercase($0) }) {
+                replaced.insert(client)
+                if header.value.isEmpty { continue }
             }
-            result.append(header)
+            stepHeaders.append(header)
         }
-        if hasUserAgent || hasAccept || hasAcceptEncoding {
-            var kept: [(name: String, value: String)] = []
-            for (index, header) in result.enumerated() {
-                if index < defaults {
-                    if index == 0, hasUserAgent { continue }
-                    if index == 1, hasAccept { continue }
-                    if index == 2, hasAcceptEncoding { continue }
-                }
-                kept.append(header)
-            }
-            result = kept
+        var result: [(name: String, value: String)] = []
+        result.reserveCapacity(stepHeaders.count + 6)
+        if !replaced.contains("user-agent") { result.append(("User-Agent", Self.userAgent)) }
+        if !replaced.contains("accept") { result.append(("Accept", "*/*")) }
+        if !replaced.contains("accept-encoding"), !ContentDecoder.acceptEncoding.isEmpty {
+            result.append(("Accept-Encoding", ContentDecoder.acceptEncoding))
         }
+        result += stepHeaders
         if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
             result.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
         }

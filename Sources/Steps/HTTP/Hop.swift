@@ -6,6 +6,9 @@ struct HopRequest {
     var url: RequestURL
     /// Every header to send, `Host` excepted (the transport writes it).
     var headers: [(name: String, value: String)]
+    /// The step's own `Host` (a virtual host), sent instead of the URL's
+    /// authority; empty: no `Host` at all. Nil: the authority.
+    var host: String? = nil
     var body: RequestBody
     var tls: TLSSettings
     /// The proxy to go through (`http://host:port`), when one applies.
