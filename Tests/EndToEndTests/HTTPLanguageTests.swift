@@ -69,6 +69,24 @@ struct HTTPLanguageTests {
         #expect(error(run, "c").hasPrefix("expected header X-Dup not to exist, but it came 2 times"))
     }
 
+    @Test("a header that came several times gives every value, in order, joined with ', '")
+    func repeatedHeaderValues() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        f: http GET "{{base}}/fruit" {
+          capture fruit = header "x-fruit"
+          capture second = header "X-Fruit" matches '^B(.*)$'
+        }
+        log "=field {{f.header.X-Fruit}}"
+        log "=capture {{f.fruit}}"
+        log "=match {{f.second}}"
+        """, in: space)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "=") == ["=field Apple, Banana, Cherry, Date", "=capture Apple, Banana, Cherry, Date",
+                                              "=match anana"])
+    }
+
     @Test("JSON: count, contains, matches, is TYPE, not exists, and integers of any size compared exactly")
     func jsonPredicates() throws {
         let space = try Workspace()

@@ -26,6 +26,7 @@ Routes:
   /cookies               200, {"cookie": the Cookie header or null}
   /latin1                200, "café" in ISO-8859-1, saying so
   /duplicate-headers     200, X-Dup sent twice
+  /fruit                 200, X-Fruit sent four times (Apple, Banana, Cherry, Date)
   /encoded/CODING        200, a text compressed with gzip, deflate, br or zstd
 
 With `--tls CERT KEY` it speaks HTTPS; `--client-ca CA` then also requires
@@ -193,6 +194,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1")
         elif url.path == "/duplicate-headers":
             self.send_body(200, "two", headers=[("X-Dup", "one"), ("X-Dup", "two")])
+        elif url.path == "/fruit":
+            self.send_body(200, "fruit", headers=[("X-Fruit", name) for name in ("Apple", "Banana", "Cherry", "Date")])
         elif len(parts) == 2 and parts[0] == "encoded" and encoded(parts[1]) is not None:
             self.send_body(200, encoded(parts[1]), headers=[("Content-Encoding", parts[1])])
         elif url.path == "/multipart":

@@ -74,9 +74,15 @@ package struct StepResult: Sendable {
             http: http, slurmJob: nil))
     }
 
-    /// A response header, looked up case-insensitively (the first of that name).
+    /// A response header, looked up case-insensitively: every value of
+    /// that name in the order they came, joined with `, ` (RFC 9110 §5.3,
+    /// what `curl -i`'s lines say together); nil when none came.
     package func header(_ name: String) -> String? {
         let wanted = name.lowercased()
-        return storage.fields.headers.first { $0.name.lowercased() == wanted }?.value
+        var joined: String?
+        for header in storage.fields.headers where header.name.lowercased() == wanted {
+            joined = joined.map { $0 + ", " + header.value } ?? header.value
+        }
+        return joined
     }
 }
