@@ -57,16 +57,29 @@ enum Entry {
                 return 2
             }
         }
+        guard let (workflow, selection) = load(options) else { return 2 }
+        if options.dryRun {
+            StandardStreams.writeOutput(DryRun.render(selection.map { $0.cut(workflow) } ?? workflow, options: options))
+            return 0
+        }
+        if options.watch { return await WatchMode.run(workflow, options: options, selection: selection) }
+        return await runWorkflow(workflow, options: options, selection: selection)
+    }
+
+    /// Reads and checks the workflow file, its `--var` names and its
+    /// targets, printing what is wrong; nil when anything is (`run` exits
+    /// 2, `--watch` waits for the next save).
+    static func load(_ options: RunOptions) -> (Workflow, TargetSelection?)? {
         let colored = StandardStreams.useColor(options.color)
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: colored) else {
-            return 2
+            return nil
         }
         let unknown = WorkflowCompiler.unknownOverrides(options.variables.map(\.name), in: workflow)
         guard unknown.isEmpty else {
             for message in unknown {
                 StandardStreams.writeError("promise-run: \(message)\n")
             }
-            return 2
+            return nil
         }
         var selection: TargetSelection?
         if !options.targets.isEmpty {
@@ -74,15 +87,10 @@ enum Entry {
             case .success(let made): selection = made
             case .failure(let errors):
                 for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
-                return 2
+                return nil
             }
         }
-        if options.dryRun {
-            StandardStreams.writeOutput(DryRun.render(selection.map { $0.cut(workflow) } ?? workflow, options: options))
-            return 0
-        }
-        if options.watch { return await WatchMode.run(workflow, options: options, selection: selection) }
-        return await runWorkflow(workflow, options: options, selection: selection)
+        return (workflow, selection)
     }
 
     /// A signal while the workflow is read and checked: the reports asked

@@ -5,48 +5,78 @@ import Steps
 import Synchronization
 
 /// `--watch` (spec §13): runs the workflow (or its targets), then waits for
-/// a change in a file any `sources` matches (with none: the workflow file);
-/// a change during a run stops it (ensures run) and starts the next; a
-/// change between runs starts the next. Ctrl-C ends it, with the usual exit
-/// code.
+/// a change in a file any `sources` matches, or in the workflow file or one
+/// of its includes; a change during a run stops it (ensures run) and
+/// starts the next; a change between runs starts the next. Each next run
+/// reads the workflow file again and checks it: with errors, they are
+/// printed, nothing runs, and the watch goes on. Ctrl-C ends it, with the
+/// usual exit code.
 enum WatchMode {
     static func run(_ workflow: Workflow, options: RunOptions, selection: TargetSelection?) async -> Int32 {
         let signals = SignalWatcher.shared
         let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
-        var files = [SourceGlob.absolute(workflow.source.path, from: ProcessEnvironment.currentDirectory())]
-        files += Set(workflow.source.segments.map { SourceGlob.absolute($0.file.path, from: ProcessEnvironment.currentDirectory()) }).sorted()
-        let here = ProcessEnvironment.currentDirectory()
-        let patterns = workflow.sourcePatterns.map { (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here)) }
+        // What runs next (nil: the file has errors), and the last that
+        // checked, whose files are watched meanwhile.
+        var next: (workflow: Workflow, selection: TargetSelection?)? = (workflow, selection)
+        var watched = (workflow: workflow, selection: selection)
         var code: Int32 = 0
         while true {
             // Watch from before the run: a save while it runs stops it.
-            let watcher = ChangeWatcher(patterns: patterns, files: patterns.isEmpty ? files : [])
-            let current = Mutex<WorkflowExecutor?>(nil)
+            let watcher = Self.watcher(for: watched.workflow, options: options)
             let change = ChangeSignal()
-            let running = Atomic<Bool>(true)
-            detachedThread {
-                guard let path = watcher.waitForChange(stop: { false }) else { return }
-                if running.load(ordering: .acquiring) {
-                    StandardStreams.writeOutput(style.yellow("⟳ \(relative(path)) changed: stopping this run") + "\n")
-                    change.fire(path)
-                    current.withLock { $0 }?.interrupt()
-                } else {
-                    change.fire(path)
+            if let (workflow, selection) = next {
+                let current = Mutex<WorkflowExecutor?>(nil)
+                let running = Atomic<Bool>(true)
+                detachedThread {
+                    guard let path = watcher.waitForChange(stop: { false }) else { return }
+                    if running.load(ordering: .acquiring) {
+                        StandardStreams.writeOutput(style.yellow("⟳ \(relative(path)) changed: stopping this run") + "\n")
+                        change.fire(path)
+                        current.withLock { $0 }?.interrupt()
+                    } else {
+                        change.fire(path)
+                    }
+                }
+                code = await runWorkflow(workflow, options: options, selection: selection,
+                                         onStart: { executor in current.withLock { $0 = executor } },
+                                         stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } })
+                running.store(false, ordering: .releasing)
+                if let signal = signals.firstSignal { return 128 + signal }
+            } else {
+                code = 2
+                detachedThread {
+                    if let path = watcher.waitForChange(stop: { false }) { change.fire(path) }
                 }
             }
-            code = await runWorkflow(workflow, options: options, selection: selection,
-                                     onStart: { executor in current.withLock { $0 = executor } },
-                                     stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } })
-            running.store(false, ordering: .releasing)
-            if let signal = signals.firstSignal { return 128 + signal }
             if change.path == nil {
                 signals.waiting()
                 StandardStreams.writeOutput(style.dim("⟳ watching \(watcher.count) file\(watcher.count == 1 ? "" : "s") for changes; Ctrl-C to stop") + "\n")
             }
-            let next = await change.next()
-            StandardStreams.writeOutput(style.yellow("⟳ \(relative(next)) changed: running again") + "\n")
+            let changed = await change.next()
+            // The file as it is now (an editor may have renamed a new one
+            // over it): read, checked, run; with errors, printed, not run.
+            next = Entry.load(options)
+            if let next {
+                watched = next
+                StandardStreams.writeOutput(style.yellow("⟳ \(relative(changed)) changed: running again") + "\n")
+            } else {
+                StandardStreams.writeOutput(style.yellow("⟳ \(relative(changed)) changed: \(relative(options.file)) has errors (above); "
+                                                         + "nothing runs until they are fixed") + "\n")
+            }
         }
         return code
+    }
+
+    /// Watches what the workflow reads: the files its `sources` match, and
+    /// always the workflow file and its includes.
+    private static func watcher(for workflow: Workflow, options: RunOptions) -> ChangeWatcher {
+        let here = ProcessEnvironment.currentDirectory()
+        var files = [SourceGlob.absolute(options.file, from: here), SourceGlob.absolute(workflow.source.path, from: here)]
+        files += Set(workflow.source.segments.map { SourceGlob.absolute($0.file.path, from: here) }).sorted()
+        let patterns = workflow.sourcePatterns.map { (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here)) }
+        var unique: [String] = []
+        for file in files where !unique.contains(file) { unique.append(file) }
+        return ChangeWatcher(patterns: patterns, files: unique)
     }
 
     /// Runs `body` on a detached thread of its own (no Foundation here).

@@ -63,4 +63,33 @@ struct WatchTests {
         #expect(report.code == 130)
         #expect(report.output.contains { $0.contains("stopped: src/main.c changed") }, "\(report.output)")
     }
+
+    @Test("an edited workflow file is read again and the new text runs; with errors, nothing runs until it is fixed",
+          arguments: ["write", "replace"])
+    func workflowEdited(save: String) async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", """
+        compile: sh "echo =first" {
+          sources "src/*.c"
+        }
+        """)
+        let report = try await drive(space, #"""
+        [["wait", "watching"],
+         ["\#(save)", "build.workflow", "compile: sh \"echo =second\" {\n  sources \"src/*.c\"\n}\n"],
+         ["wait", "=second"], ["wait", "watching"],
+         ["\#(save)", "build.workflow", "compile: sh \"echo =third\" {\n  sourcez \"src/*.c\"\n}\n"],
+         ["wait", "has errors"], ["sleep", 0.3],
+         ["\#(save)", "build.workflow", "compile: sh \"echo =fourth\"\n"],
+         ["wait", "=fourth"], ["wait", "watching"], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.code == 130)
+        let marks = report.output.filter { $0.contains("=") && !$0.contains("echo") && !$0.contains("⟳") }
+        #expect(marks.map { $0.components(separatedBy: "=").last ?? "" }.filter { !$0.isEmpty } == ["first", "second", "fourth"],
+                "\(report.output)")
+        #expect(report.output.contains { $0.contains("build.workflow:2:3: error") && $0.contains("sourcez") }, "\(report.output)")
+        #expect(!report.output.contains { $0.contains("=third") }, "a file with errors runs nothing")
+    }
 }

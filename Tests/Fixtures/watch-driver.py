@@ -5,7 +5,9 @@ one JSON object: the output, the exit code, and the milliseconds from
 each edit to the next run's first step starting.
 
     watch-driver.py BINARY FOLDER WORKFLOW SCRIPT_JSON
-SCRIPT_JSON: [["wait", "text"], ["edit", "path", "text to append"], ["sleep", seconds], ["interrupt"]]
+SCRIPT_JSON: [["wait", "text"], ["edit", "path", "text to append"], ["sleep", seconds], ["interrupt"],
+              ["write", "path", "new text"] (in place, as vim's default),
+              ["replace", "path", "new text"] (a new file renamed over the old, as many editors save)]
 """
 import json
 import os
@@ -55,6 +57,16 @@ for step in script:
     elif step[0] == "edit":
         with open(os.path.join(folder, step[1]), "a") as f:
             f.write(step[2])
+        edits.append((time.monotonic(), position))
+    elif step[0] == "write":
+        with open(os.path.join(folder, step[1]), "w") as f:
+            f.write(step[2])
+        edits.append((time.monotonic(), position))
+    elif step[0] == "replace":
+        target = os.path.join(folder, step[1])
+        with open(target + ".tmp~", "w") as f:
+            f.write(step[2])
+        os.rename(target + ".tmp~", target)
         edits.append((time.monotonic(), position))
     elif step[0] == "sleep":
         time.sleep(step[1])
