@@ -12,9 +12,9 @@ enum CheckCommand {
         for file in options.files {
             if annotate, case .success(let source) = SourceReader.read(file) {
                 // GitHub turns these into annotations on the file's lines.
-                StandardStreams.writeOutput(CheckDiagnostics.githubAnnotations(WorkflowCompiler.compile(source)))
+                StandardStreams.writeOutput(CheckDiagnostics.githubAnnotations(compile(source)))
             }
-            switch load(file, colored: colored) {
+            switch load(file, colored: colored, lookingAtFiles: true) {
             case .success(let workflow):
                 if !options.quiet {
                     let steps = workflow.allNodes.filter { if case .step = $0.kind { return true } else { return false } }.count
@@ -27,8 +27,21 @@ enum CheckCommand {
         return failed ? 2 : 0
     }
 
-    /// Reads and compiles a file, printing problems to standard error.
-    static func load(_ file: String, colored: Bool) -> Result<Workflow, LoadFailure> {
+    /// Compiles, then looks at the files the workflow names: `check`'s
+    /// warnings for `sources` patterns that match nothing.
+    static func compile(_ source: SourceFile) -> CompilationResult {
+        var result = WorkflowCompiler.compile(source)
+        let warnings = result.unmatchedSourcesWarnings(currentDirectory: ProcessEnvironment.currentDirectory())
+        if !warnings.isEmpty {
+            result.diagnostics += warnings
+            result.diagnostics.sort { ($0.range?.start ?? 0) < ($1.range?.start ?? 0) }
+        }
+        return result
+    }
+
+    /// Reads and compiles a file, printing problems to standard error;
+    /// `lookingAtFiles`: with `check`'s warnings about the files too.
+    static func load(_ file: String, colored: Bool, lookingAtFiles: Bool = false) -> Result<Workflow, LoadFailure> {
         let source: SourceFile
         switch SourceReader.read(file) {
         case .success(let read): source = read
@@ -36,7 +49,7 @@ enum CheckCommand {
             StandardStreams.writeError("promise-run: \(error.message)\n")
             return .failure(LoadFailure())
         }
-        let result = WorkflowCompiler.compile(source)
+        let result = lookingAtFiles ? compile(source) : WorkflowCompiler.compile(source)
         if !result.diagnostics.isEmpty {
             StandardStreams.writeError(result.renderedDiagnostics(colored: colored))
         }
@@ -55,7 +68,7 @@ enum CheckCommand {
         for file in options.files {
             switch SourceReader.read(file) {
             case .success(let source):
-                let result = WorkflowCompiler.compile(source)
+                let result = compile(source)
                 if result.hasErrors { failed = true }
                 items += CheckDiagnostics.json(result)
             case .failure(let error):

@@ -36,6 +36,13 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         selection: selection,
         force: options.force)
     configuration.slurmJobs = options.slurmJobs
+    // What `--env-file` gave (already in the environment): part of a
+    // step's fingerprint, unlike what promise-run inherited.
+    for path in options.envFiles {
+        if case .success(let pairs) = EnvFiles.load(path) {
+            for (name, value) in pairs { configuration.fileEnvironment[name] = value }
+        }
+    }
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
     executorBox.executor = executor
     onStart?(executor)

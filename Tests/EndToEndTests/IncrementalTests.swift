@@ -86,6 +86,93 @@ struct IncrementalTests {
         #expect(try run(space).step("compile")?["status"] as? String == "succeeded", "a new source file")
     }
 
+    @Test("a source folder stands for every file below it: an edit there runs the step")
+    func folderSource() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("src/lib/util.c", "int util;\n")
+        try space.write("build.workflow", """
+        compile: sh "echo run >> runs.log" {
+          sources "src"
+        }
+        """)
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded")
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+        try space.write("src/lib/util.c", "int util2;\n")
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded", "a file below the folder changed")
+        #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
+        try space.write("src/new/more.c", "int more;\n")
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded", "a new file below the folder")
+    }
+
+    @Test("a sources pattern that matches nothing is a warning from check and from the run, naming the pattern")
+    func unmatchedSource() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", """
+        compile: sh "echo run >> runs.log" {
+          sources "scr/**/*.c" "src/*.c"
+        }
+        gen: sh "mkdir -p gen && echo x > gen/a.c" {
+          generates "gen/a.c"
+        }
+        use: sh "cat gen/a.c" {
+          sources "gen/*.c"
+        }
+        """)
+        let check = try Binary.run(["check", "--color", "never", "build.workflow"], in: space.folder)
+        #expect(check.status == 0, "a warning is not an error: \(check.stderr)")
+        #expect(check.stderr.contains("build.workflow:2:11: warning: sources 'scr/**/*.c' matches no file"), "\(check.stderr)")
+        #expect(!check.stderr.contains("gen/*.c"), "a step's generates may make these: \(check.stderr)")
+        let json = try Binary.run(["check", "--format", "json", "build.workflow"], in: space.folder)
+        let items = try #require(json.jsonObjects)
+        #expect(items.contains { $0["severity"] as? String == "warning" && $0["line"] as? Int == 2 && $0["column"] as? Int == 11 },
+                "\(json.stdout)")
+
+        let first = try run(space)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("warning: compile: sources \"scr/**/*.c\" matches no file"), "\(first.stdout)")
+        #expect(!first.stdout.contains("gen/*.c\" matches"), "\(first.stdout)")
+        try space.write("src/main.c", "int main2;\n")
+        #expect(try run(space).step("compile")?["status"] as? String == "succeeded", "the pattern that matches still counts")
+    }
+
+    @Test("inherited variables leave steps up to date; env, --env-file and env-inputs variables do not")
+    func inheritedEnvironment() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.env", "LEVEL=1\n")
+        try space.write("build.workflow", """
+        plain: sh "echo plain >> runs.log" {
+          sources "src/*.c"
+        }
+        reads: sh "echo $CC >> runs.log" {
+          sources "src/*.c"
+          env-inputs CC
+        }
+        """)
+        func statuses(_ environment: [String: String], _ arguments: [String] = []) throws -> [String] {
+            let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+                                         in: space.folder, environment: environment)
+            return WorkflowRun(outcome: outcome, reportText: space.read("report.json")).statuses
+        }
+        #expect(try statuses([:]) == ["plain succeeded", "reads succeeded"])
+        #expect(try statuses([:]) == ["plain up-to-date", "reads up-to-date"])
+        #expect(try statuses(["FOO": "1", "CI": "true", "RUNNER_TEMP": "/tmp/x"]) == ["plain up-to-date", "reads up-to-date"],
+                "a CI runner's own variables change nothing")
+        #expect(try statuses(["CC": "clang"]) == ["plain up-to-date", "reads succeeded"], "env-inputs CC")
+        #expect(try statuses(["CC": "clang"]) == ["plain up-to-date", "reads up-to-date"])
+        #expect(try statuses(["CC": ""]) == ["plain up-to-date", "reads succeeded"], "set but empty differs from clang")
+        #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain succeeded", "reads succeeded"],
+                "--env-file gives the steps LEVEL")
+        #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain up-to-date", "reads up-to-date"])
+        try space.write("build.env", "LEVEL=2\n")
+        #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain succeeded", "reads succeeded"])
+    }
+
     @Test("a corrupt or foreign store entry means run it; a failed run stores nothing")
     func corruptStore() throws {
         let space = try Workspace()

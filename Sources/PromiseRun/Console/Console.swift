@@ -88,6 +88,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         emit(message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) { _ in }
     }
 
+    func warning(_ message: String) {
+        emit([style.yellow("warning: ") + message]) { _ in }
+    }
+
     func transfer(step id: String, received: Int64, expected: Int64?) {
         // Only the live view shows transfers.
         guard settings.live else { return }

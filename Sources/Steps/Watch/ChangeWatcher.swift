@@ -94,6 +94,11 @@ package final class ChangeWatcher: @unchecked Sendable {
             if isFile { fixed.removeLast() }
             let root = SourceGlob.absolute(fixed.isEmpty ? "." : fixed.joined(separator: "/"), from: base)
             folders.insert(root)
+            // A folder named by a pattern stands for everything below it.
+            for path in SourceGlob.folders(pattern, base: base) {
+                folders.insert(path)
+                addSubfolders(of: path, into: &folders, depth: 0)
+            }
             if pattern.contains("**") { addSubfolders(of: root, into: &folders, depth: 0) }
             else if pattern.contains("/") {
                 for match in SourceGlob.matches(pattern, base: base) {

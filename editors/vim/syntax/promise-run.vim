@@ -16,6 +16,7 @@ syn keyword promiseRunAttribute  header query basic-auth body json form multipar
 syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc limit keep-going cookies off optional
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
+syn keyword promiseRunAttribute  sources generates env-inputs
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
 syn keyword promiseRunConstant   true false null
 

@@ -11,8 +11,11 @@ package protocol ExecutionObserver: Sendable {
     func log(_ message: String, step id: String)
     /// Bytes of a download arrived.
     func transfer(step id: String, received: Int64, expected: Int64?)
+    /// Something the user should know that fails nothing (secrets masked).
+    func warning(_ message: String)
 }
 
 extension ExecutionObserver {
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
+    package func warning(_ message: String) {}
 }

@@ -106,8 +106,8 @@ extension WorkflowExecutor {
                 let running: Promise<StepResult>
                 do {
                     let resolved = try resolve(step, id: id, in: context.values)
-                    let stepContext = try makeStepContext(node, id: id, in: context.values)
-                    running = incremental(resolved, id: id, in: stepContext) ?? runner.run(resolved, in: stepContext)
+                    let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+                    running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
                 } catch {
                     return Promise(error: error)
                 }
@@ -120,15 +120,24 @@ extension WorkflowExecutor {
     /// A process step with `sources` (spec §13): its stored result when it
     /// is up to date (and not `--force`d); else the run, whose success
     /// stores the new fingerprint. Nil for a step without `sources`.
-    private func incremental(_ step: Step, id: String, in context: StepContext) -> Promise<StepResult>? {
-        let sources: [Template]
+    /// `given`: the environment the workflow gives the step (`env`,
+    /// `--env-file`); the inherited variables it names in `env-inputs`
+    /// join it, and nothing else inherited counts.
+    private func incremental(_ step: Step, id: String, in context: StepContext, given: [String: String]) -> Promise<StepResult>? {
+        let process: ProcessOptions
         switch step {
-        case .shell(_, let process), .exec(_, let process): sources = process.sources
+        case .shell(_, let options), .exec(_, let options): process = options
         default: return nil
         }
-        guard !sources.isEmpty else { return nil }
+        guard !process.sources.isEmpty else { return nil }
+        var environment = given
+        for name in process.environmentInputs {
+            // Unset and empty differ to a script (`${X-default}`).
+            environment["env-inputs " + name] = context.environment[name].map { "=" + $0 } ?? "unset"
+        }
         let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
-                                           environment: context.environment)
+                                           environment: environment)
+        for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: context.workingDirectory) }
         let fingerprint = computed.hex
         if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
            Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
@@ -180,12 +189,21 @@ extension WorkflowExecutor {
         }
     }
 
-    /// Where a process or file step runs, with which environment.
-    private func makeStepContext(_ node: Node, id: String, in values: ValueScope) throws(RunError) -> StepContext {
+    /// Where a process or file step runs, with which environment; and the
+    /// part of that environment the workflow gives it (`--env-file`,
+    /// block and step `env`), which a fingerprint covers.
+    private func makeStepContext(_ node: Node, id: String, in values: ValueScope) throws(RunError)
+        -> (StepContext, given: [String: String]) {
         var environment = configuration.environment
-        for setting in values.environment { environment[setting.name] = setting.value }
+        var given = configuration.fileEnvironment
+        for setting in values.environment {
+            environment[setting.name] = setting.value
+            given[setting.name] = setting.value
+        }
         for setting in node.attributes.environment {
-            environment[setting.name] = try interpolator.render(setting.value, in: values, stepID: id)
+            let value = try interpolator.render(setting.value, in: values, stepID: id)
+            environment[setting.name] = value
+            given[setting.name] = value
         }
         var folder = directory
         if let cwd = node.attributes.cwd {
@@ -212,8 +230,18 @@ extension WorkflowExecutor {
             }
             slurm = request
         }
-        return StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
-                           slurm: slurm)
+        return (StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
+                            slurm: slurm), given)
+    }
+
+    /// Says once per pattern and folder that a `sources` pattern matched no
+    /// file: a typo there would leave the step up to date forever.
+    private func warnUnmatched(_ pattern: String, step id: String, in folder: String) {
+        let first = warnedPatterns.withLock { $0.insert(pattern + "\u{0}" + folder).inserted }
+        guard first else { return }
+        let shown = folder == directory ? "" : " (in \(folder))"
+        observer?.warning(secrets.mask("\(id): sources \"\(pattern)\" matches no file\(shown); it adds nothing to the step's "
+                          + "fingerprint (a typo?)"))
     }
 }
 

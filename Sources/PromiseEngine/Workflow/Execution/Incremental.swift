@@ -62,17 +62,16 @@ struct Hash128 {
 
 /// What decides whether a step with `sources` is up to date (spec §13):
 /// the names and contents of the files its `sources` match, and its
-/// resolved command, arguments, working folder, environment and stdin.
+/// resolved command, arguments, working folder, stdin, and the environment
+/// the workflow gives it (never the whole inherited environment: a
+/// terminal's or a CI runner's own variables must not make it out of date).
 package enum Fingerprint {
-    /// Variables that differ between shells and terminals, not between
-    /// builds: left out of the fingerprint (documented in docs/language.md).
-    static let volatileEnvironment: Set<String> = [
-        "_", "PWD", "OLDPWD", "SHLVL", "TERM", "COLUMNS", "LINES", "TMUX", "TMUX_PANE", "WINDOWID", "DISPLAY",
-        "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", "GPG_TTY", "PS1", "PROMPT_COMMAND",
-    ]
-
-    /// The fingerprint, and the matched files (relative names, sorted).
-    static func compute(step: Step, workingDirectory: String, environment: [String: String]) -> (hex: String, files: [String: String]) {
+    /// The fingerprint, the matched files (relative names, with their
+    /// content hashes), and the `sources` patterns that matched no file.
+    /// `environment`: what the workflow gives the step (`env`,
+    /// `--env-file`) and the `env-inputs` it names.
+    static func compute(step: Step, workingDirectory: String, environment: [String: String])
+        -> (hex: String, files: [String: String], unmatched: [String]) {
         var hash = Hash128()
         var options = ProcessOptions()
         switch step {
@@ -88,18 +87,19 @@ package enum Fingerprint {
             break
         }
         hash.add(workingDirectory)
-        for name in environment.keys.sorted() where !volatileEnvironment.contains(name) {
+        for name in environment.keys.sorted() {
             hash.add(name)
             hash.add(environment[name] ?? "")
         }
         hash.add(options.stdin?.literalValue ?? "")
         var files: Set<String> = []
+        var unmatched: [String] = []
         for pattern in options.sources {
             let text = pattern.literalValue ?? ""
             hash.add(text)
-            for match in FileSystem.glob(text, base: workingDirectory) where !FileSystem.isDirectory(Paths.absolute(match, from: workingDirectory)) {
-                files.insert(match)
-            }
+            let matches = SourceGlob.matches(text, base: workingDirectory)
+            if matches.isEmpty { unmatched.append(text) }
+            files.formUnion(matches)
         }
         var perFile: [String: String] = [:]
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -109,7 +109,7 @@ package enum Fingerprint {
             hash.add(contents)
             perFile[file] = contents
         }
-        return (hash.hex, perFile)
+        return (hash.hex, perFile, unmatched)
     }
 
     /// One file's contents hashed (`unreadable` when it cannot be read).
@@ -155,8 +155,7 @@ package enum Fingerprint {
             }
             var current: [String: String] = [:]
             for pattern in process.sources {
-                for match in FileSystem.glob(pattern.literalValue ?? "", base: base)
-                where !FileSystem.isDirectory(Paths.absolute(match, from: base)) {
+                for match in SourceGlob.matches(pattern.literalValue ?? "", base: base) {
                     current[match] = contentHash(Paths.absolute(match, from: base), buffer: &buffer)
                 }
             }
@@ -298,14 +297,85 @@ extension Workflow {
 }
 
 /// Files matching a glob (`*`, `?`, `**`), relative to `base`: what
-/// `sources` matches.
+/// `sources` matches. A match that is a folder stands for every file below
+/// it (as `folder/**`), so `sources "src"` means all of `src`.
 package enum SourceGlob {
     package static func matches(_ pattern: String, base: String) -> [String] {
-        FileSystem.glob(pattern, base: base)
+        var files: [String] = []
+        for match in FileSystem.glob(pattern, base: base) {
+            let full = Paths.absolute(match, from: base)
+            if FileSystem.isDirectory(full) {
+                files += FileSystem.glob("**/*", base: full).filter { !FileSystem.isDirectory(Paths.absolute($0, from: full)) }
+                    .map { match + "/" + $0 }
+            } else {
+                files.append(match)
+            }
+        }
+        return files
+    }
+
+    /// The matches of `pattern` that are folders, absolute.
+    package static func folders(_ pattern: String, base: String) -> [String] {
+        FileSystem.glob(pattern, base: base).map { Paths.absolute($0, from: base) }.filter(FileSystem.isDirectory)
     }
 
     /// `path` made absolute against `base`.
     package static func absolute(_ path: String, from base: String) -> String {
         Paths.absolute(path, from: base)
+    }
+}
+
+extension CompilationResult {
+    /// `check`'s look at the files (spec §13): a warning for each literal
+    /// `sources` pattern that matches no file, pointing at the pattern.
+    /// A pattern under the folder of some step's `generates` is left out:
+    /// an earlier step may make its files.
+    package func unmatchedSourcesWarnings(currentDirectory: String) -> [Diagnostic] {
+        guard let workflow else { return [] }
+        let folder = Paths.absolute(workflow.directory, from: currentDirectory)
+        var generated: [String] = []
+        for node in workflow.allNodes {
+            guard case .step(let step) = node.kind else { continue }
+            switch step {
+            case .shell(_, let process), .exec(_, let process):
+                generated += process.generates.compactMap(\.literalValue).map(Self.fixedPrefix)
+            default: continue
+            }
+        }
+        var warnings: [Diagnostic] = []
+        var said: Set<String> = []
+        for (pattern, base) in workflow.sourcePatterns {
+            let prefix = Self.fixedPrefix(pattern)
+            if generated.contains(where: { $0.hasPrefix(prefix) || prefix.hasPrefix($0) }) { continue }
+            let absoluteBase = Paths.absolute(base, from: currentDirectory)
+            guard SourceGlob.matches(pattern, base: absoluteBase).isEmpty, said.insert(pattern + "\u{0}" + base).inserted else { continue }
+            let shown = absoluteBase == folder ? "" : " in \(base)"
+            warnings.append(Diagnostic(.warning, "sources '\(pattern)' matches no file\(shown): it adds nothing to the step's "
+                                       + "fingerprint, so a change there never runs the step (a typo?)",
+                                       at: range(ofQuoted: pattern)))
+        }
+        return warnings
+    }
+
+    /// The part of a glob before its first wildcard.
+    private static func fixedPrefix(_ pattern: String) -> String {
+        String(pattern.prefix { !"*?[".contains($0) })
+    }
+
+    /// Where `"text"` or `'text'` first stands in the file.
+    private func range(ofQuoted text: String) -> SourceRange? {
+        let bytes = source.bytes
+        for quote in [UInt8(ascii: "\""), UInt8(ascii: "'")] {
+            let wanted = [quote] + Array(text.utf8) + [quote]
+            guard bytes.count >= wanted.count else { continue }
+            var index = 0
+            while index + wanted.count <= bytes.count {
+                if bytes[index] == quote, bytes[index..<index + wanted.count].elementsEqual(wanted) {
+                    return SourceRange(start: index, end: index + wanted.count)
+                }
+                index += 1
+            }
+        }
+        return nil
     }
 }

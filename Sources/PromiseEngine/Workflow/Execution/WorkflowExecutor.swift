@@ -31,6 +31,10 @@ package struct ExecutionConfiguration: Sendable {
     package var force: Bool
     /// At most this many Slurm jobs in flight (`--slurm-jobs`, spec §14).
     package var slurmJobs: Int = 64
+    /// `--env-file` settings (already in `environment`): given to the
+    /// steps by the run, so, unlike the rest of `environment`, part of a
+    /// step's fingerprint (spec §13).
+    package var fileEnvironment: [String: String] = [:]
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
@@ -113,6 +117,8 @@ package final class WorkflowExecutor: Sendable {
     let slurmSlots: Slots
     /// Fingerprints of steps with `sources` (`.promise-run/` beside the file).
     let store: IncrementalStore
+    /// `sources` patterns already said to match nothing (pattern and folder).
+    let warnedPatterns = Lock<Set<String>>([])
     private let ending = Lock<RunResult.Status?>(nil)
     var clock: any PromiseClock { configuration.clock }
 

@@ -47,11 +47,15 @@ package struct ProcessOptions: Sendable, Hashable {
     /// `generates "GLOB"...`: each must match a file for the step to be
     /// up to date.
     package var generates: [Template] = []
+    /// `env-inputs NAME...`: inherited variables the command reads by
+    /// itself; their values join the fingerprint (spec §13).
+    package var environmentInputs: [String] = []
 
     package init(stdin: Template? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                detach: Bool = false, sources: [Template] = [], generates: [Template] = []) {
+                detach: Bool = false, sources: [Template] = [], generates: [Template] = [], environmentInputs: [String] = []) {
         self.sources = sources
         self.generates = generates
+        self.environmentInputs = environmentInputs
         self.stdin = stdin
         self.expectations = expectations
         self.captures = captures

@@ -170,6 +170,7 @@ package struct TreeRenderer: Sendable {
             if !process.generates.isEmpty {
                 details.append(TreeItem("generates " + process.generates.map { quoted($0, scope) }.joined(separator: " ")))
             }
+            if !process.environmentInputs.isEmpty { details.append(TreeItem("env-inputs " + process.environmentInputs.joined(separator: " "))) }
             if process.detach { options.append("detach") }
             expectations = process.expectations
             captures = process.captures

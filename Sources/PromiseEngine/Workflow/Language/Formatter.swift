@@ -175,7 +175,7 @@ private struct Layout {
 
     /// A step's attributes, in the order `fmt` writes them.
     private static let stepOrder = [
-        "desc", "timeout", "retry", "needs", "allow-failure", "cwd", "env", "stdin", "detach",
+        "desc", "timeout", "retry", "needs", "allow-failure", "cwd", "env", "env-inputs", "stdin", "detach",
         "executor", "partition", "cpus", "memory", "slurm-options",
         "query", "header", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
         "insecure", "cacert", "cert", "key", "expect", "capture",

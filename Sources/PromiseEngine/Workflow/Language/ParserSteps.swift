@@ -18,10 +18,11 @@ struct StepExtras {
     var detach = false
     var sources: [Template] = []
     var generates: [Template] = []
+    var environmentInputs: [String] = []
 
     var process: ProcessOptions {
         ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach,
-                       sources: sources, generates: generates)
+                       sources: sources, generates: generates, environmentInputs: environmentInputs)
     }
 }
 
@@ -30,7 +31,8 @@ extension Parser {
     static func attributeNames(for kind: String) -> [String] {
         let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
         switch kind {
-        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture"] + Placement.keywords
+        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "env-inputs", "expect", "capture"]
+            + Placement.keywords
         case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
                                       "insecure", "cacert", "cert", "key", "expect", "capture"]
         default: return common
@@ -38,8 +40,8 @@ extension Parser {
     }
 
     static let stepAttributeNames: Set<String> = [
-        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "expect", "capture",
-        "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
+        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "env-inputs",
+        "expect", "capture", "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
         "executor", "partition", "cpus", "memory", "slurm-options",
     ]
 
@@ -49,6 +51,12 @@ extension Parser {
         "input": "stdin", "assert": "expect", "expects": "expect", "data": "body", "location": "redirects",
         "output": "save", "cacerts": "cacert",
     ]
+
+    /// `[A-Za-z_][A-Za-z0-9_]*`: what a shell can export.
+    static func isEnvironmentName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || (first | 0x20 >= 0x61 && first | 0x20 <= 0x7A) else { return false }
+        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
+    }
 
     static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
 
@@ -289,6 +297,24 @@ extension Parser {
             } else {
                 if !extras.generates.isEmpty { throw error("duplicate 'generates'; list every pattern after one 'generates'", at: nameRange) }
                 extras.generates = patterns
+            }
+        case "env-inputs":
+            // Inherited variables a script reads by itself: part of the
+            // fingerprint of a step with `sources` (spec §13).
+            guard current.kind == .identifier else {
+                throw error("expected a variable name after 'env-inputs' (env-inputs CC CFLAGS)", at: current.range)
+            }
+            if !extras.environmentInputs.isEmpty {
+                throw error("duplicate 'env-inputs'; list every variable after one 'env-inputs'", at: nameRange)
+            }
+            while current.kind == .identifier {
+                let variable = text(current)
+                guard Self.isEnvironmentName(variable) else {
+                    throw error("'\(variable)' is not an environment variable's name (letters, digits and _, not first a digit)",
+                                at: current.range)
+                }
+                if !extras.environmentInputs.contains(variable) { extras.environmentInputs.append(variable) }
+                advance()
             }
         case "insecure":
             if extras.tls.insecure { throw error("duplicate 'insecure'", at: nameRange) }
