@@ -237,3 +237,27 @@ struct GroupEndToEndTests {
         ])
     }
 }
+
+/// `{{label.duration}}` means what the console table and the reports mean:
+/// the step's time over all its attempts.
+@Suite("End to end: a retried step's duration")
+struct RetriedDurationTests {
+    @Test("{{label.duration}} covers every attempt and the delays between, as durationSeconds does")
+    func durationOverAllAttempts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
+          retry 3 delay 300ms
+        }
+        log "={{flaky.duration}}"
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let logged = try #require(Double(run.logLines(prefix: "=").first?.dropFirst() ?? ""))
+        let reported = try #require(run.step("flaky")?["durationSeconds"] as? Double)
+        #expect(run.step("flaky")?["attempts"] as? Int == 3)
+        // Two delays of 300 ms lie between the three attempts.
+        #expect(logged >= 0.6, "\(logged)")
+        #expect(abs(logged - reported) < 0.05, "field \(logged) s, report \(reported) s")
+    }
+}

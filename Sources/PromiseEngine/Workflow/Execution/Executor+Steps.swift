@@ -26,10 +26,18 @@ extension WorkflowExecutor {
                 }
             }
         }
+        /// `{{label.duration}}` is the step's time over all its attempts,
+        /// as the console table and the reports say (docs/language.md).
+        @Sendable func overAllAttempts(_ result: StepResult) -> StepResult {
+            guard retried, let elapsed = recorder.elapsed(id) else { return result }
+            var result = result
+            result.duration = elapsed
+            return result
+        }
         return attempts.derive(.inline, .outcome { [self] outcome in
             switch outcome {
             case .fulfilled(let result):
-                if let label = node.label, let result { context.values.store(result, label: label) }
+                if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
                 recorder.finish(id, status: .succeeded, result: result)
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
@@ -39,7 +47,7 @@ extension WorkflowExecutor {
                 guard allowed else { return .outcome(.rejected(runError)) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).
-                if let label = node.label, let result = failure.result { context.values.store(result, label: label) }
+                if let label = node.label, let result = failure.result { context.values.store(overAllAttempts(result), label: label) }
                 return .outcome(.fulfilled(()))
             case .cancelled:
                 let started = recorder.status(of: id) == .running

@@ -134,6 +134,12 @@ final class RunRecorder: Sendable {
         state.withLock { state in state.entries[id]?.record.attemptLog.append(made) }
     }
 
+    /// How long since the step first started (all its attempts so far).
+    func elapsed(_ id: String) -> Duration? {
+        let now = clock.now()
+        return started.withLock { $0[id] }.map { now - $0 }
+    }
+
     /// A step found up to date (its stored result stands for a run).
     func markUpToDate(_ id: String) {
         state.withLock { state in state.entries[id]?.upToDate = true }
