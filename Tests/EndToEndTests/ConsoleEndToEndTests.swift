@@ -172,3 +172,36 @@ struct ConsoleEndToEndTests {
         #expect(run.stdout.hasPrefix("✓ "), "\(run.stdout.debugDescription)")
     }
 }
+
+/// docs/command.md: `-v` prints each step as it starts "with its command":
+/// what runs, values filled in, secrets masked.
+@Suite("End to end: -v shows what runs")
+struct VerboseStartLinesTests {
+    @Test("-v prints the resolved command, URL and arguments, every foreach item's own, secrets masked")
+    func resolvedStartLines() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let base = try TestServers.plain()
+        let run = try space.run("""
+        secret token = "tok-0123456789"
+        var base = "\(base)"
+        var name = "world"
+        greet: sh "echo hello {{name}}"
+        login: http POST "{{base}}/echo?t={{token}}" {
+          body "x"
+        }
+        foreach item in split("alpha\\nbeta") {
+          each: exec "echo" "{{item}}"
+        }
+        """, ["-v"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let starts = run.stdout.split(separator: "\n").filter { $0.hasPrefix("▶ ") }.map(String.init)
+        #expect(starts.contains("▶ greet sh echo hello world"), "\(starts)")
+        #expect(starts.contains("▶ login http POST \(base)/echo?t=***"), "\(starts)")
+        #expect(starts.contains("▶ each[0] exec echo alpha"), "\(starts)")
+        #expect(starts.contains("▶ each[1] exec echo beta"), "\(starts)")
+        #expect(!run.stdout.contains("{{"), "no template is shown: \(run.stdout)")
+        #expect(!run.stdout.contains("tok-0123456789"))
+        #expect(run.step("each[1]")?["summary"] as? String == "exec echo beta", "the reports say what ran too")
+    }
+}

@@ -110,10 +110,16 @@ extension WorkflowExecutor {
             return granted.then { [self] () -> Promise<StepResult?> in
                 // The group may have been cancelled while this step waited.
                 guard !context.cancel.isCancelled else { return .cancelled() }
-                recorder.start(id)
+                let resolved: Step
+                do {
+                    resolved = try resolve(step, id: id, in: context.values)
+                } catch {
+                    recorder.start(id)
+                    return Promise(error: error)
+                }
+                recorder.start(id, resolved: resolved)
                 let running: Promise<StepResult>
                 do {
-                    let resolved = try resolve(step, id: id, in: context.values)
                     let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
                     running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
                 } catch {

@@ -90,12 +90,19 @@ final class RunRecorder: Sendable {
         }
     }
 
-    /// A step starts an attempt.
-    func start(_ id: String) {
+    /// A step starts an attempt. `resolved`: the step with its values
+    /// filled in, whose summary replaces one written with `{{ }}` (what
+    /// `-v` and the reports show is what runs).
+    func start(_ id: String, resolved: Step? = nil) {
         let now = clock.now()
         let wall = WallClock.now()
+        var summary: String?
+        if let resolved, state.withLock({ $0.entries[id]?.record.summary.utf8.contains(UInt8(ascii: "{")) == true }) {
+            summary = StepSummary.describe(resolved)
+        }
         let record: StepRecord? = state.withLock { state in
             guard let entry = state.entries[id] else { return nil }
+            if let summary { entry.record.summary = summary }
             entry.record.status = .running
             entry.record.attempts += 1
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
