@@ -129,6 +129,8 @@ struct GraphOptions: Equatable, Sendable {
     var color = ColorMode.auto
     /// `graph FILE TARGET...`: the graph cut down to the targets.
     var targets: [String] = []
+    /// `--executor`: where process steps that do not say are shown to run.
+    var executor: Placement.Executor?
 }
 
 /// `promise-run fmt [--check] FILE...`.
@@ -173,13 +175,13 @@ enum Arguments {
     }
 
     /// The command words, for "did you mean".
-    static let commands = ["check", "graph", "list", "fmt", "help", "completions"]
+    static let commands = ["run", "check", "graph", "list", "fmt", "help", "completions"]
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
     private static let valueOptions: Set<String> = [
-        "-j", "--jobs", "--http-connections", "--timeout", "--var", "--var-file", "--env-file", "--report", "--report-output",
-        "--output", "--color", "--cacert", "--format", "-f",
+        "-j", "--jobs", "--http-connections", "--executor", "--slurm-jobs", "--timeout", "--var", "--var-file", "--env-file",
+        "--report", "--report-output", "--output", "--color", "--cacert", "--format", "-f",
     ]
 
     private static func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
@@ -220,6 +222,11 @@ enum Arguments {
         rest.remove(at: commandIndex)
         if wantsHelp { return .help(command == "help" ? nil : command) }
         switch command {
+        // `run` is the default command said out loud: for a workflow file
+        // named like a command (`promise-run run check`), or for clarity.
+        case "run":
+            guard !rest.isEmpty else { throw UsageError(message: "run needs a workflow file") }
+            return .run(try parseRun(rest))
         case "check": return .check(try parseCheck(rest))
         case "graph": return .graph(try parseGraph(rest))
         case "list": return .list(try parseList(rest))
@@ -251,8 +258,8 @@ enum Arguments {
             return .completions(shell)
         default:
             let topic = rest.first { !$0.hasPrefix("-") }
-            if let topic, !commands.contains(topic), topic != "run" {
-                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands + ["run"])); "
+            if let topic, !commands.contains(topic) {
+                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands)); "
                                  + "the commands are run, check, graph, list, fmt, completions")
             }
             return .help(topic)
@@ -381,7 +388,8 @@ enum Arguments {
 
     private static func parseGraph(_ arguments: [String]) throws(UsageError) -> GraphOptions {
         let parsed = try parseFileCommand("graph", arguments, GraphOptions.Format.self, takesTargets: true)
-        return GraphOptions(file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets)
+        return GraphOptions(file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets,
+                            executor: parsed.executor)
     }
 
     private static func parseList(_ arguments: [String]) throws(UsageError) -> ListOptions {
@@ -392,8 +400,10 @@ enum Arguments {
     /// `COMMAND [--format F] [--color WHEN] FILE [TARGET...]` (graph, list).
     private static func parseFileCommand<Format: RawRepresentable & CaseIterable>(
         _ command: String, _ arguments: [String], _ formats: Format.Type, takesTargets: Bool
-    ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String]) where Format.RawValue == String {
+    ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String], executor: Placement.Executor?)
+    where Format.RawValue == String {
         var reader = OptionReader(arguments)
+        var executor: Placement.Executor?
         var file: String?
         var format: Format?
         var color = ColorMode.auto
@@ -412,12 +422,16 @@ enum Arguments {
             switch reader.name {
             case "--format", "-f": format = try reader.choice(for: argument, Format.self)
             case "--color": color = try reader.choice(for: argument, ColorMode.self)
-            default: throw reader.unknownOption(argument, among: ["--format", "--color"])
+            case "--executor" where takesTargets: executor = try reader.choice(for: argument, Placement.Executor.self)
+            default: throw reader.unknownOption(argument, among: ["--format", "--color"] + (takesTargets ? ["--executor"] : []))
             }
         }
         guard let file else { throw UsageError(message: "\(command) needs a workflow file") }
-        return (file, format, color, targets)
+        return (file, format, color, targets, executor)
     }
+
+    /// The run's one-letter options.
+    static let runShortOptions = ["-j", "-k", "-q", "-v"]
 
     static let runOptionNames = [
         "--jobs", "--http-connections", "--executor", "--slurm-jobs", "--keep-going", "--timeout", "--var", "--report", "--report-output",
@@ -498,6 +512,10 @@ private struct OptionReader {
     }
 
     func unknownOption(_ argument: String, among names: [String]) -> UsageError {
-        UsageError(message: "unknown option '\(name)'" + Suggestion.phrase(for: name, among: names))
+        if Arguments.runOptionNames.contains(name) || Arguments.runShortOptions.contains(name) {
+            return UsageError(message: "'\(name)' is an option of running a workflow (promise-run [run] [OPTIONS] FILE); "
+                              + "this command does not take it")
+        }
+        return UsageError(message: "unknown option '\(name)'" + Suggestion.phrase(for: name, among: names))
     }
 }

@@ -8,10 +8,11 @@ enum GraphCommand {
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: StandardStreams.useColor(options.color)) else {
             return 2
         }
-        var shown = workflow
+        // `--executor`: where process steps that do not say would run.
+        var shown = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
         if !options.targets.isEmpty {
             switch TargetSelection.make(workflow, targets: options.targets) {
-            case .success(let selection): shown = selection.cut(workflow)
+            case .success(let selection): shown = selection.cut(shown)
             case .failure(let errors):
                 for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
                 return 2

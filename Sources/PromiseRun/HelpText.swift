@@ -4,7 +4,7 @@ import WorkflowEngine
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {
     static let usage = """
-        usage: promise-run [OPTIONS] FILE [TARGET...]   run a workflow, or only what TARGETs need
+        usage: promise-run [run] [OPTIONS] FILE [TARGET...]  run a workflow, or only what TARGETs need
                promise-run list [--format text|json] FILE    the labelled steps and groups
                promise-run check [--format text|json] FILE...  parse and validate only
                promise-run graph [--format tree|dot|mermaid|json] FILE [TARGET...]
@@ -92,7 +92,8 @@ enum HelpText {
 
         \(usage)
 
-        FILE may be '-' to read the workflow from standard input. TARGETs are
+        'run' may be said or left out ('promise-run run check' runs a file named
+        check). FILE may be '-' to read the workflow from standard input. TARGETs are
         labels: only they run, with what comes before them in their chains and
         what they need ('promise-run list FILE' shows the labels).
 
@@ -116,7 +117,8 @@ enum HelpText {
               --env-file PATH         load a .env file into the environment first
                                       (repeatable)
               --force                 run steps with 'sources' even when up to date
-              --watch                 run again when a source (or the file) changes;
+              --watch                 run again when a source, the file or an include
+                                      changes (the file is read again each time);
                                       Ctrl-C to stop
               --report FORMAT=PATH    write a report: json, junit, html or markdown
                                       (repeatable); with GITHUB_STEP_SUMMARY set,

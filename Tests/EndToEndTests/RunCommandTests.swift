@@ -88,7 +88,7 @@ struct RunCommandTests {
     @Test func help() throws {
         let outcome = try Binary.run(["--help"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.contains("usage: promise-run [OPTIONS] FILE"))
+        #expect(outcome.stdout.contains("usage: promise-run [run] [OPTIONS] FILE"))
         #expect(outcome.stdout.contains("exit codes:"))
         #expect(outcome.stderr == "")
     }
@@ -105,7 +105,7 @@ struct RunCommandTests {
         #expect(outcome.stdout == "")
         let lines = outcome.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "promise-run: --jobs takes a number from 1 to 4096, not 'many'")
-        #expect(lines.dropFirst().first == "usage: promise-run [OPTIONS] FILE [TARGET...]   run a workflow, or only what TARGETs need")
+        #expect(lines.dropFirst().first == "usage: promise-run [run] [OPTIONS] FILE [TARGET...]  run a workflow, or only what TARGETs need")
         #expect(lines.last == "Run 'promise-run --help' for more.")
         let none = try Binary.run([])
         #expect(none.status == 2)
