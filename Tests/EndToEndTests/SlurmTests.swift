@@ -197,6 +197,40 @@ struct SlurmTests {
         #expect(try await cluster.leftoverJobs().isEmpty)
     }
 
+    @Test("srun that cannot start the job at all fails the step with kind spawn and srun's own words, shown live too")
+    func srunItselfFails() async throws {
+        let cluster = try await SlurmCluster.shared()
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("broken.conf", "this is not a slurm configuration\n")
+        let run = try await cluster.run("""
+        parallel keep-going {
+          noconfig: sh "echo hi" {
+            executor slurm
+            env SLURM_CONF = "/nonexistent/slurm.conf"
+          }
+          garbled: sh "echo hi" {
+            executor slurm
+            env SLURM_CONF = "\(space.path("broken.conf"))"
+          }
+          fine: sh "echo fine; exit 1" { executor slurm }
+        }
+        """, in: space)
+        #expect(run.status == 1)
+        for id in ["noconfig", "garbled"] {
+            let error = try #require(run.error(of: id), "\(id): \(run.stdout)")
+            #expect(error["kind"] as? String == "spawn", "\(id): \(error)")
+            let message = error["message"] as? String ?? ""
+            #expect(message.hasPrefix("srun could not run the job"), "\(id): \(message)")
+            #expect(!message.contains("expected exit 0"), "\(id): \(message)")
+        }
+        #expect(run.stdout.contains("[noconfig] srun: fatal:") || run.stdout.contains("[noconfig] srun: error:"),
+                "srun's own lines are shown as they come: \(run.stdout)")
+        // The command's own exit 1 on the cluster stays the command's.
+        #expect(run.error(of: "fine")?["kind"] as? String == "exit")
+        #expect(try await cluster.leftoverJobs().isEmpty)
+    }
+
     @Test("--executor slurm sends steps without an executor to the cluster; the graph and the dry run say where each runs")
     func defaultExecutorAndGraph() async throws {
         let cluster = try await SlurmCluster.shared()

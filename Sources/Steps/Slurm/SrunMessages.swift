@@ -25,7 +25,7 @@ enum SrunMessages {
         // `srun: error: NODE: task 0: Exited with exit code 3` restates
         // the exit code (or the signal) the step reports anyway.
         if line.hasPrefix("srun: error: "), line.contains(": task ") { return true }
-        return !line.hasPrefix("srun: error") && !line.hasPrefix("srun: warning")
+        return !line.hasPrefix("srun: error") && !line.hasPrefix("srun: fatal") && !line.hasPrefix("srun: warning")
             && !line.hasPrefix("srun: Exceeded") && !line.hasPrefix("srun: unrecognized")
     }
 
@@ -64,6 +64,17 @@ enum SrunMessages {
             throw StepFailure(.signal, "killed by signal 9 (SIGKILL): the job exceeded its memory limit (\(message(memory)))",
                               result: killed)
         }
+        // srun's own failure (it could not read its configuration, reach
+        // the controller, or get a job): srun exited non-zero and said
+        // `srun: fatal:`, or said `srun: error:` before any job existed.
+        // Told by what srun is, not by a list of messages; never blamed on
+        // the command, and never hidden.
+        let own = slurm.filter(isSrunError)
+        if let exit = record.exitCode, exit != 0, !own.isEmpty,
+           record.slurmJob == nil || own.contains(where: { $0.hasPrefix("srun: fatal") }) {
+            throw StepFailure(.spawn, "srun could not run the job (exit \(exit)): " + own.map(message).joined(separator: "; "),
+                              result: result)
+        }
         // A task a signal ended: srun exits 128 + the signal and says which.
         if let exit = record.exitCode, exit > 128, exit < 128 + 65,
            slurm.contains(where: { $0.contains(": task 0: ") && !$0.contains("Exited with exit code") }) {
@@ -72,10 +83,16 @@ enum SrunMessages {
         }
     }
 
+    /// srun's own error about itself: `srun: fatal: ...`, or `srun: error:
+    /// ...` that is not a task's (`NODE: task 0: Exited ...`).
+    static func isSrunError(_ line: Substring) -> Bool {
+        line.hasPrefix("srun: fatal") || (line.hasPrefix("srun: error") && !line.contains(": task "))
+    }
+
     /// The message without `srun: error: ` in front.
     private static func message(_ line: Substring) -> String {
         var text = line
-        for prefix in ["srun: error: ", "srun: "] where text.hasPrefix(prefix) {
+        for prefix in ["srun: error: ", "srun: fatal: ", "srun: "] where text.hasPrefix(prefix) {
             text = text.dropFirst(prefix.count)
             break
         }
