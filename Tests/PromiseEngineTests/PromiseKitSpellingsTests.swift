@@ -105,6 +105,33 @@ extension PromiseKitSpellingsTests {
         }.settled
         #expect(seen.value == ["1 name 1", "1 name 2", "1 name 3"])
     }
+
+    /// PromiseKit's README idiom, exactly: a two-parameter closure whose
+    /// body calls a function taking `Any...` (`print`). The type checker
+    /// must not wander to `when(fulfilled: AnyIterator, concurrently:)`.
+    static func printed(_ items: Any...) -> String { items.map { "\($0)" }.joined(separator: " ") }
+
+    @Test("when(fulfilled: a, b).done { user, name in print(user.id, name) }, chained and inside firstly, 2 to 5 promises")
+    func packWhenWithVariadicBody() async throws {
+        let seen = Mutexed<[String]>([])
+        _ = await when(fulfilled: Self.login(), Self.fetchName(1)).done { user, name in print(user.id, name) }.settled
+        _ = await firstly { when(fulfilled: Self.login(), Self.fetchName(2)) }.done { user, name in print(user.id, name) }.settled
+        _ = await when(fulfilled: Self.login(), Self.fetchName(3)).done { user, name in seen.append(Self.printed(user.id, name)) }.settled
+        _ = await firstly {
+            when(fulfilled: Self.login(), Self.fetchName(4))
+        }.done { user, name in
+            seen.append(Self.printed(user.id, name))
+        }.settled
+        _ = await when(fulfilled: Self.login(), Self.fetchName(5), Promise.value(3.5)).done { user, name, ratio in
+            seen.append(Self.printed(user.id, name, ratio))
+        }.settled
+        _ = await when(fulfilled: Self.login(), Self.fetchName(6), Promise.value(true), Promise.value([1, 2])).done { user, name, flag, list in
+            seen.append(Self.printed(user.id, name, flag, list.count))
+        }.settled
+        _ = await firstly { when(fulfilled: Self.login(), Self.fetchName(7), Promise.value(true), Promise.value([1]), Promise.value("x")) }
+            .done { user, name, flag, list, text in print(user.id, name, flag, list, text); seen.append(Self.printed(user.id, text)) }.settled
+        #expect(seen.value == ["1 name 3", "1 name 4", "1 name 5 3.5", "1 name 6 true 2", "1 x"])
+    }
 }
 
 /// A value behind a lock, for handlers that run on other threads.

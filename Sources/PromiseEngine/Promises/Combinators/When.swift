@@ -53,6 +53,70 @@ public func when<each Value: Sendable>(
     PackRun(repeat each promises, cancelOthersOnFailure: cancelOthersOnFailure).start()
 }
 
+/// `when(fulfilled:)` of two promises of different types: the same as
+/// the parameter-pack form, spelled out so that PromiseKit's idiom (a
+/// closure of 2 parameters whose body calls a function taking `Any...`,
+/// such as `print`) type-checks directly and inside `firstly { }`.
+///
+/// ```swift
+/// when(fulfilled: login(), fetchName(id)).done { user, name in print(user.id, name) }
+/// ```
+public func when<A: Sendable, B: Sendable>(
+    fulfilled a: Promise<A>, _ b: Promise<B>,
+    cancelOthersOnFailure: Bool = false
+) -> Promise<(A, B)> {
+    PackRun(a, b, cancelOthersOnFailure: cancelOthersOnFailure).start()
+}
+
+/// `when(fulfilled:)` of three promises of different types: the same as
+/// the parameter-pack form, spelled out so that PromiseKit's idiom (a
+/// closure of 3 parameters whose body calls a function taking `Any...`,
+/// such as `print`) type-checks directly and inside `firstly { }`.
+///
+/// ```swift
+/// when(fulfilled: login(), fetchName(id), fetchAvatar(id)).done { user, name, avatar in
+///     print(user.id, name, avatar.count)
+/// }
+/// ```
+public func when<A: Sendable, B: Sendable, C: Sendable>(
+    fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
+    cancelOthersOnFailure: Bool = false
+) -> Promise<(A, B, C)> {
+    PackRun(a, b, c, cancelOthersOnFailure: cancelOthersOnFailure).start()
+}
+
+/// `when(fulfilled:)` of four promises of different types: the same as
+/// the parameter-pack form, spelled out so that PromiseKit's idiom (a
+/// closure of 4 parameters whose body calls a function taking `Any...`,
+/// such as `print`) type-checks directly and inside `firstly { }`.
+///
+/// ```swift
+/// when(fulfilled: user, orders, settings, theme).done { user, orders, settings, theme in
+///     show(user, orders, settings, theme)
+/// }
+/// ```
+public func when<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
+    fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>,
+    cancelOthersOnFailure: Bool = false
+) -> Promise<(A, B, C, D)> {
+    PackRun(a, b, c, d, cancelOthersOnFailure: cancelOthersOnFailure).start()
+}
+
+/// `when(fulfilled:)` of five promises of different types: the same as
+/// the parameter-pack form, spelled out so that PromiseKit's idiom (a
+/// closure of 5 parameters whose body calls a function taking `Any...`,
+/// such as `print`) type-checks directly and inside `firstly { }`.
+///
+/// ```swift
+/// when(fulfilled: a, b, c, d, e).done { a, b, c, d, e in print(a, b, c, d, e) }
+/// ```
+public func when<A: Sendable, B: Sendable, C: Sendable, D: Sendable, E: Sendable>(
+    fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>, _ e: Promise<E>,
+    cancelOthersOnFailure: Bool = false
+) -> Promise<(A, B, C, D, E)> {
+    PackRun(a, b, c, d, e, cancelOthersOnFailure: cancelOthersOnFailure).start()
+}
+
 /// The pack form of `when(fulfilled:)`: observes each input directly (no
 /// intermediate promises), counts the fulfilled ones down, and reads the
 /// values from the inputs once the count reaches zero.

@@ -29,6 +29,10 @@ let user = try await login().value
 let pair = try await when(fulfilled: login(), fetchName(user)).value
 check(pair.0.id == 7 && pair.1 == "Ada", "when over a pack gives a tuple")
 
+// PromiseKit's README idiom, as written there.
+_ = await when(fulfilled: login(), fetchName(user)).done { user, name in print(user.id, name) }.settled
+_ = await firstly { when(fulfilled: login(), fetchName(user)) }.done { user, name in print(user.id, name) }.settled
+
 let greeting = try await firstly { login() }
     .then { user in fetchName(user) }
     .map { "Hello, \($0)" }
