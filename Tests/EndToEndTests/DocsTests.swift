@@ -1,41 +1,113 @@
 import Foundation
 import Testing
 
-/// The workflows shown in the docs are checked: a reader can copy them.
-@Suite("End to end: the docs' workflows check")
+/// The workflows shown in the docs are true, as Rust's doc tests make a
+/// crate's examples true: every fenced `workflow` block of the README and
+/// docs/ passes `check` (with no warning), and those that need nothing
+/// outside this machine run and succeed. A block's fence says what it is:
+///
+/// - ```` ```workflow ````: checked, then run in an empty folder (exit 0);
+/// - ```` ```workflow no-run ````: checked only (it needs make, a service,
+///   a cluster, files of a project);
+/// - ```` ```workflow fragment ````: lines of a step's block (`expect ...`),
+///   each checked inside a step of the kind it is for.
+///
+/// Any other fenced block must be tagged (` ```swift `, ` ```text `) or be
+/// command lines, so that no workflow escapes the check untagged.
+@Suite("End to end: the docs' workflows are true")
 struct DocsTests {
-    /// The untagged ``` blocks of a Markdown file that are workflows (not
-    /// command lines). Tagged blocks (```swift, ```json) are skipped.
-    static func workflowBlocks(in file: String) throws -> [String] {
+    static let files = ["README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
+                        "docs/reports.md", "docs/engine.md"]
+
+    struct Block: CustomStringConvertible {
+        var file: String
+        var line: Int
+        var tag: String
+        var flags: Set<String>
+        var text: String
+        var description: String { "\(file):\(line)" }
+    }
+
+    /// Every fenced block of a Markdown file, with its tag and flags.
+    static func blocks(in file: String) throws -> [Block] {
         let text = try String(contentsOf: Binary.packageRoot.appendingPathComponent(file), encoding: .utf8)
-        var blocks: [(tag: String, lines: [Substring])] = []
-        var open: (tag: String, lines: [Substring])?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var blocks: [Block] = []
+        var open: Block?
+        var lines: [Substring] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             guard line.hasPrefix("```") else {
-                open?.lines.append(line)
+                if open != nil { lines.append(line) }
                 continue
             }
-            if let block = open {
+            if var block = open {
+                block.text = lines.joined(separator: "\n")
                 blocks.append(block)
                 open = nil
             } else {
-                open = (String(line.dropFirst(3)), [])
+                let words = line.dropFirst(3).split(separator: " ").map(String.init)
+                open = Block(file: file, line: index + 1, tag: words.first ?? "", flags: Set(words.dropFirst()), text: "")
+                lines = []
             }
         }
-        let commands = ["promise-run", "swift ", "make", "Sources/", ".package"]
-        return blocks.filter { $0.tag.isEmpty }.map { $0.lines.joined(separator: "\n") }.filter { body in
-            let first = body.split(separator: "\n").first.map(String.init) ?? ""
-            return !commands.contains { first.hasPrefix($0) } && !body.isEmpty
+        return blocks
+    }
+
+    static func workflowBlocks() throws -> [Block] {
+        try files.flatMap { try blocks(in: $0) }.filter { $0.tag == "workflow" }
+    }
+
+    /// `expect body ...` in an http step, `expect stdout ...` in an sh step.
+    static func wrapped(fragmentLine line: Substring) -> String {
+        let words = line.split(separator: " ")
+        let processWords: Set<Substring> = ["stdout", "stderr", "exit"]
+        if words.count > 1, processWords.contains(words[1]) { return "a: sh \"true\" {\n  \(line)\n}\n" }
+        return "a: http GET \"http://127.0.0.1:9/\" {\n  \(line)\n}\n"
+    }
+
+    @Test("every fenced block is a tagged workflow, tagged otherwise, or command lines")
+    func everyBlockIsTagged() throws {
+        let commands = ["promise-run", "swift ", "make", "Sources/", ".package", "source ", "man ", "cd ", "git "]
+        for file in Self.files {
+            for block in try Self.blocks(in: file) where block.tag.isEmpty {
+                let first = block.text.split(separator: "\n").first.map(String.init) ?? ""
+                #expect(commands.contains { first.hasPrefix($0) },
+                        "\(block): an untagged block that is not a command line; tag it ```workflow (or ```text)")
+            }
         }
     }
 
-    @Test("every workflow in the README and the cookbook passes check", arguments: ["README.md", "docs/cookbook.md"])
-    func workflowsCheck(_ file: String) throws {
-        let blocks = try Self.workflowBlocks(in: file)
-        #expect(blocks.count >= (file == "README.md" ? 1 : 6))
+    @Test("every workflow block of the README and docs/ passes check, with no warning of its own")
+    func everyWorkflowChecks() throws {
+        let blocks = try Self.workflowBlocks()
+        #expect(blocks.count >= 17, "found \(blocks.count)")
         for block in blocks {
-            let outcome = try Binary.run(["check", "-"], stdin: block)
-            #expect(outcome.status == 0, "\(file): this block does not check:\n\(block)\n\(outcome.stderr)")
+            let sources: [String]
+            if block.flags.contains("fragment") {
+                sources = block.text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    .map { Self.wrapped(fragmentLine: $0) }
+            } else {
+                sources = [block.text]
+            }
+            for source in sources {
+                let outcome = try Binary.run(["check", "--color", "never", "-"], stdin: source)
+                #expect(outcome.status == 0, "\(block) does not check:\n\(source)\n\(outcome.stderr)")
+                // A project's files (`sources "src/**/*.c"`) are not here:
+                // only the workflow's own warnings count.
+                let warnings = outcome.stderr.split(separator: "\n").filter { $0.contains("warning:") && !$0.contains("matches no file") }
+                #expect(warnings.isEmpty, "\(block) checks with a warning:\n\(outcome.stderr)")
+            }
+        }
+    }
+
+    @Test("the workflow blocks that need nothing outside this machine run and succeed")
+    func runnableWorkflowsRun() throws {
+        let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty }
+        #expect(!runnable.isEmpty)
+        for block in runnable {
+            let space = try Workspace()
+            defer { space.remove() }
+            let run = try space.run(block.text, ["--timeout", "60s"])
+            #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
         }
     }
 }

@@ -179,7 +179,16 @@ extension Parser {
             }
             list = .range(low, high)
         } else {
+            let argumentRange = current.range
             let argument = try parseTemplate("in \(function)(...)")
+            // `split("unit integration e2e")` is one item: split splits
+            // lines. Words on one line were surely meant as several.
+            if function == "split", let text = argument.literalValue, !text.contains("\n"),
+               text.split(separator: " ", omittingEmptySubsequences: true).count > 1 {
+                let words = text.split(separator: " ").map { "\"\($0)\"" }.joined(separator: ", ")
+                diagnostics.warning("split(...) splits lines: this text is one line, so the list has one item, '\(text)'",
+                                    at: argumentRange, notes: [.init("for one item per word, write [\(words)]")])
+            }
             switch function {
             case "lines": list = .lines(argument)
             case "split": list = .split(argument)
