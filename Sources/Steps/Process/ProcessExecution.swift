@@ -167,27 +167,16 @@ final class ProcessExecution: @unchecked Sendable {
 
     private func readOutput(_ index: Int) {
         guard outputs[index].isOpen else { return }
-        let buffer = ReadBuffer.shared.bytes
-        // A few reads per wake-up, so one chatty process cannot starve the others.
-        for _ in 0..<4 {
-            let count = read(outputs[index].fd, buffer.baseAddress, buffer.count)
-            if count > 0 {
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                outputs[index].tail.append(chunk)
-                if outputs[index].lines != nil {
-                    let stream = outputs[index].stream
-                    outputs[index].lines!.append(chunk) { line in sink?.line(line, stream: stream, step: id) }
-                }
-                if count < buffer.count { return }
-            } else if count < 0, errno == EINTR {
-                continue
-            } else if count < 0, errno == EAGAIN {
-                return
-            } else {
-                closeOutput(index)
-                outputClosed()
-                return
+        let ended = ReadBuffer.shared.drain(outputs[index].fd) { chunk in
+            outputs[index].tail.append(chunk)
+            if outputs[index].lines != nil {
+                let stream = outputs[index].stream
+                outputs[index].lines!.append(chunk) { line in sink?.line(line, stream: stream, step: id) }
             }
+        }
+        if ended {
+            closeOutput(index)
+            outputClosed()
         }
     }
 
@@ -435,20 +424,9 @@ enum OutputDrain {
     static func start(_ fd: Int32, on loop: EventLoop) {
         let token = loop.makeToken()
         loop.register(fd, token: token, events: csh_epollin()) { _ in
-            let buffer = ReadBuffer.shared.bytes
-            for _ in 0..<4 {
-                let count = read(fd, buffer.baseAddress, buffer.count)
-                if count > 0 {
-                    if count < buffer.count { return }
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else if count < 0, errno == EAGAIN {
-                    return
-                } else {
-                    loop.unregister(fd, token: token)
-                    close(fd)
-                    return
-                }
+            if ReadBuffer.shared.drain(fd, { _ in }) {
+                loop.unregister(fd, token: token)
+                close(fd)
             }
         }
     }
@@ -459,4 +437,24 @@ final class ReadBuffer: @unchecked Sendable {
     // @unchecked: used only on the event loop thread, one read at a time.
     static let shared = ReadBuffer()
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    /// Reads what `fd` has (a few reads per wake-up, so one chatty process
+    /// cannot starve the others), handing each chunk to `body`; true at
+    /// EOF or on an error (the caller closes it).
+    func drain(_ fd: Int32, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        for _ in 0..<4 {
+            let count = read(fd, bytes.baseAddress, bytes.count)
+            if count > 0 {
+                body(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+                if count < bytes.count { return false }
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN {
+                return false
+            } else {
+                return true
+            }
+        }
+        return false
+    }
 }
