@@ -42,6 +42,18 @@ struct ReportRequest: Equatable, Sendable {
     var path: String
 }
 
+extension ReportRequest.Format {
+    /// The usual ending of such a file.
+    var fileExtension: String {
+        switch self {
+        case .json: return "json"
+        case .junit: return "xml"
+        case .html: return "html"
+        case .markdown: return "md"
+        }
+    }
+}
+
 /// Everything `promise-run [OPTIONS] FILE` was given.
 struct RunOptions: Equatable, Sendable {
     /// The workflow file; `-` for standard input.

@@ -104,8 +104,15 @@ enum CheckDiagnostics {
                 .object([("file", .string(file(note.range)))] + place(note.range) + [("message", .string(note.message))])
             }
             if let range = diagnostic.range, let from = result.source.segment(at: range.start)?.includedFrom {
-                notes.append(.object([("file", .null), ("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null),
-                                      ("message", .string("in the file included at \(from)"))]))
+                // `main.workflow:4`: the include line, a place of its own
+                // (editors show notes as related locations).
+                var place: [(String, JSONValue)] = [("file", .null), ("line", .null), ("column", .null), ("endLine", .null),
+                                                    ("endColumn", .null)]
+                if let colon = from.lastIndex(of: ":"), let line = Int(from[from.index(after: colon)...]) {
+                    place = [("file", .string(String(from[..<colon]))), ("line", .integer(line)), ("column", .integer(1)),
+                             ("endLine", .integer(line)), ("endColumn", .integer(1))]
+                }
+                notes.append(.object(place + [("message", .string("in the file included at \(from)"))]))
             }
             return .object([("file", .string(file(diagnostic.range)))] + place(diagnostic.range) + [
                 ("severity", .string(diagnostic.severity.rawValue)), ("message", .string(diagnostic.message)),
@@ -120,7 +127,7 @@ enum CheckDiagnostics {
         var text = ""
         for diagnostic in result.diagnostics where diagnostic.severity != .note {
             let file = diagnostic.range.flatMap { result.source.location(of: $0.start).file } ?? result.source.displayPath
-            var properties = "file=\(escapeProperty(file))"
+            var properties = "file=\(escapeProperty(GitHubPaths.annotationPath(file)))"
             if let range = diagnostic.range {
                 let start = result.source.location(of: range.start)
                 let end = result.source.location(of: range.end)

@@ -45,6 +45,13 @@ enum Entry {
     /// Checks the file first: with errors, or a `--var` naming no
     /// top-level var, nothing runs and the exit code is 2.
     static func run(_ options: RunOptions) async -> Int32 {
+        // A report that could not be written is found now, not after the run.
+        let reportProblems = ReportWriter.problems(with: options.reports, relativeTo: ProcessEnvironment.currentDirectory())
+        guard reportProblems.isEmpty else {
+            for problem in reportProblems { StandardStreams.writeError("promise-run: \(problem)\n") }
+            StandardStreams.writeError("promise-run: nothing ran\n")
+            return 2
+        }
         if !options.dryRun { reportEarlyInterrupts(options) }
         // --env-file: into our own environment first, so {{env.NAME}} and
         // every process see it.

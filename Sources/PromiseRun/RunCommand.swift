@@ -81,16 +81,17 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     if environment["GITHUB_ACTIONS"] == "true" {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
     }
-    for problem in ReportWriter.write(result, to: options.reports, relativeTo: ProcessEnvironment.currentDirectory()) {
-        StandardStreams.writeError("promise-run: \(problem)\n")
-    }
+    var problems = ReportWriter.write(result, to: options.reports, relativeTo: ProcessEnvironment.currentDirectory())
     if let summary = environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty,
        let problem = ReportWriter.appendStepSummary(result, to: summary) {
-        StandardStreams.writeError("promise-run: \(problem)\n")
+        problems.append(problem)
     }
+    for problem in problems { StandardStreams.writeError("promise-run: \(problem)\n") }
 
     switch result.status {
-    case .succeeded: return 0
+    // A report asked for and not written fails a run that succeeded:
+    // a green job must not lack its JUnit file.
+    case .succeeded: return problems.isEmpty ? 0 : 1
     case .failed: return 1
     case .timedOut: return 124
     case .interrupted: return 128 + (signals.firstSignal ?? SIGINT)

@@ -85,11 +85,16 @@ struct SlurmTests {
         ensure {
           done: sh "echo ensured > ensured"
         }
-        """, in: space)
+        """, in: space, ["--report", "junit=junit.xml", "--report", "html=page.html"])
         #expect(run.status == 1)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout")
         #expect(space.read("ensured") == "ensured\n")
         #expect(try await cluster.leftoverJobs().isEmpty, "no job of the run is left")
+        // The job id of the step that timed out, to ask sacct about it.
+        let job = try #require(run.step("slow")?["slurmJob"] as? String, "\(run.step("slow") ?? [:])")
+        #expect(!job.isEmpty && job.allSatisfy(\.isNumber))
+        #expect(space.read("junit.xml")?.contains("ran on Slurm, job \(job)") == true)
+        #expect(space.read("page.html")?.contains("Slurm, job \(job)") == true)
     }
 
     @Test("a lost race and a fail-fast group cancel their jobs while the run goes on")
@@ -120,6 +125,9 @@ struct SlurmTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("slow")?["status"] as? String == "cancelled")
         #expect(run.step("long")?["status"] as? String == "cancelled")
+        for id in ["slow", "long"] {
+            #expect((run.step(id)?["slurmJob"] as? String)?.isEmpty == false, "a cancelled job's id is reported: \(id)")
+        }
         #expect(run.stdout.contains("[afterRace] 0"), "\(run.stdout)")
         #expect(run.stdout.contains("[afterFailure] 0"), "\(run.stdout)")
     }

@@ -55,14 +55,27 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     // MARK: - ExecutionObserver
 
     func stepStarted(_ record: StepRecord) {
+        let why = record.attempts > 1 ? Self.retryReason(record) : ""
         let line: String? = settings.verbosity == .verbose
-            ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") : "")"
-            : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)" : nil)
+            ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") + why : "")"
+            : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)\(why)" : nil)
         emit(line.map { [$0] } ?? []) { state in
             let sequence = state.running[record.id]?.sequence ?? state.nextSequence
             state.nextSequence += 1
             state.running[record.id] = Running(label: record.id, started: .now, attempt: record.attempts, sequence: sequence)
         }
+    }
+
+    /// Why the attempt before failed, for the retry line: `: attempt 1
+    /// failed (http 503): expected status 200, got 503`, one line, cut.
+    static func retryReason(_ record: StepRecord) -> String {
+        guard let last = record.attemptLog.last, let failure = last.failure else { return "" }
+        var cause = failure.kind.rawValue
+        if let status = last.httpStatus, failure.kind == .http || failure.kind == .expect { cause = "http \(status)" }
+        if let exit = last.exitCode, failure.kind == .exit { cause = "exit \(exit)" }
+        let message = failure.message.split(separator: "\n").first.map(String.init) ?? ""
+        let text = ": attempt \(last.number) failed (\(cause))" + (message.isEmpty ? "" : ": " + message)
+        return text.count > 200 ? String(text.prefix(199)) + "…" : text
     }
 
     func stepFinished(_ record: StepRecord) {

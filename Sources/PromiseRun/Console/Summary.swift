@@ -85,7 +85,7 @@ enum Summary {
             }
             let duration = record.duration.map(Format.duration) ?? "-"
             var message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
-            if record.allowedFailure { message = "(allowed) " + message }
+            if let handler = record.handledBy { message = "(handled by \(handler)) " + message }
             var line = Format.padded(cut(record.id, idWidth), idWidth) + "  "
             if showKind { line += Format.padded(record.kind, kindWidth) + "  " }
             line += painted + "  "
@@ -130,14 +130,15 @@ enum Summary {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
             var properties = ""
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(location.file ?? workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
+                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             }
-            let title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
+            var title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
             var message = record.failure?.message ?? "failed"
             if let tail = record.outputTail { message += "\n" + tail }
-            // An allowed failure is a warning: the run goes on.
-            let level = record.allowedFailure ? "warning" : "error"
-            text += "::\(level) \(properties)title=\(escapeProperty(title + (record.allowedFailure ? " (allowed)" : "")))::\(escapeData(message))\n"
+            // A failure the workflow handled is a warning: the run goes on.
+            let level = record.handledBy == nil ? "error" : "warning"
+            if let handler = record.handledBy { title += ", handled by \(handler)" }
+            text += "::\(level) \(properties)title=\(escapeProperty(title))::\(escapeData(message))\n"
         }
         // A group's own failure (a timeout) and the run's (--timeout).
         for failure in ReportFailure.all(in: result) {
@@ -145,12 +146,14 @@ enum Summary {
             var properties = ""
             let nodeID = failure.id.firstIndex(of: "[").map { String(failure.id[..<$0]) } ?? failure.id
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(location.file ?? workflow.source.displayPath)),line=\(location.line),col=\(location.column),"
+                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             } else {
-                properties = "file=\(escapeProperty(workflow.source.displayPath)),"
+                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(workflow.source.displayPath))),"
             }
-            let title = "\(failure.id) failed (\(failure.failureKind.rawValue))"
-            text += "::error \(properties)title=\(escapeProperty(title))::\(escapeData(failure.message))\n"
+            var title = "\(failure.id) failed (\(failure.failureKind.rawValue))"
+            if let handler = failure.handledBy { title += ", handled by \(handler)" }
+            let level = failure.handledBy == nil ? "error" : "warning"
+            text += "::\(level) \(properties)title=\(escapeProperty(title))::\(escapeData(failure.message))\n"
         }
         return text
     }

@@ -108,7 +108,7 @@ enum HTMLPage {
         failures.appendChild(el("h2", { text: "Failures (" + data.failures.length + ")" }));
         data.failures.forEach(function (failure) {
           var box = el("div", { "class": "failure", "data-failure": failure.id }, [
-            el("h3", null, [document.createTextNode(failure.id + " "), el("small", { text: "(" + failure.kind + ", " + failure.failureKind + (failure.allowed ? ", allowed: the run went on" : "") + ")" })]),
+            el("h3", null, [document.createTextNode(failure.id + " "), el("small", { text: "(" + failure.kind + ", " + failure.failureKind + (failure.handledBy ? ", handled by " + failure.handledBy + ": not a failure of the run" : "") + ")" })]),
             pre(failure.message)]);
           if (failure.step !== undefined) appendOutput(box, data.steps[failure.step]);
           failures.appendChild(box);
@@ -164,7 +164,7 @@ enum HTMLPage {
       }
       function stepDetails(info, step) {
         var facts = [["step", step.id], ["kind", step.k], ["what", data.summaries[step.s]],
-          ["status", step.st + (step.al ? " (allowed: the run went on)" : "")]];
+          ["status", step.st + (step.hb ? " (handled by " + step.hb + ": not a failure of the run)" : "")]];
         if (step.t !== undefined) facts.push(["started", "+" + seconds(step.t)]);
         if (step.d !== undefined) facts.push(["took", seconds(step.d)]);
         if (step.a > 1) facts.push(["attempts", String(step.a)]);

@@ -71,6 +71,7 @@ enum HTMLReport {
             ]
             if case .step = failure.source, let index = stepIndex[failure.id] { members.append(("step", .integer(index))) }
             if failure.allowed { members.append(("allowed", .bool(true))) }
+            if let handler = failure.handledBy { members.append(("handledBy", .string(handler))) }
             return .object(members)
         }
         let groups: [JSONValue] = result.groups.map { group in
@@ -86,7 +87,7 @@ enum HTMLReport {
         }
         let data = JSONValue.object([
             ("workflow", .string(result.workflow)),
-            ("status", .string(result.status.rawValue)),
+            ("status", .string(result.status.reported)),
             ("statusWords", .string(result.status.words)),
             ("startedAt", .string(ReportTime.iso8601(result.startedAt))),
             ("duration", .decimal(result.duration.seconds, places: 3)),
@@ -112,6 +113,7 @@ enum HTMLReport {
             members.append(("on", .string("Slurm" + (record.slurmJob.map { ", job \($0)" } ?? ""))))
         }
         if record.allowedFailure { members.append(("al", .bool(true))) }
+        if let handler = record.handledBy { members.append(("hb", .string(handler))) }
         if let status = record.httpStatus { members.append(("h", .integer(status))) }
         if let message = record.message { members.append(("m", .string(message))) }
         if let failure = record.failure {

@@ -8,7 +8,7 @@ enum JSONReport {
     static func render(_ result: RunResult) -> String {
         var members: [(String, JSONValue)] = [
             ("workflow", .string(result.workflow)),
-            ("status", .string(result.status.rawValue)),
+            ("status", .string(result.status.reported)),
             ("startedAt", .string(ReportTime.iso8601(result.startedAt))),
             ("durationSeconds", .decimal(result.duration.seconds, places: 3)),
         ]
@@ -39,6 +39,7 @@ enum JSONReport {
             members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
         }
         if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
+        if let handler = record.handledBy { members.append(("handledBy", .string(handler))) }
         return .object(members)
     }
 
@@ -81,6 +82,7 @@ enum JSONReport {
         ]
         if let message = record.message { members.append(("message", .string(message))) }
         if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
+        if let handler = record.handledBy { members.append(("handledBy", .string(handler))) }
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
         if let executor = record.executor { members.append(("executor", .string(executor.rawValue))) }
         if let job = record.slurmJob { members.append(("slurmJob", .string(job))) }

@@ -2,7 +2,9 @@ import PromiseEngine
 import WorkflowEngine
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
-/// steps as tests. Failed steps have `<failure>`; skipped and cancelled
+/// steps as tests. Failed steps have `<failure>`, unless the workflow
+/// handled the failure (`allow-failure`, a `catch`, an `any` another lane
+/// won): those pass and say so in `<system-err>`; skipped and cancelled
 /// ones `<skipped>` (with a message saying which). A group that failed on
 /// its own (a timeout) and a run that timed out are test cases of their
 /// own with a `<failure>`, so `failures` counts every timeout. Output
@@ -15,7 +17,10 @@ enum JUnitReport {
             return true
         }
         let tests = records.count + extra.count
-        let failures = records.filter { $0.status == .failed }.count + extra.count
+        // A failure the workflow handled is no failure of the run: its test
+        // case passes and says in `system-err` what failed and what
+        // handled it (docs/reports.md).
+        let failures = records.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
         let skipped = records.filter { $0.status == .skipped || $0.status == .cancelled }.count
         let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -29,8 +34,13 @@ enum JUnitReport {
             if case .group(let group) = failure.source { time = group.duration.map(seconds) ?? time }
             if case .run = failure.source { time = seconds(result.duration) }
             xml += "    <testcase name=\(attribute(failure.id)) classname=\(attribute("\(result.workflow).\(failure.kind)")) time=\"\(time)\">\n"
-            xml += "      <failure message=\(attribute(failure.message)) type=\(attribute(failure.failureKind.rawValue))>"
-            xml += escape(failure.message) + "</failure>\n    </testcase>\n"
+            if let handler = failure.handledBy {
+                xml += "      <system-err>" + escape(handledText(failure.failureKind, failure.message, by: handler)) + "</system-err>\n"
+            } else {
+                xml += "      <failure message=\(attribute(failure.message)) type=\(attribute(failure.failureKind.rawValue))>"
+                xml += escape(failure.message) + "</failure>\n"
+            }
+            xml += "    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
@@ -40,11 +50,13 @@ enum JUnitReport {
         let time = record.duration.map(seconds) ?? "0.000"
         let xml = "    <testcase name=\(attribute(record.id)) classname=\(attribute("\(workflow).\(record.kind)")) time=\"\(time)\""
         var body = ""
+        var handled: String?
         switch record.status {
+        case .failed where record.handledBy != nil:
+            handled = handledText(record.failure?.kind ?? .fail, record.failure?.message ?? "failed", by: record.handledBy ?? "")
         case .failed:
             let failure = record.failure
-            let allowed = record.allowedFailure ? "(allowed) " : ""
-            body += "      <failure message=\(attribute(allowed + (failure?.message ?? "failed"))) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
+            body += "      <failure message=\(attribute(failure?.message ?? "failed")) type=\(attribute(failure?.kind.rawValue ?? "fail"))>"
             var details = "\(record.summary)\n\(failure?.message ?? "")"
             if let tail = record.outputTail { details += "\n--- last lines of stderr ---\n" + tail }
             body += escape(details) + "</failure>\n"
@@ -68,11 +80,21 @@ enum JUnitReport {
             out += ReportText.attempts(record.attemptLog)
         }
         if !out.isEmpty { body += "      <system-out>\(escape(out))</system-out>\n" }
+        var err = handled ?? ""
         if let stderr = record.standardError?.text, !stderr.isEmpty {
-            body += "      <system-err>\(escape(stderr))</system-err>\n"
+            err += stderr
+        } else if handled != nil, let tail = record.outputTail {
+            err += "--- last lines of stderr ---\n" + tail + "\n"
         }
+        if !err.isEmpty { body += "      <system-err>\(escape(err))</system-err>\n" }
         if body.isEmpty { return xml + "/>\n" }
         return xml + ">\n" + body + "    </testcase>\n"
+    }
+
+    /// What a passing test case of a handled failure says first in
+    /// `system-err`.
+    private static func handledText(_ kind: FailureKind, _ message: String, by handler: String) -> String {
+        "failed (\(kind.rawValue)): \(message)\nhandled by \(handler): not a failure of the run\n"
     }
 
     private static func seconds(_ duration: Duration) -> String {

@@ -22,10 +22,13 @@ enum MarkdownReport {
         facts.append("started \(ReportTime.iso8601(result.startedAt))")
         text += facts.joined(separator: " · ") + "\n\n"
 
-        if !failures.isEmpty {
-            text += "### Failures\n\n"
-            for failure in failures.prefix(failureLimit) {
-                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue)\(failure.allowed ? ", allowed" : ""))\n\n"
+        var shown = 0
+        for (title, list) in [("Failures", failures.unhandled), ("Handled failures (not failures of the run)", failures.handled)]
+        where !list.isEmpty {
+            text += "### \(title)\n\n"
+            for failure in list.prefix(max(0, failureLimit - shown)) {
+                let handled = failure.handledBy.map { ", handled by \(inline($0))" } ?? ""
+                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue)\(handled))\n\n"
                 text += fenced(failure.message)
                 if case .step(let record) = failure.source {
                     if !record.attemptLog.isEmpty {
@@ -41,8 +44,23 @@ enum MarkdownReport {
                     }
                 }
             }
-            if failures.count > failureLimit {
-                text += "… and \(failures.count - failureLimit) more failures: the JSON report has them all.\n\n"
+            shown += list.count
+        }
+        if failures.count > failureLimit {
+            text += "… and \(failures.count - failureLimit) more failures: the JSON report has them all.\n\n"
+        }
+        // What a step stopped by a lost race, fail-fast or a timeout above
+        // it had printed (a server ended at the end of the run, say).
+        let stopped = records.filter { $0.status == .cancelled && ($0.standardOutput?.text.isEmpty == false || $0.standardError?.text.isEmpty == false) }
+        if !stopped.isEmpty {
+            text += "### Cancelled steps\n\n"
+            for record in stopped.prefix(failureLimit) {
+                text += "#### \(code(record.id)) (\(record.kind), cancelled\(record.slurmJob.map { ", Slurm job \($0)" } ?? ""))\n\n"
+                if let stderr = record.standardError?.text, !stderr.isEmpty { text += details("stderr", lastLines(stderr)) }
+                if let stdout = record.standardOutput?.text, !stdout.isEmpty { text += details("stdout", lastLines(stdout)) }
+            }
+            if stopped.count > failureLimit {
+                text += "… and \(stopped.count - failureLimit) more cancelled steps: the JSON report has them all.\n\n"
             }
         }
 
@@ -66,7 +84,7 @@ enum MarkdownReport {
         if let status = record.httpStatus { parts.append("HTTP \(status)") }
         if record.attempts > 1 { parts.append("\(record.attempts) attempts") }
         if let failure = record.failure {
-            parts.append((record.allowedFailure ? "allowed failure, " : "") + "\(failure.kind.rawValue): \(failure.message)")
+            parts.append((record.handledBy.map { "handled by \($0), " } ?? "") + "\(failure.kind.rawValue): \(failure.message)")
         }
         if parts.isEmpty { parts.append(record.summary) }
         let text = parts.joined(separator: "; ")
@@ -124,16 +142,20 @@ enum MarkdownReport {
         return "`" + flat + "`"
     }
 
-    /// Text fit for one table cell: no line breaks, pipes escaped.
+    /// Text fit for one table cell, shown as written: no line breaks, and
+    /// Markdown's and HTML's markup characters escaped (a `|` would end the
+    /// cell, a `<img>` or a backtick run would be markup).
     static func cell(_ text: String) -> String {
-        text.replacing("\r", with: "").replacing("\n", with: " ").replacing("|", with: "\\|")
+        inline(text.replacing("\r", with: ""))
     }
 
-    /// A heading's text: Markdown's markup characters escaped.
-    private static func inline(_ text: String) -> String {
+    /// Text shown as written inside a line (a heading, a table cell):
+    /// every ASCII punctuation character Markdown or HTML could read as
+    /// markup backslash-escaped (CommonMark §2.4), line breaks as spaces.
+    static func inline(_ text: String) -> String {
         var escaped = ""
         for character in text {
-            if "\\`*_[]<>#|".contains(character) { escaped.append("\\") }
+            if "\\`*_[]<>#|~&!".contains(character) { escaped.append("\\") }
             escaped.append(character == "\n" ? " " : character)
         }
         return escaped

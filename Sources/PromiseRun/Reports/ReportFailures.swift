@@ -18,11 +18,14 @@ struct ReportFailure {
     var failureKind: FailureKind
     var message: String
     var source: Source
+    /// What handled it (`allow-failure`, a `catch`, an `any` another lane
+    /// won): shown, but no failure of the run (docs/reports.md).
+    var handledBy: String?
     /// Under `allow-failure`: reported, and the run went on.
-    var allowed = false
+    var allowed: Bool { handledBy == "allow-failure" || handledBy?.hasPrefix("allow-failure ") == true }
 
     /// The failures of a run, steps and groups in workflow order, the
-    /// run's own last.
+    /// run's own last; handled ones among them (`handledBy`).
     static func all(in result: RunResult) -> [ReportFailure] {
         var failures: [ReportFailure] = []
         var ids: Set<String> = []
@@ -30,13 +33,13 @@ struct ReportFailure {
             let failure = record.failure
             failures.append(ReportFailure(id: record.id, kind: record.kind, failureKind: failure?.kind ?? .fail,
                                           message: failure?.message ?? "failed", source: .step(record),
-                                          allowed: record.allowedFailure))
+                                          handledBy: record.handledBy))
             ids.insert(record.id)
         }
         for group in result.groups where group.status == .failed {
             guard let failure = group.failure else { continue }
             failures.append(ReportFailure(id: group.id, kind: group.kind, failureKind: failure.kind,
-                                          message: failure.message, source: .group(group), allowed: group.allowedFailure))
+                                          message: failure.message, source: .group(group), handledBy: group.handledBy))
             ids.insert(group.id)
         }
         if let error = result.error, !ids.contains(error.stepID) {
@@ -47,7 +50,22 @@ struct ReportFailure {
     }
 }
 
+extension [ReportFailure] {
+    /// The failures the workflow did not handle: the run's own.
+    var unhandled: [ReportFailure] { filter { $0.handledBy == nil } }
+    /// The failures the workflow handled: shown as warnings.
+    var handled: [ReportFailure] { filter { $0.handledBy != nil } }
+}
+
 extension RunResult.Status {
+    /// The run's `status` in the JSON and HTML reports (cli.md "Reports, in
+    /// full"): a run `--timeout` stopped is `failed`, its `error` of kind
+    /// `timeout` (and exit code 124) saying why; CI scripts test
+    /// `status == "failed"`.
+    var reported: String {
+        self == .timedOut ? "failed" : rawValue
+    }
+
     /// For people: `timed out`, not `timedOut`.
     var words: String {
         switch self {

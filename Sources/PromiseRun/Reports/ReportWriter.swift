@@ -1,3 +1,4 @@
+import Glibc
 import PromiseEngine
 import WorkflowEngine
 import Steps
@@ -20,6 +21,37 @@ enum ReportWriter {
                 try AtomicFile.write(text, to: request.path, relativeTo: directory)
             } catch {
                 problems.append("cannot write the \(request.format.rawValue) report to '\(request.path)': \(error)")
+            }
+        }
+        return problems
+    }
+
+    /// What would keep a report from being written, found before anything
+    /// runs (a CI job must not learn at the end that its JUnit file never
+    /// came): a path that is a folder, or under a plain file, or in a
+    /// folder promise-run may not write in. One message per problem.
+    static func problems(with requests: [ReportRequest], relativeTo directory: String) -> [String] {
+        var problems: [String] = []
+        for request in requests {
+            let path = request.path.hasPrefix("/") ? request.path : directory + "/" + request.path
+            let named = "--report \(request.format.rawValue)=\(request.path)"
+            var info = stat()
+            if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                problems.append("\(named): '\(request.path)' is a folder; name a file in it (\(request.path)/report.\(request.format.fileExtension))")
+                continue
+            }
+            // The nearest folder that exists must be one, and writable
+            // (the folders below it are made).
+            var folder = path
+            while true {
+                guard let slash = folder.lastIndex(of: "/") else { folder = "."; break }
+                folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+                if stat(folder, &info) == 0 || folder == "/" { break }
+            }
+            if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
+                problems.append("\(named): '\(folder)' is a file, not a folder, so nothing can be written under it")
+            } else if access(folder, W_OK | X_OK) != 0 {
+                problems.append("\(named): cannot write in '\(folder)': \(String(cString: strerror(errno)))")
             }
         }
         return problems

@@ -20,8 +20,10 @@ struct ProcessRecord: Sendable {
 enum ProcessEnd: Sendable {
     case finished(ProcessRecord)
     /// Stopped by promise-run (cancellation or `killAll`): the whole group
-    /// is gone and the leader reaped.
-    case cancelled
+    /// is gone and the leader reaped. The record holds the output read
+    /// until then (no exit code): reports show what a cancelled or
+    /// timed-out step printed.
+    case cancelled(ProcessRecord)
 }
 
 /// One running child and its process group, from start to reaping.
@@ -322,13 +324,13 @@ final class ProcessExecution: @unchecked Sendable {
         if detached, !killedByRunner.load(ordering: .acquiring) {
             // Only the main process had to go: the group lingers.
             if let killTimer { loop.cancelTimer(killTimer) }
-            finish(.cancelled)
+            finish(.cancelled(readSoFar()))
             return
         }
         let escapeesAlive = signalEscapees()
         if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid) {
             if let killTimer { loop.cancelTimer(killTimer) }
-            finish(.cancelled)
+            finish(.cancelled(readSoFar()))
             return
         }
         let poll = loop.schedule(after: .milliseconds(20)) { [self] in endWhenGroupIsGone() }
@@ -358,6 +360,12 @@ final class ProcessExecution: @unchecked Sendable {
         }
         finish(.finished(ProcessRecord(exitCode: exitCode, signal: signal, standardOutput: texts[0],
                                        standardError: texts[1], duration: started.duration(to: .now))))
+    }
+
+    /// What the step printed until now, for a cancelled step's record.
+    private func readSoFar() -> ProcessRecord {
+        ProcessRecord(exitCode: nil, signal: nil, standardOutput: outputs[0].tail.capturedText,
+                      standardError: outputs[1].tail.capturedText, duration: started.duration(to: .now))
     }
 
     private func finish(_ outcome: ProcessEnd) {

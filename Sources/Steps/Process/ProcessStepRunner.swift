@@ -123,7 +123,15 @@ struct ProcessStepRunner: Sendable {
             // stalling every pipe while such work ran.)
             DispatchQueue.global().async {
                 switch end {
-                case .cancelled:
+                case .cancelled(var record):
+                    // What it printed until it was stopped, for the reports.
+                    if let hear = context.cancelledWith {
+                        try? adjust?(&record)
+                        var produced = StepResult(stdout: record.standardOutput, stderr: record.standardError,
+                                                  duration: record.duration)
+                        produced.slurmJob = record.slurmJob
+                        hear(produced)
+                    }
                     resolver.cancel()
                 case .finished(let record):
                     resolver.resolve(Outcome(catching: {

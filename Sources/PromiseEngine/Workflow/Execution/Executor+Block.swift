@@ -53,7 +53,13 @@ extension WorkflowExecutor {
                         if clause.kinds.isEmpty || clause.kinds.contains(error.kind) {
                             var inner = here
                             inner.values = ValueScope(parent: values, caught: error)
-                            return .promise(runBlock(clause.body, inner))
+                            // A catch that ends well handled the failure:
+                            // reports show it apart from the run's failures.
+                            return .promise(runBlock(clause.body, inner).tap { [self] outcome in
+                                if outcome.isFulfilled {
+                                    recorder.markHandled(error.failedIDs, by: "catch at \(Self.place(clause.location))")
+                                }
+                            })
                         }
                     }
                     skipSteps(of: clause.body, in: here)
@@ -159,11 +165,21 @@ extension WorkflowExecutor {
                 case .cancelled:
                     recorder.finishGroup(id, status: .cancelled)
                 }
-            }.derive(.inline, .outcome { outcome in
+            }.derive(.inline, .outcome { [self] outcome in
                 // `allow-failure`: the failure is reported; the chain goes on.
-                if node.attributes.allowFailure, case .rejected = outcome { return .outcome(.fulfilled(())) }
+                if node.attributes.allowFailure, case .rejected(let error) = outcome {
+                    if let error = error as? RunError {
+                        recorder.markHandled(error.failedIDs, by: "allow-failure of \(node.label.map { "'\($0)'" } ?? id)")
+                    }
+                    return .outcome(.fulfilled(()))
+                }
                 return .outcome(outcome)
             })
         }
+    }
+
+    /// `line 12`, or `lib/build.workflow:12` in an included file.
+    static func place(_ location: SourceLocation) -> String {
+        location.file.map { "\($0):\(location.line)" } ?? "line \(location.line)"
     }
 }

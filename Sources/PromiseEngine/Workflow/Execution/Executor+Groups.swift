@@ -81,6 +81,9 @@ extension WorkflowExecutor {
             let run = LaneRun(
                 count: lanesToRun.count, dependencies: laneDependencies, limit: limit, mode: mode, scope: context.cancel,
                 aggregate: { [self] errors in aggregate(errors, group: id, mode: mode) },
+                handled: { [self] errors in
+                    recorder.markHandled(errors.flatMap(\.failedIDs), by: "any '\(id)' (another lane succeeded)")
+                },
                 start: { [self] slot, scope in
                     let index = lanesToRun[slot].index
                     var lane = context

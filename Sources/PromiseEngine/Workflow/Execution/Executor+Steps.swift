@@ -244,8 +244,14 @@ extension WorkflowExecutor {
             }
             slurm = request
         }
-        return (StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
-                            slurm: slurm), given)
+        var context = StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
+                                  slurm: slurm)
+        // Only when a report will show it: output tails, a Slurm job.
+        if configuration.reportOutputLimit > 0 || slurm != nil {
+            let recorder = self.recorder
+            context.cancelledWith = { produced in recorder.cancelled(id, with: produced) }
+        }
+        return (context, given)
     }
 
     /// Says once per pattern and folder that a `sources` pattern matched no

@@ -46,15 +46,20 @@ final class LaneRun: Sendable {
     private let start: @Sendable (Int, CancelScope) -> Promise<Void>
     private let skip: @Sendable ([Int]) -> Void
     private let aggregate: @Sendable ([RunError]) -> RunError
+    private let handled: (@Sendable ([RunError]) -> Void)?
 
     /// - Parameters:
     ///   - start: runs lane `i` in the scope given.
     ///   - skip: marks the steps of lanes that never started as skipped.
     ///   - aggregate: one error for several failures (keep-going, any).
+    ///   - handled: hears the lanes' failures an `any` made up for (another
+    ///     lane succeeded).
     init(count: Int, dependencies: [[Int]] = [], limit: Int?, mode: Mode, scope: CancelScope,
          aggregate: @escaping @Sendable ([RunError]) -> RunError,
+         handled: (@Sendable ([RunError]) -> Void)? = nil,
          start: @escaping @Sendable (Int, CancelScope) -> Promise<Void>,
          skip: @escaping @Sendable ([Int]) -> Void) {
+        self.handled = handled
         (result, resolver) = Promise<Void>.pending()
         self.count = count
         self.dependencies = dependencies
@@ -144,13 +149,18 @@ final class LaneRun: Sendable {
 
     /// Ends the group once nothing runs and nothing more can start.
     private func finishIfDone() {
-        let ending: (Outcome<Void>, [Int])? = state.withLock { state in
+        let ending: (Outcome<Void>, [Int], [RunError])? = state.withLock { state in
             guard !state.finished, !state.pumping, state.running.isEmpty, !canStart(state) else { return nil }
             state.finished = true
             let notStarted = hasDependencies ? state.waiting : Array(state.nextIndex..<count)
-            return (outcome(state), notStarted)
+            let outcome = outcome(state)
+            // An `any` another lane won made up for the lanes that failed.
+            var madeUpFor: [RunError] = []
+            if case .any = mode, outcome.isFulfilled { madeUpFor = state.failures }
+            return (outcome, notStarted, madeUpFor)
         }
-        guard let (outcome, notStarted) = ending else { return }
+        guard let (outcome, notStarted, madeUpFor) = ending else { return }
+        if !madeUpFor.isEmpty { handled?(madeUpFor) }
         if !notStarted.isEmpty { skip(notStarted) }
         resolver.resolve(outcome)
     }

@@ -18,6 +18,10 @@ final class RunRecorder: Sendable {
         var attemptWall: Double = 0
         /// Found up to date: its success is reported as `up-to-date`.
         var upToDate = false
+        /// What the step had produced when it was cancelled (output so
+        /// far, its Slurm job): a cancelled or timed-out step's record
+        /// keeps it.
+        var cancelledWith: StepResult?
 
         init(record: StepRecord, key: [Int]) {
             self.record = record
@@ -147,6 +151,28 @@ final class RunRecorder: Sendable {
         return started.withLock { $0[id] }.map { now - $0 }
     }
 
+    /// The workflow handled these failures (a `catch` that did not
+    /// rethrow, `allow-failure` around them, an `any` another lane won):
+    /// each failed step or group among `ids` says what handled it, the
+    /// first handler to do so.
+    func markHandled(_ ids: [String], by handler: String) {
+        state.withLock { state in
+            for id in ids {
+                if let entry = state.entries[id], entry.record.status == .failed, entry.record.handledBy == nil {
+                    entry.record.handledBy = handler
+                }
+                if let entry = state.groups[id], entry.record.status == .failed, entry.record.handledBy == nil {
+                    entry.record.handledBy = handler
+                }
+            }
+        }
+    }
+
+    /// What a step had produced when it was cancelled.
+    func cancelled(_ id: String, with result: StepResult) {
+        state.withLock { state in state.entries[id]?.cancelledWith = result }
+    }
+
     /// A step found up to date (its stored result stands for a run).
     func markUpToDate(_ id: String) {
         state.withLock { state in state.entries[id]?.upToDate = true }
@@ -180,6 +206,7 @@ final class RunRecorder: Sendable {
             guard entry.record.status == .pending || entry.record.status == .running else { return }
             entry.record.status = status
             entry.record.allowedFailure = allowedFailure
+            if allowedFailure { entry.record.handledBy = entry.record.handledBy ?? "allow-failure" }
             entry.record.duration = entry.firstStarted.map { now - $0 }
             if var failure {
                 failure.message = secrets.mask(failure.message)
@@ -202,8 +229,10 @@ final class RunRecorder: Sendable {
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status == .succeeded && entry.upToDate ? .upToDate : status
             entry.record.allowedFailure = allowedFailure
+            entry.record.handledBy = allowedFailure && status == .failed ? "allow-failure" : nil
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
-            let produced = result ?? failure?.result
+            let produced = result ?? failure?.result ?? entry.cancelledWith
+            entry.cancelledWith = nil
             entry.record.exitCode = produced?.exitCode
             entry.record.httpStatus = produced?.status
             if let job = produced?.slurmJob { entry.record.slurmJob = job }

@@ -57,6 +57,11 @@ package struct StepRecord: Sendable {
     package var attemptLog: [AttemptRecord] = []
     /// It failed under `allow-failure`: reported, and the run went on.
     package var allowedFailure = false
+    /// It failed, and the workflow handled the failure: what handled it
+    /// (`allow-failure`, `catch at line 12`, `any 'mirrors' (another lane
+    /// succeeded)`). A handled failure is shown, but is no failure of the
+    /// run: reports count it apart (docs/reports.md).
+    package var handledBy: String?
     /// Where a process step ran: `local` or `slurm` (spec §14); nil for
     /// other steps.
     package var executor: Placement.Executor?
@@ -129,6 +134,8 @@ package struct GroupRecord: Sendable {
     package var order: Int
     /// It failed under `allow-failure`: reported, and the run went on.
     package var allowedFailure = false
+    /// Its own failure was handled (as `StepRecord.handledBy`).
+    package var handledBy: String?
 
     /// A group not yet started.
     package init(id: String, label: String?, kind: String, parent: String?, order: Int) {
@@ -162,4 +169,10 @@ package struct RunError: Error, Sendable, CustomStringConvertible {
     }
 
     package var description: String { "\(stepID): \(message)" }
+
+    /// The steps and groups whose failures this error stands for: its own
+    /// and its others', at any depth.
+    package var failedIDs: [String] {
+        [stepID] + others.flatMap(\.failedIDs)
+    }
 }

@@ -31,6 +31,10 @@ package struct StepContext: Sendable {
     /// A process step that runs on Slurm (spec §14): what it asks of the
     /// cluster. Nil: on this machine.
     package var slurm: SlurmRequest?
+    /// Hears what a step had produced when it was cancelled (a lost race,
+    /// fail-fast, a timeout): its output so far, its Slurm job. Reports
+    /// show it; the step's promise is cancelled all the same.
+    package var cancelledWith: (@Sendable (StepResult) -> Void)?
 
     package init(id: String, workingDirectory: String, environment: [String: String],
                 output: (any StepOutputSink)? = nil,

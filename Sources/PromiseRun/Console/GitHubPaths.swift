@@ -1,0 +1,31 @@
+import PromiseEngine
+import WorkflowEngine
+
+/// Paths in GitHub Actions annotations (`::error file=...`): GitHub reads
+/// them from the repository's root, so a workflow run from another folder
+/// (`working-directory: ci`) is named relative to `GITHUB_WORKSPACE`, the
+/// checkout's root, when it lies under it.
+enum GitHubPaths {
+    static func annotationPath(_ path: String, environment: [String: String] = ProcessEnvironment.current(),
+                               currentDirectory: String = ProcessEnvironment.currentDirectory()) -> String {
+        guard let workspace = environment["GITHUB_WORKSPACE"], workspace.hasPrefix("/"), path != "-", path != "<stdin>" else {
+            return path
+        }
+        let absolute = normalized(path.hasPrefix("/") ? path : currentDirectory + "/" + path)
+        let root = normalized(workspace)
+        if root == "/" { return String(absolute.dropFirst()) }
+        guard absolute.hasPrefix(root + "/") else { return path }
+        return String(absolute.dropFirst(root.count + 1))
+    }
+
+    /// `/a/./b//c/../d` as `/a/b/d`.
+    private static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
