@@ -95,6 +95,10 @@ struct HTMLReportBrowserTests {
         let unitDetails = String(dom[unitRow.lowerBound..<unitEnd.lowerBound])
         #expect(unitDetails.contains("assertion failed: 1 != 2"), "the failed step's details hold its stderr tail")
         #expect(dom.contains("data-failure=\"slow\""), "the timed-out group is among the failures")
+        // The catch handled them: the page says so, in the failures list
+        // and in the step's details.
+        #expect(dom.contains("handled by catch at line 14: not a failure of the run"), "the page marks handled failures")
+        #expect(unitDetails.contains("failed (handled by catch at line 14: not a failure of the run)"), "\(unitDetails)")
 
         let shot = space.path("report.png")
         _ = try await Self.load(browser, space.path("report.html"), screenshot: shot, in: space)
