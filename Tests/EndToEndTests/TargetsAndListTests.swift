@@ -154,8 +154,14 @@ struct TargetsAndListTests {
         #expect(run.step("lint")?["allowedFailure"] as? Bool == true)
         let groups = try #require(run.report?["groups"] as? [[String: Any]])
         #expect(groups.first { $0["id"] as? String == "optional" }?["allowedFailure"] as? Bool == true)
-        #expect(run.stdout.contains("::warning file=test.workflow,line=1,col=1,title=lint failed (exit) (allowed)::"))
-        #expect(space.read("junit.xml")?.contains("message=\"(allowed) expected exit 0, got 1") == true)
+        #expect(run.stdout.contains("::warning file=test.workflow,line=1,col=1,title=lint failed (exit)%2C handled by allow-failure::"),
+                "\(run.stdout)")
+        #expect(run.step("probe")?["handledBy"] as? String == "allow-failure of 'optional'")
+        // Handled: no JUnit failure, the story in system-err.
+        let junit = try #require(space.read("junit.xml"))
+        #expect(junit.contains("failures=\"0\""), "\(junit)")
+        #expect(junit.contains("failed (exit): expected exit 0, got 1"), "\(junit)")
+        #expect(junit.contains("handled by allow-failure: not a failure of the run"), "\(junit)")
     }
 
     @Test("commands: after options, mistyped, help COMMAND and COMMAND --help, -V")

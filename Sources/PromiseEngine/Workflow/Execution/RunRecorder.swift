@@ -100,21 +100,24 @@ final class RunRecorder: Sendable {
     func start(_ id: String, resolved: Step? = nil) {
         let now = clock.now()
         let wall = WallClock.now()
-        var summary: String?
-        if let resolved, state.withLock({ $0.entries[id]?.record.summary.utf8.contains(UInt8(ascii: "{")) == true }) {
-            summary = StepSummary.describe(resolved)
-        }
-        let record: StepRecord? = state.withLock { state in
-            guard let entry = state.entries[id] else { return nil }
-            if let summary { entry.record.summary = summary }
+        let (started, templated): (StepRecord?, Bool) = state.withLock { state in
+            guard let entry = state.entries[id] else { return (nil, false) }
             entry.record.status = .running
             entry.record.attempts += 1
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
             entry.attemptStarted = now
             entry.attemptWall = wall
-            return entry.record
+            return (entry.record, resolved != nil && entry.record.summary.utf8.contains(UInt8(ascii: "{")))
         }
-        started.withLock { started in
+        var record = started
+        // Only a step written with `{{ }}` pays for a summary of its own,
+        // made outside the lock.
+        if templated, let resolved {
+            let summary = StepSummary.describe(resolved)
+            state.withLock { state in state.entries[id]?.record.summary = summary }
+            record?.summary = summary
+        }
+        self.started.withLock { started in
             if started[id] == nil { started[id] = now }
         }
         if let record { observer?.stepStarted(masked(record)) }
