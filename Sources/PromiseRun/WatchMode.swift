@@ -22,7 +22,10 @@ enum WatchMode {
         var code: Int32 = 0
         while true {
             // Watch from before the run: a save while it runs stops it.
-            let watcher = Self.watcher(for: watched.workflow, options: options)
+            // With errors, every workflow file in the file's folder is
+            // watched too: an include the broken edit added may be where the
+            // fix goes.
+            let watcher = Self.watcher(for: watched.workflow, options: options, broken: next == nil)
             let change = ChangeSignal()
             if let (workflow, selection) = next {
                 let current = Mutex<WorkflowExecutor?>(nil)
@@ -69,11 +72,15 @@ enum WatchMode {
 
     /// Watches what the workflow reads: the files its `sources` match, and
     /// always the workflow file and its includes.
-    private static func watcher(for workflow: Workflow, options: RunOptions) -> ChangeWatcher {
+    private static func watcher(for workflow: Workflow, options: RunOptions, broken: Bool) -> ChangeWatcher {
         let here = ProcessEnvironment.currentDirectory()
         var files = [SourceGlob.absolute(options.file, from: here), SourceGlob.absolute(workflow.source.path, from: here)]
         files += Set(workflow.source.segments.map { SourceGlob.absolute($0.file.path, from: here) }).sorted()
-        let patterns = workflow.sourcePatterns.map { (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here)) }
+        var patterns = workflow.sourcePatterns.map { (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here)) }
+        if broken {
+            let folder = String(files[0].split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+            patterns.append((pattern: "**/*.workflow", base: folder.isEmpty ? "/" : folder))
+        }
         var unique: [String] = []
         for file in files where !unique.contains(file) { unique.append(file) }
         return ChangeWatcher(patterns: patterns, files: unique)

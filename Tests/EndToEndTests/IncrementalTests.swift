@@ -118,6 +118,9 @@ struct IncrementalTests {
         gen: sh "mkdir -p gen && echo x > gen/a.c" {
           generates "gen/a.c"
         }
+        objects: sh "true" {
+          generates "*.o"
+        }
         use: sh "cat gen/a.c" {
           sources "gen/*.c"
         }

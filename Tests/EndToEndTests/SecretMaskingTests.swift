@@ -79,4 +79,18 @@ struct SecretMaskingTests {
         let tail = try #require((output["stdout"] as? [String: Any])?["tail"] as? String)
         #expect(tail.hasPrefix("***yyy"), "\(tail)")
     }
+
+    @Test("a secret with a space and a slash in a URL is masked as the request line carries it")
+    func secretInARequestLine() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let base = try TestServers.plain()
+        let run = try space.run("""
+        secret word = "pa ss/wd-1234"
+        get: http GET "\(base)/echo?t={{word}}"
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.step("get")?["url"] as? String == "\(base)/echo?t=***", "\(run.step("get") ?? [:])")
+        #expect(!(run.reportText ?? "").contains("ss/wd-1234"))
+    }
 }

@@ -67,6 +67,46 @@ struct TrustedReportsTests {
         #expect(page.contains("\"hb\":\"catch at line 9\""), "the page's step data says what handled it")
     }
 
+    @Test("a rethrow whose failure a handler further out handled is handled too")
+    func rethrowHandledFurtherOut() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        download: any {
+          first: sequence {
+            get: sh "exit 1"
+            catch {
+              log "=first mirror failed"
+              rethrow
+            }
+          }
+          second: sh "true"
+        }
+        """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let shape = try junit(space)
+        #expect(shape.failures == 0, "the any handled what the rethrow passed on")
+        #expect(run.step("get")?["handledBy"] as? String == "any 'download' (another lane succeeded)")
+        let rethrow = try #require(run.steps.first { $0["kind"] as? String == "rethrow" })
+        #expect(rethrow["handledBy"] as? String == "any 'download' (another lane succeeded)")
+        #expect(!run.stdout.contains("::error"), "\(run.stdout)")
+    }
+
+    @Test("a cancelled step's last words, printed as it stopped, are in its output tail")
+    func lastWordsOfACancelledStep() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        race {
+          server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; while true; do sleep 0.05; done"
+          work: sh "sleep 0.5"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let output = try #require(run.step("server")?["output"] as? [String: Any])
+        #expect((output["stdout"] as? [String: Any])?["tail"] as? String == "serving\nshutting down\n")
+    }
+
     @Test("an unhandled failure stays a JUnit failure and an ::error, beside a handled one")
     func unhandledStays() throws {
         let space = try Workspace()

@@ -1,3 +1,4 @@
+import Glibc
 import PromiseEngine
 import WorkflowEngine
 
@@ -11,11 +12,20 @@ enum GitHubPaths {
         guard let workspace = environment["GITHUB_WORKSPACE"], workspace.hasPrefix("/"), path != "-", path != "<stdin>" else {
             return path
         }
-        let absolute = normalized(path.hasPrefix("/") ? path : currentDirectory + "/" + path)
-        let root = normalized(workspace)
+        // Through symbolic links as the file system sees them (a runner's
+        // workspace is often reached through one).
+        let absolute = real(normalized(path.hasPrefix("/") ? path : currentDirectory + "/" + path))
+        let root = real(normalized(workspace))
         if root == "/" { return String(absolute.dropFirst()) }
         guard absolute.hasPrefix(root + "/") else { return path }
         return String(absolute.dropFirst(root.count + 1))
+    }
+
+    /// The path with its links resolved, when it exists.
+    private static func real(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `/a/./b//c/../d` as `/a/b/d`.

@@ -24,7 +24,7 @@ enum MarkdownReport {
 
         var shown = 0
         for (title, list) in [("Failures", failures.unhandled), ("Handled failures (not failures of the run)", failures.handled)]
-        where !list.isEmpty {
+        where !list.isEmpty && shown < failureLimit {
             text += "### \(title)\n\n"
             for failure in list.prefix(max(0, failureLimit - shown)) {
                 let handled = failure.handledBy.map { ", handled by \(inline($0))" } ?? ""

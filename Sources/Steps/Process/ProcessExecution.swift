@@ -362,9 +362,16 @@ final class ProcessExecution: @unchecked Sendable {
                                        standardError: texts[1], duration: started.duration(to: .now))))
     }
 
-    /// What the step printed until now, for a cancelled step's record.
+    /// What the step printed until now, for a cancelled step's record:
+    /// what is still in the pipes is read first (its last words after
+    /// SIGTERM may not have been read yet when its exit was seen).
     private func readSoFar() -> ProcessRecord {
-        ProcessRecord(exitCode: nil, signal: nil, standardOutput: outputs[0].tail.capturedText,
+        for index in outputs.indices {
+            // At most 16 wake-ups' worth (4 MiB): what stays is a
+            // chatty process's, and the tail keeps only the end anyway.
+            for _ in 0..<16 where outputs[index].isOpen { readOutput(index) }
+        }
+        return ProcessRecord(exitCode: nil, signal: nil, standardOutput: outputs[0].tail.capturedText,
                       standardError: outputs[1].tail.capturedText, duration: started.duration(to: .now))
     }
 

@@ -42,8 +42,10 @@ enum SrunMessages {
         // without Slurm's lines, the final newline stays.
         record.standardError = CapturedText(text: program.joined(separator: "\n"), truncated: record.standardError.truncated)
         record.slurmJob = job ?? slurm.lazy.compactMap { jobID(in: $0) }.first
-        let result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
+        var result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
                                 terminatingSignal: record.signal, duration: record.duration)
+        // Whatever went wrong, the job that was submitted is reported.
+        result.slurmJob = record.slurmJob
 
         // Refused before it ran: srun's own error, no task.
         if let refusal = slurm.first(where: { $0.contains("Unable to allocate resources") })
@@ -65,13 +67,15 @@ enum SrunMessages {
                               result: killed)
         }
         // srun's own failure (it could not read its configuration, reach
-        // the controller, or get a job): srun exited non-zero and said
-        // `srun: fatal:`, or said `srun: error:` before any job existed.
-        // Told by what srun is, not by a list of messages; never blamed on
-        // the command, and never hidden.
+        // the controller, get a job or start the step): srun exited
+        // non-zero and said `srun: fatal:`, or said `srun: error:` while no
+        // task reported how it ended (`NODE: task 0: ...`). Told by what
+        // srun is, not by a list of messages; never blamed on the command,
+        // and never hidden.
         let own = slurm.filter(isSrunError)
+        let taskEnded = slurm.contains { $0.contains(": task ") }
         if let exit = record.exitCode, exit != 0, !own.isEmpty,
-           record.slurmJob == nil || own.contains(where: { $0.hasPrefix("srun: fatal") }) {
+           !taskEnded || own.contains(where: { $0.hasPrefix("srun: fatal") }) {
             throw StepFailure(.spawn, "srun could not run the job (exit \(exit)): " + own.map(message).joined(separator: "; "),
                               result: result)
         }

@@ -79,9 +79,10 @@ extension WorkflowExecutor {
         case .rethrow:
             return firstly { () throws -> Promise<StepResult?> in
                 recorder.start(id)
-                guard let caught = context.values.caughtError else {
+                guard var caught = context.values.caughtError else {
                     throw StepFailure(.fail, "rethrow outside a catch")
                 }
+                caught.passedOnBy.append(id)
                 throw caught
             }
         case .sleep(let duration):

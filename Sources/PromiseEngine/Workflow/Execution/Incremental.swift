@@ -346,7 +346,11 @@ extension CompilationResult {
         var said: Set<String> = []
         for (pattern, base) in workflow.sourcePatterns {
             let prefix = Self.fixedPrefix(pattern)
-            if generated.contains(where: { $0.hasPrefix(prefix) || prefix.hasPrefix($0) }) { continue }
+            // An empty prefix (`*.o`) says nothing of where files go: it
+            // excuses only a pattern with an empty prefix too.
+            if generated.contains(where: { made in
+                made.isEmpty || prefix.isEmpty ? made.isEmpty && prefix.isEmpty : made.hasPrefix(prefix) || prefix.hasPrefix(made)
+            }) { continue }
             let absoluteBase = Paths.absolute(base, from: currentDirectory)
             guard SourceGlob.matches(pattern, base: absoluteBase).isEmpty, said.insert(pattern + "\u{0}" + base).inserted else { continue }
             let shown = absoluteBase == folder ? "" : " in \(base)"

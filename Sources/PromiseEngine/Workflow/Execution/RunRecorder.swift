@@ -104,6 +104,7 @@ final class RunRecorder: Sendable {
             guard let entry = state.entries[id] else { return (nil, false) }
             entry.record.status = .running
             entry.record.attempts += 1
+            entry.cancelledWith = nil
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
             entry.attemptStarted = now
             entry.attemptWall = wall
@@ -194,6 +195,7 @@ final class RunRecorder: Sendable {
             guard let entry = state.groups[id] else { return }
             entry.record.status = .running
             entry.record.attempts += 1
+            entry.record.handledBy = nil
             if entry.record.startedAt == nil {
                 entry.record.startedAt = wall
                 entry.firstStarted = now
@@ -320,7 +322,11 @@ final class RunRecorder: Sendable {
     /// boundary, secrets masked before the cut (a secret across the cut
     /// leaves no piece of itself).
     private func tail(_ captured: CapturedText) -> CapturedText {
-        let text = secrets.mask(captured.text)
+        // A stream whose beginning was dropped (the process kept its last
+        // MiB) starts at a cut: marked for the mask, so a secret's end
+        // there is masked too, then unmarked.
+        var text = secrets.mask(captured.truncated ? "…" + captured.text : captured.text)
+        if captured.truncated, text.hasPrefix("…") { text.removeFirst() }
         let bytes = text.utf8.count
         guard bytes > outputLimit else {
             return CapturedText(text: text, truncated: captured.truncated, totalBytes: captured.totalBytes)

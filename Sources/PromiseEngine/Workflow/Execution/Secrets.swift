@@ -36,6 +36,7 @@ package final class Secrets: Sendable {
         let quoted = Filter.jsonQuoted(value)
         add(String(quoted.dropFirst().dropLast()))
         add(Filter.percentEncoded(value))
+        add(requestLineEncoded(value))
         add(Filter.trimmed(value))
         let shellQuoted = Filter.shellQuoted(value)
         add(String(shellQuoted.dropFirst().dropLast()))
@@ -46,6 +47,23 @@ package final class Secrets: Sendable {
             for line in lines { add(Filter.trimmed(String(line)), minimumBytes: 4) }
         }
         return forms
+    }
+
+    /// The value as an HTTP request line carries it in a URL: only bytes
+    /// that cannot stand there percent-encoded (space, `"`, `<`, `>`, `{`,
+    /// `}`, `|`, `\`, `^`, backtick, controls, non-ASCII), `/` and the
+    /// rest kept (docs/steps.md), so a step's final URL is masked too.
+    static func requestLineEncoded(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in value.utf8 {
+            if byte <= 0x20 || byte >= 0x7F || "\"<>{}|\\^`".utf8.contains(byte) {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     package var isEmpty: Bool { values.withLock { $0.isEmpty } }
@@ -104,18 +122,24 @@ package final class Secrets: Sendable {
                 }
             }
             for cut in [(before - longestBefore)..<before, after..<(after + longestAfter)] where !cut.isEmpty {
-                // Pieces that touch or overlap become one.
-                if let last = cuts.last, cut.lowerBound <= last.upperBound {
-                    cuts[cuts.count - 1] = min(last.lowerBound, cut.lowerBound)..<max(last.upperBound, cut.upperBound)
-                } else {
-                    cuts.append(cut)
-                }
+                cuts.append(cut)
             }
             index += mark.count
         }
         guard !cuts.isEmpty else { return text }
+        // Pieces that touch or overlap become one (a secret holding a `…`
+        // may give pieces that reach over earlier ones).
+        cuts.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for cut in cuts {
+            if let last = merged.last, cut.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, cut.upperBound)
+            } else {
+                merged.append(cut)
+            }
+        }
         var result = bytes
-        for cut in cuts.reversed() { result.replaceSubrange(cut, with: Array("***".utf8)) }
+        for cut in merged.reversed() { result.replaceSubrange(cut, with: Array("***".utf8)) }
         return String(decoding: result, as: UTF8.self)
     }
 }

@@ -159,6 +159,9 @@ package struct RunError: Error, Sendable, CustomStringConvertible {
     /// Other failures reported with this one (a keep-going group's, an
     /// ensure's that failed after the chain had failed).
     package var others: [RunError]
+    /// The `rethrow` steps that passed it on, each a failed step of its own
+    /// that a handler further out handles with it.
+    package var passedOnBy: [String] = []
 
     package init(stepID: String, kind: FailureKind, message: String, exitCode: Int? = nil, others: [RunError] = []) {
         self.stepID = stepID
@@ -173,6 +176,6 @@ package struct RunError: Error, Sendable, CustomStringConvertible {
     /// The steps and groups whose failures this error stands for: its own
     /// and its others', at any depth.
     package var failedIDs: [String] {
-        [stepID] + others.flatMap(\.failedIDs)
+        [stepID] + passedOnBy + others.flatMap(\.failedIDs)
     }
 }
