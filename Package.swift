@@ -20,33 +20,38 @@ let package = Package(
             dependencies: ["CSyncAnnotations"],
             path: "Sources/PromiseEngine/Promises"
         ),
+        // The operating system as the runner uses it: paths, files (read,
+        // written atomically, appended), the environment, the clock, the
+        // descriptor limit, change watching and the event loop. At the
+        // bottom, beside the promises: nothing here knows of workflows.
+        .target(name: "RunnerSystem", dependencies: ["PromiseEngine", "CSystemShims"]),
         // The workflow language, graph and executor, built on the promises.
         // Not in any product: its declarations are `package` access.
         .target(
             name: "WorkflowEngine",
-            dependencies: ["PromiseEngine"],
+            dependencies: ["PromiseEngine", "RunnerSystem"],
             path: "Sources/PromiseEngine/Workflow"
         ),
         // ThreadSanitizer annotations for Mutex (header only, no cost when
         // TSan is off).
         .target(name: "CSyncAnnotations"),
         // libc functions Swift cannot import (a vfork-style spawn with a pidfd,
-        // wait-status macros). Used by Steps only.
+        // wait-status macros, epoll, inotify). Used by RunnerSystem and Steps.
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.
-        .target(name: "Steps", dependencies: ["WorkflowEngine", "PromiseEngine", "CSystemShims"]),
+        .target(name: "Steps", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "CSystemShims"]),
         // The executable's first moments: its stopping signals blocked
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "PromiseEngine", "Steps", "CRunnerStart"]),
+        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "Steps", "CRunnerStart"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowEngine", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "PromiseEngine"]),
+        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowEngine", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "RunnerSystem", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 
@@ -56,12 +61,12 @@ let package = Package(
         // the PromiseEngine product only.
         .executableTarget(
             name: "StepsBench",
-            dependencies: ["Steps", "WorkflowEngine", "PromiseEngine"],
+            dependencies: ["Steps", "WorkflowEngine", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/StepsBench"
         ),
         .executableTarget(
             name: "LanguageBench",
-            dependencies: ["WorkflowEngine", "PromiseEngine"],
+            dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/LanguageBench"
         ),
     ]

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// `promise-run --dry-run FILE`: the tree with the values known before
 /// running (variables, `--var`, environment) filled in; nothing runs.

@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// The program, off the main actor: parses the arguments, runs the command,
 /// returns the exit code.

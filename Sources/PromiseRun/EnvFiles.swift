@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`, spec §12).

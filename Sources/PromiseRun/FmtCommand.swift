@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import Steps
+import RunnerSystem
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1

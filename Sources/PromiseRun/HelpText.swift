@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {

@@ -4,6 +4,7 @@ import PromiseEngine
 import WorkflowEngine
 import Testing
 @testable import Steps
+import RunnerSystem
 
 /// A writer killed part-way leaves the old content or the new, never a
 /// part: a child process (this test binary, running `writerLoop` below)

@@ -4,6 +4,7 @@ import PromiseEngine
 import WorkflowEngine
 import Testing
 @testable import Steps
+import RunnerSystem
 
 @Suite("File steps")
 struct FileStepTests {

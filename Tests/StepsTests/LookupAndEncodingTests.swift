@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import Steps
+import RunnerSystem
 
 @Suite("Paths, PATH lookup and form encoding")
 struct LookupAndEncodingTests {

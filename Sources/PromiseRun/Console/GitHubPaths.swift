@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// Paths in GitHub Actions annotations (`::error file=...`): GitHub reads
 /// them from the repository's root, so a workflow run from another folder

@@ -1,6 +1,7 @@
 import Dispatch
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// Runs `file` steps on a dispatch queue (they block on the disk). A
 /// cancelled copy or write stops between chunks and leaves no partial file.

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerSystem
 
 /// Copying, moving and deleting files and folder trees. Symbolic links are
 /// copied and deleted as links, never followed.

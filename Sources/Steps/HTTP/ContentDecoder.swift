@@ -1,4 +1,5 @@
 import CSystemShims
+import RunnerSystem
 
 /// Undoes a response's `Content-Encoding` (gzip, deflate, br, zstd) as
 /// the body streams in, with the libraries libcurl itself links, loaded at

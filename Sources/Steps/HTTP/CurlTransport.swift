@@ -2,6 +2,7 @@ import CSystemShims
 import PromiseEngine
 import WorkflowEngine
 import Glibc
+import RunnerSystem
 
 /// HTTPS (HTTP/2 when the server offers it), and any request through a
 /// proxy, with libcurl's multi-socket interface driven from the step

@@ -2,6 +2,7 @@ import CSystemShims
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// HTTP/1.1 over plain TCP, on the step runner's event loop: kept-alive
 /// connections per origin, responses parsed from the bytes as they come,

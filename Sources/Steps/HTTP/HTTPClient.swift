@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import Synchronization
+import RunnerSystem
 
 /// Runs `http` steps for one runner: prepares the request on the calling
 /// thread, then hands the exchange to the event loop that carries it

@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// One `http` step from its first request to its result: the hops
 /// (redirects followed as spec §11 says, credentials kept from other

@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// What an `http` step sends, before any redirect.
 struct PreparedRequest {

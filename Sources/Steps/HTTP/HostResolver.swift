@@ -1,5 +1,6 @@
 import CSystemShims
 import Dispatch
+import RunnerSystem
 
 /// A resolved address: AF_INET (4 bytes used) or AF_INET6 (16).
 struct IPAddress: Hashable {

@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// A `multipart/form-data` body (RFC 7578) from `multipart` attributes:
 /// text parts, and file parts with the file's name and a media type (the

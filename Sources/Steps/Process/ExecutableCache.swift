@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
+import RunnerSystem
 
 /// Where bare program names were found in PATH, remembered, so that a
 /// thousand `sh "make test"` steps do not look in every PATH folder a

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerSystem
 
 /// Finds the program of an `exec` step: a name with a `/` is a path
 /// (relative to the working folder); a bare name is looked up in the

@@ -3,6 +3,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import Synchronization
+import RunnerSystem
 
 /// What a process left when it ended by itself.
 struct ProcessRecord: Sendable {

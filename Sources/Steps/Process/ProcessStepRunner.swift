@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// Runs `sh` and `exec` steps: spawns the process, hands it to the event
 /// loop, and checks the expectations when it has ended.

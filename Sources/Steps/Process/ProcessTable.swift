@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import RunnerSystem
 
 /// The process groups a runner started and that may still be alive: the
 /// running steps, and the groups whose leader ended but left processes

@@ -1,6 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
+import RunnerSystem
 
 /// What to start: a program (an absolute path), its arguments (the first is
 /// argv[0]), the whole environment and the working folder.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 
 extension WorkflowExecutor {
     /// A block is a promise chain (spec §3): a statement starts when the

@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 
 extension WorkflowExecutor {
     /// A step with its retries. The record is finished once, after the last

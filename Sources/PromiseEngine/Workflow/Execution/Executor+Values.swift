@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 
 extension WorkflowExecutor {
     /// The items of a foreach list (spec §4).

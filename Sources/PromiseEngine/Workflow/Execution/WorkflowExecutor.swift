@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 
 /// How a run is set up (from the command line).
 package struct ExecutionConfiguration: Sendable {

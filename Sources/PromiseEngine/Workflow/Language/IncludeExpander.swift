@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 import PromiseEngine
+import RunnerSystem
 #endif
 
 /// `include "PATH"` (spec §12): before parsing, each `include` line at the

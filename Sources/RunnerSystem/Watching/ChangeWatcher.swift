@@ -1,7 +1,6 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
-import WorkflowEngine
 
 /// `--watch`: waits until a file the workflow reads changes. Folders are
 /// watched with inotify (every folder a pattern can reach, `**` ones whole);

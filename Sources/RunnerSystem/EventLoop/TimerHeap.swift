@@ -2,7 +2,7 @@
 /// entries dropped when they reach the top. Scheduling and cancelling cost
 /// O(log n), finding the next deadline O(1): thousands of timers (grace
 /// periods of a thousand cancelled processes) stay cheap.
-struct TimerHeap {
+package struct TimerHeap {
     private struct Entry {
         var token: UInt64
         var deadline: ContinuousClock.Instant
@@ -13,15 +13,15 @@ struct TimerHeap {
     /// Tokens of live entries.
     private var live: Set<UInt64> = []
 
-    var isEmpty: Bool { live.isEmpty }
+    package var isEmpty: Bool { live.isEmpty }
 
-    mutating func insert(token: UInt64, deadline: ContinuousClock.Instant, work: @escaping () -> Void) {
+    package mutating func insert(token: UInt64, deadline: ContinuousClock.Instant, work: @escaping () -> Void) {
         live.insert(token)
         entries.append(Entry(token: token, deadline: deadline, work: work))
         siftUp(entries.count - 1)
     }
 
-    mutating func cancel(_ token: UInt64) {
+    package mutating func cancel(_ token: UInt64) {
         guard live.remove(token) != nil else { return }
         dropCancelledTop()
         // Cancelled entries deeper in the heap wait for their turn at the
@@ -32,10 +32,10 @@ struct TimerHeap {
         }
     }
 
-    var nextDeadline: ContinuousClock.Instant? { entries.first?.deadline }
+    package var nextDeadline: ContinuousClock.Instant? { entries.first?.deadline }
 
     /// The work of the earliest timer due at `now`, removed; nil when none is.
-    mutating func popDue(now: ContinuousClock.Instant) -> (() -> Void)? {
+    package mutating func popDue(now: ContinuousClock.Instant) -> (() -> Void)? {
         guard let first = entries.first, first.deadline <= now else { return nil }
         removeTop()
         live.remove(first.token)

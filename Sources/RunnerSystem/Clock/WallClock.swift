@@ -6,9 +6,9 @@ import PromiseEngine
 #endif
 
 /// Wall-clock time for reports (PromiseEngine has no Foundation).
-enum WallClock {
+package enum WallClock {
     /// Seconds since the Unix epoch.
-    static func now() -> Double {
+    package static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9

@@ -5,46 +5,28 @@ import Darwin
 import PromiseEngine
 #endif
 
-/// Path arithmetic without Foundation.
-enum Paths {
-    /// `path` made absolute against `base` (unless it already is), with
-    /// `.` segments removed.
-    static func absolute(_ path: String, from base: String) -> String {
-        let joined = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base + path : base + "/" + path)
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-
-    static func join(_ base: String, _ name: String) -> String {
-        base.isEmpty || base == "." ? name : (base.hasSuffix("/") ? base + name : base + "/" + name)
-    }
-}
-
 /// The few file-system reads the executor needs: `lines("FILE")`,
-/// `glob(...)`, `exists PATH`.
-enum FileSystem {
-    static func exists(_ path: String) -> Bool {
+/// `glob(...)`, `exists PATH`, the store of incremental steps.
+extension FileSystem {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
-    static func readText(_ path: String) -> Result<String, FileReadError> {
+    package static func readText(_ path: String) -> Result<String, FileReadError> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(FileReadError(path: path, reason: String(cString: strerror(errno)))) }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failure(FileReadError(path: path, reason: String(cString: strerror(errno))))
@@ -59,7 +41,7 @@ enum FileSystem {
     /// and a rename (folders made as needed): a reader sees the old file or
     /// the new one, never a part. False when it could not be written.
     @discardableResult
-    static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
         let folder = String(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
         if !folder.isEmpty { makeFolders(folder) }
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -94,7 +76,7 @@ enum FileSystem {
     }
 
     /// Names in a folder (not `.` and `..`), unsorted.
-    static func entries(of folder: String) -> [String] {
+    static func entriesOrNone(of folder: String) -> [String] {
         guard let directory = opendir(folder.isEmpty ? "." : folder) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -110,7 +92,7 @@ enum FileSystem {
     /// Paths matching `pattern` (`*`, `?`, `[...]` within a name; `**` for
     /// any number of folders), relative to `base` as the pattern is, sorted.
     /// Names starting with `.` match only a pattern that starts with `.`.
-    static func glob(_ pattern: String, base: String) -> [String] {
+    package static func glob(_ pattern: String, base: String) -> [String] {
         let absolutePattern = pattern.hasPrefix("/")
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var results: [String] = []
@@ -124,7 +106,7 @@ enum FileSystem {
             let prefix = relative.isEmpty ? (absolutePattern ? "/" : "") : relative + "/"
             if segment == "**" {
                 walk(relative, index + 1)
-                for name in entries(of: folder) where !name.hasPrefix(".") {
+                for name in entriesOrNone(of: folder) where !name.hasPrefix(".") {
                     let path = prefix + name
                     let full = absolutePattern ? path : Paths.join(base, path)
                     if isDirectory(full) { walkDeep(path, index) }
@@ -136,7 +118,7 @@ enum FileSystem {
                 if exists(absolutePattern ? path : Paths.join(base, path)) { walk(path, index + 1) }
                 return
             }
-            for name in entries(of: folder) {
+            for name in entriesOrNone(of: folder) {
                 if name.hasPrefix(".") && !segment.hasPrefix(".") { continue }
                 if fnmatch(segment, name, 0) == 0 { walk(prefix + name, index + 1) }
             }
@@ -145,7 +127,7 @@ enum FileSystem {
             // `**` matched `relative`: try the rest here, and deeper.
             walk(relative, index + 1)
             let full = absolutePattern ? relative : Paths.join(base, relative)
-            for name in entries(of: full) where !name.hasPrefix(".") {
+            for name in entriesOrNone(of: full) where !name.hasPrefix(".") {
                 let path = relative + "/" + name
                 if isDirectory(absolutePattern ? path : Paths.join(base, path)) { walkDeep(path, index) }
             }
@@ -155,7 +137,7 @@ enum FileSystem {
     }
 }
 
-struct FileReadError: Error {
-    let path: String
-    let reason: String
+package struct FileReadError: Error {
+    package let path: String
+    package let reason: String
 }

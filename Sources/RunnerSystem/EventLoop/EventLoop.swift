@@ -13,12 +13,12 @@ import PromiseEngine
 /// Descriptors may be registered from any thread (a spawning thread hands
 /// a new child over without waking the loop); from the registration on,
 /// its handler runs here.
-final class EventLoop: Sendable {
+package final class EventLoop: Sendable {
     /// The loop every runner shares; its thread lives as long as the process.
-    static let shared = EventLoop()
+    package static let shared = EventLoop()
 
     /// An id for a registered descriptor or a timer.
-    typealias Token = UInt64
+    package typealias Token = UInt64
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -63,10 +63,10 @@ final class EventLoop: Sendable {
     }
 
     /// Whether the caller runs on the loop thread.
-    var inLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+    package var inLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     /// Runs `work` on the loop thread, after the work handed over before it.
-    func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         let wasEmpty = inbox.withLock { inbox in
             inbox.append(work)
             return inbox.count == 1
@@ -75,14 +75,14 @@ final class EventLoop: Sendable {
     }
 
     /// A new id for `register`. Any thread.
-    func makeToken() -> Token {
+    package func makeToken() -> Token {
         nextToken.add(1, ordering: .relaxed).oldValue
     }
 
     /// Calls `handler` on the loop thread with the epoll events whenever
     /// `fd` is ready, from now on. Any thread: what the handler reads was
     /// written before this call is visible to it.
-    func register(_ fd: Int32, token: Token, events: UInt32, _ handler: @escaping (UInt32) -> Void) {
+    package func register(_ fd: Int32, token: Token, events: UInt32, _ handler: @escaping (UInt32) -> Void) {
         handlers.withLock { $0.byToken[token] = handler }
         if csh_epoll_ctl(epollFD, fd, events, token, 0) != 0 {
             // Cannot happen for the pipes and pidfds registered here.
@@ -94,13 +94,13 @@ final class EventLoop: Sendable {
     // MARK: - On the loop thread
 
     /// Changes the events `fd` is watched for.
-    func modify(_ fd: Int32, token: Token, events: UInt32) {
+    package func modify(_ fd: Int32, token: Token, events: UInt32) {
         assert(inLoop)
         _ = csh_epoll_ctl(epollFD, fd, events, token, 1)
     }
 
     /// Stops watching `fd` (before it is closed).
-    func unregister(_ fd: Int32, token: Token) {
+    package func unregister(_ fd: Int32, token: Token) {
         assert(inLoop)
         _ = csh_epoll_remove(epollFD, fd)
         _ = handlers.withLock { $0.byToken.removeValue(forKey: token) }
@@ -108,14 +108,14 @@ final class EventLoop: Sendable {
 
     /// Runs `work` on the loop thread after `delay`.
     @discardableResult
-    func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Token {
+    package func schedule(after delay: Duration, _ work: @escaping () -> Void) -> Token {
         assert(inLoop)
         let token = makeToken()
         confined.timers.insert(token: token, deadline: .now + delay, work: work)
         return token
     }
 
-    func cancelTimer(_ token: Token) {
+    package func cancelTimer(_ token: Token) {
         assert(inLoop)
         confined.timers.cancel(token)
     }

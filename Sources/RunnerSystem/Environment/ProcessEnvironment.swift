@@ -1,10 +1,10 @@
 import Glibc
 
 /// What promise-run learns of its own process: environment, folder, cores.
-enum ProcessEnvironment {
+package enum ProcessEnvironment {
     /// The environment, as `NAME=VALUE` entries (the first of a name wins,
     /// as getenv reads them).
-    static func current() -> [String: String] {
+    package static func current() -> [String: String] {
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
@@ -19,19 +19,19 @@ enum ProcessEnvironment {
     }
 
     /// The current folder (absolute); `/` if it cannot be read.
-    static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         guard let pointer = getcwd(nil, 0) else { return "/" }
         defer { free(pointer) }
         return String(cString: pointer)
     }
 
     /// The cores online, at least 1 (the default of `-j`).
-    static func processorCount() -> Int {
+    package static func processorCount() -> Int {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     /// Seconds since the Unix epoch.
-    static func wallClock() -> Double {
+    package static func wallClock() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9

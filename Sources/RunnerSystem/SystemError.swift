@@ -1,27 +1,27 @@
 import Glibc
 
 /// The system's words for an errno value (`No such file or directory`).
-func systemReason(_ code: Int32) -> String {
+package func systemReason(_ code: Int32) -> String {
     guard let text = strerror(code) else { return "error \(code)" }
     return String(cString: text)
 }
 
 /// A failed system call: which, on what, and errno.
-struct SystemCallError: Error, CustomStringConvertible {
-    var call: String
-    var code: Int32
+package struct SystemCallError: Error, CustomStringConvertible {
+    package var call: String
+    package var code: Int32
 
-    init(_ call: String, code: Int32 = errno) {
+    package init(_ call: String, code: Int32 = errno) {
         self.call = call
         self.code = code
     }
 
-    var description: String { "\(call): \(systemReason(code))" }
+    package var description: String { "\(call): \(systemReason(code))" }
 }
 
 /// Retries a system call interrupted by a signal.
 @inline(__always)
-func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
+package func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
     while true {
         let result = call()
         if result >= 0 || errno != EINTR { return result }
@@ -29,6 +29,6 @@ func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
 }
 
 /// The text of a NUL-terminated C buffer that a C call filled in.
-func cText(_ buffer: [CChar]) -> String {
+package func cText(_ buffer: [CChar]) -> String {
     buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
 }

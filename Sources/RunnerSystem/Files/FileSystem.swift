@@ -1,59 +1,59 @@
 import Glibc
 
 /// A file operation that failed: the path and the system's reason.
-struct FileError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
+package struct FileError: Error, CustomStringConvertible {
+    package var path: String
+    package var reason: String
 
-    init(_ path: String, reason: String) {
+    package init(_ path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
     /// From errno.
-    init(_ path: String, code: Int32 = errno) {
+    package init(_ path: String, code: Int32 = errno) {
         self.init(path, reason: systemReason(code))
     }
 
-    var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// The file operations of `file` steps, on POSIX calls. Paths are
 /// absolute. Long operations look at `cancelled` between chunks and
 /// throw `CancellationError` when it is set.
-struct FileSystem: Sendable {
-    let cancelled: CancelFlag?
-    static let chunkSize = 1 << 20
+package struct FileSystem: Sendable {
+    package let cancelled: CancelFlag?
+    package static let chunkSize = 1 << 20
 
-    init(cancelled: CancelFlag? = nil) {
+    package init(cancelled: CancelFlag? = nil) {
         self.cancelled = cancelled
     }
 
-    func checkCancelled() throws {
+    package func checkCancelled() throws {
         if cancelled?.isSet == true { throw CancellationError() }
     }
 
     // MARK: - Inspecting
 
     /// lstat, or nil when nothing is there (a dangling link is something).
-    static func linkInfo(_ path: String) throws -> stat? {
+    package static func linkInfo(_ path: String) throws -> stat? {
         var info = stat()
         if lstat(path, &info) == 0 { return info }
         if errno == ENOENT { return nil }
         throw FileError(path)
     }
 
-    static func isDirectory(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFDIR }
-    static func isSymbolicLink(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFLNK }
+    package static func isDirectory(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFDIR }
+    package static func isSymbolicLink(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFLNK }
 
     /// Whether anything (following links) is at `path`.
-    static func pathExists(_ path: String) -> Bool {
+    package static func pathExists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     /// Whether a folder (following links) is at `path`.
-    static func directoryExists(_ path: String) -> Bool {
+    package static func directoryExists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && isDirectory(info)
     }
@@ -61,7 +61,7 @@ struct FileSystem: Sendable {
     // MARK: - Folders
 
     /// `mkdir -p`: the folder and its missing parents.
-    func makeDirectories(_ path: String, mode: mode_t = 0o777) throws {
+    package func makeDirectories(_ path: String, mode: mode_t = 0o777) throws {
         if Self.directoryExists(path) { return }
         let parent = Paths.parent(of: path)
         if parent != path { try makeDirectories(parent) }
@@ -79,7 +79,7 @@ struct FileSystem: Sendable {
     /// folder is written, flushed to disk and renamed over the target, so a
     /// reader (or a crash) sees the old content or the new, never a part.
     /// Missing parent folders are made; an existing file's mode is kept.
-    func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer) throws {
+    package func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer) throws {
         let folder = Paths.parent(of: path)
         try makeDirectories(folder)
         let (temporary, fd) = try Self.createTemporaryFile(near: path)
@@ -102,7 +102,7 @@ struct FileSystem: Sendable {
     }
 
     /// Adds to the end of the file (made if missing, with its folders).
-    func append(_ path: String, contents: UnsafeRawBufferPointer) throws {
+    package func append(_ path: String, contents: UnsafeRawBufferPointer) throws {
         try makeDirectories(Paths.parent(of: path))
         let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666) }
         guard fd >= 0 else { throw FileError(path) }
@@ -111,7 +111,7 @@ struct FileSystem: Sendable {
     }
 
     /// A new, empty file next to `path` named `.NAME.XXXXXX.tmp`, open for writing.
-    static func createTemporaryFile(near path: String) throws -> (path: String, fd: Int32) {
+    package static func createTemporaryFile(near path: String) throws -> (path: String, fd: Int32) {
         let folder = Paths.parent(of: path)
         let name = Paths.lastComponent(of: path)
         for _ in 0..<16 {
@@ -126,7 +126,7 @@ struct FileSystem: Sendable {
 
     /// fsync, close and rename the temporary file over `path`, then fsync the
     /// folder so the rename itself is on disk. Closes `fd` in any case.
-    static func commit(_ fd: Int32, temporary: String, to path: String) throws {
+    package static func commit(_ fd: Int32, temporary: String, to path: String) throws {
         guard fsync(fd) == 0 else {
             let code = errno
             close(fd)
@@ -141,7 +141,7 @@ struct FileSystem: Sendable {
         }
     }
 
-    func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < bytes.count {
             try checkCancelled()
@@ -158,7 +158,7 @@ struct FileSystem: Sendable {
     // MARK: - Reading
 
     /// The whole file, when it is at most `limit` bytes.
-    func read(_ path: String, limit: Int) throws -> [UInt8] {
+    package func read(_ path: String, limit: Int) throws -> [UInt8] {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FileError(path) }
         defer { close(fd) }

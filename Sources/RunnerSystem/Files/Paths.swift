@@ -1,9 +1,10 @@
-/// Paths as the steps see them: relative ones resolve against the step's
-/// working folder.
-enum Paths {
+/// Path arithmetic without Foundation. `resolve` is how steps see a path
+/// (relative to the step's folder, kept as written); `absolute` is how the
+/// executor names files (`.` segments and repeated slashes dropped).
+package enum Paths {
     /// `path` made absolute against `folder` (no other normalisation: `..`
     /// stays, as the shell would keep it).
-    static func resolve(_ path: String, against folder: String) -> String {
+    package static func resolve(_ path: String, against folder: String) -> String {
         if path.hasPrefix("/") { return path }
         if path.isEmpty || path == "." { return folder }
         var relative = Substring(path)
@@ -13,7 +14,7 @@ enum Paths {
     }
 
     /// The folder part of a path (`/a/b` → `/a`; `/a` → `/`).
-    static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
@@ -22,7 +23,7 @@ enum Paths {
     }
 
     /// The last component of a path (`/a/b/` → `b`).
-    static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
@@ -31,7 +32,7 @@ enum Paths {
 
     /// An absolute path with `.`, `..` and repeated slashes resolved by
     /// their text (links are not followed).
-    static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         var parts: [Substring] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
             if part == "." { continue }
@@ -42,5 +43,20 @@ enum Paths {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
+    }
+
+    /// `path` made absolute against `base` (unless it already is), with
+    /// `.` segments removed.
+    package static func absolute(_ path: String, from base: String) -> String {
+        let joined = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base + path : base + "/" + path)
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    package static func join(_ base: String, _ name: String) -> String {
+        base.isEmpty || base == "." ? name : (base.hasSuffix("/") ? base + name : base + "/" + name)
     }
 }
