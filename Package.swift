@@ -25,11 +25,16 @@ let package = Package(
         // descriptor limit, change watching and the event loop. At the
         // bottom, beside the promises: nothing here knows of workflows.
         .target(name: "RunnerSystem", dependencies: ["PromiseEngine", "CSystemShims"]),
-        // The workflow language, graph and executor, built on the promises.
+        // What a workflow is: the graph, templates and expectations, source
+        // ranges, durations, JSON, and the step contract (StepRunner,
+        // StepContext, StepResult, StepFailure). It imports only the
+        // promises and the system, so the compiler keeps it at the bottom.
+        .target(name: "WorkflowModel", dependencies: ["PromiseEngine", "RunnerSystem"]),
+        // The workflow language and executor, built on the model.
         // Not in any product: its declarations are `package` access.
         .target(
             name: "WorkflowEngine",
-            dependencies: ["PromiseEngine", "RunnerSystem"],
+            dependencies: ["WorkflowModel", "PromiseEngine", "RunnerSystem"],
             path: "Sources/PromiseEngine/Workflow"
         ),
         // ThreadSanitizer annotations for Mutex (header only, no cost when
@@ -39,19 +44,20 @@ let package = Package(
         // wait-status macros, epoll, inotify). Used by RunnerSystem and Steps.
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.
-        .target(name: "Steps", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "CSystemShims"]),
+        // Steps take the model's steps and contract, never the language or the executor.
+        .target(name: "Steps", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine", "CSystemShims"]),
         // The executable's first moments: its stopping signals blocked
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "Steps", "CRunnerStart"]),
+        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps", "CRunnerStart"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowEngine", "RunnerSystem", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 
@@ -61,12 +67,12 @@ let package = Package(
         // the PromiseEngine product only.
         .executableTarget(
             name: "StepsBench",
-            dependencies: ["Steps", "WorkflowEngine", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["Steps", "WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/StepsBench"
         ),
         .executableTarget(
             name: "LanguageBench",
-            dependencies: ["WorkflowEngine", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/LanguageBench"
         ),
     ]

@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// What the command line asks for.
 enum Command: Equatable {

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
+import WorkflowModel
 
 /// `promise-run --dry-run FILE`: the tree with the values known before
 /// running (variables, `--var`, environment) filled in; nothing runs.

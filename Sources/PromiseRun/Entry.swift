@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
+import WorkflowModel
 
 /// The program, off the main actor: parses the arguments, runs the command,
 /// returns the exit code.

@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
+import WorkflowModel
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`, spec §12).

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowEngine
 import Steps
 import RunnerSystem
+import WorkflowModel
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1

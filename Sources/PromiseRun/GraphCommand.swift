@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
 /// drawn, nothing run.

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
+import WorkflowModel
 
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a

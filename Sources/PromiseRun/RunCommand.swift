@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import Steps
 import RunnerSystem
+import WorkflowModel
 
 /// Runs a checked workflow: wires the executor to the real steps, the
 /// console and the reports, handles signals, and gives the exit code

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// Reads a workflow file, or standard input for `-`.
 enum SourceReader {

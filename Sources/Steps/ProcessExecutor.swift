@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// Where process steps (`sh`, `exec`) run: this machine, a Slurm cluster,
 /// or (in time) another scheduler. `SystemStepRunner` picks one per step

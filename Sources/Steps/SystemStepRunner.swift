@@ -2,7 +2,7 @@ import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
 /// groups of their own, or as Slurm job steps through `srun` (spec §14),

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import Testing
 @testable import PromiseRun
+import WorkflowModel
 
 @Suite("Dry run")
 struct DryRunTests {

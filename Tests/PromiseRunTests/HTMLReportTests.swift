@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowEngine
 import Testing
 @testable import PromiseRun
+import WorkflowModel
 
 @Suite("HTML report: the critical path")
 struct HTMLReportTests {

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// The expectations these tests were first written with, in terms of
 /// today's predicates.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Testing
 @testable import Steps
 

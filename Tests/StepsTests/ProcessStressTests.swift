@@ -1,6 +1,6 @@
 import Dispatch
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Testing
 @testable import Steps
 

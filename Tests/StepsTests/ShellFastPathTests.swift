@@ -1,6 +1,6 @@
 import Foundation
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Testing
 @testable import Steps
 

@@ -7,6 +7,7 @@
 import Foundation
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// A workflow of about `steps` steps: blocks of ten steps (sh, exec, http
 /// with expectations and captures, file, log, sleep, fail) in sequence,

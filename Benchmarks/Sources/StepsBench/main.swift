@@ -17,6 +17,7 @@ import PromiseEngine
 import WorkflowEngine
 import Steps
 import Synchronization
+import WorkflowModel
 
 /// Peak and current resident memory of this process, in MiB.
 func memory() -> (peak: Double, current: Double) {
@@ -83,7 +84,7 @@ func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context:
 /// Counts the lines a step prints.
 final class CountingSink: StepOutputSink {
     let lines = Atomic<Int>(0)
-    func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
+    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
         lines.add(1, ordering: .relaxed)
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import PromiseEngine
 import WorkflowEngine
 import Synchronization
+import WorkflowModel
 
 /// What a person sees while a workflow runs. On a terminal: finished steps
 /// printed as they end, above a live area of the running steps; elsewhere

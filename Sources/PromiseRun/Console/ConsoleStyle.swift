@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// Colors and symbols, or plain text when color is off.
 struct ConsoleStyle: Sendable {

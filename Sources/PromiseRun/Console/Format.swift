@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// How times and sizes read in the console and the reports.
 enum Format {

@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
+import WorkflowModel
 
 /// Paths in GitHub Actions annotations (`::error file=...`): GitHub reads
 /// them from the repository's root, so a workflow run from another folder

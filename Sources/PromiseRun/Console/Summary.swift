@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.

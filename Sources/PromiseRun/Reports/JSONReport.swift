@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`, unless the workflow

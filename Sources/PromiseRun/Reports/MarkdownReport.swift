@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowEngine
+import WorkflowModel
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the

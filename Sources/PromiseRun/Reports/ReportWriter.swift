@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import Steps
 import RunnerSystem
+import WorkflowModel
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.

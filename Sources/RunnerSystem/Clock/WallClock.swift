@@ -2,8 +2,8 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import PromiseEngine
 #endif
+import PromiseEngine
 
 /// Wall-clock time for reports (PromiseEngine has no Foundation).
 package enum WallClock {

@@ -2,8 +2,8 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import PromiseEngine
 #endif
+import PromiseEngine
 
 /// The few file-system reads the executor needs: `lines("FILE")`,
 /// `glob(...)`, `exists PATH`, the store of incremental steps.

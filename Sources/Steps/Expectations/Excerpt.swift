@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// Short, quoted pieces of output for failure messages: the start of a
 /// body, the end of a process's stream (where errors are), with line

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// Decides whether a finished step succeeded: checks its expectations in
 /// the spec's order (a signal, the exit code or status, then the others as

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// `expect json PATH OP VALUE`: numbers compare by value, strings as
 /// strings, booleans and null only for (in)equality. Values of different

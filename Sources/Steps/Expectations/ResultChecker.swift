@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// Checks the expectations that read a step's output (`contains`,
 /// `matches`, `header`, `json`) and takes captures. Regexes are compiled

@@ -1,6 +1,6 @@
 import Dispatch
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// Runs `file` steps on a dispatch queue (they block on the disk). A

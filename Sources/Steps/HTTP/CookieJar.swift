@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// The run's cookie store (RFC 6265 §5): what `Set-Cookie` headers set,
 /// sent back on later requests to the same site, as a browser or Hurl

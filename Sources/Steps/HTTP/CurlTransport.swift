@@ -1,6 +1,6 @@
 import CSystemShims
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Glibc
 import RunnerSystem
 

@@ -1,7 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// HTTP/1.1 over plain TCP, on the step runner's event loop: kept-alive

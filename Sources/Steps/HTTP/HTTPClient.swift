@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Synchronization
 import RunnerSystem
 

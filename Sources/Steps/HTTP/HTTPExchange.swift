@@ -2,7 +2,7 @@ import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// One `http` step from its first request to its result: the hops

@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// What an `http` step sends, before any redirect.

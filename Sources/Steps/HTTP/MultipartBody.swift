@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// A `multipart/form-data` body (RFC 7578) from `multipart` attributes:

@@ -1,7 +1,7 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Synchronization
 import RunnerSystem
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import RunnerSystem
 
 /// Runs `sh` and `exec` steps: spawns the process, hands it to the event

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 
 /// The last `limit` bytes of a stream, however long the stream is: a ring
 /// that grows as bytes come until it holds `limit`, then overwrites its

@@ -1,6 +1,6 @@
 import Dispatch
 import Glibc
-import WorkflowEngine
+import WorkflowModel
 
 /// Slurm's client commands other than `srun` (`scancel`, `squeue`), run to
 /// their end off the caller's thread. They are promise-run's own helpers,

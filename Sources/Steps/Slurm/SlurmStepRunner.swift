@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 import PromiseEngine
 import Synchronization
-import WorkflowEngine
+import WorkflowModel
 
 /// Runs process steps on a Slurm cluster (spec §14): each as one job step
 /// through `srun`, a local process promise-run watches like any other.
@@ -127,7 +127,7 @@ struct SrunOutputFilter: StepOutputSink {
     let inner: (any StepOutputSink)?
     let job: JobNote
 
-    func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
+    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
         if stream == .stderr {
             let line = Substring(text)
             if let job = SrunMessages.jobID(in: line) { self.job.note(job) }

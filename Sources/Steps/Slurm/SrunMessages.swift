@@ -1,4 +1,4 @@
-import WorkflowEngine
+import WorkflowModel
 
 /// What `srun` and `slurmstepd` say on the step's stderr, told apart from
 /// what the program says, and what it means for the step (spec §14):

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 @testable import Steps
 
 /// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on

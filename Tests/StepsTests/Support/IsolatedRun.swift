@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 @testable import Steps
 
 /// Set in a test process started by `runIsolated`.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowModel
 import Testing
 @testable import Steps
 
@@ -82,13 +82,13 @@ struct TemporaryFolder: ~Copyable {
 
 /// Collects the lines a step prints, per stream.
 final class LineCollector: StepOutputSink {
-    private let lines = Lock<[(WorkflowEngine.OutputStream, String)]>([])
+    private let lines = Lock<[(WorkflowModel.OutputStream, String)]>([])
 
-    func line(_ text: String, stream: WorkflowEngine.OutputStream, step id: String) {
+    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
         lines.withLock { $0.append((stream, text)) }
     }
 
-    func lines(_ stream: WorkflowEngine.OutputStream) -> [String] {
+    func lines(_ stream: WorkflowModel.OutputStream) -> [String] {
         lines.withLock { $0.filter { $0.0 == stream }.map(\.1) }
     }
 }

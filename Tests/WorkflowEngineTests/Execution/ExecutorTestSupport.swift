@@ -2,6 +2,7 @@ import Synchronization
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// A step runner for the executor's unit tests: it interprets `sh` commands
 /// as a tiny script, so the tests control exactly when each step ends. The

@@ -1,5 +1,6 @@
 import Testing
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// `Secrets.mask`: every form of a secret, and the piece of one a cut left.
 @Suite("Secrets")

@@ -4,6 +4,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 // `.ci/run` runs this suite under ThreadSanitizer (`--filter Stress`).
 

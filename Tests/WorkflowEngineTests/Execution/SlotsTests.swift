@@ -4,6 +4,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 @Suite("Slots: leases on a counting semaphore of promises")
 struct SlotsTests {

@@ -2,6 +2,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 @Suite("Executor: timeouts, retries, interrupts (spec §5, §9)")
 struct TimeExecutionTests {

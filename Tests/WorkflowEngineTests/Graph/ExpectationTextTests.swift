@@ -2,6 +2,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// Expectations and captures written back as text read back the same.
 @Suite("Expectation text")

@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 @Suite("JSON renderer")
 struct JSONRendererTests {

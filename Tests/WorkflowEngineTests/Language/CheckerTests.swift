@@ -2,6 +2,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 @Suite("Checker")
 struct CheckerTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// Each malformed workflow in Tests/Fixtures/Corpus gives exactly the
 /// diagnostics in the `.expected` file beside it (what `promise-run check`

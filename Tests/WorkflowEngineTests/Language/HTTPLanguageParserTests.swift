@@ -2,6 +2,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// Spec §11's forms as the parser reads them, and their mistakes.
 @Suite("Parser: HTTP language (spec §11)")

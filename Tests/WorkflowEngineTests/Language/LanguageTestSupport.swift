@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// Compiles workflow text as if read from `path`.
 func compile(_ text: String, path: String = "test.workflow") -> CompilationResult {

@@ -2,6 +2,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec §14).
 @Suite("Where process steps run: the placement attributes")

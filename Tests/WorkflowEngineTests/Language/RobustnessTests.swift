@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// No input crashes or hangs the parser: random and mutated files, a large
 /// file of garbage, and very deep nesting all end in diagnostics.

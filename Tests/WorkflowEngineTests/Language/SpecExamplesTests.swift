@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// Every example of the language spec passes check. The fixtures copy the
 /// spec's examples (the expectation lines of §6 each placed in a step of a

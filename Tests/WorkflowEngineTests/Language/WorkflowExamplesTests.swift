@@ -3,6 +3,7 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 @testable import WorkflowEngine
+@testable import WorkflowModel
 
 /// The example workflows in workflows/ pass check, and every HTTP request
 /// in them goes to an address built from a variable whose default is a

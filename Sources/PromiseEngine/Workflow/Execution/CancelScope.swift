@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Structured cancellation for the executor: every running node has a
 /// scope, nested like the workflow. Cancelling a scope cancels everything

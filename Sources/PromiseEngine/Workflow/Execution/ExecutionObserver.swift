@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// What the executor tells the outside (the console, the reports) as the
 /// run goes. Called from any thread; calls about one step come in order.

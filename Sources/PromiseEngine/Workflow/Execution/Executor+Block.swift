@@ -1,5 +1,6 @@
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// A block is a promise chain (spec §3): a statement starts when the

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// A group (spec §4). `context.key` is the group's position.

@@ -1,5 +1,6 @@
 import Synchronization
 import PromiseEngine
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// Runs `work` in a scope of its own inside `context.cancel`; with a

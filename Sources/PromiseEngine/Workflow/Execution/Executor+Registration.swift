@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// Registers every step and group of `block` so that each is reported

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// The step with every template replaced by its text, as the step

@@ -1,5 +1,6 @@
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// A step with its retries. The record is finished once, after the last

@@ -1,5 +1,6 @@
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 extension WorkflowExecutor {
     /// The items of a foreach list (spec §4).

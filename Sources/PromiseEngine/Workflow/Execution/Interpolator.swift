@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Turns templates into text at run time: `{{label.field}}`, `{{var}}`,
 /// `{{env.NAME ?? "default"}}`, `{{error.message}}`, then the filters.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Runs the lanes of a group: at most `limit` at once, each in a cancel
 /// scope of its own, a lane only after the lanes it needs succeeded; ends

@@ -1,5 +1,6 @@
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// The record of every step of a run, kept up to date as steps start and
 /// end, and passed on to the observer. Every step of the workflow is

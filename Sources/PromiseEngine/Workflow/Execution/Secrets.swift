@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// The values that must never be shown: `secret` variables, and the forms
 /// they take through filters. Every output, report and error message goes

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Splits text into words as a POSIX shell would, without expanding
 /// anything: blanks separate words, '...' keeps everything, "..." keeps

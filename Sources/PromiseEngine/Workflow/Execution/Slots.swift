@@ -1,5 +1,6 @@
 import Synchronization
 import PromiseEngine
+import WorkflowModel
 
 /// A counting semaphore made of promises: `lease` gives a claim whose
 /// `granted` promise is fulfilled at once when a slot is free, else when one

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// How a step ended (reports and console).
 package enum StepStatus: String, Sendable, Hashable {

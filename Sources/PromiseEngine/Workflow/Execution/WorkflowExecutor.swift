@@ -1,5 +1,6 @@
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// How a run is set up (from the command line).
 package struct ExecutionConfiguration: Sendable {

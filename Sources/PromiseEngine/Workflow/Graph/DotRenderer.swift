@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Renders a workflow as a Graphviz `digraph` (`dot -Tsvg` draws it).
 package struct DotRenderer: Sendable {

@@ -2,8 +2,9 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import PromiseEngine
 #endif
+import PromiseEngine
+import WorkflowModel
 
 /// The values known before anything runs, for `--dry-run`: variables (with
 /// `--var` overrides) and promise-run's environment. Step values, foreach

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// The workflow as boxes and arrows, shared by the DOT and Mermaid
 /// renderers: a start and an end, one box per step, fork and join points

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Renders the graph model as JSON, with source locations: for tools, and
 /// as a readable dump of what the checker understood. Templates appear as

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Turns a checked syntax tree into the graph model: gives every node its
 /// id, display name and line/column, resolves `needs` to indices, and drops

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Renders a workflow as a Mermaid `flowchart TD`.
 package struct MermaidRenderer: Sendable {

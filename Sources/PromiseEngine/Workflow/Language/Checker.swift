@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Checks a parsed workflow beyond its syntax (spec §7, §10): labels are
 /// unique in their scope; `needs` names siblings and forms no cycle;

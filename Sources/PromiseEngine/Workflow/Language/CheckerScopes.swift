@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // The bookkeeping of the checker: which labels exist where, which steps are
 // surely finished at a point, which variables are in scope.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Renders diagnostics as a compiler does:
 ///
@@ -117,5 +118,14 @@ package struct DiagnosticRenderer: Sendable {
 
     private func paint(_ text: String, _ code: String) -> String {
         colored ? code + text + "\u{1B}[0m" : text
+    }
+}
+
+extension Workflow {
+    /// An error found while running, at a place in the file (for example
+    /// an expression whose value could not be resolved), rendered as the
+    /// checker renders its diagnostics.
+    package func renderedError(_ message: String, at range: SourceRange, colored: Bool = false) -> String {
+        DiagnosticRenderer(source: source, colored: colored).render(Diagnostic(.error, message, at: range))
     }
 }

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// A cursor over the bytes inside `{{ }}`.
 struct ExpressionScanner {

@@ -2,6 +2,7 @@
 import Glibc
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 #endif
 
 /// `include "PATH"` (spec §12): before parsing, each `include` line at the

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Splits a workflow file into tokens, on demand, working on UTF-8 bytes.
 /// Comments and spaces are skipped; newlines are tokens (they end
@@ -220,13 +221,7 @@ struct Lexer {
 
     // MARK: - Character classes
 
-    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
-    static func isIdentifierStart(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-    }
-
-    static func isIdentifierContinue(_ byte: UInt8) -> Bool {
-        isIdentifierStart(byte) || isDigit(byte) || byte == 0x2D
-    }
+    static func isDigit(_ byte: UInt8) -> Bool { ASCIIByte.isDigit(byte) }
+    static func isIdentifierStart(_ byte: UInt8) -> Bool { ASCIIByte.isIdentifierStart(byte) }
+    static func isIdentifierContinue(_ byte: UInt8) -> Bool { ASCIIByte.isIdentifierContinue(byte) }
 }

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Graph algorithms on the `needs` edges of a parallel group: `needs[i]` are
 /// the children child `i` waits for. All iterative.

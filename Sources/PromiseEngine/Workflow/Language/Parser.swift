@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Thrown inside the parser after an error has been reported; the statement
 /// loop catches it and skips to the next statement.

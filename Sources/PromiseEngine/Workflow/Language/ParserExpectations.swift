@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // `expect ...` and `capture NAME = ...` in a step's block (spec §6).
 

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // Groups (spec §4): sequence, parallel, race, any, foreach, if; their lists
 // and conditions.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // Statements of a block: what each keyword starts, declarations, catch and
 // ensure, and attributes written as statements in a group's block.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // Steps: `sh`, `exec`, `http`, `file`, `sleep`, `log`, `fail`, `rethrow`,
 // and the block of attributes after them.

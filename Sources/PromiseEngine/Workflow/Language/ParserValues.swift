@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // Values in statements: durations, integers, strings, regular expressions
 // and JSON paths.
@@ -147,44 +148,7 @@ extension Parser {
 
     /// Parses `(\d+(ms|s|m|h))+`; nil when malformed or absurdly long.
     static func duration(_ word: String) -> Duration? {
-        var total: Duration = .zero
-        var number = 0
-        var digits = 0
-        var sawUnit = false
-        let utf8 = Array(word.utf8)
-        var index = 0
-        while index < utf8.count {
-            let byte = utf8[index]
-            if Lexer.isDigit(byte) {
-                digits += 1
-                guard digits <= 9 else { return nil }
-                number = number * 10 + Int(byte - 0x30)
-                index += 1
-                continue
-            }
-            guard digits > 0 else { return nil }
-            let unit: Duration
-            if byte == UInt8(ascii: "m"), index + 1 < utf8.count, utf8[index + 1] == UInt8(ascii: "s") {
-                unit = .milliseconds(number)
-                index += 2
-            } else if byte == UInt8(ascii: "s") {
-                unit = .seconds(number)
-                index += 1
-            } else if byte == UInt8(ascii: "m") {
-                unit = .seconds(number * 60)
-                index += 1
-            } else if byte == UInt8(ascii: "h") {
-                unit = .seconds(number * 3600)
-                index += 1
-            } else {
-                return nil
-            }
-            total += unit
-            number = 0
-            digits = 0
-            sawUnit = true
-        }
-        return sawUnit && digits == 0 ? total : nil
+        DurationText.parse(word)
     }
 }
 

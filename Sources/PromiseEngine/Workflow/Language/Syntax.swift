@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 // The syntax tree the parser builds and the checker reads. Leaves reuse the
 // graph model's value types (Template, Step, Condition, ...), whose

@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// Turns a string token into a `Template`: escapes, `{{ ... }}`
 /// expressions, and for `"""` strings the removal of the closing

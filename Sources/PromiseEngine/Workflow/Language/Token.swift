@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// The kinds of token of the statement level of a workflow file. The inside
 /// of `{{ ... }}` has its own small grammar (see `TemplateParser`).

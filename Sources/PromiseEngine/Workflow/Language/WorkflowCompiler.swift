@@ -1,4 +1,5 @@
 import PromiseEngine
+import WorkflowModel
 
 /// The result of reading a workflow file: the workflow when it has no
 /// errors, and every diagnostic found.

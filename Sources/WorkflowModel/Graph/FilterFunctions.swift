@@ -14,7 +14,7 @@ extension Filter {
     }
 
     /// Without leading and trailing spaces, tabs and line breaks.
-    static func trimmed(_ value: String) -> String {
+    package static func trimmed(_ value: String) -> String {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }
         let bytes = Array(value.utf8)
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
@@ -26,7 +26,7 @@ extension Filter {
     /// One word for a POSIX shell: `'it'\''s'`. Works on bytes, as the
     /// shell does: an apostrophe followed by a combining mark is one
     /// Character to Swift but still ends a quote for the shell.
-    static func shellQuoted(_ value: String) -> String {
+    package static func shellQuoted(_ value: String) -> String {
         var quoted: [UInt8] = [UInt8(ascii: "'")]
         quoted.reserveCapacity(value.utf8.count + 2)
         for byte in value.utf8 {
@@ -61,7 +61,7 @@ extension Filter {
     }
 
     /// Percent-encoded UTF-8; only `A-Z a-z 0-9 - . _ ~` stay as they are.
-    static func percentEncoded(_ value: String) -> String {
+    package static func percentEncoded(_ value: String) -> String {
         let hexDigits = Array("0123456789ABCDEF".utf8)
         var encoded: [UInt8] = []
         for byte in value.utf8 {

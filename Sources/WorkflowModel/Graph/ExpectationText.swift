@@ -47,12 +47,12 @@ package enum ExpectationText {
     }
 
     /// Text in a `"..."` string, escaped.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         "\"" + text.escapedForTemplate() + "\""
     }
 
     /// A regex in a raw string when it has no `'`, else escaped.
-    static func regex(_ pattern: RegexPattern) -> String {
+    package static func regex(_ pattern: RegexPattern) -> String {
         pattern.source.contains("'") || pattern.source.contains("\n")
             ? "\"" + pattern.source.escapedForTemplate() + "\""
             : "'" + pattern.source + "'"

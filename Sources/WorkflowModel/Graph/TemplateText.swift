@@ -65,7 +65,7 @@ extension Reference {
 extension String {
     /// Escapes for a `"..."` template: backslash, quote, control characters,
     /// and `{{` (as `\{{`).
-    func escapedForTemplate() -> String {
+    package func escapedForTemplate() -> String {
         var text = ""
         let characters = Array(self)
         for (index, character) in characters.enumerated() {

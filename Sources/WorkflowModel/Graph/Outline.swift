@@ -26,8 +26,8 @@ extension Workflow {
     }
 }
 
-enum Outline {
-    static func items(in block: Block, insideForeach: Bool) -> [OutlineItem] {
+package enum Outline {
+    package static func items(in block: Block, insideForeach: Bool) -> [OutlineItem] {
         var items: [OutlineItem] = []
         for statement in block.statements {
             switch statement {
@@ -40,7 +40,7 @@ enum Outline {
         return items
     }
 
-    static func items(of node: Node, insideForeach: Bool) -> [OutlineItem] {
+    package static func items(of node: Node, insideForeach: Bool) -> [OutlineItem] {
         var children: [OutlineItem] = []
         if case .group(let group) = node.kind {
             for child in childBlocks(of: group) {
@@ -57,12 +57,12 @@ enum Outline {
                             location: node.location, insideForeach: insideForeach, children: children)]
     }
 
-    enum Child {
+    package enum Child {
         case block(Block, foreach: Bool)
         case node(Node)
     }
 
-    static func childBlocks(of group: Group) -> [Child] {
+    package static func childBlocks(of group: Group) -> [Child] {
         switch group {
         case .sequence(let block): return [.block(block, foreach: false)]
         case .parallel(let parallel): return parallel.lanes.children.map(Child.node)

@@ -33,16 +33,16 @@ extension JSONDocument {
 }
 
 /// A recursive-descent parser over UTF-8 bytes.
-struct JSONParser {
+package struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    mutating func parseDocument() throws(JSONParseError) -> JSONDocument {
+    package mutating func parseDocument() throws(JSONParseError) -> JSONDocument {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         skipSpace()
         let value = try parseValue()

@@ -75,7 +75,7 @@ extension Workflow {
 }
 
 extension Block {
-    func withDefaultExecutor(_ executor: Placement.Executor) -> Block {
+    package func withDefaultExecutor(_ executor: Placement.Executor) -> Block {
         Block(statements: statements.map { statement in
             switch statement {
             case .node(let node): return .node(node.withDefaultExecutor(executor))
@@ -90,7 +90,7 @@ extension Block {
 }
 
 extension Lanes {
-    func withDefaultExecutor(_ executor: Placement.Executor) -> Lanes {
+    package func withDefaultExecutor(_ executor: Placement.Executor) -> Lanes {
         var copy = self
         copy.children = children.map { $0.withDefaultExecutor(executor) }
         return copy
@@ -98,7 +98,7 @@ extension Lanes {
 }
 
 extension Node {
-    func withDefaultExecutor(_ executor: Placement.Executor) -> Node {
+    package func withDefaultExecutor(_ executor: Placement.Executor) -> Node {
         var copy = self
         if (isProcessStep || !isStep), copy.attributes.placement.executor == nil {
             copy.attributes.placement.executor = executor

@@ -65,13 +65,6 @@ package struct Workflow: Sendable {
         source.location(of: range.start)
     }
 
-    /// An error found while running, at a place in the file (for example
-    /// an expression whose value could not be resolved), rendered as the
-    /// checker renders its diagnostics.
-    package func renderedError(_ message: String, at range: SourceRange, colored: Bool = false) -> String {
-        DiagnosticRenderer(source: source, colored: colored).render(Diagnostic(.error, message, at: range))
-    }
-
     /// Every node, depth first, in source order.
     package var allNodes: [Node] {
         var nodes: [Node] = []
@@ -86,7 +79,7 @@ package struct Workflow: Sendable {
 
 extension Block {
     /// The nodes of the block and of its catch and ensure bodies, in order.
-    var allNodesInOrder: [Node] {
+    package var allNodesInOrder: [Node] {
         var nodes: [Node] = []
         for statement in statements {
             switch statement {

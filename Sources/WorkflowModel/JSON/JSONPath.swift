@@ -41,20 +41,25 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    static func isPlainKeyByte(_ byte: UInt8) -> Bool {
-        Lexer.isIdentifierContinue(byte) || byte == UInt8(ascii: "$")
+    package static func isPlainKeyByte(_ byte: UInt8) -> Bool {
+        ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "$")
     }
 
     /// A parse error: a message and the byte offset it is at.
-    struct ParseError: Error {
-        var message: String
-        var offset: Int
+    package struct ParseError: Error {
+        package var message: String
+        package var offset: Int
+
+        package init(message: String, offset: Int) {
+            self.message = message
+            self.offset = offset
+        }
     }
 
     /// Parses a path from `bytes[start...]`, stopping at `end` or at the
     /// first byte that cannot continue the path (a space, `|`, `}`...).
     /// Returns the path and the offset after it.
-    static func parse(_ bytes: [UInt8], from start: Int, to end: Int) throws(ParseError) -> (JSONPath, Int) {
+    package static func parse(_ bytes: [UInt8], from start: Int, to end: Int) throws(ParseError) -> (JSONPath, Int) {
         var position = start
         var components: [Component] = []
         guard position < end else { throw ParseError(message: "empty JSON path; write '.' for the whole value", offset: start) }
@@ -101,7 +106,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     let numberStart = position
                     if position < end, bytes[position] == UInt8(ascii: "-") { position += 1 }
-                    while position < end, Lexer.isDigit(bytes[position]) { position += 1 }
+                    while position < end, ASCIIByte.isDigit(bytes[position]) { position += 1 }
                     let text = String(decoding: bytes[numberStart..<position], as: UTF8.self)
                     guard let index = Int(text) else {
                         throw ParseError(message: "expected an index or a quoted key after '[' in JSON path", offset: numberStart)

@@ -13,9 +13,9 @@ package struct TargetSelection: Sendable, Hashable {
     /// The labels asked for.
     package let targets: [String]
     /// Node ids of the targets.
-    let chosen: Set<String>
+    package let chosen: Set<String>
     /// Node ids of the groups that enclose a target (cut inside).
-    let enclosing: Set<String>
+    package let enclosing: Set<String>
 
     /// The reason a step that did not run because of targets is given.
     package static let notSelected = "not selected"
@@ -109,7 +109,7 @@ package struct TargetSelection: Sendable, Hashable {
         return cut
     }
 
-    func cut(_ block: Block) -> Block {
+    package func cut(_ block: Block) -> Block {
         guard let last = lastSelected(in: block) else {
             return Block(statements: block.statements.filter {
                 if case .node = $0 { return false }
@@ -134,7 +134,7 @@ package struct TargetSelection: Sendable, Hashable {
         return Block(statements: statements)
     }
 
-    func cut(_ node: Node) -> Node {
+    package func cut(_ node: Node) -> Node {
         guard case .group(let group) = node.kind, encloses(node) else { return node }
         var node = node
         func cutLanes(_ lanes: Lanes, _ dependencies: [[Int]]) -> (Lanes, [[Int]]) {
@@ -168,12 +168,12 @@ package struct TargetSelection: Sendable, Hashable {
         return node
     }
 
-    enum Place {
+    package enum Place {
         case chain, foreach, clause
     }
 
     /// Every node with the ids of the groups around it.
-    static func walk(_ block: Block, ancestors: [String], place: Place, _ visit: (Node, [String], Place) -> Void) {
+    package static func walk(_ block: Block, ancestors: [String], place: Place, _ visit: (Node, [String], Place) -> Void) {
         for statement in block.statements {
             switch statement {
             case .node(let node): walk(node, ancestors: ancestors, place: place, visit)
@@ -184,7 +184,7 @@ package struct TargetSelection: Sendable, Hashable {
         }
     }
 
-    static func walk(_ node: Node, ancestors: [String], place: Place, _ visit: (Node, [String], Place) -> Void) {
+    package static func walk(_ node: Node, ancestors: [String], place: Place, _ visit: (Node, [String], Place) -> Void) {
         visit(node, ancestors, place)
         guard case .group(let group) = node.kind else { return }
         let inside = ancestors + [node.id]

@@ -54,7 +54,7 @@ package struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// An integer's sign and digits without leading zeros, when the text
     /// is an integer (no fraction, no exponent); `-0` is `0`.
-    var integerDigits: (negative: Bool, digits: String)? {
+    package var integerDigits: (negative: Bool, digits: String)? {
         var body = Substring(text)
         let negative = body.hasPrefix("-")
         if negative { body = body.dropFirst() }

@@ -176,7 +176,7 @@ package struct Capture: Sendable, Hashable {
 
 extension TextPredicate {
     /// The predicate with its text (if any) passed through `transform`.
-    func mapTemplate<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> TextPredicate {
+    package func mapTemplate<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> TextPredicate {
         switch test {
         case .equals(let template): return TextPredicate(.equals(try transform(template)), negated: negated)
         case .contains(let template): return TextPredicate(.contains(try transform(template)), negated: negated)
@@ -184,7 +184,7 @@ extension TextPredicate {
         }
     }
 
-    var templates: [Template] {
+    package var templates: [Template] {
         switch test {
         case .equals(let template), .contains(let template): return [template]
         case .matches: return []
@@ -194,7 +194,7 @@ extension TextPredicate {
 
 extension StepExpectation {
     /// The templates of the expectation.
-    var templates: [Template] {
+    package var templates: [Template] {
         switch self {
         case .text(_, let predicate), .header(_, .text(let predicate)): return predicate.templates
         case .json(_, .compare(_, .string(let template))), .json(_, .contains(let template, _)): return [template]
@@ -203,7 +203,7 @@ extension StepExpectation {
     }
 
     /// The expectation with every template passed through `transform`.
-    func mapTemplates<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> StepExpectation {
+    package func mapTemplates<Failure: Error>(_ transform: (Template) throws(Failure) -> Template) throws(Failure) -> StepExpectation {
         switch self {
         case .text(let stream, let predicate): return .text(stream, try predicate.mapTemplate(transform))
         case .header(let name, .text(let predicate)): return .header(name: name, .text(try predicate.mapTemplate(transform)))

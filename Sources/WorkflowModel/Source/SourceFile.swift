@@ -74,7 +74,7 @@ package final class SourceFile: Sendable {
         /// The `include` line that brought the file in: "main.workflow:4".
         package let includedFrom: String?
         /// The file's line table.
-        let lines: LineTable
+        package let lines: LineTable
 
         package init(start: Int, end: Int, file: SourceFile, fileOffset: Int, includedFrom: String?) {
             self.start = start
@@ -136,9 +136,9 @@ package final class SourceFile: Sendable {
 package struct LineTable: Sendable {
     /// `starts[i]` is the offset of line `i + 1`.
     package let starts: [Int]
-    let count: Int
+    package let count: Int
 
-    init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         var starts = [0]
         starts.reserveCapacity(bytes.count / 24 + 1)
         bytes.withUnsafeBufferPointer { buffer in

@@ -27,7 +27,7 @@ package enum Suggestion {
 
     /// Levenshtein distance with transpositions counted as one edit; stops
     /// early (returning a value above `limit`) when it cannot be within it.
-    static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
+    package static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
         if abs(a.count - b.count) > limit { return limit + 1 }
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

@@ -16,7 +16,7 @@ package enum StepSummary {
         }
     }
 
-    static func firstLine(_ text: String) -> String {
+    package static func firstLine(_ text: String) -> String {
         guard let newline = text.firstIndex(of: "\n") else { return text }
         return String(text[..<newline]) + "…"
     }

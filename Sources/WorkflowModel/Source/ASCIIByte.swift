@@ -1,0 +1,13 @@
+/// The byte classes of the workflow language's words (`[A-Za-z_]`, then
+/// also digits and `-`), shared by the lexer and JSON paths.
+package enum ASCIIByte {
+    package static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    package static func isIdentifierStart(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+    }
+
+    package static func isIdentifierContinue(_ byte: UInt8) -> Bool {
+        isIdentifierStart(byte) || isDigit(byte) || byte == 0x2D
+    }
+}
