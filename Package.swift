@@ -30,7 +30,11 @@ let package = Package(
         // StepContext, StepResult, StepFailure). It imports only the
         // promises and the system, so the compiler keeps it at the bottom.
         .target(name: "WorkflowModel", dependencies: ["PromiseEngine", "RunnerSystem"]),
-        // The workflow language and executor, built on the model.
+        // The workflow language: lexer, parser, checker, lowering to the
+        // model's graph, formatter. Nothing below it, and not the executor,
+        // may import it.
+        .target(name: "WorkflowLanguage", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // The executor, built on the model.
         // Not in any product: its declarations are `package` access.
         .target(
             name: "WorkflowEngine",
@@ -50,14 +54,15 @@ let package = Package(
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps", "CRunnerStart"]),
+        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
+                                                                    "CRunnerStart"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 
@@ -67,12 +72,12 @@ let package = Package(
         // the PromiseEngine product only.
         .executableTarget(
             name: "StepsBench",
-            dependencies: ["Steps", "WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["Steps", "WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/StepsBench"
         ),
         .executableTarget(
             name: "LanguageBench",
-            dependencies: ["WorkflowEngine", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/LanguageBench"
         ),
     ]

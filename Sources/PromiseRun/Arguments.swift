@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// What the command line asks for.
 enum Command: Equatable {

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// `promise-run --dry-run FILE`: the tree with the values known before
 /// running (variables, `--var`, environment) filled in; nothing runs.

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// The program, off the main actor: parses the arguments, runs the command,
 /// returns the exit code.

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`, spec §12).

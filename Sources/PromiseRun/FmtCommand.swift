@@ -3,6 +3,7 @@ import WorkflowEngine
 import Steps
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1

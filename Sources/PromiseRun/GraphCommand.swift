@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
 /// drawn, nothing run.

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a

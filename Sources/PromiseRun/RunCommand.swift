@@ -4,6 +4,7 @@ import WorkflowEngine
 import Steps
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// Runs a checked workflow: wires the executor to the real steps, the
 /// console and the reports, handles signals, and gives the exit code

@@ -6,6 +6,7 @@ import Darwin
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// Reads a workflow file, or standard input for `-`.
 enum SourceReader {

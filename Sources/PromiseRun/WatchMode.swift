@@ -5,6 +5,7 @@ import Steps
 import Synchronization
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--watch` (spec §13): runs the workflow (or its targets), then waits for
 /// a change in a file any `sources` matches, or in the workflow file or one

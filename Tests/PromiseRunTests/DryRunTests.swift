@@ -4,6 +4,7 @@ import WorkflowEngine
 import Testing
 @testable import PromiseRun
 import WorkflowModel
+import WorkflowLanguage
 
 @Suite("Dry run")
 struct DryRunTests {

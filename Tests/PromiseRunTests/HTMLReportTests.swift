@@ -3,6 +3,7 @@ import WorkflowEngine
 import Testing
 @testable import PromiseRun
 import WorkflowModel
+import WorkflowLanguage
 
 @Suite("HTML report: the critical path")
 struct HTMLReportTests {

@@ -6,7 +6,7 @@
 //   swift run -c release LanguageBench --size 100000   # one size, in this process
 import Foundation
 import PromiseEngine
-import WorkflowEngine
+import WorkflowLanguage
 import WorkflowModel
 
 /// A workflow of about `steps` steps: blocks of ten steps (sh, exec, http

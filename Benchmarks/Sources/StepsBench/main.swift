@@ -18,6 +18,7 @@ import WorkflowEngine
 import Steps
 import Synchronization
 import WorkflowModel
+import WorkflowLanguage
 
 /// Peak and current resident memory of this process, in MiB.
 func memory() -> (peak: Double, current: Double) {

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import Synchronization
 import WorkflowModel
+import WorkflowLanguage
 
 /// What a person sees while a workflow runs. On a terminal: finished steps
 /// printed as they end, above a live area of the running steps; elsewhere

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// Colors and symbols, or plain text when color is off.
 struct ConsoleStyle: Sendable {

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowEngine
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// Paths in GitHub Actions annotations (`::error file=...`): GitHub reads
 /// them from the repository's root, so a workflow run from another folder

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.

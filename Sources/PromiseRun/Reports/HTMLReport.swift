@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--report html=PATH`: one self-contained page (inline style, script and
 /// data; nothing fetched). The run's data is a JSON block in the page; the

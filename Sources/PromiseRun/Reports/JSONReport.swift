@@ -2,6 +2,7 @@ import Glibc
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`, unless the workflow

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the

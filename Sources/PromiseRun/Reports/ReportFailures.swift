@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowEngine
 import WorkflowModel
+import WorkflowLanguage
 
 /// One failure as every report lists it: a failed step, a group that
 /// failed on its own (a timeout), or the run itself (`--timeout`, the

@@ -4,6 +4,7 @@ import WorkflowEngine
 import Steps
 import RunnerSystem
 import WorkflowModel
+import WorkflowLanguage
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.

@@ -3,6 +3,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 @Suite("Executor: blocks are promise chains (spec §3)")
 struct ChainExecutionTests {

@@ -3,6 +3,7 @@ import Synchronization
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// A step runner for the executor's unit tests: it interprets `sh` commands
 /// as a tiny script, so the tests control exactly when each step ends. The

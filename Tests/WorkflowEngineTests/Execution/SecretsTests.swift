@@ -1,6 +1,7 @@
 import Testing
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// `Secrets.mask`: every form of a secret, and the piece of one a cut left.
 @Suite("Secrets")

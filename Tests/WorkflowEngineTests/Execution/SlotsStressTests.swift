@@ -5,6 +5,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 // `.ci/run` runs this suite under ThreadSanitizer (`--filter Stress`).
 

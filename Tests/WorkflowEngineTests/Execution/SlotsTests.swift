@@ -5,6 +5,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 @Suite("Slots: leases on a counting semaphore of promises")
 struct SlotsTests {

@@ -3,6 +3,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 @Suite("DOT renderer")
 struct DotRendererTests {

@@ -3,6 +3,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// Expectations and captures written back as text read back the same.
 @Suite("Expectation text")

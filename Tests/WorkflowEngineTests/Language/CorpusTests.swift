@@ -4,6 +4,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// Each malformed workflow in Tests/Fixtures/Corpus gives exactly the
 /// diagnostics in the `.expected` file beside it (what `promise-run check`

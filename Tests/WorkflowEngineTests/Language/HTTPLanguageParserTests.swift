@@ -3,6 +3,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// Spec §11's forms as the parser reads them, and their mistakes.
 @Suite("Parser: HTTP language (spec §11)")

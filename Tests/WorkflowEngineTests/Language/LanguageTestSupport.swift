@@ -4,6 +4,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// Compiles workflow text as if read from `path`.
 func compile(_ text: String, path: String = "test.workflow") -> CompilationResult {

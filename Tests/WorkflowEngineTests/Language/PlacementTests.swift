@@ -3,6 +3,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec §14).
 @Suite("Where process steps run: the placement attributes")

@@ -4,6 +4,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// No input crashes or hangs the parser: random and mutated files, a large
 /// file of garbage, and very deep nesting all end in diagnostics.

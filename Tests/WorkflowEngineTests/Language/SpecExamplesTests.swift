@@ -4,6 +4,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// Every example of the language spec passes check. The fixtures copy the
 /// spec's examples (the expectation lines of §6 each placed in a step of a

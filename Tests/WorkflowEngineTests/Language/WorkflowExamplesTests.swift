@@ -4,6 +4,7 @@ import Testing
 import PromiseTestSupport
 @testable import WorkflowEngine
 @testable import WorkflowModel
+@testable import WorkflowLanguage
 
 /// The example workflows in workflows/ pass check, and every HTTP request
 /// in them goes to an address built from a variable whose default is a
