@@ -15,11 +15,7 @@ let package = Package(
     targets: [
         // Promises, combinators, cancellation, time: the library product.
         // No Foundation: it stays cheap to load and unambiguous beside it.
-        .target(
-            name: "PromiseEngine",
-            dependencies: ["CSyncAnnotations"],
-            path: "Sources/PromiseEngine/Promises"
-        ),
+        .target(name: "PromiseEngine", dependencies: ["CSyncAnnotations"]),
         // The operating system as the runner uses it: paths, files (read,
         // written atomically, appended), the environment, the clock, the
         // descriptor limit, change watching and the event loop. At the
@@ -34,13 +30,11 @@ let package = Package(
         // model's graph, formatter. Nothing below it, and not the executor,
         // may import it.
         .target(name: "WorkflowLanguage", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
-        // The executor, built on the model.
-        // Not in any product: its declarations are `package` access.
-        .target(
-            name: "WorkflowEngine",
-            dependencies: ["WorkflowModel", "PromiseEngine", "RunnerSystem"],
-            path: "Sources/PromiseEngine/Workflow"
-        ),
+        // Running a workflow: orchestration, resolving templates into the
+        // steps that run, records, scheduling, incremental steps, and the
+        // renderers (tree, DOT, Mermaid, JSON, dry run). Built on the model;
+        // it never sees the language.
+        .target(name: "WorkflowRun", dependencies: ["WorkflowModel", "PromiseEngine", "RunnerSystem"]),
         // ThreadSanitizer annotations for Mutex (header only, no cost when
         // TSan is off).
         .target(name: "CSyncAnnotations"),
@@ -54,15 +48,15 @@ let package = Package(
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
+        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
                                                                     "CRunnerStart"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
+        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 
@@ -72,7 +66,7 @@ let package = Package(
         // the PromiseEngine product only.
         .executableTarget(
             name: "StepsBench",
-            dependencies: ["Steps", "WorkflowEngine", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["Steps", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/StepsBench"
         ),
         .executableTarget(

@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
 

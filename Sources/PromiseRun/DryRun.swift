@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage

@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage

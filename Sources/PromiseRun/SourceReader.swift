@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
 

@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import Steps
 import Synchronization
 import RunnerSystem

@@ -1,6 +1,6 @@
 import Foundation
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import Testing
 @testable import PromiseRun
 import WorkflowModel

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import Testing
 @testable import PromiseRun
 import WorkflowModel

@@ -14,7 +14,7 @@
 // resident memory of this process (VmHWM).
 import Foundation
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import Steps
 import Synchronization
 import WorkflowModel

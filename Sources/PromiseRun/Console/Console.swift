@@ -1,6 +1,6 @@
 import Dispatch
 import PromiseEngine
-import WorkflowEngine
+import WorkflowRun
 import Synchronization
 import WorkflowModel
 import WorkflowLanguage

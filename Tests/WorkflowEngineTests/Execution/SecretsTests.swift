@@ -1,5 +1,5 @@
 import Testing
-@testable import WorkflowEngine
+@testable import WorkflowRun
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowEngine
+@testable import WorkflowRun
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowEngine
+@testable import WorkflowRun
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowEngine
+@testable import WorkflowRun
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 
