@@ -49,7 +49,7 @@ package final class SystemStepRunner: StepRunner {
     }
 
     /// Where a process step runs: Slurm when its context asks for it.
-    private func executor(for context: StepContext) -> any ProcessExecutor {
+    private func executor(for context: StepContext) -> any ProcessLauncher {
         context.slurm != nil ? slurm : processes
     }
 

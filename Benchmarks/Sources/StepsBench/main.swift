@@ -85,7 +85,7 @@ func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context:
 /// Counts the lines a step prints.
 final class CountingSink: StepOutputSink {
     let lines = Atomic<Int>(0)
-    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
+    func line(_ text: String, stream: OutputChannel, step id: String) {
         lines.add(1, ordering: .relaxed)
     }
 }

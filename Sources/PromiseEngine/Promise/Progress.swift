@@ -3,7 +3,7 @@ extension Promise {
     /// it is reported (and with 1 when the promise is fulfilled). A derived
     /// promise reports the progress of the promise it waits on; `when`
     /// reports the mean of its inputs.
-    public func onProgress(on executor: Executor = .inline, _ handler: @escaping @Sendable (Double) -> Void) {
+    public func onProgress(on executor: PromiseContext = .inline, _ handler: @escaping @Sendable (Double) -> Void) {
         switch executor {
         case .inline:
             addProgressListener(handler)

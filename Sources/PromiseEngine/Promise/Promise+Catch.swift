@@ -12,7 +12,7 @@ extension Promise {
     @inlinable
     @discardableResult
     public func `catch`(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
         derive(executor, .outcome { outcome in
@@ -33,7 +33,7 @@ extension Promise {
 /// ```
     @inlinable
     public func recover(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
         derive(executor, .outcome { outcome in
@@ -49,7 +49,7 @@ extension Promise {
 /// ```
     @inlinable
     public func recover(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
         derive(executor, .outcome { outcome in
@@ -68,7 +68,7 @@ extension Promise {
 /// ```
     @inlinable
     public func ensure(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable () throws -> Void
     ) -> Promise<Value> {
         derive(executor, .outcome { outcome in
@@ -87,7 +87,7 @@ extension Promise {
     /// `onSecondaryError` hears the ensure's error.
     @inlinable
     public func ensureThen(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         onSecondaryError: (@Sendable (any Error) -> Void)? = nil,
         _ body: @escaping @Sendable () throws -> Promise<Void>
     ) -> Promise<Value> {
@@ -114,7 +114,7 @@ extension Promise {
 /// ```
     @inlinable
     public func finally(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable () -> Void
     ) {
         _ = derive(executor, .outcome { outcome in

@@ -25,7 +25,7 @@ extension Promise {
     /// says. One allocation for the promise, one for the observer closure.
     @inlinable
     package final func derive<NewValue>(
-        _ executor: Executor, _ handler: DerivedHandler<Value, NewValue>
+        _ executor: PromiseContext, _ handler: DerivedHandler<Value, NewValue>
     ) -> Promise<NewValue> {
         let child = Promise<NewValue>(upstream: self)
         switch executor {

@@ -42,7 +42,7 @@ extension Promise {
     @discardableResult
     public func `catch`<Failure: Error>(
         _ type: Failure.Type,
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (Failure) throws -> Void
     ) -> Promise<Void> {
         derive(executor, .outcome { outcome in
@@ -74,9 +74,9 @@ extension Resolver {
     }
 }
 
-extension Executor {
+extension PromiseContext {
     /// The main queue: `done(on: .main) { ... }` to update a user interface.
-    public static var main: Executor { .queue(.main) }
+    public static var main: PromiseContext { .queue(.main) }
 }
 
 /// The first of two or more promises to settle decides (as `race(_:)` over

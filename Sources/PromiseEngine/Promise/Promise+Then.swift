@@ -10,7 +10,7 @@ extension Promise {
     /// ```
     @inlinable
     public func then<NewValue>(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
     ) -> Promise<NewValue> {
         derive(executor, .then(body))
@@ -23,7 +23,7 @@ extension Promise {
     /// ```
     @inlinable
     public func map<NewValue>(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ transform: @escaping @Sendable (Value) throws -> NewValue
     ) -> Promise<NewValue> {
         derive(executor, .map(transform))
@@ -32,7 +32,7 @@ extension Promise {
     /// Transforms the value; a nil result rejects with `PromiseError.nilValue`.
     @inlinable
     public func compactMap<NewValue>(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ transform: @escaping @Sendable (Value) throws -> NewValue?
     ) -> Promise<NewValue> {
         derive(executor, .map { value in
@@ -49,7 +49,7 @@ extension Promise {
     @inlinable
     @discardableResult
     public func done(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
         derive(executor, .map(body))
@@ -58,7 +58,7 @@ extension Promise {
     /// Looks at the value and passes it on unchanged.
     @inlinable
     public func get(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
         derive(executor, .map { value in
@@ -74,7 +74,7 @@ extension Promise {
     /// ```
     @inlinable
     public func tap(
-        on executor: Executor = .inline,
+        on executor: PromiseContext = .inline,
         _ body: @escaping @Sendable (Outcome<Value>) -> Void
     ) -> Promise<Value> {
         derive(executor, .outcome { outcome in

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// A promise settles at most once; later attempts are ignored. Handlers added
 /// with `then`, `map`, `catch`, ... run inline on the thread that settles it
-/// unless an `Executor` says otherwise. All methods are thread-safe: each
+/// unless an `PromiseContext` says otherwise. All methods are thread-safe: each
 /// promise has one lock, never held while a handler runs.
 ///
 /// ```swift

@@ -73,7 +73,7 @@ struct RunOptions: Equatable, Sendable {
     var jobs: Int?
     /// `--executor local|slurm`: where process steps without an `executor`
     /// attribute run (spec §14); nil: on this machine.
-    var executor: Placement.Executor?
+    var executor: Placement.ExecutorKind?
     /// `--slurm-jobs N`: at most N Slurm jobs in flight.
     var slurmJobs = 64
     /// `--http-connections N`.
@@ -144,7 +144,7 @@ struct GraphOptions: Equatable, Sendable {
     /// `graph FILE TARGET...`: the graph cut down to the targets.
     var targets: [String] = []
     /// `--executor`: where process steps that do not say are shown to run.
-    var executor: Placement.Executor?
+    var executor: Placement.ExecutorKind?
 }
 
 /// `promise-run fmt [--check] FILE...`.
@@ -301,7 +301,7 @@ enum Arguments {
             case "--http-connections":
                 options.httpConnections = try reader.integer(for: argument, in: 1...100_000)
             case "--executor":
-                options.executor = try reader.choice(for: argument, Placement.Executor.self)
+                options.executor = try reader.choice(for: argument, Placement.ExecutorKind.self)
             case "--slurm-jobs":
                 options.slurmJobs = try reader.integer(for: argument, in: 1...100_000)
             case "--keep-going":
@@ -414,10 +414,10 @@ enum Arguments {
     /// `COMMAND [--format F] [--color WHEN] FILE [TARGET...]` (graph, list).
     private static func parseFileCommand<Format: RawRepresentable & CaseIterable>(
         _ command: String, _ arguments: [String], _ formats: Format.Type, takesTargets: Bool
-    ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String], executor: Placement.Executor?)
+    ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String], executor: Placement.ExecutorKind?)
     where Format.RawValue == String {
         var reader = OptionReader(arguments)
-        var executor: Placement.Executor?
+        var executor: Placement.ExecutorKind?
         var file: String?
         var format: Format?
         var color = ColorMode.auto
@@ -436,7 +436,7 @@ enum Arguments {
             switch reader.name {
             case "--format", "-f": format = try reader.choice(for: argument, Format.self)
             case "--color": color = try reader.choice(for: argument, ColorMode.self)
-            case "--executor" where takesTargets: executor = try reader.choice(for: argument, Placement.Executor.self)
+            case "--executor" where takesTargets: executor = try reader.choice(for: argument, Placement.ExecutorKind.self)
             default: throw reader.unknownOption(argument, among: ["--format", "--color"] + (takesTargets ? ["--executor"] : []))
             }
         }

@@ -22,7 +22,7 @@ enum FmtCommand {
                 status = 2
                 continue
             }
-            guard let formatted = Formatter.format(source) else {
+            guard let formatted = WorkflowFormatter.format(source) else {
                 let result = WorkflowCompiler.compile(source)
                 if result.hasErrors {
                     StandardStreams.writeError(result.renderedDiagnostics(colored: colored))

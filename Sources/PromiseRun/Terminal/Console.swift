@@ -118,7 +118,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     // MARK: - StepOutputSink
 
-    func line(_ text: String, stream: OutputStream, step id: String) {
+    func line(_ text: String, stream: OutputChannel, step id: String) {
         switch settings.output {
         case .quiet:
             return

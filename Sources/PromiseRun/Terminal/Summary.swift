@@ -125,7 +125,7 @@ enum Summary {
 
     /// `::error` lines GitHub Actions turns into annotations, one per failed step.
     static func githubAnnotations(_ result: RunResult, workflow: Workflow) -> String {
-        var locations: [String: SourceLocation] = [:]
+        var locations: [String: SourcePosition] = [:]
         for node in workflow.allNodes { locations[node.id] = node.location }
         var text = ""
         for record in result.records where record.status == .failed && record.kind != "rethrow" {

@@ -96,7 +96,7 @@ final class ProcessExecution: @unchecked Sendable {
 
     /// One of the two output pipes.
     private struct OutputState {
-        var stream: OutputStream
+        var stream: OutputChannel
         var fd: Int32
         var token: EventLoop.Token?
         var tail: TailBuffer

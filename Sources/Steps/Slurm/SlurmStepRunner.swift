@@ -127,7 +127,7 @@ struct SrunOutputFilter: StepOutputSink {
     let inner: (any StepOutputSink)?
     let job: JobNote
 
-    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
+    func line(_ text: String, stream: OutputChannel, step id: String) {
         if stream == .stderr {
             let line = Substring(text)
             if let job = SrunMessages.jobID(in: line) { self.job.note(job) }

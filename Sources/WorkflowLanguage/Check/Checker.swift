@@ -353,7 +353,7 @@ struct Checker {
         }
     }
 
-    private mutating func checkExpression(_ expression: Expression) {
+    private mutating func checkExpression(_ expression: TemplateExpression) {
         switch expression.reference {
         case .environment(_, let fallback):
             if let fallback { checkTemplate(fallback) }
@@ -368,7 +368,7 @@ struct Checker {
         }
     }
 
-    private mutating func checkVariable(_ name: String, _ expression: Expression) {
+    private mutating func checkVariable(_ name: String, _ expression: TemplateExpression) {
         guard !variables.contains(name) else { return }
         if let info = labels[name] {
             if let field = info.fields.first {
@@ -384,7 +384,7 @@ struct Checker {
                           notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])
     }
 
-    private mutating func checkStepReference(_ label: String, _ field: StepField, _ expression: Expression) {
+    private mutating func checkStepReference(_ label: String, _ field: StepField, _ expression: TemplateExpression) {
         let candidates = declarations(of: label)
         guard let info = candidates.first(where: { scopes.encloses($0.scope, currentScope) }) else {
             if let inner = candidates.first {
@@ -420,7 +420,7 @@ struct Checker {
     }
 
     /// Reports a field the step does not have; true when the field is fine.
-    private mutating func checkField(_ field: StepField, of info: LabelInfo, _ expression: Expression) -> Bool {
+    private mutating func checkField(_ field: StepField, of info: LabelInfo, _ expression: TemplateExpression) -> Bool {
         guard !info.fields.isEmpty else {
             let what = ["sleep", "log", "fail", "rethrow"].contains(info.kind) ? "\(info.kind) steps have no fields" : "groups have no fields"
             diagnostics.error("'\(info.name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"); \(what)", at: expression.range)

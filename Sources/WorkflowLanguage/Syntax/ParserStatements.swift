@@ -225,8 +225,8 @@ extension Parser {
                 throw error("expected 'local' or 'slurm' after 'executor', found \(found)")
             }
             let word = text(current)
-            guard let executor = Placement.Executor(rawValue: word) else {
-                let suggestion = Suggestion.phrase(for: word, among: Placement.Executor.allCases.map(\.rawValue))
+            guard let executor = Placement.ExecutorKind(rawValue: word) else {
+                let suggestion = Suggestion.phrase(for: word, among: Placement.ExecutorKind.allCases.map(\.rawValue))
                 throw error("unknown executor '\(word)'" + (suggestion.isEmpty ? "; write 'executor local' or 'executor slurm'" : suggestion))
             }
             advance()

@@ -155,9 +155,9 @@ struct TemplateParser {
     /// Parses `{{ reference [?? "default"] [| filter]... }}` starting at the
     /// `{{` at `open`. Returns the expression (nil after an error) and the
     /// offset after `}}`.
-    private func parseExpression(openAt open: Int, to: Int, depth: Int, _ diagnostics: inout DiagnosticBag) -> (Expression?, Int) {
+    private func parseExpression(openAt open: Int, to: Int, depth: Int, _ diagnostics: inout DiagnosticBag) -> (TemplateExpression?, Int) {
         var scanner = ExpressionScanner(bytes: bytes, position: open + 2, end: to)
-        func fail(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) -> (Expression?, Int) {
+        func fail(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) -> (TemplateExpression?, Int) {
             diagnostics.error(message, at: range, notes: notes)
             return (nil, scanner.endOfExpression())
         }
@@ -304,7 +304,7 @@ struct TemplateParser {
             return fail("unexpected '\(scanner.currentCharacter)' in '{{ }}'; expected '|' or '}}'", at: scanner.rangeOfCurrentCharacter())
         }
         let end = scanner.position + 2
-        return (Expression(reference: reference, filters: filters, range: SourceRange(start: open, end: end)), end)
+        return (TemplateExpression(reference: reference, filters: filters, range: SourceRange(start: open, end: end)), end)
     }
 
     static let builtinFields: [String: StepField] = [

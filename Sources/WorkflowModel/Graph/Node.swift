@@ -38,9 +38,9 @@ package struct DotenvFile: Sendable, Hashable {
     package var path: String
     /// A missing file is no failure.
     package var optional: Bool
-    package var location: SourceLocation
+    package var location: SourcePosition
 
-    package init(path: String, optional: Bool, location: SourceLocation) {
+    package init(path: String, optional: Bool, location: SourcePosition) {
         self.path = path
         self.optional = optional
         self.location = location
@@ -52,9 +52,9 @@ package struct CatchClause: Sendable, Hashable {
     /// The failure kinds handled; empty means every kind.
     package var kinds: [FailureKind]
     package var body: Block
-    package var location: SourceLocation
+    package var location: SourcePosition
 
-    package init(kinds: [FailureKind], body: Block, location: SourceLocation) {
+    package init(kinds: [FailureKind], body: Block, location: SourcePosition) {
         self.kinds = kinds
         self.body = body
         self.location = location
@@ -83,9 +83,9 @@ package struct VariableDeclaration: Sendable, Hashable {
     package var value: Template
     /// Shown as `***` in every output and report.
     package var isSecret: Bool
-    package var location: SourceLocation
+    package var location: SourcePosition
 
-    package init(name: String, value: Template, isSecret: Bool, location: SourceLocation) {
+    package init(name: String, value: Template, isSecret: Bool, location: SourcePosition) {
         self.name = name
         self.value = value
         self.isSecret = isSecret
@@ -100,11 +100,11 @@ package struct Node: Sendable, Hashable {
     /// a foreach add `[i]` at run time.
     package var id: String
     package var label: String?
-    package var location: SourceLocation
+    package var location: SourcePosition
     package var attributes: Attributes
     package var kind: Kind
 
-    package init(id: String, label: String?, location: SourceLocation, attributes: Attributes, kind: Kind) {
+    package init(id: String, label: String?, location: SourcePosition, attributes: Attributes, kind: Kind) {
         self.id = id
         self.label = label
         self.location = location

@@ -10,7 +10,7 @@ package struct OutlineItem: Sendable, Hashable {
     /// `desc "..."`.
     package var description: String?
     /// Where it is written.
-    package var location: SourceLocation
+    package var location: SourcePosition
     /// Inside a `foreach` body (runs once per item; not a target).
     package var insideForeach: Bool
     /// The labelled steps and groups inside it.

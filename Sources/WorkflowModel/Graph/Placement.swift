@@ -6,11 +6,11 @@ import PromiseEngine
 /// nearest group that has it.
 package struct Placement: Sendable, Hashable {
     /// `executor local|slurm`.
-    package enum Executor: String, Sendable, Hashable, CaseIterable {
+    package enum ExecutorKind: String, Sendable, Hashable, CaseIterable {
         case local, slurm
     }
 
-    package var executor: Executor?
+    package var executor: ExecutorKind?
     /// `partition "NAME"`: the Slurm partition (queue).
     package var partition: Template?
     /// `cpus N`: CPUs for the job step; locally, N of the `-j` slots.
@@ -20,7 +20,7 @@ package struct Placement: Sendable, Hashable {
     /// `slurm-options "..."`: more `srun` options, split as a shell would.
     package var slurmOptions: Template?
 
-    package init(executor: Executor? = nil, partition: Template? = nil, cpus: Int? = nil,
+    package init(executor: ExecutorKind? = nil, partition: Template? = nil, cpus: Int? = nil,
                  memory: Template? = nil, slurmOptions: Template? = nil) {
         self.executor = executor
         self.partition = partition
@@ -67,7 +67,7 @@ extension Workflow {
     /// The workflow with `executor` where no `executor` attribute says
     /// otherwise (`--executor`): what the run, the graph and the dry run
     /// then all show.
-    package func withDefaultExecutor(_ executor: Placement.Executor) -> Workflow {
+    package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Workflow {
         var copy = self
         copy.body = copy.body.withDefaultExecutor(executor)
         return copy
@@ -75,7 +75,7 @@ extension Workflow {
 }
 
 extension Block {
-    package func withDefaultExecutor(_ executor: Placement.Executor) -> Block {
+    package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Block {
         Block(statements: statements.map { statement in
             switch statement {
             case .node(let node): return .node(node.withDefaultExecutor(executor))
@@ -90,7 +90,7 @@ extension Block {
 }
 
 extension Lanes {
-    package func withDefaultExecutor(_ executor: Placement.Executor) -> Lanes {
+    package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Lanes {
         var copy = self
         copy.children = children.map { $0.withDefaultExecutor(executor) }
         return copy
@@ -98,7 +98,7 @@ extension Lanes {
 }
 
 extension Node {
-    package func withDefaultExecutor(_ executor: Placement.Executor) -> Node {
+    package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Node {
         var copy = self
         if (isProcessStep || !isStep), copy.attributes.placement.executor == nil {
             copy.attributes.placement.executor = executor

@@ -60,8 +60,8 @@ package struct Template: Sendable, Hashable {
     }
 
     /// Every expression of the template, defaults of `env.X ?? "..."` included.
-    package var expressions: [Expression] {
-        var found: [Expression] = []
+    package var expressions: [TemplateExpression] {
+        var found: [TemplateExpression] = []
         for part in parts {
             guard case .expression(let expression) = part else { continue }
             found.append(expression)
@@ -76,13 +76,13 @@ package struct Template: Sendable, Hashable {
 /// A piece of a template.
 package enum TemplatePart: Sendable, Hashable {
     case literal(String)
-    case expression(Expression)
+    case expression(TemplateExpression)
 }
 
 /// `{{ reference | filter | ... }}`: a value and the filters applied to it,
 /// left to right. `range` is where it is in the file (the inside of the
 /// braces), for errors found at run time.
-package struct Expression: Sendable, Hashable {
+package struct TemplateExpression: Sendable, Hashable {
     package var reference: Reference
     package var filters: [Filter]
     package var range: SourceRange

@@ -24,7 +24,7 @@ extension Template {
 
     /// The template with each expression replaced by `resolve`'s answer, or
     /// kept as `{{...}}` when it answers nil. Used by `--dry-run`.
-    package func rendered(resolving resolve: (Expression) -> String?) -> String {
+    package func rendered(resolving resolve: (TemplateExpression) -> String?) -> String {
         var text = ""
         for part in parts {
             switch part {
@@ -37,7 +37,7 @@ extension Template {
     }
 }
 
-extension Expression {
+extension TemplateExpression {
     /// The inside of the braces: `label.field | trim`.
     package var sourceText: String {
         var text = reference.sourceText

@@ -61,7 +61,7 @@ package struct Workflow: Sendable {
 
     /// The line and column of a range in the workflow file (for example an
     /// expression's), computed on demand.
-    package func location(of range: SourceRange) -> SourceLocation {
+    package func location(of range: SourceRange) -> SourcePosition {
         source.location(of: range.start)
     }
 

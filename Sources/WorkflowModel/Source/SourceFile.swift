@@ -31,7 +31,7 @@ package struct SourceRange: Sendable, Hashable {
 
 /// A 1-based line and column (the column counts UTF-8 bytes), as
 /// diagnostics and reports show them.
-package struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+package struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
     package var line: Int
     package var column: Int
     /// The included file it is in (`include`); nil in the workflow's own file.
@@ -124,7 +124,7 @@ package final class SourceFile: Sendable {
 
     /// The line and column of one byte offset, in the file it came from
     /// (`file` set for an included file).
-    package func location(of offset: Int) -> SourceLocation {
+    package func location(of offset: Int) -> SourcePosition {
         guard let segment = segment(at: offset) else { return mainLines.location(of: offset) }
         var location = segment.lines.location(of: segment.fileOffset + offset - segment.start)
         if segment.file !== self, segment.includedFrom != nil { location.file = segment.file.displayPath }
@@ -151,7 +151,7 @@ package struct LineTable: Sendable {
     }
 
     /// The 1-based line and column of `offset`.
-    package func location(of offset: Int) -> SourceLocation {
+    package func location(of offset: Int) -> SourcePosition {
         let offset = min(max(0, offset), count)
         var low = 0
         var high = starts.count - 1
@@ -159,7 +159,7 @@ package struct LineTable: Sendable {
             let middle = (low + high + 1) / 2
             if starts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
-        return SourceLocation(line: low + 1, column: offset - starts[low] + 1)
+        return SourcePosition(line: low + 1, column: offset - starts[low] + 1)
     }
 
     /// The byte range of line `line` (1-based), without its newline.

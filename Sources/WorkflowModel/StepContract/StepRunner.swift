@@ -49,12 +49,12 @@ package struct StepContext: Sendable {
 }
 
 /// The two streams of a process.
-package enum OutputStream: String, Sendable {
+package enum OutputChannel: String, Sendable {
     case stdout, stderr
 }
 
 /// Where the lines of a step's output go while it runs (the console).
 package protocol StepOutputSink: Sendable {
     /// One line, without its newline. Called from any thread, in order per stream.
-    func line(_ text: String, stream: OutputStream, step id: String)
+    func line(_ text: String, stream: OutputChannel, step id: String)
 }

@@ -181,7 +181,7 @@ extension WorkflowExecutor {
     }
 
     /// `line 12`, or `lib/build.workflow:12` in an included file.
-    static func place(_ location: SourceLocation) -> String {
+    static func place(_ location: SourcePosition) -> String {
         location.file.map { "\($0):\(location.line)" } ?? "line \(location.line)"
     }
 }

@@ -273,7 +273,7 @@ struct MaskingOutput: StepOutputSink {
     let inner: any StepOutputSink
     let secrets: Secrets
 
-    func line(_ text: String, stream: OutputStream, step id: String) {
+    func line(_ text: String, stream: OutputChannel, step id: String) {
         inner.line(secrets.mask(text), stream: stream, step: id)
     }
 }

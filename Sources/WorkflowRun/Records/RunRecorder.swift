@@ -67,7 +67,7 @@ final class RunRecorder: Sendable {
     }
 
     func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil,
-                  executor: Placement.Executor? = nil) {
+                  executor: Placement.ExecutorKind? = nil) {
         state.withLock { state in
             guard state.entries[id] == nil else { return }
             var record = StepRecord(id: id, label: label, kind: kind, summary: summary, order: state.nextOrder)

@@ -65,7 +65,7 @@ package struct StepRecord: Sendable {
     package var handledBy: String?
     /// Where a process step ran: `local` or `slurm` (spec §14); nil for
     /// other steps.
-    package var executor: Placement.Executor?
+    package var executor: Placement.ExecutorKind?
     /// The Slurm job that ran it (its last attempt).
     package var slurmJob: String?
 

@@ -86,7 +86,7 @@ package struct DryRunValues: Sendable {
         return text
     }
 
-    private func value(_ expression: Expression, masked: Bool) -> String? {
+    private func value(_ expression: TemplateExpression, masked: Bool) -> String? {
         var value: String?
         switch expression.reference {
         case .variable(let name):

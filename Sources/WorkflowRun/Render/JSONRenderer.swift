@@ -46,7 +46,7 @@ package struct JSONRenderer: Sendable {
                  ("value", declaration.isSecret ? .string("***") : template(declaration.value))] + location(declaration.location))
     }
 
-    private func location(_ location: SourceLocation) -> [(String, JSONValue)] {
+    private func location(_ location: SourcePosition) -> [(String, JSONValue)] {
         [("line", .integer(location.line)), ("column", .integer(location.column))]
     }
 

@@ -23,7 +23,7 @@ struct Interpolator: Sendable {
         return text
     }
 
-    func value(of expression: Expression, in values: ValueScope, stepID: String) throws(RunError) -> String {
+    func value(of expression: TemplateExpression, in values: ValueScope, stepID: String) throws(RunError) -> String {
         var isSecret = false
         var value: String
         switch expression.reference {
@@ -66,7 +66,7 @@ struct Interpolator: Sendable {
         return value
     }
 
-    private func failure(_ message: String, _ expression: Expression, _ stepID: String) -> RunError {
+    private func failure(_ message: String, _ expression: TemplateExpression, _ stepID: String) -> RunError {
         let location = workflow.location(of: expression.range)
         return RunError(stepID: stepID, kind: .reference,
                         message: secrets.mask("\(location.file ?? workflow.source.displayPath):\(location.line):\(location.column): \(message)"))

@@ -82,13 +82,13 @@ struct TemporaryFolder: ~Copyable {
 
 /// Collects the lines a step prints, per stream.
 final class LineCollector: StepOutputSink {
-    private let lines = Lock<[(WorkflowModel.OutputStream, String)]>([])
+    private let lines = Lock<[(OutputChannel, String)]>([])
 
-    func line(_ text: String, stream: WorkflowModel.OutputStream, step id: String) {
+    func line(_ text: String, stream: OutputChannel, step id: String) {
         lines.withLock { $0.append((stream, text)) }
     }
 
-    func lines(_ stream: WorkflowModel.OutputStream) -> [String] {
+    func lines(_ stream: OutputChannel) -> [String] {
         lines.withLock { $0.filter { $0.0 == stream }.map(\.1) }
     }
 }

@@ -34,13 +34,13 @@ struct LoweringTests {
             Issue.record("unexpected statements \(statements)")
             return
         }
-        #expect(a.location == SourceLocation(line: 3, column: 1))
+        #expect(a.location == SourcePosition(line: 3, column: 1))
         #expect(sequence.id == "sequence@4:1")
         guard case .group(.sequence(let block)) = sequence.kind else { Issue.record("not a sequence"); return }
         #expect(block.statements.first == .variable(VariableDeclaration(name: "inner", value: .literal("2"), isSecret: false,
-                                                                          location: SourceLocation(line: 5, column: 7))))
+                                                                          location: SourcePosition(line: 5, column: 7))))
         #expect(clause.kinds == [.exit])
-        #expect(clause.location == SourceLocation(line: 8, column: 1))
+        #expect(clause.location == SourcePosition(line: 8, column: 1))
         #expect(ensure.nodes.map(\.id) == ["log@12:3"])
     }
 
@@ -90,7 +90,7 @@ struct ModelValueTests {
         #expect(Template(parts: []) == .literal(""))
         #expect(Template.literal("").parts.isEmpty)
         #expect(Template.literal("a").literalValue == "a")
-        let expression = Expression(reference: .variable("x"), range: SourceRange(start: 0, end: 5))
+        let expression = TemplateExpression(reference: .variable("x"), range: SourceRange(start: 0, end: 5))
         let template = Template(parts: [.literal("a"), .expression(expression)])
         #expect(template.literalValue == nil)
         #expect(template.parts.count == 2)

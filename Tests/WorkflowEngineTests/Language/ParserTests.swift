@@ -22,7 +22,7 @@ struct ParserTests {
         let node = try #require(workflow.body.nodes.first)
         #expect(node.label == "build")
         #expect(node.id == "build")
-        #expect(node.location == SourceLocation(line: 1, column: 1))
+        #expect(node.location == SourcePosition(line: 1, column: 1))
         #expect(node.attributes.timeout == .seconds(600))
         #expect(node.attributes.retry == RetryPolicy(count: 2, delay: .seconds(1)))
         #expect(node.attributes.cwd == .literal("sub"))
@@ -167,7 +167,7 @@ struct ParserTests {
         #expect(workflow.variables.map(\.name) == ["a", "b", "n"])
         #expect(workflow.variables.map(\.isSecret) == [false, true, false])
         #expect(workflow.variables[2].value == .literal("3"))
-        #expect(workflow.variables[1].location == SourceLocation(line: 4, column: 8))
+        #expect(workflow.variables[1].location == SourcePosition(line: 4, column: 8))
         #expect(workflow.body.statements.count == 1)
     }
 

@@ -113,7 +113,7 @@ struct PlacementTests {
     @Test("fmt puts the placement attributes after the process attributes and keeps the meaning")
     func formatting() throws {
         let text = "a: sh \"true\" { cpus 2; timeout 5s; executor slurm }\n"
-        let formatted = try #require(Formatter.format(SourceFile(path: "t.workflow", text: text)))
+        let formatted = try #require(WorkflowFormatter.format(SourceFile(path: "t.workflow", text: text)))
         #expect(formatted == "a: sh \"true\" {\n  timeout 5s\n  executor slurm\n  cpus 2\n}\n", "\(formatted)")
     }
 }

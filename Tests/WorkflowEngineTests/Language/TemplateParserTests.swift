@@ -51,7 +51,7 @@ struct TemplateParserTests {
               case .expression(let expression) = template.parts[1] else { Issue.record("no expression"); return }
         let bytes = Array(text.utf8)
         #expect(String(decoding: bytes[expression.range.start..<expression.range.end], as: UTF8.self) == "{{ x }}")
-        #expect(workflow.location(of: expression.range) == SourceLocation(line: 2, column: 8))
+        #expect(workflow.location(of: expression.range) == SourcePosition(line: 2, column: 8))
     }
 
     @Test func environmentWithDefaultHoldsATemplate() throws {

@@ -10,7 +10,7 @@ import WorkflowModel
 /// (`desc`, `timeout`, `retry`, `needs`, `allow-failure`) first in its
 /// block. Strings are kept byte for byte (`"""` bodies too). Formatting a
 /// formatted file changes nothing, and the lowered graph is the same.
-package enum Formatter {
+package enum WorkflowFormatter {
     /// The canonical text of a file that checks; nil when it has errors
     /// (only a file that parses can be laid out without guessing).
     package static func format(_ source: SourceFile) -> String? {

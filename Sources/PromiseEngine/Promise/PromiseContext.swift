@@ -10,7 +10,7 @@ import Dispatch
 /// let disk = DispatchQueue(label: "disk")
 /// fetch(url).done(on: .queue(disk)) { data in save(data) }
 /// ```
-public enum Executor: Sendable {
+public enum PromiseContext: Sendable {
     /// On the thread that settles the promise, at once: no hop, no
     /// allocation. Right for short handlers.
     case inline

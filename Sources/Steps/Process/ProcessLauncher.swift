@@ -7,12 +7,12 @@ import WorkflowModel
 /// streamed back, expectations, captures, retries, cancellation) is the
 /// executor's to keep as on this machine. docs/steps.md says how a
 /// Kubernetes executor would fit.
-protocol ProcessExecutor: Sendable {
+protocol ProcessLauncher: Sendable {
     /// `sh COMMAND`.
     func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult>
     /// `exec PROGRAM ARGS...`.
     func runExec(_ arguments: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult>
 }
 
-extension ProcessStepRunner: ProcessExecutor {}
-extension SlurmStepRunner: ProcessExecutor {}
+extension ProcessStepRunner: ProcessLauncher {}
+extension SlurmStepRunner: ProcessLauncher {}
