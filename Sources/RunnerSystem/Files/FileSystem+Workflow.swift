@@ -19,22 +19,14 @@ extension FileSystem {
     }
 
     /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
-    package static func readText(_ path: String) -> Result<String, FileReadError> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(FileReadError(path: path, reason: String(cString: strerror(errno)))) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(FileReadError(path: path, reason: String(cString: strerror(errno))))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
+    package static func readText(_ path: String) -> Result<String, FileError> {
+        do {
+            return .success(String(decoding: try FileSystem().read(path), as: UTF8.self))
+        } catch let error as FileError {
+            return .failure(error)
+        } catch {
+            return .failure(FileError(path, reason: "\(error)"))
         }
-        return .success(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Writes `bytes` to `path` through a temporary file in the same folder
@@ -137,7 +129,3 @@ extension FileSystem {
     }
 }
 
-package struct FileReadError: Error {
-    package let path: String
-    package let reason: String
-}

@@ -157,8 +157,10 @@ package struct FileSystem: Sendable {
 
     // MARK: - Reading
 
-    /// The whole file, when it is at most `limit` bytes.
-    package func read(_ path: String, limit: Int) throws -> [UInt8] {
+    /// The whole file, when it is at most `limit` bytes: the one reader of
+    /// whole files (workflow files, includes, `lines(...)`, `.env` files,
+    /// `file read`, multipart parts, the incremental store).
+    package func read(_ path: String, limit: Int = .max) throws -> [UInt8] {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FileError(path) }
         defer { close(fd) }
@@ -168,7 +170,17 @@ package struct FileSystem: Sendable {
         if Int(info.st_size) > limit {
             throw FileError(path, reason: "\(info.st_size) bytes, more than the \(limit)-byte limit for reading into memory")
         }
+        return try readAll(fd, path: path, limit: limit, expected: Int(info.st_size))
+    }
+
+    /// Everything standard input holds, to its end (`-` for a workflow).
+    package func readStandardInput() throws -> [UInt8] {
+        try readAll(0, path: "<stdin>", limit: .max, expected: 0)
+    }
+
+    private func readAll(_ fd: Int32, path: String, limit: Int, expected: Int) throws -> [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(expected)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             try checkCancelled()

@@ -63,26 +63,13 @@ enum MultipartBody {
     }
 
     private static func contentsOf(_ path: String, label: String) throws(StepFailure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StepFailure(.file, "\(label): multipart file \(path): \(systemReason(errno))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StepFailure(.file, "\(label): multipart file \(path) is not a regular file")
+        do {
+            return try FileSystem().read(path)
+        } catch let error as FileError {
+            throw StepFailure(.file, "\(label): multipart file \(path): \(error.reason)")
+        } catch {
+            throw StepFailure(.file, "\(label): multipart file \(path): \(error)")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StepFailure(.file, "\(label): multipart file \(path): \(systemReason(errno))")
-            }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return bytes
     }
 
     private static func randomHex(_ count: Int) -> String {
