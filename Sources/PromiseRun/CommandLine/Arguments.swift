@@ -193,13 +193,10 @@ enum Arguments {
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
-    private static let valueOptions: Set<String> = [
-        "-j", "--jobs", "--http-connections", "--executor", "--slurm-jobs", "--timeout", "--var", "--var-file", "--env-file",
-        "--report", "--report-output", "--output", "--color", "--cacert", "--format", "-f",
-    ]
+    private static let valueOptions = Set(Option.valueNames)
 
     private static func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
-        if arguments.contains("--version") || arguments.contains("-V") { return .version }
+        if Option.version.names.contains(where: arguments.contains) { return .version }
         // The command word may come after options: `--color never check f`.
         var commandIndex: Int?
         var firstPositional: Int?
@@ -216,7 +213,7 @@ enum Arguments {
             if commands.contains(argument) { commandIndex = index }
             break
         }
-        let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
+        let wantsHelp = Option.help.names.contains(where: arguments.contains)
         guard let commandIndex else {
             if wantsHelp { return .help(nil) }
             if let firstPositional {
@@ -252,12 +249,12 @@ enum Arguments {
                     options.files.append(argument)
                     continue
                 }
-                switch reader.name {
-                case "--check":
+                switch try reader.option(for: .fmt) {
+                case .checkOnly:
                     try reader.noValue(for: argument)
                     options.check = true
-                case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
-                default: throw reader.unknownOption(argument, among: ["--check", "--color"])
+                case .color: options.color = try reader.choice(for: argument, ColorMode.self)
+                default: throw reader.unknownOption(for: .fmt)
                 }
             }
             guard !options.files.isEmpty else { throw UsageError(message: "fmt needs at least one workflow file") }
@@ -295,34 +292,34 @@ enum Arguments {
                 }
                 continue
             }
-            switch reader.name {
-            case "-j", "--jobs":
+            switch try reader.option(for: .run) {
+            case .jobs:
                 options.jobs = try reader.integer(for: argument, in: 1...4096)
-            case "--http-connections":
+            case .httpConnections:
                 options.httpConnections = try reader.integer(for: argument, in: 1...100_000)
-            case "--executor":
+            case .executor:
                 options.executor = try reader.choice(for: argument, Placement.ExecutorKind.self)
-            case "--slurm-jobs":
+            case .slurmJobs:
                 options.slurmJobs = try reader.integer(for: argument, in: 1...100_000)
-            case "--keep-going":
+            case .keepGoing:
                 try reader.noValue(for: argument)
                 options.keepGoing = true
-            case "--timeout":
+            case .timeout:
                 let text = try reader.value(for: argument)
                 guard let duration = DurationText.parse(text), duration > .zero else {
-                    throw UsageError(message: "invalid duration '\(text)' for --timeout (write, for example, 90s, 5m or 1m30s)")
+                    throw UsageError(message: "invalid duration '\(text)' for \(reader.name) (write, for example, 90s, 5m or 1m30s)")
                 }
                 options.timeout = duration
-            case "--var":
+            case .variable:
                 let text = try reader.value(for: argument)
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                    throw UsageError(message: "--var takes NAME=VALUE, not '\(text)'")
+                    throw UsageError(message: "\(reader.name) takes NAME=VALUE, not '\(text)'")
                 }
                 options.variables.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
-            case "--report":
+            case .report:
                 let text = try reader.value(for: argument)
                 guard let equals = text.firstIndex(of: "=") else {
-                    throw UsageError(message: "--report takes FORMAT=PATH (json, junit, html or markdown), not '\(text)'")
+                    throw UsageError(message: "\(reader.name) takes FORMAT=PATH (json, junit, html or markdown), not '\(text)'")
                 }
                 let name = String(text[..<equals])
                 let path = String(text[text.index(after: equals)...])
@@ -331,44 +328,44 @@ enum Arguments {
                         .map { "; did you mean '\($0)'?" } ?? " (json, junit, html or markdown)"
                     throw UsageError(message: "unknown report format '\(name)'\(suggestion)")
                 }
-                guard !path.isEmpty else { throw UsageError(message: "--report \(name)= needs a path") }
+                guard !path.isEmpty else { throw UsageError(message: "\(reader.name) \(name)= needs a path") }
                 options.reports.append(ReportRequest(format: format, path: path))
-            case "--report-output":
+            case .reportOutput:
                 options.reportOutputKiB = try reader.integer(for: argument, in: 0...1_048_576)
-            case "--output":
+            case .output:
                 options.output = try reader.choice(for: argument, OutputMode.self)
                 outputGiven = true
-            case "--color":
+            case .color:
                 options.color = try reader.choice(for: argument, ColorMode.self)
-            case "-q", "--quiet":
+            case .quiet:
                 try reader.noValue(for: argument)
                 options.verbosity = .quiet
-            case "-v", "--verbose":
+            case .verbose:
                 try reader.noValue(for: argument)
                 options.verbosity = .verbose
-            case "--dry-run":
+            case .dryRun:
                 try reader.noValue(for: argument)
                 options.dryRun = true
-            case "--var-file":
+            case .varFile:
                 let path = try reader.value(for: argument)
                 options.variables += try VarFile.read(path)
-            case "--env-file":
+            case .envFile:
                 options.envFiles.append(try reader.value(for: argument))
-            case "--force":
+            case .force:
                 try reader.noValue(for: argument)
                 options.force = true
-            case "--watch":
+            case .watch:
                 try reader.noValue(for: argument)
                 options.watch = true
-            case "--insecure", "-k":
+            case .insecure:
                 try reader.noValue(for: argument)
                 options.insecure = true
-            case "--cacert":
+            case .cacert:
                 let path = try reader.value(for: argument)
-                guard !path.isEmpty else { throw UsageError(message: "--cacert needs the path of a PEM file") }
+                guard !path.isEmpty else { throw UsageError(message: "\(reader.name) needs the path of a PEM file") }
                 options.caCertificate = path
             default:
-                throw reader.unknownOption(argument, among: runOptionNames)
+                throw reader.unknownOption(for: .run)
             }
         }
         guard let file else { throw UsageError(message: "no workflow file given") }
@@ -387,13 +384,13 @@ enum Arguments {
                 options.files.append(argument)
                 continue
             }
-            switch reader.name {
-            case "--color": options.color = try reader.choice(for: argument, ColorMode.self)
-            case "--format", "-f": options.format = try reader.choice(for: argument, CheckOptions.Format.self)
-            case "-q", "--quiet":
+            switch try reader.option(for: .check) {
+            case .color: options.color = try reader.choice(for: argument, ColorMode.self)
+            case .format: options.format = try reader.choice(for: argument, CheckOptions.Format.self)
+            case .quiet:
                 try reader.noValue(for: argument)
                 options.quiet = true
-            default: throw reader.unknownOption(argument, among: ["--color", "--quiet", "--format"])
+            default: throw reader.unknownOption(for: .check)
             }
         }
         guard !options.files.isEmpty else { throw UsageError(message: "check needs at least one workflow file") }
@@ -401,19 +398,19 @@ enum Arguments {
     }
 
     private static func parseGraph(_ arguments: [String]) throws(UsageError) -> GraphOptions {
-        let parsed = try parseFileCommand("graph", arguments, GraphOptions.Format.self, takesTargets: true)
+        let parsed = try parseFileCommand(.graph, arguments, GraphOptions.Format.self, takesTargets: true)
         return GraphOptions(file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets,
                             executor: parsed.executor)
     }
 
     private static func parseList(_ arguments: [String]) throws(UsageError) -> ListOptions {
-        let parsed = try parseFileCommand("list", arguments, ListOptions.Format.self, takesTargets: false)
+        let parsed = try parseFileCommand(.list, arguments, ListOptions.Format.self, takesTargets: false)
         return ListOptions(file: parsed.file, format: parsed.format ?? .text, color: parsed.color)
     }
 
     /// `COMMAND [--format F] [--color WHEN] FILE [TARGET...]` (graph, list).
     private static func parseFileCommand<Format: RawRepresentable & CaseIterable>(
-        _ command: String, _ arguments: [String], _ formats: Format.Type, takesTargets: Bool
+        _ command: CommandName, _ arguments: [String], _ formats: Format.Type, takesTargets: Bool
     ) throws(UsageError) -> (file: String, format: Format?, color: ColorMode, targets: [String], executor: Placement.ExecutorKind?)
     where Format.RawValue == String {
         var reader = OptionReader(arguments)
@@ -429,28 +426,23 @@ enum Arguments {
                 } else if takesTargets {
                     targets.append(argument)
                 } else {
-                    throw UsageError(message: "unexpected argument '\(argument)': \(command) takes one workflow file")
+                    throw UsageError(message: "unexpected argument '\(argument)': \(command.rawValue) takes one workflow file")
                 }
                 continue
             }
-            switch reader.name {
-            case "--format", "-f": format = try reader.choice(for: argument, Format.self)
-            case "--color": color = try reader.choice(for: argument, ColorMode.self)
-            case "--executor" where takesTargets: executor = try reader.choice(for: argument, Placement.ExecutorKind.self)
-            default: throw reader.unknownOption(argument, among: ["--format", "--color"] + (takesTargets ? ["--executor"] : []))
+            switch try reader.option(for: command) {
+            case .format: format = try reader.choice(for: argument, Format.self)
+            case .color: color = try reader.choice(for: argument, ColorMode.self)
+            case .executor: executor = try reader.choice(for: argument, Placement.ExecutorKind.self)
+            default: throw reader.unknownOption(for: command)
             }
         }
-        guard let file else { throw UsageError(message: "\(command) needs a workflow file") }
+        guard let file else { throw UsageError(message: "\(command.rawValue) needs a workflow file") }
         return (file, format, color, targets, executor)
     }
 
-    /// The run's one-letter options.
-    static let runShortOptions = ["-j", "-k", "-q", "-v"]
-
-    static let runOptionNames = [
-        "--jobs", "--http-connections", "--executor", "--slurm-jobs", "--keep-going", "--timeout", "--var", "--report", "--report-output",
-        "--output", "--color", "--quiet", "--verbose", "--dry-run", "--insecure", "--cacert", "--var-file", "--env-file", "--force", "--watch", "--help", "--version",
-    ]
+    /// The run's options, by their long names (the man page's test reads them).
+    static var runOptionNames: [String] { Option.of(.run).map(\.spec.long) }
 }
 
 /// Walks the arguments, splitting `--name=value` and `-j4`.
@@ -480,9 +472,10 @@ private struct OptionReader {
                 if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                     name = String(argument[..<equals])
                     inlineValue = String(argument[argument.index(after: equals)...])
-                } else if argument.hasPrefix("-j"), argument.count > 2 {
-                    name = "-j"
-                    inlineValue = String(argument.dropFirst(2))
+                } else if let short = Option.jobs.spec.short, argument.hasPrefix(short), argument.count > short.count {
+                    // `-j4`.
+                    name = short
+                    inlineValue = String(argument.dropFirst(short.count))
                 }
             }
             return argument
@@ -525,11 +518,24 @@ private struct OptionReader {
         return choice
     }
 
-    func unknownOption(_ argument: String, among names: [String]) -> UsageError {
-        if Arguments.runOptionNames.contains(name) || Arguments.runShortOptions.contains(name) {
-            return UsageError(message: "'\(name)' is an option of running a workflow (promise-run [run] [OPTIONS] FILE); "
-                              + "this command does not take it")
+    /// The option being read, when `command` takes it; nil otherwise
+    /// (the caller's `default` then says why).
+    func option(for command: CommandName) throws(UsageError) -> Option? {
+        guard let option = Option.named(name), option.spec.commands.contains(command) else { return nil }
+        return option
+    }
+
+    /// The option is not one of `command`'s: another command's, or none.
+    func unknownOption(for command: CommandName) -> UsageError {
+        if let option = Option.named(name) {
+            if option.spec.commands.contains(.run) {
+                return UsageError(message: "'\(name)' is an option of running a workflow (promise-run [run] [OPTIONS] FILE); "
+                                  + "this command does not take it")
+            }
+            let owners = CommandName.allCases.filter { option.spec.commands.contains($0) }.map(\.rawValue).joined(separator: ", ")
+            return UsageError(message: "'\(name)' is an option of \(owners), not of \(command.rawValue)")
         }
+        let names = Option.of(command).flatMap(\.names)
         return UsageError(message: "unknown option '\(name)'" + Suggestion.phrase(for: name, among: names))
     }
 }

@@ -24,9 +24,9 @@ enum DryRun {
         let verdicts = Fingerprint.preview(workflow, currentDirectory: ProcessEnvironment.currentDirectory())
         if !verdicts.isEmpty {
             let width = verdicts.map(\.id.count).max() ?? 0
-            text += "\nsteps with sources" + (options.force ? " (--force: all of them would run)" : "") + ":\n"
+            text += "\nsteps with sources" + (options.force ? " (\(Option.force.spec.long): all of them would run)" : "") + ":\n"
             for (id, verdict) in verdicts {
-                text += "  " + Format.padded(id, width) + "  " + (options.force ? "would run (--force)" : verdict) + "\n"
+                text += "  " + Format.padded(id, width) + "  " + (options.force ? "would run (\(Option.force.spec.long))" : verdict) + "\n"
             }
         }
         return text

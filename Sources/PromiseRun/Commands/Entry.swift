@@ -17,7 +17,7 @@ enum Entry {
         }
         switch parsed {
         case .failure(let error):
-            StandardStreams.writeError("promise-run: \(error.message)\n\(HelpText.usage)\nRun 'promise-run --help' for more.\n")
+            StandardStreams.writeError("promise-run: \(error.message)\n\(HelpText.usage)\nRun 'promise-run \(Option.help.spec.long)' for more.\n")
             return 2
         case .success(.help(let command)):
             StandardStreams.writeOutput(HelpText.help(for: command))

@@ -13,7 +13,7 @@ enum EnvFiles {
         let text: String
         switch FileSystem.readText(path) {
         case .success(let read): text = read
-        case .failure(let error): return .failure(EnvFileProblem(message: "--env-file \(path): \(error.reason)"))
+        case .failure(let error): return .failure(EnvFileProblem(message: "\(Option.envFile.spec.long) \(path): \(error.reason)"))
         }
         do {
             return .success(try Dotenv.parse(text, path: path))

@@ -11,7 +11,7 @@ enum VarFile {
         let text: String
         switch SourceReader.read(path) {
         case .success(let source): text = String(decoding: source.bytes, as: UTF8.self)
-        case .failure(let error): throw UsageError(message: "--var-file: \(error.message)")
+        case .failure(let error): throw UsageError(message: "\(Option.varFile.spec.long): \(error.message)")
         }
         var variables: [(name: String, value: String)] = []
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })

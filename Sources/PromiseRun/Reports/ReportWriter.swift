@@ -37,7 +37,7 @@ enum ReportWriter {
         var problems: [String] = []
         for request in requests {
             let path = request.path.hasPrefix("/") ? request.path : directory + "/" + request.path
-            let named = "--report \(request.format.rawValue)=\(request.path)"
+            let named = "\(Option.report.spec.long) \(request.format.rawValue)=\(request.path)"
             var info = stat()
             if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 problems.append("\(named): '\(request.path)' is a folder; name a file in it (\(request.path)/report.\(request.format.fileExtension))")

@@ -25,7 +25,7 @@ enum Summary {
         switch result.status {
         case .succeeded: headline = style.green("✓ \(result.workflow) succeeded")
         case .failed: headline = style.red("✗ \(result.workflow) failed")
-        case .timedOut: headline = style.red("✗ \(result.workflow) timed out (--timeout)")
+        case .timedOut: headline = style.red("✗ \(result.workflow) timed out (\(Option.timeout.spec.long))")
         case .interrupted:
             let name = signal.map(SignalWatcher.name(of:)) ?? "SIGINT"
             headline = style.yellow("⊘ \(result.workflow) " + (stopReason ?? "interrupted by \(name)"))

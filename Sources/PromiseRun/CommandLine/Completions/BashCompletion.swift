@@ -2,7 +2,7 @@
 /// `.workflow` files, and after a workflow file its target labels (read
 /// through `promise-run list --format json`).
 enum BashCompletion {
-    static let script = #"""
+    static var script: String { #"""
     # bash completion for promise-run. Install:
     #   promise-run completions bash > ~/.local/share/bash-completion/completions/promise-run
     # or, for this shell only:  source <(promise-run completions bash)
@@ -13,57 +13,52 @@ enum BashCompletion {
             word="${COMP_WORDS[i]}"
             before="${COMP_WORDS[i-1]}"
             case "$before" in
-                -j|--jobs|--http-connections|--executor|--slurm-jobs|--timeout|--var|--var-file|--env-file|--report|--report-output|--output|--color|--cacert|--format|-f)
+                \#(CompletionWords.valueNames(separator: "|")))
                     [ "$i" -gt 1 ] && continue ;;
             esac
             case "$word" in
                 -*) ;;
-                check|graph|list|fmt|help|completions)
+                \#(CompletionWords.commands(separator: "|")))
                     if [ -z "$command" ] && [ -z "$file" ]; then command="$word"; elif [ -z "$file" ]; then file="$word"; fi ;;
                 *) [ -z "$file" ] && file="$word" ;;
             esac
         done
         case "$prev" in
-            --output) COMPREPLY=($(compgen -W "prefixed grouped quiet" -- "$cur")); return ;;
-            --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-            --executor) COMPREPLY=($(compgen -W "local slurm" -- "$cur")); return ;;
-            --format|-f)
+            \#(CompletionWords.bashValueArms)
+            \#(Option.format.names.joined(separator: "|")))
                 if [ "$command" = graph ]; then
-                    COMPREPLY=($(compgen -W "tree dot mermaid json" -- "$cur"))
+                    COMPREPLY=($(compgen -W "\#(CompletionWords.graphFormats)" -- "$cur"))
                 else
-                    COMPREPLY=($(compgen -W "text json" -- "$cur"))
+                    COMPREPLY=($(compgen -W "\#(CompletionWords.textFormats)" -- "$cur"))
                 fi
                 return ;;
-            --report)
-                COMPREPLY=($(compgen -W "json= junit= html= markdown=" -- "$cur"))
-                compopt -o nospace 2>/dev/null
-                return ;;
-            --var-file|--env-file|--cacert)
+            \#(CompletionWords.pathNames(separator: "|")))
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -f -- "$cur"))
                 return ;;
-            -j|--jobs|--http-connections|--slurm-jobs|--timeout|--var|--report-output) return ;;
+            \#(CompletionWords.textNames(separator: "|"))) return ;;
         esac
         if [[ "$cur" == -* ]]; then
             local options
             case "$command" in
-                check) options="--format --color --quiet --help" ;;
-                fmt) options="--check --color --help" ;;
-                graph|list) options="--format --color --help" ;;
+                check) options="\#(CompletionWords.options(for: .check))" ;;
+                fmt) options="\#(CompletionWords.options(for: .fmt))" ;;
+                graph) options="\#(CompletionWords.options(for: .graph))" ;;
+                list) options="\#(CompletionWords.options(for: .list))" ;;
                 help|completions) options="" ;;
-                *) options="--jobs --http-connections --executor --slurm-jobs --keep-going --timeout --var --var-file --env-file --report --report-output --output --color --quiet --verbose --dry-run --insecure --cacert --help --version" ;;
+                *) options="\#(CompletionWords.options(for: .run))" ;;
             esac
             COMPREPLY=($(compgen -W "$options" -- "$cur"))
             return
         fi
         case "$command" in
-            help) COMPREPLY=($(compgen -W "run check graph list fmt completions" -- "$cur")); return ;;
+            help) COMPREPLY=($(compgen -W "\#(CompletionWords.commands(separator: " ", including: true))" -- "$cur")); return ;;
             completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
         esac
         if [ -n "$file" ] && [ "$command" != check ] && [ "$command" != list ] && [ "$command" != fmt ]; then
-            # Targets: the labels 'list --format json' marks as targets.
+            # Targets: the labels promise-run's JSON list marks as targets.
             local labels
-            labels=$("${COMP_WORDS[0]}" list --format json -- "$file" 2>/dev/null | awk '
+            labels=$("${COMP_WORDS[0]}" list \#(Option.format.spec.long) json -- "$file" 2>/dev/null | awk '
                 /"label":/ { line = $0; sub(/^[^:]*: "/, "", line); sub(/",?[[:space:]]*$/, "", line); label = line }
                 /"target": true/ { print label }')
             COMPREPLY=($(compgen -W "$labels" -- "$cur"))
@@ -72,9 +67,9 @@ enum BashCompletion {
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -X '!*.workflow' -- "$cur") $(compgen -d -- "$cur"))
         if [ -z "$command" ] && [ -z "$file" ]; then
-            COMPREPLY+=($(compgen -W "check graph list fmt help completions" -- "$cur"))
+            COMPREPLY+=($(compgen -W "\#(CompletionWords.commands(separator: " "))" -- "$cur"))
         fi
     }
     complete -F _promise_run promise-run
-    """#
+    """# }
 }

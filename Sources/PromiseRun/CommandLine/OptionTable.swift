@@ -1,0 +1,152 @@
+import WorkflowModel
+
+/// The commands that take options.
+enum CommandName: String, CaseIterable, Sendable {
+    case run, check, graph, list, fmt
+}
+
+/// Every option of the command line, described once (as
+/// swift-argument-parser declares an option once): its names, its value,
+/// the commands that take it and its help. Parsing, `--help`, the three
+/// completion scripts and the man page's test all read this table; an
+/// option's name is spelled nowhere else in the executable.
+enum Option: CaseIterable, Sendable {
+    case jobs, httpConnections, executor, slurmJobs, insecure, cacert, keepGoing, timeout, variable, varFile, envFile
+    case force, watch, report, reportOutput, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
+
+    /// What an option's value is, for parsing messages and completions.
+    enum Value: Equatable, Sendable {
+        /// A flag.
+        case none
+        /// A number, a duration, `NAME=VALUE`: nothing to complete.
+        case text(String)
+        /// A file's path: completed with file names.
+        case path(String)
+        /// One of these words.
+        case choice([String])
+        /// `FORMAT=PATH`: the words are completed with `=`.
+        case prefixed([String])
+    }
+
+    struct Spec: Sendable {
+        var long: String
+        var short: String?
+        var value: Value
+        var commands: Set<CommandName>
+        /// One sentence; `--help` wraps it.
+        var help: String
+    }
+
+    var spec: Spec {
+        switch self {
+        case .jobs:
+            Spec(long: "--jobs", short: "-j", value: .text("N"), commands: [.run],
+                 help: "at most N process steps (sh, exec) at once (default: the number of CPU cores)")
+        case .httpConnections:
+            Spec(long: "--http-connections", value: .text("N"), commands: [.run],
+                 help: "at most N HTTP requests in flight (default 64)")
+        case .executor:
+            Spec(long: "--executor", value: .choice(Placement.ExecutorKind.allCases.map(\.rawValue)), commands: [.run, .graph],
+                 help: "where process steps without an 'executor' attribute run (default local; see 'executor slurm' in docs/language.md)")
+        case .slurmJobs:
+            Spec(long: "--slurm-jobs", value: .text("N"), commands: [.run], help: "at most N Slurm jobs in flight (default 64)")
+        case .insecure:
+            Spec(long: "--insecure", short: "-k", value: .none, commands: [.run],
+                 help: "HTTPS steps do not verify the server's certificate")
+        case .cacert:
+            Spec(long: "--cacert", value: .path("PATH"), commands: [.run],
+                 help: "HTTPS steps trust the authorities in this PEM file (a step's 'cacert' wins)")
+        case .keepGoing:
+            Spec(long: "--keep-going", value: .none, commands: [.run], help: "no fail-fast: every parallel group keeps going")
+        case .timeout:
+            Spec(long: "--timeout", value: .text("DURATION"), commands: [.run],
+                 help: "a timeout for the whole workflow (90s, 5m, 1m30s); exit 124 when it expires")
+        case .variable:
+            Spec(long: "--var", value: .text("NAME=VALUE"), commands: [.run], help: "override a top-level var (repeatable)")
+        case .varFile:
+            Spec(long: "--var-file", value: .path("PATH"), commands: [.run],
+                 help: "NAME=VALUE lines, as --var (for values that should not sit on a command line)")
+        case .envFile:
+            Spec(long: "--env-file", value: .path("PATH"), commands: [.run],
+                 help: "load a .env file into the environment first (repeatable)")
+        case .force:
+            Spec(long: "--force", value: .none, commands: [.run], help: "run steps with 'sources' even when up to date")
+        case .watch:
+            Spec(long: "--watch", value: .none, commands: [.run],
+                 help: "run again when a source, the file or an include changes (the file is read again each time); Ctrl-C to stop")
+        case .report:
+            Spec(long: "--report", value: .prefixed(ReportRequest.Format.allCases.map(\.rawValue)), commands: [.run],
+                 help: "write a report: json, junit, html or markdown (repeatable); with GITHUB_STEP_SUMMARY set, "
+                     + "the Markdown summary is appended there too")
+        case .reportOutput:
+            Spec(long: "--report-output", value: .text("KIB"), commands: [.run],
+                 help: "how much of each process step's stdout and stderr the reports keep (default 64; 0 none)")
+        case .output:
+            Spec(long: "--output", value: .choice(OutputMode.allCases.map(\.rawValue)), commands: [.run],
+                 help: "step output: prefixed (default), grouped or quiet")
+        case .color:
+            Spec(long: "--color", value: .choice(ColorMode.allCases.map(\.rawValue)), commands: Set(CommandName.allCases),
+                 help: "auto (default), always or never; NO_COLOR turns auto off")
+        case .quiet:
+            Spec(long: "--quiet", short: "-q", value: .none, commands: [.run, .check],
+                 help: "only failures and the final line (check: nothing when every file is fine)")
+        case .verbose:
+            Spec(long: "--verbose", short: "-v", value: .none, commands: [.run],
+                 help: "also a line when each step starts, with what it runs")
+        case .dryRun:
+            Spec(long: "--dry-run", value: .none, commands: [.run],
+                 help: "print the tree with the values known before running; run nothing")
+        case .format:
+            Spec(long: "--format", short: "-f", value: .choice(["text", "json", "tree", "dot", "mermaid"]), commands: [.check, .graph, .list],
+                 help: "(graph) tree (default), dot, mermaid or json; (list, check) text (default) or json")
+        case .checkOnly:
+            Spec(long: "--check", value: .none, commands: [.fmt],
+                 help: "change nothing; exit 1 and name the files that are not in the canonical layout")
+        case .help:
+            Spec(long: "--help", short: "-h", value: .none, commands: Set(CommandName.allCases),
+                 help: "this text ('help COMMAND' for one command)")
+        case .version:
+            Spec(long: "--version", short: "-V", value: .none, commands: [.run], help: "the version")
+        }
+    }
+
+    /// Its names, long first.
+    var names: [String] { [spec.long] + (spec.short.map { [$0] } ?? []) }
+
+    var takesValue: Bool { spec.value != .none }
+
+    /// The option a name (`--jobs`, `-j`) stands for.
+    static func named(_ name: String) -> Option? {
+        allCases.first { $0.spec.long == name || $0.spec.short == name }
+    }
+
+    /// The options of a command, in table order.
+    static func of(_ command: CommandName) -> [Option] {
+        allCases.filter { $0.spec.commands.contains(command) }
+    }
+
+    /// Every name of every option that takes a value: the command word
+    /// after options is found by skipping these with their values.
+    static var valueNames: [String] { allCases.filter(\.takesValue).flatMap(\.names) }
+
+    /// The value words a completion offers for the option, if any.
+    var completionWords: [String]? {
+        switch spec.value {
+        case .choice(let words): return words
+        case .prefixed(let words): return words.map { $0 + "=" }
+        case .none, .text, .path: return nil
+        }
+    }
+
+    /// How `--help` shows the option: `-j, --jobs N`.
+    var usage: String {
+        let value: String
+        switch spec.value {
+        case .none: value = ""
+        case .text(let name), .path(let name): value = " " + name
+        case .choice(let words): value = " " + (words.count <= 3 ? words.joined(separator: "|") : "FORMAT")
+        case .prefixed: value = " FORMAT=PATH"
+        }
+        return (spec.short.map { $0 + ", " } ?? "    ") + spec.long + value
+    }
+}
