@@ -5,25 +5,31 @@ import PromiseEngine
 package struct SourceRange: Sendable, Hashable {
     // 32 bits each: ranges are in every node and expression, and a
     // workflow file is never 4 GB.
-    private var storedStart: UInt32
-    private var storedEnd: UInt32
+    // Inlinable: the language makes and reads ranges for every token and
+    // node, from another module.
+    @usableFromInline var storedStart: UInt32
+    @usableFromInline var storedEnd: UInt32
 
+    @inlinable
     package var start: Int {
         get { Int(storedStart) }
         set { storedStart = UInt32(clamping: newValue) }
     }
 
+    @inlinable
     package var end: Int {
         get { Int(storedEnd) }
         set { storedEnd = UInt32(clamping: newValue) }
     }
 
+    @inlinable
     package init(start: Int, end: Int) {
         storedStart = UInt32(clamping: start)
         storedEnd = UInt32(clamping: max(start, end))
     }
 
     /// A range from the start of `self` to the end of `other`.
+    @inlinable
     package func extended(to other: SourceRange) -> SourceRange {
         SourceRange(start: min(start, other.start), end: max(end, other.end))
     }
@@ -151,6 +157,7 @@ package struct LineTable: Sendable {
     }
 
     /// The 1-based line and column of `offset`.
+    @inlinable
     package func location(of offset: Int) -> SourcePosition {
         let offset = min(max(0, offset), count)
         var low = 0
