@@ -17,7 +17,7 @@ import Testing
 @Suite("End to end: the docs' workflows are true")
 struct DocsTests {
     static let files = ["README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
-                        "docs/reports.md", "docs/engine.md"]
+                        "docs/reports.md", "docs/engine.md", "docs/architecture.md"]
 
     struct Block: CustomStringConvertible {
         var file: String
