@@ -54,7 +54,14 @@ let package = Package(
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowEngineTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "PromiseTestSupport"]),
+        // Workflow text compiled as the command compiles it, for the tests below.
+        .target(name: "WorkflowTestSupport", dependencies: ["WorkflowLanguage", "WorkflowModel"], path: "Tests/WorkflowTestSupport"),
+        .testTarget(name: "WorkflowModelTests", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // (Its parser and robustness tests also render what they parse.)
+        .testTarget(name: "WorkflowLanguageTests", dependencies: ["WorkflowLanguage", "WorkflowModel", "WorkflowRun", "RunnerSystem",
+                                                                  "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
+        .testTarget(name: "WorkflowRunTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem",
+                                                             "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // Runs the built `promise-run` binary on real workflow files.
