@@ -174,18 +174,14 @@ private struct Layout {
 
     // MARK: - Order
 
-    /// A step's attributes, in the order `fmt` writes them.
-    private static let stepOrder = [
-        "desc", "timeout", "retry", "needs", "allow-failure", "cwd", "env", "env-inputs", "stdin", "detach",
-        "executor", "partition", "cpus", "memory", "slurm-options",
-        "query", "header", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
-        "insecure", "cacert", "cert", "key", "expect", "capture",
-    ]
-    /// A group's own attributes: first in its block, in this order.
-    private static let groupOrder = ["desc", "timeout", "retry", "needs", "allow-failure",
-                                     "executor", "partition", "cpus", "memory", "slurm-options"]
-    private static let stepKinds: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
-    private static let groupKinds: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
+    /// A step's attributes, in the order `fmt` writes them: the language
+    /// table's.
+    private static let stepOrder = LanguageTable.attributes.map(\.name)
+    /// A group's own attributes: first in its block, in this order (a
+    /// block's `env` is a statement of its own: it applies to what follows).
+    private static let groupOrder = LanguageTable.attributes(for: "group")
+    private static let stepKinds = Set(LanguageTable.stepKinds.map(\.name))
+    private static let groupKinds = Set(LanguageTable.groupKinds.map(\.name))
 
     /// The step or group keyword of a statement (after its label).
     private func keyword(_ statement: Statement) -> String? {

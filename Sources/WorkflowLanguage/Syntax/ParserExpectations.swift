@@ -4,7 +4,7 @@ import WorkflowModel
 // `expect ...` and `capture NAME = ...` in a step's block (spec §6).
 
 extension Parser {
-    static let expectationSubjects = ["status", "exit", "stdout", "stderr", "body", "header", "json"]
+    static let expectationSubjects = LanguageTable.expectationSubjects.map(\.name)
 
     /// Which step kinds an expectation or capture subject applies to.
     private static func subjectKinds(_ subject: String) -> [String] {

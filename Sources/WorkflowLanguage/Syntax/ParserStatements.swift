@@ -5,15 +5,12 @@ import WorkflowModel
 // ensure, and attributes written as statements in a group's block.
 
 extension Parser {
-    /// The keywords that start a statement, for suggestions.
-    static let statementKeywords = [
-        "sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow",
-        "sequence", "parallel", "race", "any", "foreach", "if",
-        "catch", "ensure", "env", "dotenv", "var", "secret", "workflow", "timeout", "retry", "needs", "cookies",
-        "executor", "partition", "cpus", "memory", "slurm-options",
-    ]
-    static let stepKeywords: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow"]
-    static let groupKeywords: Set<String> = ["sequence", "parallel", "race", "any", "foreach", "if"]
+    /// The keywords that start a statement, for suggestions: statements,
+    /// and the attributes a group's block may hold (LanguageTable).
+    static let statementKeywords = LanguageTable.statementWords
+        + LanguageTable.attributes(for: "group").filter { !LanguageTable.statementWords.contains($0) }
+    static let stepKeywords = Set(LanguageTable.stepKinds.map(\.name))
+    static let groupKeywords = Set(LanguageTable.groupKinds.map(\.name))
 
     mutating func parseStatement(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) throws(ParseFailure) -> SyntaxStatement? {
         var label: SyntaxName?

@@ -28,23 +28,12 @@ struct StepExtras {
 }
 
 extension Parser {
-    /// The attributes each step kind takes (spec §5).
+    /// The attributes each step kind takes (spec §5), from the language table.
     static func attributeNames(for kind: String) -> [String] {
-        let common = ["timeout", "retry", "needs", "allow-failure", "desc"]
-        switch kind {
-        case "sh", "exec": return common + ["cwd", "env", "stdin", "detach", "sources", "generates", "env-inputs", "expect", "capture"]
-            + Placement.keywords
-        case "http": return common + ["header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save",
-                                      "insecure", "cacert", "cert", "key", "expect", "capture"]
-        default: return common
-        }
+        LanguageTable.attributes(for: kind)
     }
 
-    static let stepAttributeNames: Set<String> = [
-        "timeout", "retry", "needs", "allow-failure", "desc", "cwd", "env", "stdin", "detach", "sources", "generates", "env-inputs",
-        "expect", "capture", "header", "query", "basic-auth", "body", "json", "form", "multipart", "redirects", "save", "insecure", "cacert", "cert", "key",
-        "executor", "partition", "cpus", "memory", "slurm-options",
-    ]
+    static let stepAttributeNames = Set(LanguageTable.attributes.map(\.name))
 
     /// Attribute words from other tools (curl, GitHub Actions, go-task).
     static let attributeAliases = [
@@ -59,7 +48,7 @@ extension Parser {
         return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
     }
 
-    static let fileOperations = ["write", "append", "read", "copy", "move", "delete", "mkdir", "exists"]
+    static let fileOperations = LanguageTable.fileOperations.map(\.name)
 
     mutating func parseStep(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
         let keywordRange = current.range

@@ -1,0 +1,131 @@
+import WorkflowModel
+
+/// The words of the workflow language, described once: statements, step
+/// and group kinds, attributes (which steps take them, in `fmt`'s order),
+/// file operations and expectation subjects, each with a one-line doc. The
+/// parser's did-you-mean and its checks of which step takes what, `fmt`'s
+/// order, and the editor grammars (kept in step by a test) read it; the
+/// language server's completion and hover will too (spec §18).
+package enum LanguageTable {
+    /// A word and what it means, in a line.
+    package struct Word: Sendable {
+        package var name: String
+        package var doc: String
+    }
+
+    /// An attribute: which step kinds take it (`group` for groups), its doc.
+    package struct Attribute: Sendable {
+        package var name: String
+        package var takenBy: Set<String>
+        package var doc: String
+    }
+
+    package static let stepKinds: [Word] = [
+        Word(name: "sh", doc: "runs a command with /bin/sh -c"),
+        Word(name: "exec", doc: "runs a program with its arguments, no shell"),
+        Word(name: "http", doc: "sends an HTTP request: http METHOD \"URL\""),
+        Word(name: "file", doc: "a file operation: write, append, read, copy, move, delete, mkdir, exists"),
+        Word(name: "sleep", doc: "waits for a duration"),
+        Word(name: "log", doc: "prints a message, values filled in"),
+        Word(name: "fail", doc: "fails the chain with a message"),
+        Word(name: "rethrow", doc: "passes the caught failure on (inside catch)"),
+    ]
+
+    package static let groupKinds: [Word] = [
+        Word(name: "sequence", doc: "runs its statements one after another, as one step of its chain"),
+        Word(name: "parallel", doc: "runs its lanes at once: parallel [limit N] [keep-going]"),
+        Word(name: "race", doc: "the first lane to settle decides; the others are cancelled"),
+        Word(name: "any", doc: "the first lane to succeed wins; fails when every lane failed"),
+        Word(name: "foreach", doc: "runs its body once per item: foreach NAME in LIST [parallel ...]"),
+        Word(name: "if", doc: "runs one branch: if COND { } else { }"),
+    ]
+
+    /// Statements that are neither steps nor groups.
+    package static let declarations: [Word] = [
+        Word(name: "workflow", doc: "names the workflow (first line)"),
+        Word(name: "var", doc: "declares a variable: var NAME = \"VALUE\""),
+        Word(name: "secret", doc: "declares a variable masked as *** everywhere"),
+        Word(name: "env", doc: "sets an environment variable for the process steps after it"),
+        Word(name: "dotenv", doc: "loads a .env file into the environment of the steps after it"),
+        Word(name: "include", doc: "includes another workflow file's statements"),
+        Word(name: "catch", doc: "handles a failure of the chain before it (of some kinds)"),
+        Word(name: "ensure", doc: "runs whatever happened before it, keeping the chain's outcome"),
+        Word(name: "cookies", doc: "cookies off: the run's cookie store is not used"),
+    ]
+
+    private static let processes: Set<String> = ["sh", "exec"]
+    private static let every: Set<String> = ["sh", "exec", "http", "file", "sleep", "log", "fail", "rethrow", "group"]
+
+    /// Every attribute, in the order `fmt` writes a step's.
+    package static let attributes: [Attribute] = [
+        Attribute(name: "desc", takenBy: every, doc: "a one-line description (list, graph)"),
+        Attribute(name: "timeout", takenBy: every, doc: "fails with kind timeout after the duration"),
+        Attribute(name: "retry", takenBy: every, doc: "tries again: retry N [delay D | backoff D]"),
+        Attribute(name: "needs", takenBy: every, doc: "in a parallel group: starts after these lanes succeeded"),
+        Attribute(name: "allow-failure", takenBy: every, doc: "a failure is reported but the chain goes on"),
+        Attribute(name: "cwd", takenBy: processes, doc: "the working folder"),
+        Attribute(name: "env", takenBy: processes, doc: "an environment variable: env NAME = \"VALUE\" (in a block: for the steps after it)"),
+        Attribute(name: "env-inputs", takenBy: processes, doc: "inherited variables the command reads, part of its fingerprint"),
+        Attribute(name: "stdin", takenBy: processes, doc: "text fed to standard input"),
+        Attribute(name: "detach", takenBy: processes, doc: "processes it starts may outlive it (a server), until the run ends"),
+        Attribute(name: "executor", takenBy: processes.union(["group"]), doc: "where process steps run: local or slurm"),
+        Attribute(name: "partition", takenBy: processes.union(["group"]), doc: "the Slurm partition"),
+        Attribute(name: "cpus", takenBy: processes.union(["group"]), doc: "CPUs per step (and -j slots locally)"),
+        Attribute(name: "memory", takenBy: processes.union(["group"]), doc: "memory per step on Slurm: \"4G\""),
+        Attribute(name: "slurm-options", takenBy: processes.union(["group"]), doc: "more srun options, split as a shell would"),
+        Attribute(name: "query", takenBy: ["http"], doc: "a query parameter: query NAME \"VALUE\""),
+        Attribute(name: "header", takenBy: ["http"], doc: "a request header: header \"NAME\" \"VALUE\""),
+        Attribute(name: "basic-auth", takenBy: ["http"], doc: "basic authentication: basic-auth \"USER\" \"PASSWORD\""),
+        Attribute(name: "body", takenBy: ["http"], doc: "the request body: body \"TEXT\" or body file \"PATH\""),
+        Attribute(name: "json", takenBy: ["http"], doc: "a JSON body, with Content-Type: application/json"),
+        Attribute(name: "form", takenBy: ["http"], doc: "a form field (application/x-www-form-urlencoded)"),
+        Attribute(name: "multipart", takenBy: ["http"], doc: "a multipart/form-data part: text or file"),
+        Attribute(name: "redirects", takenBy: ["http"], doc: "follows at most N redirects (default 10)"),
+        Attribute(name: "save", takenBy: ["http"], doc: "streams the body into a file"),
+        Attribute(name: "insecure", takenBy: ["http"], doc: "does not verify the server's certificate"),
+        Attribute(name: "cacert", takenBy: ["http"], doc: "trusts the authorities in this PEM file"),
+        Attribute(name: "cert", takenBy: ["http"], doc: "the client certificate (PEM)"),
+        Attribute(name: "key", takenBy: ["http"], doc: "the client certificate's key (PEM)"),
+        Attribute(name: "expect", takenBy: processes.union(["http"]), doc: "an expectation: exit, stdout, stderr, status, body, header, json"),
+        Attribute(name: "capture", takenBy: processes.union(["http"]), doc: "a value for later steps: capture NAME = json|header|cookie|url|stdout ..."),
+        Attribute(name: "sources", takenBy: processes, doc: "files whose contents decide whether the step is up to date"),
+        Attribute(name: "generates", takenBy: processes, doc: "files the step makes; each must exist for it to be up to date"),
+    ]
+
+    package static let fileOperations: [Word] = [
+        Word(name: "write", doc: "writes text to a file (atomically)"),
+        Word(name: "append", doc: "adds text to the end of a file"),
+        Word(name: "read", doc: "reads a file into the step's content field"),
+        Word(name: "copy", doc: "copies a file or a folder"),
+        Word(name: "move", doc: "moves a file or a folder"),
+        Word(name: "delete", doc: "deletes a file or a folder"),
+        Word(name: "mkdir", doc: "makes a folder and its parents"),
+        Word(name: "exists", doc: "fails unless the path exists"),
+    ]
+
+    package static let expectationSubjects: [Word] = [
+        Word(name: "status", doc: "the HTTP status: expect status 200, 2xx, 200-299"),
+        Word(name: "exit", doc: "the process's exit code"),
+        Word(name: "stdout", doc: "the process's standard output"),
+        Word(name: "stderr", doc: "the process's standard error"),
+        Word(name: "body", doc: "the HTTP response body"),
+        Word(name: "header", doc: "an HTTP response header"),
+        Word(name: "json", doc: "a value in the JSON body at a path"),
+    ]
+
+    /// The attributes a step kind takes, in `fmt`'s order.
+    package static func attributes(for kind: String) -> [String] {
+        attributes.filter { $0.takenBy.contains(kind) }.map(\.name)
+    }
+
+    /// Every word that can start a statement.
+    package static var statementWords: [String] {
+        (stepKinds + groupKinds + declarations).map(\.name)
+    }
+
+    /// The doc of any word of the language (hover), if it is one.
+    package static func doc(of name: String) -> String? {
+        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects).first { $0.name == name }?.doc
+            ?? attributes.first { $0.name == name }?.doc
+    }
+}
