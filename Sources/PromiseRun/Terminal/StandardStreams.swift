@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import RunnerSystem
 
 /// Writing to standard output and error, and what kind of files they are.
 enum StandardStreams {
@@ -36,9 +37,9 @@ enum StandardStreams {
         case .always: return true
         case .never: return false
         case .auto:
-            if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+            if let noColor = ProcessEnvironment.value("NO_COLOR"), !noColor.isEmpty { return false }
             // A terminal that says it understands no escape sequences.
-            if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+            if ProcessEnvironment.value("TERM") == "dumb" { return false }
             return isatty(descriptor) == 1
         }
     }

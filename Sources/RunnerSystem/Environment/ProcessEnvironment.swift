@@ -18,6 +18,12 @@ package enum ProcessEnvironment {
         return environment
     }
 
+    /// One variable, as getenv reads it (nil when unset): the one place
+    /// promise-run reads a variable of its own process.
+    package static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// The current folder (absolute); `/` if it cannot be read.
     package static func currentDirectory() -> String {
         guard let pointer = getcwd(nil, 0) else { return "/" }

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerSystem
 
 /// The proxies promise-run's environment names, read as curl reads them:
 /// `http_proxy` (lower-case only: a CGI server may set `HTTP_PROXY` from a
@@ -28,21 +29,10 @@ struct ProxySettings: Sendable {
         }.filter { !$0.isEmpty }
     }
 
-    /// promise-run's own environment.
+    /// promise-run's own environment (the first of a name wins, as
+    /// everywhere else promise-run reads it).
     static func fromProcess() -> ProxySettings {
-        var environment: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                let name = String(text[..<equals])
-                if name.lowercased().hasSuffix("_proxy") {
-                    environment[name] = String(text[text.index(after: equals)...])
-                }
-            }
-            entry += 1
-        }
-        return ProxySettings(environment: environment)
+        ProxySettings(environment: ProcessEnvironment.current().filter { $0.key.lowercased().hasSuffix("_proxy") })
     }
 
     /// The proxy for a request to `url`, or nil to go directly.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import PromiseEngine
 import WorkflowModel
+import RunnerSystem
 
 /// The values known before anything runs, for `--dry-run`: variables (with
 /// `--var` overrides) and promise-run's environment. Step values, foreach
@@ -19,15 +20,14 @@ package struct DryRunValues: Sendable {
 
     /// - Parameters:
     ///   - overrides: `--var NAME=VALUE` values for top-level variables.
-    ///   - environment: looks up an environment variable (default: getenv).
+    ///   - environment: looks up an environment variable (default: the process's).
     package init(overrides: [String: String] = [:], environment: @escaping @Sendable (String) -> String? = DryRunValues.processEnvironment) {
         self.overrides = overrides
         self.environment = environment
     }
 
     @Sendable package static func processEnvironment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
+        ProcessEnvironment.value(name)
     }
 
     /// The known value of a variable.
