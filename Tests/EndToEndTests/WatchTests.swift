@@ -92,4 +92,22 @@ struct WatchTests {
         #expect(report.output.contains { $0.contains("build.workflow:2:3: error") && $0.contains("sourcez") }, "\(report.output)")
         #expect(!report.output.contains { $0.contains("=third") }, "a file with errors runs nothing")
     }
+
+    @Test("a step with its own folder (cwd) is watched there: its sources are relative to it")
+    func sourcesOfAStepWithAFolder() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("lib/util.c", "int util;\n")
+        try space.write("build.workflow", """
+        lib: sh "cat util.c > /dev/null && echo =built" {
+          cwd "lib"
+          sources "*.c"
+        }
+        """)
+        let report = try await drive(space, #"""
+        [["wait", "watching"], ["edit", "lib/util.c", "int more;\n"], ["wait", "running again"], ["wait", "watching"], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.output.filter { $0.contains("=built") }.count == 2, "\(report.output)")
+    }
 }

@@ -16,6 +16,15 @@ struct LookupAndEncodingTests {
         #expect(Paths.lastComponent(of: "/a/b/") == "b")
         #expect(Paths.normalized("/a/./b/../c//d/") == "/a/c/d")
         #expect(Paths.normalized("/../x") == "/x")
+        // One rule for every path: `.` and repeated slashes dropped, `..`
+        // and a trailing slash kept, a relative base stays relative.
+        #expect(Paths.absolute("a/./b//c", from: "/w") == "/w/a/b/c")
+        #expect(Paths.absolute("../x", from: "/w") == "/w/../x")
+        #expect(Paths.absolute("dir/", from: "/w") == "/w/dir/")
+        #expect(Paths.absolute("x", from: ".") == "x")
+        #expect(Paths.absolute("lib", from: "sub") == "sub/lib")
+        #expect(Paths.absolute("", from: "/w/") == "/w")
+        #expect(Paths.absolute("/abs/./y", from: "/w") == "/abs/y")
     }
 
     @Test func pathLookupTakesTheFirstExecutableAndSkipsFolders() throws {

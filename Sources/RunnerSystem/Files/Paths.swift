@@ -1,16 +1,30 @@
-/// Path arithmetic without Foundation. `resolve` is how steps see a path
-/// (relative to the step's folder, kept as written); `absolute` is how the
-/// executor names files (`.` segments and repeated slashes dropped).
+/// Path arithmetic without Foundation, one rule for every path a workflow
+/// names (a step's file, its folder, a `sources` pattern's base, a store
+/// entry): `absolute`.
 package enum Paths {
-    /// `path` made absolute against `folder` (no other normalisation: `..`
-    /// stays, as the shell would keep it).
+    /// `path` against `base`: as written when it is absolute, else joined to
+    /// `base`; `.` segments and repeated slashes dropped; `..` kept (a link
+    /// may lead anywhere: the shell keeps it too); a trailing `/` kept (it
+    /// says "a folder": `file copy "a" "dir/"`). A relative `base` gives a
+    /// relative path; an empty `path` is `base`.
+    package static func absolute(_ path: String, from base: String) -> String {
+        if path.isEmpty { return normalizedKeepingDots(base, trailing: false) }
+        let joined = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
+        return normalizedKeepingDots(joined, trailing: joined.count > 1 && joined.hasSuffix("/"))
+    }
+
+    /// How a step sees a path: the same rule, against its folder.
     package static func resolve(_ path: String, against folder: String) -> String {
-        if path.hasPrefix("/") { return path }
-        if path.isEmpty || path == "." { return folder }
-        var relative = Substring(path)
-        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
-        if folder.hasSuffix("/") { return folder + relative }
-        return folder + "/" + relative
+        absolute(path, from: folder)
+    }
+
+    private static func normalizedKeepingDots(_ path: String, trailing: Bool) -> String {
+        let rooted = path.hasPrefix("/")
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        var result = (rooted ? "/" : "") + parts.joined(separator: "/")
+        if result.isEmpty { result = "." }
+        if trailing, !result.hasSuffix("/") { result += "/" }
+        return result
     }
 
     /// The folder part of a path (`/a/b` → `/a`; `/a` → `/`).
@@ -40,17 +54,6 @@ package enum Paths {
                 if !parts.isEmpty { parts.removeLast() }
                 continue
             }
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-
-    /// `path` made absolute against `base` (unless it already is), with
-    /// `.` segments removed.
-    package static func absolute(_ path: String, from base: String) -> String {
-        let joined = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base + path : base + "/" + path)
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
