@@ -29,44 +29,6 @@ extension FileSystem {
         }
     }
 
-    /// Writes `bytes` to `path` through a temporary file in the same folder
-    /// and a rename (folders made as needed): a reader sees the old file or
-    /// the new one, never a part. False when it could not be written.
-    @discardableResult
-    package static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
-        let folder = String(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        if !folder.isEmpty { makeFolders(folder) }
-        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                close(descriptor)
-                unlink(temporary)
-                return false
-            }
-            written += count
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
-    }
-
-    /// `mkdir -p`.
-    static func makeFolders(_ path: String) {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            current += "/" + part
-            _ = mkdir(current, 0o755)
-        }
-    }
-
     /// Names in a folder (not `.` and `..`), unsorted.
     static func entriesOrNone(of folder: String) -> [String] {
         guard let directory = opendir(folder.isEmpty ? "." : folder) else { return [] }

@@ -79,7 +79,10 @@ package struct FileSystem: Sendable {
     /// folder is written, flushed to disk and renamed over the target, so a
     /// reader (or a crash) sees the old content or the new, never a part.
     /// Missing parent folders are made; an existing file's mode is kept.
-    package func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer) throws {
+    /// `durable: false` skips the flushes (the incremental store: an entry
+    /// lost in a crash only means running the step again): a reader still
+    /// never sees a part.
+    package func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer, durable: Bool = true) throws {
         let folder = Paths.parent(of: path)
         try makeDirectories(folder)
         let (temporary, fd) = try Self.createTemporaryFile(near: path)
@@ -94,7 +97,7 @@ package struct FileSystem: Sendable {
         }
         // `commit` closes the descriptor whatever happens.
         do {
-            try Self.commit(fd, temporary: temporary, to: path)
+            try Self.commit(fd, temporary: temporary, to: path, durable: durable)
         } catch {
             unlink(temporary)
             throw error
@@ -126,14 +129,15 @@ package struct FileSystem: Sendable {
 
     /// fsync, close and rename the temporary file over `path`, then fsync the
     /// folder so the rename itself is on disk. Closes `fd` in any case.
-    package static func commit(_ fd: Int32, temporary: String, to path: String) throws {
-        guard fsync(fd) == 0 else {
+    package static func commit(_ fd: Int32, temporary: String, to path: String, durable: Bool = true) throws {
+        guard !durable || fsync(fd) == 0 else {
             let code = errno
             close(fd)
             throw FileError(path, code: code)
         }
         close(fd)
         guard rename(temporary, path) == 0 else { throw FileError(path) }
+        guard durable else { return }
         let folder = open(Paths.parent(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
             _ = fsync(folder)

@@ -268,6 +268,8 @@ struct IncrementalStore: Sendable {
         var hashes: [String] = []
         for name in files.keys.sorted() { hashes.append("    " + Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(files[name] ?? "")) }
         json += "  \"files\": {" + (hashes.isEmpty ? "" : "\n" + hashes.joined(separator: ",\n") + "\n  ") + "}\n}\n"
-        _ = FileSystem.writeAtomically(Array(json.utf8), to: path(for: id))
+        var bytes = Array(json.utf8)
+        let target = path(for: id)
+        try? bytes.withUnsafeMutableBytes { try FileSystem().writeAtomically(target, contents: UnsafeRawBufferPointer($0), durable: false) }
     }
 }
