@@ -6,13 +6,6 @@ import Testing
 /// `$GITHUB_STEP_SUMMARY`, each read as its consumer reads it.
 @Suite("End to end: reports in full")
 struct ReportsInFullTests {
-    private func junit(_ space: Workspace, _ name: String = "junit.xml") throws -> JUnitShape {
-        let data = try #require(space.read(name)?.data(using: .utf8))
-        let shape = JUnitShape.check(data)
-        #expect(shape.problems.isEmpty, "JUnit shape: \(shape.problems)")
-        return shape
-    }
-
     @Test("a group that times out is a failure of kind timeout in JSON, JUnit, Markdown and HTML")
     func groupTimeout() throws {
         let space = try Workspace()
@@ -37,7 +30,7 @@ struct ReportsInFullTests {
         #expect((checks["error"] as? [String: Any])?["kind"] as? String == "timeout")
         #expect(run.step("a")?["group"] as? String == "checks")
 
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1, "the timeout counts as a failure")
         #expect(shape.testcase("checks")?.outcome == "failure")
         #expect(shape.testcase("checks")?.failureType == "timeout")
@@ -80,7 +73,7 @@ struct ReportsInFullTests {
         let error = try #require(run.report?["error"] as? [String: Any])
         #expect(error["kind"] as? String == "timeout")
         #expect((error["message"] as? String)?.contains("--timeout") == true)
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
         #expect(shape.testcase("wait")?.failureType == "timeout")
     }
@@ -96,7 +89,7 @@ struct ReportsInFullTests {
         """, ["--report", "junit=junit.xml"])
         #expect(run.status == 1)
         #expect((run.report?["error"] as? [String: Any])?["kind"] as? String == "timeout")
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
         #expect(shape.testcase("deadline")?.failureType == "timeout")
     }
@@ -109,7 +102,7 @@ struct ReportsInFullTests {
         a: sh "sleep 30" { timeout 200ms }
         """, ["--report", "junit=junit.xml"])
         #expect(run.status == 1)
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
         #expect(shape.testcase("a")?.failureType == "timeout")
     }
@@ -133,7 +126,7 @@ struct ReportsInFullTests {
         #expect(long["truncated"] as? Bool == true)
         #expect((long["bytes"] as? Int ?? 0) > 100_000)
 
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.testcase("ok")?.out == "to-stdout\n")
         #expect(shape.testcase("ok")?.err == "to-stderr\n")
         #expect(shape.testcase("long")?.out.hasSuffix("20000\n") == true)
@@ -171,7 +164,7 @@ struct ReportsInFullTests {
         #expect(error["kind"] as? String == "exit")
         #expect((error["stderrTail"] as? String)?.contains("first-attempt-broke") == true)
         #expect(log[1]["status"] as? String == "succeeded")
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.testcase("flaky")?.out.contains("attempt 1: failed") == true)
         #expect(shape.testcase("flaky")?.out.contains("first-attempt-broke") == true)
         #expect(shape.testcase("flaky")?.out.contains("attempt 2: succeeded") == true)
@@ -187,7 +180,7 @@ struct ReportsInFullTests {
         """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
         #expect(run.status == 0)
         #expect(run.step("greet")?["message"] as? String == "hello world")
-        #expect(try junit(space).testcase("greet")?.out == "hello world\n")
+        #expect(try JUnitShape.read(space).testcase("greet")?.out == "hello world\n")
         let markdown = MarkdownShape(try #require(space.read("summary.md")))
         #expect(markdown.tables.first?.contains { $0.contains("hello world") } == true)
     }

@@ -10,13 +10,6 @@ import Testing
 /// `GITHUB_ACTIONS=true` where a runner sets it.
 @Suite("End to end: reports a CI job can trust")
 struct TrustedReportsTests {
-    private func junit(_ space: Workspace, _ name: String = "junit.xml") throws -> JUnitShape {
-        let data = try #require(space.read(name)?.data(using: .utf8))
-        let shape = JUnitShape.check(data)
-        #expect(shape.problems.isEmpty, "JUnit shape: \(shape.problems)")
-        return shape
-    }
-
     @Test("failures an any, a catch or allow-failure handled: a green run, a passing JUnit case, a warning, apart in Markdown")
     func handledFailures() throws {
         let space = try Workspace()
@@ -46,7 +39,7 @@ struct TrustedReportsTests {
         #expect(run.step("probe")?["handledBy"] as? String == "catch at line 9")
         #expect(run.step("lint")?["handledBy"] as? String == "allow-failure")
 
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 0, "handled failures are not failures of the run")
         for id in ["down", "probe", "lint"] {
             let testcase = try #require(shape.testcase(id))
@@ -84,7 +77,7 @@ struct TrustedReportsTests {
         }
         """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 0, "the any handled what the rethrow passed on")
         #expect(run.step("get")?["handledBy"] as? String == "any 'download' (another lane succeeded)")
         let rethrow = try #require(run.steps.first { $0["kind"] as? String == "rethrow" })
@@ -116,7 +109,7 @@ struct TrustedReportsTests {
         build: sh "echo broken >&2; exit 1"
         """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 1)
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
         #expect(shape.testcase("build")?.outcome == "failure")
         #expect(shape.testcase("lint")?.outcome == nil)
@@ -158,7 +151,7 @@ struct TrustedReportsTests {
         }
         let serverErr = (run.step("server")?["output"] as? [String: Any])?["stderr"] as? [String: Any]
         #expect(serverErr?["tail"] as? String == "GET / 200\n")
-        let shape = try junit(space)
+        let shape = try JUnitShape.read(space)
         #expect(shape.testcase("server")?.out.contains("serving on 8080") == true)
         #expect(shape.testcase("server")?.err.contains("GET / 200") == true)
         let markdown = MarkdownShape(try #require(space.read("summary.md")))

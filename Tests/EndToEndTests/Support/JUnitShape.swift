@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -14,6 +15,15 @@ final class JUnitShape: NSObject, XMLParserDelegate {
     private var stack: [String] = []
     private var suite: [String: String] = [:]
     private var text = ""
+
+    /// The report `name` a run wrote in `space`, read and checked: a test
+    /// fails on any departure from the shape.
+    static func read(_ space: Workspace, _ name: String = "junit.xml") throws -> JUnitShape {
+        let data = try #require(space.read(name)?.data(using: .utf8), "\(name) was written")
+        let shape = check(data)
+        #expect(shape.problems.isEmpty, "JUnit shape: \(shape.problems)")
+        return shape
+    }
 
     static func check(_ data: Data) -> JUnitShape {
         let shape = JUnitShape()
