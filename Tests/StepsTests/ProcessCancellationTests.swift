@@ -63,6 +63,32 @@ struct ProcessCancellationTests {
         #expect(!isUnreapedChild(group))
     }
 
+    /// A shared /proc scan that began before a group existed does not know
+    /// it: asked about a group that existed by a later moment, the census
+    /// scans again instead of calling it gone. (A step cancelled on a busy
+    /// machine settled while its processes lived: the scan it was judged by
+    /// was older than the step, kept because scans had grown slow.)
+    @Test func aScanOlderThanTheGroupDoesNotCallItGone() async throws {
+        let folder = TemporaryFolder()
+        let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .milliseconds(100)))
+        let path = folder.path
+        let census = GroupCensus(minimumAge: .seconds(3600))
+        let before = ContinuousClock.now
+        _ = census.liveGroups(scannedAfter: before)
+        let (promise, group) = try await start("echo $$; sleep 1000", runner, members: 1) {
+            StepContext(id: "t", workingDirectory: path, environment: testEnvironment, output: $0)
+        }
+        let existed = ContinuousClock.now
+        // Asked about a moment the old scan had already passed, it is reused
+        // (what makes a teardown of a thousand groups one scan per tick)...
+        #expect(census.liveGroups(scannedAfter: before)[group] == nil)
+        // ...but not about a group that existed only later.
+        #expect(census.liveGroups(scannedAfter: existed)[group] != nil)
+        promise.cancel()
+        #expect(await outcome(of: promise).isCancelled)
+        #expect(liveMembers(ofGroup: group).isEmpty)
+    }
+
     @Test func cancellationBeforeTheStepStartsRunsNothing() async throws {
         let folder = TemporaryFolder()
         let runner = SystemStepRunner()

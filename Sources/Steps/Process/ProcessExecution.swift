@@ -284,7 +284,7 @@ final class ProcessExecution: @unchecked Sendable {
     /// `killing`. Returns whether any is alive.
     @discardableResult
     private func signalEscapees() -> Bool {
-        let escapees = GroupCensus.shared.processes(marked: marker).filter { $0.group != pid }
+        let escapees = GroupCensus.shared.processes(marked: marker, scannedAfter: started).filter { $0.group != pid }
         for escapee in escapees {
             if killing {
                 escapee.signal(SIGKILL)
@@ -329,7 +329,7 @@ final class ProcessExecution: @unchecked Sendable {
             return
         }
         let escapeesAlive = signalEscapees()
-        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid) {
+        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid, existedBy: started) {
             if let killTimer { loop.cancelTimer(killTimer) }
             finish(.cancelled(readSoFar()))
             return

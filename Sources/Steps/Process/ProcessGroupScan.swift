@@ -66,10 +66,11 @@ enum ProcessGroupScan {
     /// Whether any member of the group is alive, by one /proc scan shared
     /// by every caller on the event loop for a few milliseconds:
     /// a thousand groups being torn down cost one scan per tick, not a
-    /// thousand.
-    static func hasLiveMembersShared(_ pgid: pid_t) -> Bool {
+    /// thousand. `existedBy` is a moment the group already existed: a scan
+    /// begun before it cannot say the group is gone, so it is taken again.
+    static func hasLiveMembersShared(_ pgid: pid_t, existedBy: ContinuousClock.Instant) -> Bool {
         if kill(-pgid, 0) != 0, errno == ESRCH { return false }
-        return GroupCensus.shared.liveGroups()[pgid] != nil
+        return GroupCensus.shared.liveGroups(scannedAfter: existedBy)[pgid] != nil
     }
 
     /// Whether the process is alive (exists and is not a zombie).
@@ -152,24 +153,36 @@ final class GroupCensus: @unchecked Sendable {
     /// How long a scan is reused: at least 10 ms, and twice as long as the
     /// scan took (with thousands of processes a scan takes tens of ms;
     /// rescanning for every caller would make teardown quadratic).
-    private var maximumAge = Duration.milliseconds(10)
+    private var maximumAge: Duration
+    /// The least time a scan is reused.
+    private let minimumAge: Duration
+    /// When the last scan began: what it says is true as of then, however
+    /// long it took (under load, hundreds of milliseconds).
     private var taken: ContinuousClock.Instant?
     private var groups: [pid_t: Int] = [:]
     private var byMark: [String: [MarkedProcess]] = [:]
 
-    func liveGroups() -> [pid_t: Int] {
-        refresh()
+    init(minimumAge: Duration = .milliseconds(10)) {
+        self.minimumAge = minimumAge
+        maximumAge = minimumAge
+    }
+
+    /// The live groups and how many live processes each has, from a scan
+    /// begun after `moment`: a group or process that came into being after
+    /// an older scan began is missing from it, and must not read as gone.
+    func liveGroups(scannedAfter moment: ContinuousClock.Instant) -> [pid_t: Int] {
+        refresh(after: moment)
         return groups
     }
 
-    /// The live processes that carry `mark`.
-    func processes(marked mark: String) -> [MarkedProcess] {
-        refresh()
+    /// The live processes that carry `mark`, from a scan begun after `moment`.
+    func processes(marked mark: String, scannedAfter moment: ContinuousClock.Instant) -> [MarkedProcess] {
+        refresh(after: moment)
         return byMark[mark] ?? []
     }
 
-    private func refresh() {
-        if let taken, taken.duration(to: .now) < maximumAge { return }
+    private func refresh(after moment: ContinuousClock.Instant) {
+        if let taken, taken > moment, taken.duration(to: .now) < maximumAge { return }
         let start = ContinuousClock.now
         var groups: [pid_t: Int] = [:]
         var byMark: [String: [MarkedProcess]] = [:]
@@ -183,8 +196,8 @@ final class GroupCensus: @unchecked Sendable {
         self.groups = groups
         self.byMark = byMark
         let end = ContinuousClock.now
-        taken = end
-        maximumAge = max(.milliseconds(10), start.duration(to: end) * 2)
+        taken = start
+        maximumAge = max(minimumAge, start.duration(to: end) * 2)
     }
 
     /// Forgets the last scan (the next question scans again).

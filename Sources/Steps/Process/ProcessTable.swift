@@ -122,12 +122,13 @@ final class ProcessTable: Sendable {
             process.signal(SIGTERM)
             process.signal(SIGCONT)
         }
+        let asked = ContinuousClock.now
         loop.execute { [self] in
             for execution in executions { execution.cancel() }
             let deadline = ContinuousClock.now + gracePeriod
             var killed = false
             func poll() {
-                let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0) }
+                let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0, existedBy: asked) }
                 let leftoversAlive = leftovers.filter { ProcessGroupScan.isAlive($0.pid) }
                 let running = state.withLock { $0.running.count }
                 if remaining.isEmpty && leftoversAlive.isEmpty && running == 0 {
