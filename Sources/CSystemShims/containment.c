@@ -42,6 +42,9 @@ static int csh_environ_value_in(int pid, const char *name, char *out, size_t siz
         filled += (size_t)got;
     }
     csh_sys_close((int)fd);
+    /* Nothing to read: no environment at all, or none yet (see
+     * csh_between_images). */
+    if (filled == 0) return -2;
     size_t name_length = strlen(name);
     size_t start = 0;
     size_t written = 0;
@@ -70,6 +73,56 @@ int csh_environ_value(int pid, const char *name, char *out, size_t size) {
     return csh_environ_value_in(pid, name, out, size, buffer, sizeof buffer);
 }
 
+/* Whether `pid` is a live user process between two images, inside
+ * execve: its new memory has no environment yet (`env_end`, field 51 of
+ * /proc/PID/stat, is 0), so it shows none, though it will have the one it
+ * was given. A process with an empty environment shows an `env_end`; a
+ * zombie or a kernel thread shows 0 but is neither live nor a user
+ * process. On a busy machine a process can stay in that window for a long
+ * while (it reads its program and loader from disk). */
+static int csh_between_images_in(long pid, char *buffer, size_t capacity) {
+    char path[40] = "/proc/";
+    size_t length = 6;
+    length += csh_format_int(path + length, pid);
+    memcpy(path + length, "/stat", 6);
+    long fd = csh_sys_open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    long got = csh_sys_read((int)fd, buffer, capacity - 1);
+    csh_sys_close((int)fd);
+    if (got <= 0) return 0;
+    buffer[got] = 0;
+    /* Fields are counted after the last ')' (the name may hold any). */
+    char *cursor = NULL;
+    for (long index = got - 1; index >= 0; index--) {
+        if (buffer[index] == ')') {
+            cursor = buffer + index + 1;
+            break;
+        }
+    }
+    if (cursor == NULL) return 0;
+    char state = 0;
+    unsigned long flags = 0;
+    unsigned long env_end = 1;
+    /* Field 3 is the state; 9 the flags; 51 env_end. */
+    for (int field = 3; field <= 51 && *cursor; field++) {
+        while (*cursor == ' ') cursor++;
+        char *start = cursor;
+        while (*cursor && *cursor != ' ') cursor++;
+        if (field == 3) state = *start;
+        unsigned long value = 0;
+        for (char *c = start; c < cursor && *c >= '0' && *c <= '9'; c++) value = value * 10 + (unsigned long)(*c - '0');
+        if (field == 9) flags = value;
+        if (field == 51) env_end = value;
+    }
+    const unsigned long kernel_thread = 0x00200000; /* PF_KTHREAD */
+    return state != 'Z' && state != 'X' && !(flags & kernel_thread) && env_end == 0;
+}
+
+int csh_between_images(int pid) {
+    char buffer[1024];
+    return csh_between_images_in(pid, buffer, sizeof buffer);
+}
+
 /* The watchdog's work once promise-run is gone: SIGKILL every process whose
  * marker starts with `prefix`, scanning again while it finds any. */
 static void csh_watchdog_sweep(const char *prefix) {
@@ -77,8 +130,9 @@ static void csh_watchdog_sweep(const char *prefix) {
     static char entries[32 * 1024];
     char value[512];
     size_t prefix_length = strlen(prefix);
-    /* Done after three quiet rounds in a row: a process caught in execve
-     * shows no environment for that instant. */
+    /* Done after three quiet rounds in a row; a process caught inside
+     * execve (no environment to read yet) keeps a round from being quiet,
+     * so that the next round sees its mark. */
     int quiet = 0;
     for (int round = 0; round < 100 && quiet < 3; round++) {
         int found = 0;
@@ -105,6 +159,7 @@ static void csh_watchdog_sweep(const char *prefix) {
                 if (!numeric || pid <= 1) continue;
                 int length = csh_environ_value_in((int)pid, "PROMISE_RUN_STEP", value, sizeof value, environ_buffer,
                                                   sizeof environ_buffer);
+                if (length == -2 && csh_between_images_in(pid, environ_buffer, sizeof environ_buffer)) found = 1;
                 /* Any of its marks (one per line) may be ours. */
                 for (int line = 0; line < length;) {
                     int line_end = line;

@@ -10,8 +10,15 @@
 /// "PROMISE_RUN_STEP"; a promise-run inside a step adds its own mark before
 /// the one it inherited) of process `pid`, read from /proc/PID/environ (its
 /// first 64 KiB), into `out`, separated by newlines and NUL-terminated.
-/// Returns the length written, or -1 when it has none or cannot be read.
+/// Returns the length written, -1 when it has none or cannot be read, or
+/// -2 when its environment reads empty (none, or none yet: inside execve).
 int csh_environ_value(int pid, const char *name, char *out, size_t size);
+
+/// Whether `pid` is a live user process inside execve, between its old
+/// image and its new one: its environment reads empty for that while
+/// (the watchdog's sweep waits for it instead of calling the round quiet).
+/// 0 for a zombie, a kernel thread, or a process with an empty environment.
+int csh_between_images(int pid);
 
 /// Starts the watchdog: a process of its own session that waits for
 /// promise-run to end (a pipe whose write end only promise-run holds reaches
