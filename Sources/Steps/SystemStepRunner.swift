@@ -33,12 +33,12 @@ package final class SystemStepRunner: StepRunner {
         http = HTTPClient(configuration: configuration)
     }
 
-    package func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
+    package func run(_ step: ResolvedStep, in context: StepContext) -> Promise<StepResult> {
         switch step {
         case .shell(let command, let options):
-            return executor(for: context).runShell(command.literalValue ?? "", options, in: context)
+            return executor(for: context).runShell(command, options, in: context)
         case .exec(let arguments, let options):
-            return executor(for: context).runExec(arguments.map { $0.literalValue ?? "" }, options, in: context)
+            return executor(for: context).runExec(arguments, options, in: context)
         case .http(let request):
             return http.run(request, in: context)
         case .file(let operation):

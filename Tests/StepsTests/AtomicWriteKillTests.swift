@@ -66,9 +66,9 @@ struct AtomicWriteKillTests {
         environment[Self.modeVariable] = mode
         let me = try #require(realpath("/proc/self/exe", nil))
         defer { free(me) }
-        let step = Step.exec(arguments: [String(cString: me), "--testing-library", "swift-testing",
-                                         "--filter", "AtomicWriteKillTests/writerLoop"].map { .literal($0) },
-                             process: ProcessOptions())
+        let step = ResolvedStep.exec(arguments: [String(cString: me), "--testing-library", "swift-testing",
+                                         "--filter", "AtomicWriteKillTests/writerLoop"].map { $0 },
+                             process: ResolvedProcessOptions())
         var found: [Found] = []
         var temporaryLeft = 0
         for _ in 0..<rounds {

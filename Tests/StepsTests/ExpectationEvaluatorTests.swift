@@ -8,7 +8,7 @@ import Testing
 @Suite("Expectation evaluator")
 struct ExpectationEvaluatorTests {
     private func process(exit: Int?, signal: Int? = nil, stdout: String = "", stderr: String = "",
-                         _ expectations: [StepExpectation] = []) -> StepFailure? {
+                         _ expectations: [ResolvedExpectation] = []) -> StepFailure? {
         var result = StepResult(stdout: CapturedText(text: stdout), stderr: CapturedText(text: stderr), exitCode: exit,
                                 terminatingSignal: signal)
         do {
@@ -19,7 +19,7 @@ struct ExpectationEvaluatorTests {
         }
     }
 
-    private func http(status: Int, body: String = "", _ expectations: [StepExpectation] = []) -> StepFailure? {
+    private func http(status: Int, body: String = "", _ expectations: [ResolvedExpectation] = []) -> StepFailure? {
         var result = StepResult(status: status, body: CapturedText(text: body))
         do {
             try ExpectationEvaluator.checkHTTP(&result, expectations: expectations, captures: [], savedTo: nil)
@@ -36,7 +36,7 @@ struct ExpectationEvaluatorTests {
         #expect(process(exit: 1, [.exit([0, 1]), .exit([1, 2])]) == nil)
         #expect(process(exit: 0, [.exit([0, 1]), .exit([1, 2])])?.message == "expected exit 1 or 2, got 0")
         // An unexpected exit is reported before a failed contains.
-        #expect(process(exit: 2, [.contains(.stdout, .literal("x"))])?.kind == .exit)
+        #expect(process(exit: 2, [.contains(.stdout, "x")])?.kind == .exit)
         #expect(process(exit: nil, signal: 15, [.exit([0])])?.kind == .signal)
         #expect(process(exit: nil, signal: 15)?.message == "killed by signal 15 (SIGTERM)")
     }
@@ -61,12 +61,12 @@ struct ExpectationEvaluatorTests {
     }
 
     @Test func jsonComparisonRules() throws {
-        func holds(_ json: String, _ op: ComparisonOperator, _ literal: JSONLiteral) throws -> Bool {
+        func holds(_ json: String, _ op: ComparisonOperator, _ literal: ResolvedJSONLiteral) throws -> Bool {
             JSONComparison.holds(try JSONDocument.parse(json), op, literal)
         }
         #expect(try holds("10", .greater, .integer("9")))
         #expect(try holds("10", .equal, .number(10.0)))
-        #expect(try holds("\"10\"", .greater, .string(.literal("09"))))
+        #expect(try holds("\"10\"", .greater, .string("09")))
         #expect(try !holds("\"10\"", .equal, .integer("10")), "a string is not a number")
         #expect(try holds("\"10\"", .notEqual, .integer("10")))
         #expect(try !holds("true", .less, .boolean(true)), "booleans are not ordered")

@@ -11,7 +11,7 @@ struct FileStepTests {
     let runner = SystemStepRunner()
     let manager = FileManager.default
 
-    private func file(_ operation: FileOperation, _ folder: borrowing TemporaryFolder) async -> Outcome<StepResult> {
+    private func file(_ operation: ResolvedFileOperation, _ folder: borrowing TemporaryFolder) async -> Outcome<StepResult> {
         await run(.file(operation), runner, in: folder.context())
     }
 
@@ -25,13 +25,13 @@ struct FileStepTests {
 
     @Test func writeMakesParentsReplacesAtomicallyAndKeepsTheMode() async throws {
         let folder = TemporaryFolder()
-        let written = try #require(value(await file(.write(path: .literal("a/b/c.txt"), content: .literal("first")), folder)))
+        let written = try #require(value(await file(.write(path: "a/b/c.txt", content: "first"), folder)))
         #expect(written.path == folder.file("a/b/c.txt"))
         #expect(try written.value(of: .path) == folder.file("a/b/c.txt"))
         #expect(try read(folder.file("a/b/c.txt")) == "first")
 
         chmod(folder.file("a/b/c.txt"), 0o600)
-        _ = try #require(value(await file(.write(path: .literal("a/b/c.txt"), content: .literal("second ✓")), folder)))
+        _ = try #require(value(await file(.write(path: "a/b/c.txt", content: "second ✓"), folder)))
         #expect(try read(folder.file("a/b/c.txt")) == "second ✓")
         #expect(try mode(folder.file("a/b/c.txt")) == 0o600)
         #expect(try manager.contentsOfDirectory(atPath: folder.file("a/b")) == ["c.txt"], "no temporary file left")
@@ -39,24 +39,24 @@ struct FileStepTests {
 
     @Test func appendCreatesThenAppends() async throws {
         let folder = TemporaryFolder()
-        _ = try #require(value(await file(.append(path: .literal("log/out.txt"), content: .literal("one\n")), folder)))
-        _ = try #require(value(await file(.append(path: .literal("log/out.txt"), content: .literal("two\n")), folder)))
+        _ = try #require(value(await file(.append(path: "log/out.txt", content: "one\n"), folder)))
+        _ = try #require(value(await file(.append(path: "log/out.txt", content: "two\n"), folder)))
         #expect(try read(folder.file("log/out.txt")) == "one\ntwo\n")
     }
 
     @Test func readGivesTheContentAndRefusesWhatIsTooLarge() async throws {
         let folder = TemporaryFolder()
         try "héllo\n".write(toFile: folder.file("in.txt"), atomically: true, encoding: .utf8)
-        let result = try #require(value(await file(.read(path: .literal("in.txt")), folder)))
+        let result = try #require(value(await file(.read(path: "in.txt"), folder)))
         #expect(result.content == "héllo\n")
         #expect(try result.value(of: .content) == "héllo\n")
 
-        let missing = try #require(failure(await file(.read(path: .literal("absent.txt")), folder)))
+        let missing = try #require(failure(await file(.read(path: "absent.txt"), folder)))
         #expect(missing.kind == .file)
         #expect(missing.message == "file read \(folder.file("absent.txt")): No such file or directory")
 
         let small = SystemStepRunner(configuration: StepsConfiguration(bodyLimit: 3))
-        let large = try #require(failure(await run(.file(.read(path: .literal("in.txt"))), small, in: folder.context())))
+        let large = try #require(failure(await run(.file(.read(path: "in.txt")), small, in: folder.context())))
         #expect(large.kind == .file)
         #expect(large.message.contains("limit"))
     }
@@ -69,27 +69,27 @@ struct FileStepTests {
         chmod(folder.file("src/top.txt"), 0o751)
         try manager.createSymbolicLink(atPath: folder.file("src/link"), withDestinationPath: "top.txt")
 
-        let single = try #require(value(await file(.copy(from: .literal("src/top.txt"), to: .literal("copy.txt")), folder)))
+        let single = try #require(value(await file(.copy(from: "src/top.txt", to: "copy.txt"), folder)))
         #expect(single.path == folder.file("copy.txt"))
         #expect(try read(folder.file("copy.txt")) == "top")
         #expect(try mode(folder.file("copy.txt")) == 0o751)
 
         try manager.createDirectory(atPath: folder.file("into"), withIntermediateDirectories: true)
-        let into = try #require(value(await file(.copy(from: .literal("src/top.txt"), to: .literal("into")), folder)))
+        let into = try #require(value(await file(.copy(from: "src/top.txt", to: "into"), folder)))
         #expect(into.path == folder.file("into/top.txt"))
 
-        let tree = try #require(value(await file(.copy(from: .literal("src"), to: .literal("dst/tree")), folder)))
+        let tree = try #require(value(await file(.copy(from: "src", to: "dst/tree"), folder)))
         #expect(tree.path == folder.file("dst/tree"))
         #expect(try read(folder.file("dst/tree/sub/deeper/deep.txt")) == "deep")
         #expect(try manager.destinationOfSymbolicLink(atPath: folder.file("dst/tree/link")) == "top.txt")
 
-        let itself = try #require(failure(await file(.copy(from: .literal("src"), to: .literal("src/sub/again")), folder)))
+        let itself = try #require(failure(await file(.copy(from: "src", to: "src/sub/again"), folder)))
         #expect(itself.kind == .file)
         #expect(itself.message.contains("into itself"))
-        let sneaky = try #require(failure(await file(.copy(from: .literal("src"), to: .literal("dst/../src/./again")), folder)))
+        let sneaky = try #require(failure(await file(.copy(from: "src", to: "dst/../src/./again"), folder)))
         #expect(sneaky.message.contains("into itself"))
 
-        let missing = try #require(failure(await file(.copy(from: .literal("nothing"), to: .literal("x")), folder)))
+        let missing = try #require(failure(await file(.copy(from: "nothing", to: "x"), folder)))
         #expect(missing.kind == .file)
         #expect(missing.message.contains(folder.file("nothing")))
     }
@@ -97,7 +97,7 @@ struct FileStepTests {
     @Test func moveRenamesAndCrossesFileSystems() async throws {
         let folder = TemporaryFolder()
         try "moving".write(toFile: folder.file("a.txt"), atomically: true, encoding: .utf8)
-        let moved = try #require(value(await file(.move(from: .literal("a.txt"), to: .literal("sub/b.txt")), folder)))
+        let moved = try #require(value(await file(.move(from: "a.txt", to: "sub/b.txt"), folder)))
         #expect(moved.path == folder.file("sub/b.txt"))
         #expect(!manager.fileExists(atPath: folder.file("a.txt")))
         #expect(try read(folder.file("sub/b.txt")) == "moving")
@@ -111,7 +111,7 @@ struct FileStepTests {
         defer { try? manager.removeItem(atPath: elsewhere) }
         try manager.createDirectory(atPath: folder.file("tree/inner"), withIntermediateDirectories: true)
         try "x".write(toFile: folder.file("tree/inner/x.txt"), atomically: true, encoding: .utf8)
-        let across = try #require(value(await file(.move(from: .literal("tree"), to: .literal(elsewhere)), folder)))
+        let across = try #require(value(await file(.move(from: "tree", to: elsewhere), folder)))
         #expect(across.path == elsewhere)
         #expect(try read(elsewhere + "/inner/x.txt") == "x")
         #expect(!manager.fileExists(atPath: folder.file("tree")))
@@ -125,39 +125,39 @@ struct FileStepTests {
         try "x".write(toFile: folder.file("gone/a/b/x.txt"), atomically: true, encoding: .utf8)
         try manager.createSymbolicLink(atPath: folder.file("gone/link-to-keep"), withDestinationPath: folder.file("keep"))
 
-        let deleted = try #require(value(await file(.delete(path: .literal("gone")), folder)))
+        let deleted = try #require(value(await file(.delete(path: "gone"), folder)))
         #expect(deleted.path == folder.file("gone"))
         #expect(!manager.fileExists(atPath: folder.file("gone")))
         #expect(try read(folder.file("keep/precious.txt")) == "precious")
-        _ = try #require(value(await file(.delete(path: .literal("never-was")), folder)))
+        _ = try #require(value(await file(.delete(path: "never-was"), folder)))
     }
 
     @Test func mkdirMakesParentsAndExistsFailsForMissingPaths() async throws {
         let folder = TemporaryFolder()
-        _ = try #require(value(await file(.mkdir(path: .literal("x/y/z")), folder)))
+        _ = try #require(value(await file(.mkdir(path: "x/y/z"), folder)))
         var isFolder: ObjCBool = false
         #expect(manager.fileExists(atPath: folder.file("x/y/z"), isDirectory: &isFolder) && isFolder.boolValue)
-        _ = try #require(value(await file(.mkdir(path: .literal("x/y/z")), folder)))
+        _ = try #require(value(await file(.mkdir(path: "x/y/z"), folder)))
 
         try "f".write(toFile: folder.file("plain"), atomically: true, encoding: .utf8)
-        let notFolder = try #require(failure(await file(.mkdir(path: .literal("plain")), folder)))
+        let notFolder = try #require(failure(await file(.mkdir(path: "plain"), folder)))
         #expect(notFolder.kind == .file)
         #expect(notFolder.message.contains("not a folder"))
 
-        let present = try #require(value(await file(.exists(path: .literal("x/y")), folder)))
+        let present = try #require(value(await file(.exists(path: "x/y"), folder)))
         #expect(present.path == folder.file("x/y"))
-        let missing = try #require(failure(await file(.exists(path: .literal("nope")), folder)))
+        let missing = try #require(failure(await file(.exists(path: "nope"), folder)))
         #expect(missing.kind == .file)
         #expect(missing.message == "file exists \(folder.file("nope")): does not exist")
         try manager.createSymbolicLink(atPath: folder.file("dangling"), withDestinationPath: "nowhere")
-        let dangling = try #require(failure(await file(.exists(path: .literal("dangling")), folder)))
+        let dangling = try #require(failure(await file(.exists(path: "dangling"), folder)))
         #expect(dangling.message.contains("symbolic link to a missing path"))
     }
 
     @Test func errorsNameThePathAndTheSystemsReason() async throws {
         let folder = TemporaryFolder()
         try "a file".write(toFile: folder.file("blocker"), atomically: true, encoding: .utf8)
-        let failed = try #require(failure(await file(.write(path: .literal("blocker/inside.txt"), content: .literal("x")), folder)))
+        let failed = try #require(failure(await file(.write(path: "blocker/inside.txt", content: "x"), folder)))
         #expect(failed.kind == .file)
         #expect(failed.message.hasPrefix("file write \(folder.file("blocker"))"))
         #expect(failed.message.contains("not a folder") || failed.message.contains("Not a directory"))

@@ -16,16 +16,16 @@ struct HTTPExpectationTests {
         return JSONPath(components)
     }
 
-    private func json(_ text: String, _ op: ComparisonOperator, _ literal: JSONLiteral) -> StepExpectation {
+    private func json(_ text: String, _ op: ComparisonOperator, _ literal: ResolvedJSONLiteral) -> ResolvedExpectation {
         .json(path(text), .compare(op, literal))
     }
 
     @Test func jsonComparisonsThatHold() async throws {
         let folder = TemporaryFolder()
-        let expectations: [StepExpectation] = [
-            json("token", .equal, .string(.literal("abc123"))),
-            json("token", .notEqual, .string(.literal("other"))),
-            json("token", .less, .string(.literal("abd"))),
+        let expectations: [ResolvedExpectation] = [
+            json("token", .equal, .string("abc123")),
+            json("token", .notEqual, .string("other")),
+            json("token", .less, .string("abd")),
             json("count", .equal, .integer("3")),
             json("count", .equal, .number(3.0)),
             json("count", .greater, .integer("2")),
@@ -36,14 +36,14 @@ struct HTTPExpectationTests {
             json("ok", .equal, .boolean(true)),
             json("missing", .equal, .null),
             json("items.0.id", .equal, .integer("42")),
-            json("items.-1.name", .equal, .string(.literal("second"))),
-            json("count", .notEqual, .string(.literal("3"))),
-            .json(JSONPath([.key("odd key")]), .compare(.equal, .string(.literal("odd value")))),
+            json("items.-1.name", .equal, .string("second")),
+            json("count", .notEqual, .string("3")),
+            .json(JSONPath([.key("odd key")]), .compare(.equal, .string("odd value"))),
             .json(path("missing"), .exists),
             .json(path("nested.a.b"), .exists),
-            .header(name: "content-type", .contains(.literal("json"))),
+            .header(name: "content-type", .contains("json")),
             .header(name: "Content-Type", .matches(RegexPattern("^application/[a-z]+$"))),
-            .contains(.body, .literal("\"token\"")),
+            .contains(.body, "\"token\""),
             .matches(.body, RegexPattern("\"id\": [0-9]+")),
         ]
         let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/json"), expect: expectations),
@@ -53,12 +53,12 @@ struct HTTPExpectationTests {
     }
 
     @Test(arguments: [
-        (ComparisonOperator.equal, JSONLiteral.integer("41"), "expected json .items[0].id == 41, got 42"),
+        (ComparisonOperator.equal, ResolvedJSONLiteral.integer("41"), "expected json .items[0].id == 41, got 42"),
         (.less, .integer("42"), "expected json .items[0].id < 42, got 42"),
-        (.greater, .string(.literal("40")), "expected json .items[0].id > \"40\", got 42"),
+        (.greater, .string("40"), "expected json .items[0].id > \"40\", got 42"),
         (.equal, .boolean(true), "expected json .items[0].id == true, got 42"),
     ])
-    func jsonComparisonsThatFailSayWhatCame(_ op: ComparisonOperator, _ literal: JSONLiteral, _ message: String) async throws {
+    func jsonComparisonsThatFailSayWhatCame(_ op: ComparisonOperator, _ literal: ResolvedJSONLiteral, _ message: String) async throws {
         let folder = TemporaryFolder()
         let failed = try #require(failure(await run(
             http(.GET, try await HTTPTestServer.url("/json"), expect: [json("items.0.id", op, literal)]),
@@ -87,10 +87,10 @@ struct HTTPExpectationTests {
     @Test func headerAndBodyExpectationsThatFail() async throws {
         let folder = TemporaryFolder()
         let url = try await HTTPTestServer.url("/headers")
-        let absent = try #require(failure(await run(http(.GET, url, expect: [.header(name: "X-Absent", .contains(.literal("a")))]),
+        let absent = try #require(failure(await run(http(.GET, url, expect: [.header(name: "X-Absent", .contains("a"))]),
                                                     runner, in: folder.context())))
         #expect(absent.message == "expected header X-Absent to contain \"a\", but the response has no header X-Absent")
-        let wrong = try #require(failure(await run(http(.GET, url, expect: [.header(name: "x-custom", .contains(.literal("other")))]),
+        let wrong = try #require(failure(await run(http(.GET, url, expect: [.header(name: "x-custom", .contains("other"))]),
                                                    runner, in: folder.context())))
         #expect(wrong.message == "expected header x-custom to contain \"other\", got \"custom value\"")
         let body = try #require(failure(await run(http(.GET, url, expect: [.matches(.body, RegexPattern("^v[0-9]+"))]),

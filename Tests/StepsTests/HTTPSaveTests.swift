@@ -67,7 +67,7 @@ struct HTTPSaveTests {
     @Test func bodyExpectationsOnASavedBodySayWhy() async throws {
         let folder = TemporaryFolder()
         let failed = try #require(failure(await run(
-            http(.GET, try await HTTPTestServer.url("/hello"), save: "hello.txt", expect: [.contains(.body, .literal("hello"))]),
+            http(.GET, try await HTTPTestServer.url("/hello"), save: "hello.txt", expect: [.contains(.body, "hello")]),
             runner, in: folder.context())))
         #expect(failed.kind == .expect)
         #expect(failed.message.contains("saved to"))

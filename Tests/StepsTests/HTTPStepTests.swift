@@ -54,24 +54,24 @@ struct HTTPStepTests {
     @Test func headersAndTheFourKindsOfBodyAreSent() async throws {
         let folder = TemporaryFolder()
         let url = try await HTTPTestServer.url("/echo")
-        let echo: (Step) async throws -> JSONDocument = { step in
+        let echo: (ResolvedStep) async throws -> JSONDocument = { step in
             let result = try #require(value(await run(step, runner, in: folder.context())))
             return try JSONDocument.parse(result.body?.text ?? "")
         }
 
         let text = try await echo(http(.POST, url, headers: [("X-Test", "one"), ("Content-Type", "text/plain")],
-                                       body: .text(.literal("raw text ✓"))))
+                                       body: .text("raw text ✓")))
         #expect(text[JSONPath([.key("body")])] == .string("raw text ✓"))
         #expect(text[JSONPath([.key("headers"), .key("x-test")])] == .string("one"))
         #expect(text[JSONPath([.key("headers"), .key("content-type")])] == .string("text/plain"))
 
-        let json = try await echo(http(.PUT, url, body: .json(.literal("{\"a\": [1, 2]}"))))
+        let json = try await echo(http(.PUT, url, body: .json("{\"a\": [1, 2]}")))
         #expect(json[JSONPath([.key("body")])] == .string("{\"a\": [1, 2]}"))
         #expect(json[JSONPath([.key("headers"), .key("content-type")])] == .string("application/json"))
 
         let form = try await echo(http(.POST, url, body: .form([
-            NamedTemplate(name: "name", value: .literal("Ada Lovelace")),
-            NamedTemplate(name: "q", value: .literal("a&b=c/é")),
+            NamedText(name: "name", value: "Ada Lovelace"),
+            NamedText(name: "q", value: "a&b=c/é"),
         ])))
         #expect(form[JSONPath([.key("body")])] == .string("name=Ada+Lovelace&q=a%26b%3Dc%2F%C3%A9"))
         #expect(form[JSONPath([.key("headers"), .key("content-type")])] == .string("application/x-www-form-urlencoded"))
@@ -79,9 +79,9 @@ struct HTTPStepTests {
         // A body file is streamed from disk, relative to the working folder.
         let content = String(repeating: "line of the body file\n", count: 100_000)
         try content.write(toFile: folder.file("upload.txt"), atomically: true, encoding: .utf8)
-        let file = try await echo(http(.POST, url, body: .file(.literal("upload.txt"))))
+        let file = try await echo(http(.POST, url, body: .file("upload.txt")))
         #expect(file[JSONPath([.key("body_length")])] == .number(JSONNumber(content.utf8.count)))
-        let missing = try #require(failure(await run(http(.POST, url, body: .file(.literal("absent.txt"))), runner,
+        let missing = try #require(failure(await run(http(.POST, url, body: .file("absent.txt")), runner,
                                                      in: folder.context())))
         #expect(missing.kind == .file)
         #expect(missing.message.contains("absent.txt"))

@@ -236,14 +236,14 @@ struct ProcessStepTests {
     @Test func stdoutExpectationsAndCaptures() async throws {
         let folder = TemporaryFolder()
         let step = sh("echo 'tool v1.42.7 ready'",
-                      expect: [.contains(.stdout, .literal("ready")), .matches(.stdout, RegexPattern("v[0-9]+"))],
+                      expect: [.contains(.stdout, "ready"), .matches(.stdout, RegexPattern("v[0-9]+"))],
                       capture: [Capture(name: "version", source: .matches(.stdout, RegexPattern("v([0-9.]+)"))),
                                 Capture(name: "word", source: .matches(.stdout, RegexPattern("r[a-z]+")))])
         let result = try #require(value(await run(step, runner, in: folder.context())))
         #expect(result.captures == ["version": "1.42.7", "word": "ready"])
         #expect(try result.value(of: .capture("version")) == "1.42.7")
 
-        let failed = try #require(failure(await run(sh("echo nope", expect: [.contains(.stdout, .literal("ready"))]),
+        let failed = try #require(failure(await run(sh("echo nope", expect: [.contains(.stdout, "ready")]),
                                                     runner, in: folder.context())))
         #expect(failed.kind == .expect)
         #expect(failed.message == "expected stdout to contain \"ready\"; stdout: \"nope\"")

@@ -111,6 +111,9 @@ struct CheckerTests {
             """).isEmpty)
         #expect(messages("h: http GET \"u\" {\n  insecure\n  insecure\n}") == ["duplicate 'insecure'"])
         #expect(messages("s: sh \"x\" { insecure }") == ["attribute 'insecure' does not apply to sh steps; it is for http steps"])
+        // Their paths are checked like every other text of the step.
+        #expect(messages("h: http GET \"u\" {\n  cacert \"{{nope.stdout}}\"\n  key \"{{nope2.stdout}}\"\n}")
+            == ["unknown step 'nope'", "unknown step 'nope2'"])
         #expect(messages("cookies on") == ["'cookies on' is the default; only 'cookies off' can be written"])
         #expect(messages("sequence {\n  cookies off\n  cookies off\n}") == ["duplicate 'cookies off' in this block"])
     }

@@ -42,7 +42,7 @@ struct ExpectationTextTests {
         }
         #expect(reread.expectations.count == request.expectations.count)
         for (left, right) in zip(reread.expectations, request.expectations) {
-            if right.templates.allSatisfy({ $0.expressions.isEmpty }) {
+            if right.texts.allSatisfy({ $0.expressions.isEmpty }) {
                 #expect(left == right)
             } else {
                 // Expressions keep their places in the file, which differ.

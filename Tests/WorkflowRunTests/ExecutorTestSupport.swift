@@ -28,8 +28,8 @@ final class ScriptedRunner: StepRunner, Sendable {
 
     var peakConcurrency: Int { peak.load(ordering: .relaxed) }
 
-    func run(_ step: Step, in context: StepContext) -> Promise<StepResult> {
-        guard case .shell(let command, _) = step, let script = command.literalValue else {
+    func run(_ step: ResolvedStep, in context: StepContext) -> Promise<StepResult> {
+        guard case .shell(let script, _) = step else {
             return Promise(value: StepResult(path: "\(step.kindName)"))
         }
         events.record("start \(context.id)")

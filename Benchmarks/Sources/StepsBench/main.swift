@@ -53,7 +53,7 @@ func fail(_ message: String) -> Never {
 /// the executor does: each finished promise starts the next step (no task
 /// per step). Returns the number of failures.
 func runAll(count: Int, concurrency: Int, _ runner: SystemStepRunner, _ context: StepContext,
-            _ step: @escaping @Sendable (Int) -> Step) async -> Int {
+            _ step: @escaping @Sendable (Int) -> ResolvedStep) async -> Int {
     struct Progress {
         var started = 0
         var finished = 0
@@ -105,9 +105,9 @@ case "spawn":
     let count = Int(arguments.dropFirst().first ?? "1000") ?? 1000
     let concurrency = Int(arguments.dropFirst(2).first ?? "8") ?? 8
     let useExec = arguments.dropFirst(3).first == "exec"
-    let step: Step = useExec
-        ? .exec(arguments: [.literal("true")], process: ProcessOptions())
-        : .shell(command: .literal("true"), process: ProcessOptions())
+    let step: ResolvedStep = useExec
+        ? .exec(arguments: ["true"], process: ResolvedProcessOptions())
+        : .shell(command: "true", process: ResolvedProcessOptions())
     let failed = await runAll(count: count, concurrency: concurrency, runner, context) { _ in step }
     let elapsed = seconds(start.duration(to: .now))
     let used = cpu()
@@ -119,7 +119,7 @@ case "http":
     guard let url = arguments.dropFirst().first else { fail("http URL N CONCURRENCY") }
     let count = Int(arguments.dropFirst(2).first ?? "10000") ?? 10000
     let concurrency = Int(arguments.dropFirst(3).first ?? "64") ?? 64
-    let request = HTTPRequest(method: .GET, url: .literal(url))
+    let request = ResolvedHTTPRequest(method: .GET, url: url)
     let failed = await runAll(count: count, concurrency: concurrency, runner, context) { _ in .http(request) }
     let elapsed = seconds(start.duration(to: .now))
     print(String(format: "http: %d GETs at %d, %.3f s, %.0f/s, %d failed, cpu %.0f us/request, peak %.1f MiB",
@@ -130,8 +130,8 @@ case "output":
     let bytes = Int(arguments.dropFirst().first ?? "400000000") ?? 400_000_000
     let sink = CountingSink()
     let before = memory().current
-    let step = Step.shell(command: .literal("yes 'a line of output, as a build would print it' | head -c \(bytes)"),
-                          process: ProcessOptions())
+    let step = ResolvedStep.shell(command: "yes 'a line of output, as a build would print it' | head -c \(bytes)",
+                          process: ResolvedProcessOptions())
     var sinkContext = context
     sinkContext.output = sink
     let outcome = await runner.run(step, in: sinkContext).settled
@@ -143,7 +143,7 @@ case "output":
 case "save":
     guard let url = arguments.dropFirst().first, let path = arguments.dropFirst(2).first else { fail("save URL PATH") }
     let before = memory().current
-    let step = Step.http(HTTPRequest(method: .GET, url: .literal(url), save: .literal(path)))
+    let step = ResolvedStep.http(ResolvedHTTPRequest(method: .GET, url: url, save: path))
     let outcome = await runner.run(step, in: context).settled
     let elapsed = seconds(start.duration(to: .now))
     guard let result = outcome.value else { fail("save: \(outcome)") }

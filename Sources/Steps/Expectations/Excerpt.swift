@@ -44,7 +44,7 @@ enum Excerpt {
 
     /// The stream an expectation reads, as an excerpt: a body from its
     /// start, a process stream from its end.
-    static func stream(_ stream: StepExpectation.Stream, _ text: String) -> String {
+    static func stream(_ stream: ResultStream, _ text: String) -> String {
         stream == .body ? head(text) : tail(text)
     }
 

@@ -10,7 +10,7 @@ enum ExpectationEvaluator {
     /// The status an http step expects when it has no `expect status`.
     static let defaultStatus = StatusPattern.range(200...399)
 
-    static func checkProcess(_ result: inout StepResult, expectations: [StepExpectation],
+    static func checkProcess(_ result: inout StepResult, expectations: [ResolvedExpectation],
                              captures: [Capture]) throws(StepFailure) {
         if let signal = result.terminatingSignal {
             throw StepFailure(.signal, "killed by signal \(signal) (\(SignalNames.name(of: signal)))"
@@ -32,7 +32,7 @@ enum ExpectationEvaluator {
     }
 
     /// `savedTo`: the file the body was streamed into (`save`), if any.
-    static func checkHTTP(_ result: inout StepResult, expectations: [StepExpectation], captures: [Capture],
+    static func checkHTTP(_ result: inout StepResult, expectations: [ResolvedExpectation], captures: [Capture],
                           savedTo: String?) throws(StepFailure) {
         let status = result.status ?? 0
         var sawStatus = false

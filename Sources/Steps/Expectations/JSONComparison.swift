@@ -5,11 +5,10 @@ import WorkflowModel
 /// strings, booleans and null only for (in)equality. Values of different
 /// types are never equal, and never ordered.
 enum JSONComparison {
-    static func holds(_ value: JSONDocument, _ op: ComparisonOperator, _ literal: JSONLiteral) -> Bool {
+    static func holds(_ value: JSONDocument, _ op: ComparisonOperator, _ literal: ResolvedJSONLiteral) -> Bool {
         let order: Int
         switch (value, literal) {
-        case (.string(let text), .string(let template)):
-            let wanted = template.literalValue ?? ""
+        case (.string(let text), .string(let wanted)):
             order = text < wanted ? -1 : (text == wanted ? 0 : 1)
         case (.number(let number), .integer(let wanted)):
             order = JSONNumber.compare(number, JSONNumber(text: wanted))
@@ -44,9 +43,9 @@ enum JSONComparison {
     }
 
     /// The literal as the message shows it: strings quoted, numbers as written.
-    static func describe(_ literal: JSONLiteral) -> String {
+    static func describe(_ literal: ResolvedJSONLiteral) -> String {
         switch literal {
-        case .string(let template): return Excerpt.quoted(Substring(template.literalValue ?? template.sourceText))
+        case .string(let text): return Excerpt.quoted(Substring(text))
         case .integer(let digits): return digits
         case .number(let value): return String(value)
         case .boolean(let value): return value ? "true" : "false"

@@ -16,7 +16,7 @@ struct ResultChecker {
         self.savedBody = savedBody
     }
 
-    mutating func check(_ expectation: StepExpectation) throws(StepFailure) {
+    mutating func check(_ expectation: ResolvedExpectation) throws(StepFailure) {
         switch expectation {
         case .status, .exit:
             return  // The evaluator checks these first.
@@ -106,21 +106,21 @@ struct ResultChecker {
     }
 
     /// `to contain "x"`, `not to match 'y'`, `to be "z"`: for messages.
-    static func words(_ predicate: TextPredicate) -> String {
+    static func words(_ predicate: ResolvedTextPredicate) -> String {
         let not = predicate.negated ? "not " : ""
         switch predicate.test {
-        case .equals(let template): return "\(not)to be \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
-        case .contains(let template): return "\(not)to contain \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
+        case .equals(let text): return "\(not)to be \(Excerpt.quoted(Substring(text)))"
+        case .contains(let text): return "\(not)to contain \(Excerpt.quoted(Substring(text)))"
         case .matches(let pattern): return "\(not)to match '\(pattern.source)'"
         }
     }
 
     /// Whether `text` satisfies the predicate (`not` included).
-    private mutating func holds(_ predicate: TextPredicate, on text: String) throws(StepFailure) -> Bool {
+    private mutating func holds(_ predicate: ResolvedTextPredicate, on text: String) throws(StepFailure) -> Bool {
         let positive: Bool
         switch predicate.test {
-        case .equals(let template): positive = text == (template.literalValue ?? "")
-        case .contains(let template): positive = text.contains(template.literalValue ?? "")
+        case .equals(let wanted): positive = text == wanted
+        case .contains(let wanted): positive = text.contains(wanted)
         case .matches(let pattern): positive = try firstMatch(of: pattern, in: text) != nil
         }
         return positive != predicate.negated
@@ -131,7 +131,7 @@ struct ResultChecker {
     }
 
     /// `; stdout: "..."`, with a note when only the end was kept.
-    private func shown(_ stream: StepExpectation.Stream, _ text: String) -> String {
+    private func shown(_ stream: ResultStream, _ text: String) -> String {
         var note = "; \(stream): " + Excerpt.stream(stream, text)
         if let captured = captured(stream), captured.truncated {
             note += " (only the last \(captured.text.utf8.count) of \(captured.totalBytes) bytes were kept)"
@@ -139,7 +139,7 @@ struct ResultChecker {
         return note
     }
 
-    private func captured(_ stream: StepExpectation.Stream) -> CapturedText? {
+    private func captured(_ stream: ResultStream) -> CapturedText? {
         switch stream {
         case .stdout: return result.stdout
         case .stderr: return result.stderr
@@ -147,14 +147,14 @@ struct ResultChecker {
         }
     }
 
-    private func text(of stream: StepExpectation.Stream, for expectation: StepExpectation?) throws(StepFailure) -> String {
+    private func text(of stream: ResultStream, for expectation: ResolvedExpectation?) throws(StepFailure) -> String {
         if stream == .body, let savedBody {
             throw fail("\(expectation.map(describe) ?? "body"): the body was saved to \(savedBody), not kept in memory")
         }
         return captured(stream)?.text ?? ""
     }
 
-    private func describe(_ expectation: StepExpectation) -> String {
+    private func describe(_ expectation: ResolvedExpectation) -> String {
         "expect " + ExpectationText.describe(expectation)
     }
 
@@ -173,7 +173,7 @@ struct ResultChecker {
         return text.firstMatch(of: regex)
     }
 
-    private mutating func checkHeader(_ name: String, _ check: StepExpectation.HeaderCheck) throws(StepFailure) {
+    private mutating func checkHeader(_ name: String, _ check: ResolvedExpectation.HeaderCheck) throws(StepFailure) {
         let values = headerValues(name)
         let described: String
         switch check {
@@ -198,7 +198,7 @@ struct ResultChecker {
                 return
             }
             var satisfied = false
-            for value in values where try holds(TextPredicate(predicate.test), on: value) {
+            for value in values where try holds(ResolvedTextPredicate(predicate.test), on: value) {
                 satisfied = true
                 break
             }
@@ -213,14 +213,14 @@ struct ResultChecker {
         count == 1 ? "once" : "\(count) times"
     }
 
-    private mutating func checkJSON(_ path: JSONPath, _ check: JSONCheck) throws(StepFailure) {
+    private mutating func checkJSON(_ path: JSONPath, _ check: ResolvedJSONCheck) throws(StepFailure) {
         let expected: String
         switch check {
         case .exists(let negated): expected = "\(path) \(negated ? "not to exist" : "to exist")"
         case .compare(let op, let literal): expected = "\(path) \(op.rawValue) \(JSONComparison.describe(literal))"
         case .count(let op, let count): expected = "\(path) count \(op.rawValue) \(count)"
-        case .contains(let template, let negated):
-            expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(template.literalValue ?? "")))"
+        case .contains(let wanted, let negated):
+            expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(wanted)))"
         case .matches(let pattern, let negated): expected = "\(path) \(negated ? "not to match" : "to match") '\(pattern.source)'"
         case .isType(let type, let negated): expected = "\(path) \(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
         }
@@ -248,8 +248,7 @@ struct ResultChecker {
             guard JSONComparison.order(count, wanted, op) else {
                 throw fail("expected json \(expected), but it has \(count): \(Excerpt.clip(value.serialized, length: 120))")
             }
-        case .contains(let template, let negated):
-            let wanted = template.literalValue ?? ""
+        case .contains(let wanted, let negated):
             let positive: Bool
             switch value {
             case .array(let items): positive = items.contains { JSONComparison.element($0, equals: wanted) }

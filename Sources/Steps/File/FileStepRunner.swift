@@ -8,7 +8,7 @@ import RunnerSystem
 struct FileStepRunner: Sendable {
     let configuration: StepsConfiguration
 
-    func run(_ operation: FileOperation, in context: StepContext) -> Promise<StepResult> {
+    func run(_ operation: ResolvedFileOperation, in context: StepContext) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
         let cancelled = CancelFlag()
@@ -31,20 +31,20 @@ struct FileStepRunner: Sendable {
         return promise
     }
 
-    static func perform(_ operation: FileOperation, _ fileSystem: FileSystem, in folder: String,
+    static func perform(_ operation: ResolvedFileOperation, _ fileSystem: FileSystem, in folder: String,
                         readLimit: Int) throws -> StepResult {
-        func path(_ template: Template) -> String {
-            Paths.resolve(template.literalValue ?? "", against: folder)
+        func path(_ text: String) -> String {
+            Paths.resolve(text, against: folder)
         }
         switch operation {
         case .write(let target, let content):
             let file = path(target)
-            var text = content.literalValue ?? ""
+            var text = content
             try text.withUTF8 { try fileSystem.writeAtomically(file, contents: UnsafeRawBufferPointer($0)) }
             return StepResult(path: file)
         case .append(let target, let content):
             let file = path(target)
-            var text = content.literalValue ?? ""
+            var text = content
             try text.withUTF8 { try fileSystem.append(file, contents: UnsafeRawBufferPointer($0)) }
             return StepResult(path: file)
         case .read(let target):

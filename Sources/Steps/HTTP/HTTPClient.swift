@@ -25,7 +25,7 @@ final class HTTPClient: Sendable {
         loop.execute { engine.value.dispose() }
     }
 
-    func run(_ step: HTTPRequest, in context: StepContext) -> Promise<StepResult> {
+    func run(_ step: ResolvedHTTPRequest, in context: StepContext) -> Promise<StepResult> {
         guard !closed.load(ordering: .acquiring) else { return .cancelled() }
         let prepared: PreparedRequest
         do {
@@ -36,7 +36,7 @@ final class HTTPClient: Sendable {
         }
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
-        let saveTarget = step.save.map { Paths.resolve($0.literalValue ?? "", against: context.workingDirectory) }
+        let saveTarget = step.save.map { Paths.resolve($0, against: context.workingDirectory) }
         let engine = self.engine
         let exchange = UncheckedBox(HTTPExchange(step: step, prepared: prepared, resolver: resolver, engine: engine.value,
                                                  configuration: configuration, saveTarget: saveTarget,

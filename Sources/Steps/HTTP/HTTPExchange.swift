@@ -15,7 +15,7 @@ import RunnerSystem
 final class HTTPExchange: HopDelegate {
     /// `GET http://...`, for messages.
     let label: String
-    private let step: HTTPRequest
+    private let step: ResolvedHTTPRequest
     private let prepared: PreparedRequest
     private let resolver: Resolver<StepResult>
     private unowned let engine: HTTPEngine
@@ -52,9 +52,9 @@ final class HTTPExchange: HopDelegate {
     /// closed instead of read to the end.
     private static let redirectBodyLimit = 64 * 1024
 
-    init(step: HTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
+    init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
          configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?) {
-        self.label = "\(step.method.rawValue) \(step.url.literalValue ?? "")"
+        self.label = "\(step.method.rawValue) \(step.url)"
         self.step = step
         self.prepared = prepared
         self.resolver = resolver

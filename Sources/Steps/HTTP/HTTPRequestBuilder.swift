@@ -18,9 +18,9 @@ struct PreparedRequest {
 enum HTTPRequestBuilder {
     /// Thrown for what cannot be sent: a bad URL or header (kind
     /// `network`), a missing body file (kind `file`).
-    static func prepare(_ step: HTTPRequest, workingDirectory: String,
+    static func prepare(_ step: ResolvedHTTPRequest, workingDirectory: String,
                         configuration: StepsConfiguration) throws(StepFailure) -> PreparedRequest {
-        var text = step.url.literalValue ?? ""
+        var text = step.url
         let label = "\(step.method.rawValue) \(text)"
         if !step.query.isEmpty { text = withQuery(text, step.query) }
         guard let url = RequestURL.parse(text) else {
@@ -28,8 +28,8 @@ enum HTTPRequestBuilder {
         }
         var headers: [(name: String, value: String)] = []
         for header in step.headers {
-            let name = header.name.literalValue ?? ""
-            let value = header.value.literalValue ?? ""
+            let name = header.name
+            let value = header.value
             guard isToken(name) else {
                 throw StepFailure(.network, "\(label): '\(name)' cannot be a header name (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
@@ -39,7 +39,7 @@ enum HTTPRequestBuilder {
             headers.append((name, value))
         }
         if let auth = step.basicAuth {
-            let credentials = (auth.user.literalValue ?? "") + ":" + (auth.password.literalValue ?? "")
+            let credentials = auth.user + ":" + auth.password
             addIfMissing(&headers, "Authorization", "Basic " + Base64.encode(credentials.utf8))
         }
         var body = RequestBody.none
@@ -47,12 +47,12 @@ enum HTTPRequestBuilder {
         case .none:
             break
         case .text(let text):
-            body = .bytes(Array((text.literalValue ?? "").utf8))
+            body = .bytes(Array(text.utf8))
         case .json(let text):
-            body = .bytes(Array((text.literalValue ?? "").utf8))
+            body = .bytes(Array(text.utf8))
             addIfMissing(&headers, "Content-Type", "application/json")
         case .form(let fields):
-            let encoded = fields.map { formEncoded($0.name.literalValue ?? "") + "=" + formEncoded($0.value.literalValue ?? "") }
+            let encoded = fields.map { formEncoded($0.name) + "=" + formEncoded($0.value) }
             body = .bytes(Array(encoded.joined(separator: "&").utf8))
             addIfMissing(&headers, "Content-Type", "application/x-www-form-urlencoded")
         case .multipart(let parts):
@@ -60,7 +60,7 @@ enum HTTPRequestBuilder {
             body = .bytes(form.bytes)
             addIfMissing(&headers, "Content-Type", "multipart/form-data; boundary=" + form.boundary)
         case .file(let path):
-            let file = Paths.resolve(path.literalValue ?? "", against: workingDirectory)
+            let file = Paths.resolve(path, against: workingDirectory)
             var info = stat()
             guard stat(file, &info) == 0 else {
                 throw StepFailure(.file, "\(label): body file \(file): \(systemReason(errno))")
@@ -70,8 +70,8 @@ enum HTTPRequestBuilder {
             }
             body = .file(path: file, size: Int64(info.st_size))
         }
-        func path(_ template: Template?) -> String? {
-            template.map { Paths.resolve($0.literalValue ?? "", against: workingDirectory) }
+        func path(_ text: String?) -> String? {
+            text.map { Paths.resolve($0, against: workingDirectory) }
         }
         let tls = TLSSettings(insecure: step.tls.insecure || configuration.insecure,
                               caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
@@ -81,7 +81,7 @@ enum HTTPRequestBuilder {
 
     /// `url` with `parameters` appended to its query (before any
     /// `#fragment`), names and values percent-encoded.
-    static func withQuery(_ url: String, _ parameters: [NamedTemplate]) -> String {
+    static func withQuery(_ url: String, _ parameters: [NamedText]) -> String {
         var base = Substring(url)
         var fragment: Substring = ""
         if let hash = base.firstIndex(of: "#") {
@@ -90,7 +90,7 @@ enum HTTPRequestBuilder {
         }
         var text = String(base)
         let encoded = parameters.map {
-            percentEncoded($0.name.literalValue ?? "") + "=" + percentEncoded($0.value.literalValue ?? "")
+            percentEncoded($0.name) + "=" + percentEncoded($0.value)
         }.joined(separator: "&")
         if let question = text.firstIndex(of: "?") {
             if text.index(after: question) != text.endIndex, !text.hasSuffix("&") { text += "&" }

@@ -9,19 +9,19 @@ import RunnerSystem
 enum MultipartBody {
     /// The body's bytes and its boundary. Files are read whole (kind
     /// `file` when one cannot be read).
-    static func make(_ parts: [MultipartPart], workingDirectory: String,
+    static func make(_ parts: [ResolvedMultipartPart], workingDirectory: String,
                      label: String) throws(StepFailure) -> (bytes: [UInt8], boundary: String) {
         var contents: [(head: String, body: [UInt8])] = []
         for part in parts {
-            let name = quoted(part.name.literalValue ?? "")
+            let name = quoted(part.name)
             switch part.content {
             case .text(let value):
-                contents.append(("Content-Disposition: form-data; name=\"\(name)\"\r\n", Array((value.literalValue ?? "").utf8)))
-            case .file(let pathTemplate, let type):
-                let path = Paths.resolve(pathTemplate.literalValue ?? "", against: workingDirectory)
+                contents.append(("Content-Disposition: form-data; name=\"\(name)\"\r\n", Array(value.utf8)))
+            case .file(let given, let type):
+                let path = Paths.resolve(given, against: workingDirectory)
                 let bytes = try contentsOf(path, label: label)
                 let filename = quoted(String(path.split(separator: "/").last ?? ""))
-                let mediaType = type?.literalValue ?? guessType(path)
+                let mediaType = type ?? guessType(path)
                 contents.append(("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n"
                                  + "Content-Type: \(mediaType)\r\n", bytes))
             }

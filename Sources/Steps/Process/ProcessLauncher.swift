@@ -9,9 +9,9 @@ import WorkflowModel
 /// Kubernetes executor would fit.
 protocol ProcessLauncher: Sendable {
     /// `sh COMMAND`.
-    func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult>
+    func runShell(_ command: String, _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult>
     /// `exec PROGRAM ARGS...`.
-    func runExec(_ arguments: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult>
+    func runExec(_ arguments: [String], _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult>
 }
 
 extension ProcessStepRunner: ProcessLauncher {}

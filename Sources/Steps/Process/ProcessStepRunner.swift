@@ -12,7 +12,7 @@ struct ProcessStepRunner: Sendable {
 
     /// `sh COMMAND`: `/bin/sh -c COMMAND`, or the program directly when the
     /// command is plain words the shell would only split (`ShellFastPath`).
-    func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    func runShell(_ command: String, _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult> {
         if let words = ShellFastPath.words(command),
            let executable = try? ExecutableCache.shared.resolve(words[0], environment: context.environment,
                                                                  workingDirectory: context.workingDirectory) {
@@ -26,14 +26,14 @@ struct ProcessStepRunner: Sendable {
         return run(shellRequest(command, options, context), options, in: context)
     }
 
-    private func shellRequest(_ command: String, _ options: ProcessOptions, _ context: StepContext) -> SpawnRequest {
+    private func shellRequest(_ command: String, _ options: ResolvedProcessOptions, _ context: StepContext) -> SpawnRequest {
         SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
                      environment: context.environment, workingDirectory: context.workingDirectory,
                      feedsStandardInput: options.stdin != nil)
     }
 
     /// `exec PROGRAM ARGS...`: the program found in the step's PATH.
-    func runExec(_ arguments: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    func runExec(_ arguments: [String], _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult> {
         guard let program = arguments.first else {
             return Promise(error: StepFailure(.spawn, "exec: no program given"))
         }
@@ -55,7 +55,7 @@ struct ProcessStepRunner: Sendable {
     ///   - adjust: looks at what the process left before expectations are
     ///     checked, and may change it or fail the step (the Slurm executor
     ///     takes `srun`'s own messages out of stderr here).
-    func run(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
+    func run(_ request: SpawnRequest, _ options: ResolvedProcessOptions, in context: StepContext,
              onNotExecutable fallback: SpawnRequest? = nil, adjust: RecordAdjustment? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
@@ -71,7 +71,7 @@ struct ProcessStepRunner: Sendable {
     /// ENFILE) while other process steps run, it waits for them to free
     /// some and tries again (5 ms, doubling to 500 ms); with none running
     /// there is nothing to wait for, and the step fails saying so.
-    private func start(_ request: SpawnRequest, _ options: ProcessOptions, in context: StepContext,
+    private func start(_ request: SpawnRequest, _ options: ResolvedProcessOptions, in context: StepContext,
                        onNotExecutable fallback: SpawnRequest?, adjust: RecordAdjustment?, resolver: Resolver<StepResult>,
                        started: ContinuousClock.Instant, delay: Duration) {
         if resolver.isCancelRequested {
@@ -113,7 +113,7 @@ struct ProcessStepRunner: Sendable {
         let settings = ProcessExecution.Settings(gracePeriod: configuration.killGracePeriod,
                                                  outputLinger: configuration.outputLinger,
                                                  outputLimit: configuration.outputTailLimit)
-        let input = Array((options.stdin?.literalValue ?? "").utf8)
+        let input = Array((options.stdin ?? "").utf8)
         let execution = ProcessExecution(child: child, marker: marker, detached: options.detach, id: context.id, standardInput: input, sink: context.output,
                                          settings: settings, started: started, table: table) { end in
             // Settled off the loop thread: what the executor chains on the
@@ -155,7 +155,7 @@ struct ProcessStepRunner: Sendable {
     }
 
     /// The step's result, or the failure its expectations found.
-    static func result(of record: ProcessRecord, _ options: ProcessOptions) throws(StepFailure) -> StepResult {
+    static func result(of record: ProcessRecord, _ options: ResolvedProcessOptions) throws(StepFailure) -> StepResult {
         var result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
                                 terminatingSignal: record.signal, duration: record.duration)
         result.slurmJob = record.slurmJob

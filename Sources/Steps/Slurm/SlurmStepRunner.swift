@@ -32,16 +32,16 @@ final class SlurmStepRunner: Sendable {
         tag = "pr-\(getpid())-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     }
 
-    func runShell(_ command: String, _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    func runShell(_ command: String, _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult> {
         run(["/bin/sh", "-c", command], options, in: context)
     }
 
-    func runExec(_ arguments: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    func runExec(_ arguments: [String], _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult> {
         guard !arguments.isEmpty else { return Promise(error: StepFailure(.spawn, "exec: no program given")) }
         return run(arguments, options, in: context)
     }
 
-    private func run(_ command: [String], _ options: ProcessOptions, in context: StepContext) -> Promise<StepResult> {
+    private func run(_ command: [String], _ options: ResolvedProcessOptions, in context: StepContext) -> Promise<StepResult> {
         let request = context.slurm ?? SlurmRequest()
         let srun: String
         do {

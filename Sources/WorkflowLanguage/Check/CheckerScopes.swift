@@ -143,42 +143,6 @@ extension Step {
         default: return []
         }
     }
-
-    /// Every template of the step, in the order written.
-    package var templates: [Template] {
-        switch self {
-        case .shell(let command, let process): return [command] + process.templates
-        case .exec(let arguments, let process): return arguments + process.templates
-        case .http(let request):
-            var templates = [request.url] + request.query.flatMap { [$0.name, $0.value] }
-                + request.headers.flatMap { [$0.name, $0.value] }
-            if let auth = request.basicAuth { templates += [auth.user, auth.password] }
-            switch request.body {
-            case .none: break
-            case .text(let body), .file(let body), .json(let body): templates.append(body)
-            case .form(let fields): templates += fields.flatMap { [$0.name, $0.value] }
-            case .multipart(let parts):
-                for part in parts {
-                    templates.append(part.name)
-                    switch part.content {
-                    case .text(let value): templates.append(value)
-                    case .file(let path, let type): templates += [path] + (type.map { [$0] } ?? [])
-                    }
-                }
-            }
-            if let save = request.save { templates.append(save) }
-            return templates + request.expectations.flatMap(\.templates)
-        case .file(let operation): return operation.operands
-        case .log(let message), .fail(let message): return [message]
-        case .sleep, .rethrow: return []
-        }
-    }
-}
-
-extension ProcessOptions {
-    var templates: [Template] {
-        (stdin.map { [$0] } ?? []) + sources + generates + expectations.flatMap(\.templates)
-    }
 }
 
 extension Condition {

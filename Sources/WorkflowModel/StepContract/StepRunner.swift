@@ -1,8 +1,9 @@
 import PromiseEngine
 
 /// Runs the steps that reach outside the runner: `sh`, `exec`, `http` and
-/// `file`. The executor resolves every template of the step first (they are
-/// all literal when `run` is called), and decides when the step may start
+/// `file`. The executor resolves every template of the step first (a
+/// `ResolvedStep` holds plain strings: a runner never sees a template), and
+/// decides when the step may start
 /// (`-j`, `--http-connections`, group limits); the runner does the work.
 ///
 /// The returned promise is fulfilled with the step's result when every
@@ -10,7 +11,7 @@ import PromiseEngine
 /// it must reach the real work (kill the process group, cancel the request)
 /// and settle it as cancelled once the work has stopped.
 package protocol StepRunner: Sendable {
-    func run(_ step: Step, in context: StepContext) -> Promise<StepResult>
+    func run(_ step: ResolvedStep, in context: StepContext) -> Promise<StepResult>
 }
 
 /// Where and how a step runs.

@@ -113,7 +113,7 @@ extension WorkflowExecutor {
             return granted.then { [self] () -> Promise<StepResult?> in
                 // The group may have been cancelled while this step waited.
                 guard !context.cancel.isCancelled else { return .cancelled() }
-                let resolved: Step
+                let resolved: ResolvedStep
                 do {
                     resolved = try resolve(step, id: id, in: context.values)
                 } catch {
@@ -140,8 +140,8 @@ extension WorkflowExecutor {
     /// `given`: the environment the workflow gives the step (`env`,
     /// `--env-file`); the inherited variables it names in `env-inputs`
     /// join it, and nothing else inherited counts.
-    private func incremental(_ step: Step, id: String, in context: StepContext, given: [String: String]) -> Promise<StepResult>? {
-        let process: ProcessOptions
+    private func incremental(_ step: ResolvedStep, id: String, in context: StepContext, given: [String: String]) -> Promise<StepResult>? {
+        let process: ResolvedProcessOptions
         switch step {
         case .shell(_, let options), .exec(_, let options): process = options
         default: return nil

@@ -72,18 +72,18 @@ package enum Fingerprint {
     /// content hashes), and the `sources` patterns that matched no file.
     /// `environment`: what the workflow gives the step (`env`,
     /// `--env-file`) and the `env-inputs` it names.
-    static func compute(step: Step, workingDirectory: String, environment: [String: String])
+    static func compute(step: ResolvedStep, workingDirectory: String, environment: [String: String])
         -> (hex: String, files: [String: String], unmatched: [String]) {
         var hash = Hash128()
-        var options = ProcessOptions()
+        var options = ResolvedProcessOptions()
         switch step {
         case .shell(let command, let process):
             hash.add("sh")
-            hash.add(command.literalValue ?? "")
+            hash.add(command)
             options = process
         case .exec(let arguments, let process):
             hash.add("exec")
-            for argument in arguments { hash.add(argument.literalValue ?? "") }
+            for argument in arguments { hash.add(argument) }
             options = process
         default:
             break
@@ -93,14 +93,14 @@ package enum Fingerprint {
             hash.add(name)
             hash.add(environment[name] ?? "")
         }
-        hash.add(options.stdin?.literalValue ?? "")
+        // No stdin hashes as an empty one.
+        hash.add(options.stdin ?? "")
         var files: Set<String> = []
         var unmatched: [String] = []
         for pattern in options.sources {
-            let text = pattern.literalValue ?? ""
-            hash.add(text)
-            let matches = SourceGlob.matches(text, base: workingDirectory)
-            if matches.isEmpty { unmatched.append(text) }
+            hash.add(pattern)
+            let matches = SourceGlob.matches(pattern, base: workingDirectory)
+            if matches.isEmpty { unmatched.append(pattern) }
             files.formUnion(matches)
         }
         var perFile: [String: String] = [:]
@@ -145,19 +145,22 @@ package enum Fingerprint {
             default: continue
             }
             guard !process.sources.isEmpty else { continue }
-            guard process.sources.allSatisfy({ $0.literalValue != nil }), process.generates.allSatisfy({ $0.literalValue != nil }),
-                  node.attributes.cwd.map({ $0.literalValue != nil }) ?? true else {
+            // Judged from the file alone: only patterns and a folder without `{{ }}`.
+            let sources = process.sources.compactMap(\.literalValue)
+            let generates = process.generates.compactMap(\.literalValue)
+            let cwd = node.attributes.cwd.map { $0.literalValue }
+            guard sources.count == process.sources.count, generates.count == process.generates.count, cwd != .some(nil) else {
                 verdicts.append((node.id, "decided when it runs: its patterns use {{ }}"))
                 continue
             }
-            let base = node.attributes.cwd?.literalValue.map { Paths.absolute($0, from: folder) } ?? folder
+            let base = cwd.flatMap { $0 }.map { Paths.absolute($0, from: folder) } ?? folder
             guard let entry = store.load(id: node.id) else {
                 verdicts.append((node.id, "would run: no successful run is stored"))
                 continue
             }
             var current: [String: String] = [:]
-            for pattern in process.sources {
-                for match in SourceGlob.matches(pattern.literalValue ?? "", base: base) {
+            for pattern in sources {
+                for match in SourceGlob.matches(pattern, base: base) {
                     current[match] = contentHash(Paths.absolute(match, from: base), buffer: &buffer)
                 }
             }
@@ -165,8 +168,8 @@ package enum Fingerprint {
                 verdicts.append((node.id, entry.files[changed] == nil ? "would run: \(changed) is new" : "would run: \(changed) changed"))
             } else if let gone = entry.files.keys.sorted().first(where: { current[$0] == nil }) {
                 verdicts.append((node.id, "would run: \(gone) is gone"))
-            } else if let missing = process.generates.first(where: { FileSystem.glob($0.literalValue ?? "", base: base).isEmpty }) {
-                verdicts.append((node.id, "would run: nothing matches generates '\(missing.literalValue ?? "")'"))
+            } else if let missing = generates.first(where: { FileSystem.glob($0, base: base).isEmpty }) {
+                verdicts.append((node.id, "would run: nothing matches generates '\(missing)'"))
             } else {
                 verdicts.append((node.id, "up-to-date, unless its command, environment or stdin changed"))
             }
@@ -175,7 +178,7 @@ package enum Fingerprint {
     }
 
     /// The `generates` patterns that match no existing file.
-    static func missingOutputs(_ step: Step, workingDirectory: String) -> [String] {
+    static func missingOutputs(_ step: ResolvedStep, workingDirectory: String) -> [String] {
         guard case .shell(_, let process) = step else {
             if case .exec(_, let process) = step { return missing(process, workingDirectory) }
             return []
@@ -183,11 +186,8 @@ package enum Fingerprint {
         return missing(process, workingDirectory)
     }
 
-    private static func missing(_ process: ProcessOptions, _ workingDirectory: String) -> [String] {
-        process.generates.compactMap { pattern in
-            let text = pattern.literalValue ?? ""
-            return FileSystem.glob(text, base: workingDirectory).isEmpty ? text : nil
-        }
+    private static func missing(_ process: ResolvedProcessOptions, _ workingDirectory: String) -> [String] {
+        process.generates.filter { FileSystem.glob($0, base: workingDirectory).isEmpty }
     }
 }
 

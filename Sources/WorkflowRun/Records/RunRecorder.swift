@@ -99,7 +99,7 @@ final class RunRecorder: Sendable {
     /// A step starts an attempt. `resolved`: the step with its values
     /// filled in, whose summary replaces one written with `{{ }}` (what
     /// `-v` and the reports show is what runs).
-    func start(_ id: String, resolved: Step? = nil) {
+    func start(_ id: String, resolved: ResolvedStep? = nil) {
         let now = clock.now()
         let wall = WallClock.now()
         let (started, templated): (StepRecord?, Bool) = state.withLock { state in

@@ -50,16 +50,16 @@ enum HTTPTestServer {
         let portFile = folder + "/port"
         var arguments = ["python3", script, portFile]
         if tls {
-            let certificate = Step.exec(arguments: [
+            let certificate = ResolvedStep.exec(arguments: [
                 "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                 "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
-            ].map { .literal($0) }, process: ProcessOptions())
+            ].map { $0 }, process: ResolvedProcessOptions())
             let made = await runner.run(certificate, in: StepContext(id: "cert", workingDirectory: folder,
                                                                       environment: testEnvironment)).settled
             guard made.value != nil else { throw TestServerError(message: "openssl could not make a certificate: \(made)") }
             arguments += ["--tls", folder + "/cert.pem", folder + "/key.pem"]
         }
-        let step = Step.exec(arguments: arguments.map { .literal($0) }, process: ProcessOptions())
+        let step = ResolvedStep.exec(arguments: arguments.map { $0 }, process: ResolvedProcessOptions())
         let server = runner.run(step, in: StepContext(id: "http-server", workingDirectory: folder, environment: testEnvironment))
         let deadline = ContinuousClock.now + .seconds(60)
         // At least one look after the deadline: a task that waited long
@@ -99,10 +99,10 @@ struct TestServerError: Error, CustomStringConvertible {
 }
 
 /// An `http` step.
-func http(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: HTTPBody = .none,
-          redirects: Int? = nil, save: String? = nil, expect: [StepExpectation] = [], capture: [Capture] = []) -> Step {
-    .http(HTTPRequest(method: method, url: .literal(url),
-                      headers: headers.map { NamedTemplate(name: $0.0, value: .literal($0.1)) },
-                      body: body, redirects: redirects, save: save.map { .literal($0) },
+func http(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: ResolvedBody = .none,
+          redirects: Int? = nil, save: String? = nil, expect: [ResolvedExpectation] = [], capture: [Capture] = []) -> ResolvedStep {
+    .http(ResolvedHTTPRequest(method: method, url: url,
+                      headers: headers.map { NamedText(name: $0.0, value: $0.1) },
+                      body: body, redirects: redirects, save: save.map { $0 },
                       expectations: expect, captures: capture))
 }

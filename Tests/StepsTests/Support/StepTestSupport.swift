@@ -11,7 +11,7 @@ func outcome(of promise: Promise<StepResult>) async -> Outcome<StepResult> {
 }
 
 /// Runs a step to its end.
-func run(_ step: Step, _ runner: SystemStepRunner, in context: StepContext) async -> Outcome<StepResult> {
+func run(_ step: ResolvedStep, _ runner: SystemStepRunner, in context: StepContext) async -> Outcome<StepResult> {
     await outcome(of: runner.run(step, in: context))
 }
 
@@ -44,13 +44,13 @@ func failure(_ outcome: Outcome<StepResult>, sourceLocation: Testing.SourceLocat
     }
 }
 
-func sh(_ command: String, stdin: String? = nil, expect: [StepExpectation] = [], capture: [Capture] = []) -> Step {
-    .shell(command: .literal(command),
-           process: ProcessOptions(stdin: stdin.map { .literal($0) }, expectations: expect, captures: capture))
+func sh(_ command: String, stdin: String? = nil, expect: [ResolvedExpectation] = [], capture: [Capture] = []) -> ResolvedStep {
+    .shell(command: command,
+           process: ResolvedProcessOptions(stdin: stdin.map { $0 }, expectations: expect, captures: capture))
 }
 
-func exec(_ arguments: String..., expect: [StepExpectation] = []) -> Step {
-    .exec(arguments: arguments.map { .literal($0) }, process: ProcessOptions(expectations: expect))
+func exec(_ arguments: String..., expect: [ResolvedExpectation] = []) -> ResolvedStep {
+    .exec(arguments: arguments.map { $0 }, process: ResolvedProcessOptions(expectations: expect))
 }
 
 /// The test process's environment, as a step gets it.

@@ -2,7 +2,7 @@ import PromiseEngine
 
 /// Expectations and captures written back as in a workflow file.
 package enum ExpectationText {
-    package static func describe(_ expectation: StepExpectation) -> String {
+    package static func describe<Text>(_ expectation: StepModel<Text>.StepExpectation) -> String {
         switch expectation {
         case .status(let patterns): return "status " + patterns.map(\.description).joined(separator: " ")
         case .exit(let codes): return "exit " + codes.map(String.init).joined(separator: " ")
@@ -27,7 +27,7 @@ package enum ExpectationText {
     }
 
     /// `== "x"`, `!= "x"`, `not contains "x"`, `matches 'x'`.
-    package static func describe(_ predicate: TextPredicate) -> String {
+    package static func describe<Text>(_ predicate: StepModel<Text>.TextPredicate) -> String {
         switch predicate.test {
         case .equals(let text): return (predicate.negated ? "!= " : "== ") + "\"\(text.sourceText)\""
         case .contains(let text): return (predicate.negated ? "not " : "") + "contains \"\(text.sourceText)\""

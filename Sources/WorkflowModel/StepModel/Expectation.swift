@@ -1,0 +1,180 @@
+import PromiseEngine
+
+extension StepModel {
+    /// A condition a step's result must meet (spec §6, §11).
+    package enum StepExpectation: Sendable, Hashable {
+        /// `expect status 200 2xx 200-299`: the response status is one of these.
+        case status([StatusPattern])
+        /// `expect exit 0 1`: the exit code is one of these.
+        case exit([Int])
+        /// `expect stdout contains "ok"`, `expect body == "..."`,
+        /// `expect stderr not matches '...'` (also stdout, stderr, body).
+        case text(Stream, TextPredicate)
+        /// `expect header "Content-Type" contains "json"`, `... count == 2`,
+        /// `... not exists`.
+        case header(name: String, HeaderCheck)
+        /// `expect json ".items[0].id" == 42`, `... count > 1`, `... is integer`.
+        case json(JSONPath, JSONCheck)
+
+        /// The output of a step that text predicates and captures read.
+        package typealias Stream = ResultStream
+
+        /// How a response header is checked.
+        package enum HeaderCheck: Sendable, Hashable {
+            /// A text predicate on its value: holds when some value the header
+            /// came with satisfies it (with `not`: when none does).
+            case text(TextPredicate)
+            /// How many times the header came.
+            case count(ComparisonOperator, Int)
+            /// `exists` / `not exists`.
+            case exists(negated: Bool)
+        }
+    }
+
+    /// `== "..."`, `!= "..."`, `contains "..."`, `matches '...'`, each
+    /// possibly after `not` (`!=` is `not ==`).
+    package struct TextPredicate: Sendable, Hashable {
+        /// What is compared.
+        package enum Test: Sendable, Hashable {
+            /// The whole text equals this.
+            case equals(Text)
+            case contains(Text)
+            case matches(RegexPattern)
+        }
+
+        /// The comparison.
+        package var test: Test
+        /// `not` (or `!=`): holds when the test does not.
+        package var negated: Bool
+
+        /// A predicate, negated or not.
+        package init(_ test: Test, negated: Bool = false) {
+            self.test = test
+            self.negated = negated
+        }
+    }
+
+    /// The test of an `expect json PATH ...`.
+    package enum JSONCheck: Sendable, Hashable {
+        /// `exists` (the path leads to a value, null included) or `not exists`.
+        case exists(negated: Bool)
+        case compare(ComparisonOperator, JSONLiteral)
+        /// `count OP N`: an array's length or an object's number of members.
+        case count(ComparisonOperator, Int)
+        /// `contains STRING`: an array has an element equal to it (a string
+        /// element with this text, or a number, boolean or null written so), or
+        /// a string has it as a substring.
+        case contains(Text, negated: Bool)
+        /// `matches 'RE'`: a string value (a number, boolean or null by its text).
+        case matches(RegexPattern, negated: Bool)
+        /// `is TYPE`.
+        case isType(JSONType, negated: Bool)
+    }
+
+    /// The right-hand side of an `expect json` comparison.
+    package enum JSONLiteral: Sendable, Hashable, CustomStringConvertible {
+        /// A string (as written, it may interpolate): equal to a JSON string with this text.
+        case string(Text)
+        /// An integer as written, of any size: compared exactly.
+        case integer(String)
+        /// A decimal written with a point: `9.5`.
+        case number(Double)
+        case boolean(Bool)
+        case null
+
+        package var description: String {
+            switch self {
+            case .string(let text): return "\"" + text.sourceText + "\""
+            case .integer(let digits): return digits
+            case .number(let value): return String(value)
+            case .boolean(let value): return String(value)
+            case .null: return "null"
+            }
+        }
+    }
+}
+
+/// The output of a step that text predicates and captures read.
+package enum ResultStream: String, Sendable, Hashable {
+    case stdout, stderr, body
+}
+
+/// An accepted HTTP status: an exact code, or an inclusive range (`2xx` is
+/// 200...299).
+package enum StatusPattern: Sendable, Hashable, CustomStringConvertible {
+    case code(Int)
+    case range(ClosedRange<Int>)
+
+    package func matches(_ status: Int) -> Bool {
+        switch self {
+        case .code(let code): return status == code
+        case .range(let range): return range.contains(status)
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .code(let code): return String(code)
+        case .range(let range):
+            if range.lowerBound % 100 == 0, range.upperBound == range.lowerBound + 99 {
+                return "\(range.lowerBound / 100)xx"
+            }
+            return "\(range.lowerBound)-\(range.upperBound)"
+        }
+    }
+}
+
+/// A regular expression's source, checked at check time with the standard
+/// library's `Regex` (its syntax); the step compiles it again.
+package struct RegexPattern: Sendable, Hashable {
+    package var source: String
+
+    package init(_ source: String) {
+        self.source = source
+    }
+}
+
+/// The types `expect json PATH is TYPE` names.
+package enum JSONType: String, Sendable, Hashable, CaseIterable {
+    case string, number, integer, boolean, null, array, object
+}
+
+/// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+/// `capture NAME = SOURCE`: a value taken from the result, then available
+/// as `{{label.NAME}}`.
+package struct Capture: Sendable, Hashable {
+    package var name: String
+    package var source: Source
+
+    package init(name: String, source: Source) {
+        self.name = name
+        self.source = source
+    }
+
+    /// Where a capture takes its value.
+    package enum Source: Sendable, Hashable {
+        /// `json ".token"`
+        case json(JSONPath)
+        /// `header "ETag"`
+        case header(String)
+        /// `stdout matches 'v([0-9.]+)'`: the first group, else the whole match.
+        case matches(ResultStream, RegexPattern)
+        /// `header "Location" matches '/orders/([0-9]+)'`: the same, on the
+        /// header's first value that matches.
+        case headerMatches(String, RegexPattern)
+        /// `cookie "session"`: the cookie's value in the run's store after
+        /// the step.
+        case cookie(String)
+        /// `url`: the final URL after redirects.
+        case url
+    }
+}
