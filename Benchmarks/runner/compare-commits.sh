@@ -29,7 +29,7 @@ build_commit() {
         tree="/tmp/promise-run-compare-$commit"
         [ -d "$tree" ] || git -C "$repo" worktree add -f "$tree" "$commit" -q >&2
     fi
-    swift build -c release --static-swift-stdlib --package-path "$tree" >&2
+    swift build -c release --static-swift-stdlib --product promise-run --package-path "$tree" >&2
     echo "$(swift build -c release --static-swift-stdlib --package-path "$tree" --show-bin-path)/promise-run"
 }
 
@@ -65,8 +65,9 @@ PY
 row() {
     local name="$1"; shift
     echo "## $name"
-    hyperfine -N -w 2 -r "$runs" --export-markdown /dev/stdout \
-        -n "$base_sha" "$a $*" -n "$other_sha" "$b $*" 2>/dev/null | grep -v '^$' | tail -n +1
+    hyperfine -N -w 2 -r "$runs" --export-markdown "$work/row.md" \
+        -n "$base_sha" "$a $*" -n "$other_sha" "$b $*" >/dev/null
+    cat "$work/row.md"
 }
 
 row "check: 100,000 steps" check big.workflow

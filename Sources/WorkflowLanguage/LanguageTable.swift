@@ -115,8 +115,18 @@ package enum LanguageTable {
 
     /// The attributes a step kind takes, in `fmt`'s order.
     package static func attributes(for kind: String) -> [String] {
-        attributes.filter { $0.takenBy.contains(kind) }.map(\.name)
+        attributesByKind[kind] ?? []
     }
+
+    /// `attributes(for:)` of every kind, worked out once (the parser asks
+    /// for each step it reads).
+    private static let attributesByKind: [String: [String]] = {
+        var byKind: [String: [String]] = [:]
+        for attribute in attributes {
+            for kind in attribute.takenBy { byKind[kind, default: []].append(attribute.name) }
+        }
+        return byKind
+    }()
 
     /// Every word that can start a statement.
     package static var statementWords: [String] {

@@ -209,7 +209,7 @@ struct Checker {
         let start = finished.height
         switch node.kind {
         case .step(let step):
-            for template in step.texts { checkTemplate(template) }
+            for template in step.templates { checkTemplate(template) }
             warnAboutSecretsOnCommandLines(step)
             if node.label == nil, let capture = step.captureNames.first {
                 diagnostics.warning("capture '\(capture)' cannot be used: the step has no label to name it by", at: node.keyword,

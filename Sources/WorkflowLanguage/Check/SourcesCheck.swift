@@ -9,19 +9,13 @@ extension CompilationResult {
     /// an earlier step may make its files.
     package func unmatchedSourcesWarnings(currentDirectory: String) -> [Diagnostic] {
         guard let workflow else { return [] }
+        let patterns = workflow.sourcePatterns
+        guard !patterns.isEmpty else { return [] }
         let folder = Paths.absolute(workflow.directory, from: currentDirectory)
-        var generated: [String] = []
-        for node in workflow.allNodes {
-            guard case .step(let step) = node.kind else { continue }
-            switch step {
-            case .shell(_, let process), .exec(_, let process):
-                generated += process.generates.compactMap(\.literalValue).map(Self.fixedPrefix)
-            default: continue
-            }
-        }
+        let generated = workflow.generatedPatterns.map(Self.fixedPrefix)
         var warnings: [Diagnostic] = []
         var said: Set<String> = []
-        for (pattern, base) in workflow.sourcePatterns {
+        for (pattern, base) in patterns {
             let prefix = Self.fixedPrefix(pattern)
             // An empty prefix (`*.o`) says nothing of where files go: it
             // excuses only a pattern with an empty prefix too.

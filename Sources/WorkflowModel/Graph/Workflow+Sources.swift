@@ -6,20 +6,34 @@ extension Workflow {
     /// are left out (they are known only while running).
     package var sourcePatterns: [(pattern: String, base: String)] {
         var patterns: [(pattern: String, base: String)] = []
-        for node in allNodes {
-            guard case .step(let step) = node.kind else { continue }
+        forEachNode { node in
+            guard case .step(let step) = node.kind else { return }
             let process: ProcessOptions
             switch step {
             case .shell(_, let options), .exec(_, let options): process = options
-            default: continue
+            default: return
             }
+            guard !process.sources.isEmpty else { return }
             var base = directory
             if let cwd = node.attributes.cwd {
-                guard let literal = cwd.literalValue else { continue }
+                guard let literal = cwd.literalValue else { return }
                 base = Paths.absolute(literal, from: directory)
             }
             for pattern in process.sources {
                 if let literal = pattern.literalValue { patterns.append((literal, base)) }
+            }
+        }
+        return patterns
+    }
+
+    /// The literal `generates` patterns of the workflow's steps.
+    package var generatedPatterns: [String] {
+        var patterns: [String] = []
+        forEachNode { node in
+            switch node.kind {
+            case .step(.shell(_, let process)), .step(.exec(_, let process)):
+                patterns += process.generates.compactMap(\.literalValue)
+            default: break
             }
         }
         return patterns

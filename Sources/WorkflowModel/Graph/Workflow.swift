@@ -68,12 +68,30 @@ package struct Workflow: Sendable {
     /// Every node, depth first, in source order.
     package var allNodes: [Node] {
         var nodes: [Node] = []
-        var stack: [Node] = body.allNodesInOrder.reversed()
-        while let node = stack.popLast() {
-            nodes.append(node)
-            stack += node.childNodes.reversed()
-        }
+        forEachNode { nodes.append($0) }
         return nodes
+    }
+
+    /// Calls `visit` with every node, depth first, in source order. The
+    /// walk keeps its own stack (a workflow may nest deeper than a thread's
+    /// stack would allow) of sibling lists, so a node is not copied into a
+    /// list of all of them.
+    package func forEachNode(_ visit: (Node) -> Void) {
+        var pending: [(siblings: [Node], next: Int)] = [(body.allNodesInOrder, 0)]
+        while let top = pending.indices.last {
+            let index = pending[top].next
+            guard index < pending[top].siblings.count else {
+                pending.removeLast()
+                continue
+            }
+            pending[top].next = index + 1
+            let node = pending[top].siblings[index]
+            visit(node)
+            if case .group = node.kind {
+                let children = node.childNodes
+                if !children.isEmpty { pending.append((children, 0)) }
+            }
+        }
     }
 }
 
