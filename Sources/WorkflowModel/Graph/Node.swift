@@ -141,9 +141,11 @@ package struct Node: Sendable, Hashable {
 /// were rejected by the checker. Most nodes have none: then no storage is
 /// allocated.
 @dynamicMemberLookup
+@usableFromInline
 package struct Attributes: Sendable, Hashable {
     /// The attributes, read and written as the node's own
     /// (`attributes.timeout`).
+    @usableFromInline
     package struct Values: Sendable, Hashable {
         /// Per attempt when there is a retry.
         package var timeout: Duration?
@@ -170,6 +172,7 @@ package struct Attributes: Sendable, Hashable {
         /// these values' bytes on every node that has any attribute.
         private var placementBox: CopyOnWrite<Placement>?
 
+        @usableFromInline
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
                 && description == nil && placementBox == nil
@@ -177,13 +180,19 @@ package struct Attributes: Sendable, Hashable {
     }
 
     /// nil while every attribute is unset, as on most nodes.
-    private var storage: CopyOnWrite<Values>?
+    @usableFromInline
+    var storage: CopyOnWrite<Values>?
+
+    /// Every attribute unset.
+    @usableFromInline
+    static let unset = Values()
 
     /// An attribute, read or written as `attributes.timeout`.
+    @inlinable
     package subscript<Value>(dynamicMember attribute: WritableKeyPath<Values, Value>) -> Value {
-        get { (storage?.fields ?? Values())[keyPath: attribute] }
+        get { (storage?.fields ?? Self.unset)[keyPath: attribute] }
         set {
-            var values = storage?.fields ?? Values()
+            var values = storage?.fields ?? Self.unset
             values[keyPath: attribute] = newValue
             storage = values.isEmpty ? nil : CopyOnWrite(values)
         }

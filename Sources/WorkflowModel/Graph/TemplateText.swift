@@ -5,6 +5,7 @@ import PromiseEngine
 extension Template {
     /// The template as it would be written between `"` quotes: escapes
     /// where needed, expressions in `{{ }}`.
+    @usableFromInline
     package var sourceText: String {
         var text = ""
         for part in parts {
@@ -18,6 +19,7 @@ extension Template {
 
     /// The template for people: literal text as it is, expressions as
     /// `{{...}}`. Not valid workflow syntax (nothing is escaped).
+    @usableFromInline
     package var displayText: String {
         rendered { _ in nil }
     }

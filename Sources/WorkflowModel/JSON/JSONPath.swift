@@ -2,6 +2,7 @@ import PromiseEngine
 
 /// A path into a JSON value: `.` (the whole value), `.key`, `.key.sub`,
 /// `[0]`, `[-1]` (the last element), `["odd key"]`.
+@usableFromInline
 package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.
     package enum Component: Sendable, Hashable {
@@ -17,6 +18,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The path as it would be written: `.items[0]["odd key"]`.
+    @usableFromInline
     package var description: String {
         if components.isEmpty { return "." }
         var text = ""

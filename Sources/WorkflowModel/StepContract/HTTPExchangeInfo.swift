@@ -4,8 +4,10 @@ import PromiseEngine
 /// it ended, after how many redirects, over which HTTP version, how long
 /// each phase took, and the cookies the run's store then held for it.
 @dynamicMemberLookup
+@usableFromInline
 package struct HTTPExchangeInfo: Sendable, Hashable {
     /// The fields, read and written as the exchange's own (`info.url`).
+    @usableFromInline
     package struct Fields: Sendable, Hashable {
         /// The final URL, after redirects (`url` field).
         package var url: String
@@ -22,9 +24,11 @@ package struct HTTPExchangeInfo: Sendable, Hashable {
 
     /// In one shared box: a record of every step of a 100,000-request run
     /// keeps one, so the record stays small.
-    private var storage: CopyOnWrite<Fields>
+    @usableFromInline
+    var storage: CopyOnWrite<Fields>
 
     /// A field, read or written as `info.url`.
+    @inlinable
     package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
         get { storage[field] }
         set { storage[field] = newValue }

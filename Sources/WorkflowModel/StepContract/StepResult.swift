@@ -23,8 +23,10 @@ package struct CapturedText: Sendable, Hashable {
 /// read and write as the result's own (`result.stdout`,
 /// `result.captures["id"] = ...`).
 @dynamicMemberLookup
+@usableFromInline
 package struct StepResult: Sendable {
     /// The fields, each nil or empty where the step kind has none.
+    @usableFromInline
     package struct Fields: Sendable {
         /// A process's standard output (its tail, when longer than the limit).
         package var stdout: CapturedText?
@@ -54,9 +56,11 @@ package struct StepResult: Sendable {
         package var slurmJob: String?
     }
 
-    private var storage: CopyOnWrite<Fields>
+    @usableFromInline
+    var storage: CopyOnWrite<Fields>
 
     /// A field, read or written as `result.stdout`.
+    @inlinable
     package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
         get { storage[field] }
         set { storage[field] = newValue }

@@ -2,6 +2,7 @@ import PromiseEngine
 
 extension StepModel {
     /// A condition a step's result must meet (spec §6, §11).
+    @usableFromInline
     package enum StepExpectation: Sendable, Hashable {
         /// `expect status 200 2xx 200-299`: the response status is one of these.
         case status([StatusPattern])
@@ -17,9 +18,11 @@ extension StepModel {
         case json(JSONPath, JSONCheck)
 
         /// The output of a step that text predicates and captures read.
+        @usableFromInline
         package typealias Stream = ResultStream
 
         /// How a response header is checked.
+        @usableFromInline
         package enum HeaderCheck: Sendable, Hashable {
             /// A text predicate on its value: holds when some value the header
             /// came with satisfies it (with `not`: when none does).
@@ -33,21 +36,26 @@ extension StepModel {
 
     /// `== "..."`, `!= "..."`, `contains "..."`, `matches '...'`, each
     /// possibly after `not` (`!=` is `not ==`).
+    @usableFromInline
     package struct TextPredicate: Sendable, Hashable {
         /// What is compared.
+        @usableFromInline
         package enum Test: Sendable, Hashable {
             /// The whole text equals this.
-            case equals(Text)
-            case contains(Text)
+            indirect case equals(Text)
+            indirect case contains(Text)
             case matches(RegexPattern)
         }
 
         /// The comparison.
+        @usableFromInline
         package var test: Test
         /// `not` (or `!=`): holds when the test does not.
+        @usableFromInline
         package var negated: Bool
 
         /// A predicate, negated or not.
+        @inlinable
         package init(_ test: Test, negated: Bool = false) {
             self.test = test
             self.negated = negated
@@ -55,6 +63,7 @@ extension StepModel {
     }
 
     /// The test of an `expect json PATH ...`.
+    @usableFromInline
     package enum JSONCheck: Sendable, Hashable {
         /// `exists` (the path leads to a value, null included) or `not exists`.
         case exists(negated: Bool)
@@ -64,7 +73,7 @@ extension StepModel {
         /// `contains STRING`: an array has an element equal to it (a string
         /// element with this text, or a number, boolean or null written so), or
         /// a string has it as a substring.
-        case contains(Text, negated: Bool)
+        indirect case contains(Text, negated: Bool)
         /// `matches 'RE'`: a string value (a number, boolean or null by its text).
         case matches(RegexPattern, negated: Bool)
         /// `is TYPE`.
@@ -72,9 +81,10 @@ extension StepModel {
     }
 
     /// The right-hand side of an `expect json` comparison.
+    @usableFromInline
     package enum JSONLiteral: Sendable, Hashable, CustomStringConvertible {
         /// A string (as written, it may interpolate): equal to a JSON string with this text.
-        case string(Text)
+        indirect case string(Text)
         /// An integer as written, of any size: compared exactly.
         case integer(String)
         /// A decimal written with a point: `9.5`.
@@ -82,6 +92,7 @@ extension StepModel {
         case boolean(Bool)
         case null
 
+        @inlinable
         package var description: String {
             switch self {
             case .string(let text): return "\"" + text.sourceText + "\""
@@ -95,16 +106,19 @@ extension StepModel {
 }
 
 /// The output of a step that text predicates and captures read.
+@usableFromInline
 package enum ResultStream: String, Sendable, Hashable {
     case stdout, stderr, body
 }
 
 /// An accepted HTTP status: an exact code, or an inclusive range (`2xx` is
 /// 200...299).
+@usableFromInline
 package enum StatusPattern: Sendable, Hashable, CustomStringConvertible {
     case code(Int)
     case range(ClosedRange<Int>)
 
+    @inlinable
     package func matches(_ status: Int) -> Bool {
         switch self {
         case .code(let code): return status == code
@@ -112,6 +126,7 @@ package enum StatusPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    @inlinable
     package var description: String {
         switch self {
         case .code(let code): return String(code)
@@ -126,20 +141,25 @@ package enum StatusPattern: Sendable, Hashable, CustomStringConvertible {
 
 /// A regular expression's source, checked at check time with the standard
 /// library's `Regex` (its syntax); the step compiles it again.
+@usableFromInline
 package struct RegexPattern: Sendable, Hashable {
+    @usableFromInline
     package var source: String
 
+    @inlinable
     package init(_ source: String) {
         self.source = source
     }
 }
 
 /// The types `expect json PATH is TYPE` names.
+@usableFromInline
 package enum JSONType: String, Sendable, Hashable, CaseIterable {
     case string, number, integer, boolean, null, array, object
 }
 
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+@usableFromInline
 package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case equal = "=="
     case notEqual = "!="
@@ -151,16 +171,21 @@ package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 
 /// `capture NAME = SOURCE`: a value taken from the result, then available
 /// as `{{label.NAME}}`.
+@usableFromInline
 package struct Capture: Sendable, Hashable {
+    @usableFromInline
     package var name: String
+    @usableFromInline
     package var source: Source
 
+    @inlinable
     package init(name: String, source: Source) {
         self.name = name
         self.source = source
     }
 
     /// Where a capture takes its value.
+    @usableFromInline
     package enum Source: Sendable, Hashable {
         /// `json ".token"`
         case json(JSONPath)

@@ -4,15 +4,24 @@ import PromiseEngine
 // written (`Template`s), `ResolvedStep` as a step runner gets it (`String`s,
 // every template evaluated). Expectations and captures are data here; the
 // step implementations evaluate them.
+//
+// `Step` is `indirect`, and so is each other case whose payload holds the
+// text itself: a generic enum with such a payload has its layout worked out
+// at run time, even for `StepModel<Template>`, so every copy of a step, a
+// node or a request went through value witnesses (4% of a run of 10,000
+// `log` steps). Boxed, a payload is one reference and the enum's layout is
+// fixed; a copy is a retain. Members used across modules are `@inlinable` for the same reason:
+// a generic function called from another module runs unspecialized.
 
 extension StepModel {
     /// What a step does (spec §5).
-    package enum Step: Sendable, Hashable {
+    @usableFromInline
+    package indirect enum Step: Sendable, Hashable {
         /// `sh STRING`: `/bin/sh -c` with the command.
         case shell(command: Text, process: ProcessOptions)
         /// `exec STRING...`: a program and its arguments, no shell.
         case exec(arguments: [Text], process: ProcessOptions)
-        indirect case http(HTTPRequest)
+        case http(HTTPRequest)
         case file(FileOperation)
         case sleep(Duration)
         case log(Text)
@@ -21,6 +30,7 @@ extension StepModel {
         case rethrow
 
         /// The keyword of the step: `sh`, `exec`, `http`, `file`, ...
+        @inlinable
         package var kindName: String {
             switch self {
             case .shell: return "sh"
@@ -37,25 +47,34 @@ extension StepModel {
 
     /// What `sh` and `exec` steps share besides `cwd` and `env` (which are in
     /// `Attributes`).
+    @usableFromInline
     package struct ProcessOptions: Sendable, Hashable {
         /// Text fed to standard input; none means standard input is empty.
+        @usableFromInline
         package var stdin: Text?
+        @usableFromInline
         package var expectations: [StepExpectation]
+        @usableFromInline
         package var captures: [Capture]
         /// `detach`: the processes the step starts may outlive it (a server
         /// for later steps); they are ended, without a warning, when the run
         /// ends.
+        @usableFromInline
         package var detach: Bool
         /// `sources "GLOB"...`: the files whose names and contents, with the
         /// command, decide whether the step is up to date (spec §13).
+        @usableFromInline
         package var sources: [Text] = []
         /// `generates "GLOB"...`: each must match a file for the step to be
         /// up to date.
+        @usableFromInline
         package var generates: [Text] = []
         /// `env-inputs NAME...`: inherited variables the command reads by
         /// itself; their values join the fingerprint (spec §13).
+        @usableFromInline
         package var environmentInputs: [String] = []
 
+        @inlinable
         package init(stdin: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
                     detach: Bool = false, sources: [Text] = [], generates: [Text] = [], environmentInputs: [String] = []) {
             self.sources = sources
@@ -69,30 +88,44 @@ extension StepModel {
     }
 
     /// `http METHOD URL { ... }`.
+    @usableFromInline
     package struct HTTPRequest: Sendable, Hashable {
+        @usableFromInline
         package var method: HTTPMethod
+        @usableFromInline
         package var url: Text
         /// Request headers, in order; a name may repeat.
+        @usableFromInline
         package var headers: [Named]
+        @usableFromInline
         package var body: HTTPBody
         /// Follow at most this many redirects; nil means the default (10).
+        @usableFromInline
         package var redirects: Int?
         /// Stream the body into this file.
+        @usableFromInline
         package var save: Text?
+        @usableFromInline
         package var expectations: [StepExpectation]
+        @usableFromInline
         package var captures: [Capture]
         /// Certificate checks and a client certificate (`insecure`, `cacert`,
         /// `cert`, `key`).
+        @usableFromInline
         package var tls: HTTPTLSOptions
         /// Whether the run's cookie store is used (`cookies off` in a block
         /// turns it off for the steps below).
+        @usableFromInline
         package var cookies: Bool
         /// `query NAME STRING`, in order: appended to the URL's query string,
         /// name and value percent-encoded.
+        @usableFromInline
         package var query: [Named]
         /// `basic-auth USER PASSWORD`: sent as `Authorization: Basic ...`.
+        @usableFromInline
         package var basicAuth: BasicAuth?
 
+        @inlinable
         package init(method: HTTPMethod, url: Text, headers: [Named] = [], body: HTTPBody = .none,
                     redirects: Int? = nil, save: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
                     tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true, query: [Named] = [],
@@ -113,16 +146,22 @@ extension StepModel {
     }
 
     /// An http step's TLS attributes (spec §11).
+    @usableFromInline
     package struct HTTPTLSOptions: Sendable, Hashable {
         /// `insecure`: do not verify the server's certificate.
+        @usableFromInline
         package var insecure: Bool
         /// `cacert PATH`: trust the authorities in this PEM file.
+        @usableFromInline
         package var caCertificate: Text?
         /// `cert PATH`: a client certificate (PEM).
+        @usableFromInline
         package var certificate: Text?
         /// `key PATH`: the client certificate's key (PEM).
+        @usableFromInline
         package var key: Text?
 
+        @inlinable
         package init(insecure: Bool = false, caCertificate: Text? = nil, certificate: Text? = nil, key: Text? = nil) {
             self.insecure = insecure
             self.caCertificate = caCertificate
@@ -131,17 +170,22 @@ extension StepModel {
         }
 
         /// Whether no TLS attribute was written.
+        @inlinable
         package var isEmpty: Bool { !insecure && caCertificate == nil && certificate == nil && key == nil }
     }
 
     /// `basic-auth USER PASSWORD`.
+    @usableFromInline
     package struct BasicAuth: Sendable, Hashable {
         /// The user name.
+        @usableFromInline
         package var user: Text
         /// The password (mark it `secret` to keep it out of output).
+        @usableFromInline
         package var password: Text
 
         /// `basic-auth USER PASSWORD`.
+        @inlinable
         package init(user: Text, password: Text) {
             self.user = user
             self.password = password
@@ -150,13 +194,17 @@ extension StepModel {
 
     /// A name and a value: a request header, a query parameter or a form
     /// field. As written, both may interpolate.
+    @usableFromInline
     package struct Named: Sendable, Hashable {
         /// The name.
+        @usableFromInline
         package var name: Text
         /// The value.
+        @usableFromInline
         package var value: Text
 
         /// A name and a value.
+        @inlinable
         package init(name: Text, value: Text) {
             self.name = name
             self.value = value
@@ -164,9 +212,11 @@ extension StepModel {
     }
 
     /// One part of a `multipart/form-data` body.
+    @usableFromInline
     package struct MultipartPart: Sendable, Hashable {
         /// What the part holds.
-        package enum Content: Sendable, Hashable {
+        @usableFromInline
+        package indirect enum Content: Sendable, Hashable {
             /// `multipart NAME STRING`
             case text(Text)
             /// `multipart NAME file PATH [type STRING]`: the file's bytes, its
@@ -176,11 +226,14 @@ extension StepModel {
         }
 
         /// The form field's name.
+        @usableFromInline
         package var name: Text
         /// Its text, or a file.
+        @usableFromInline
         package var content: Content
 
         /// One part.
+        @inlinable
         package init(name: Text, content: Content) {
             self.name = name
             self.content = content
@@ -188,14 +241,15 @@ extension StepModel {
     }
 
     /// The body of a request.
+    @usableFromInline
     package enum HTTPBody: Sendable, Hashable {
         case none
         /// `body STRING`
-        case text(Text)
+        indirect case text(Text)
         /// `body file PATH`
-        case file(Text)
+        indirect case file(Text)
         /// `json STRING`: sent with `Content-Type: application/json`.
-        case json(Text)
+        indirect case json(Text)
         /// `form NAME STRING`, repeated: url-encoded.
         case form([Named])
         /// `multipart NAME STRING` / `multipart NAME file PATH [type STRING]`,
@@ -204,7 +258,8 @@ extension StepModel {
     }
 
     /// A `file` step.
-    package enum FileOperation: Sendable, Hashable {
+    @usableFromInline
+    package indirect enum FileOperation: Sendable, Hashable {
         case write(path: Text, content: Text)
         case append(path: Text, content: Text)
         case read(path: Text)
@@ -215,6 +270,7 @@ extension StepModel {
         case exists(path: Text)
 
         /// The operation's keyword: `write`, `append`, ...
+        @inlinable
         package var name: String {
             switch self {
             case .write: return "write"
@@ -229,6 +285,7 @@ extension StepModel {
         }
 
         /// The paths and contents, in the order written.
+        @inlinable
         package var operands: [Text] {
             switch self {
             case .write(let path, let content), .append(let path, let content): return [path, content]
@@ -241,11 +298,14 @@ extension StepModel {
 
 /// An HTTP method: any token of upper-case letters (`PURGE`, `PROPFIND`);
 /// the standard ones have names here.
+@usableFromInline
 package struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The method as sent: `GET`, `PURGE`.
+    @usableFromInline
     package let rawValue: String
 
     /// Any token of capital letters.
+    @inlinable
     package init(rawValue: String) {
         self.rawValue = rawValue
     }
@@ -270,5 +330,6 @@ package struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringCon
     package static let standard: [HTTPMethod] = [.GET, .POST, .PUT, .PATCH, .DELETE, .HEAD, .OPTIONS]
 
     /// The method as sent.
+    @inlinable
     package var description: String { rawValue }
 }

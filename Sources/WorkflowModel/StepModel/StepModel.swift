@@ -6,9 +6,11 @@ import PromiseEngine
 /// The language builds the first, the resolver (WorkflowRun's `Resolve/`,
 /// the only place a template is evaluated) maps it to the second with
 /// `map`, and `Steps` sees only the second.
+@usableFromInline
 package enum StepModel<Text: StepText> {}
 
 /// The text of a step: a `Template` as written, or a `String` once resolved.
+@usableFromInline
 package protocol StepText: Sendable, Hashable {
     /// The text for people: a template's expressions shown as `{{...}}`,
     /// nothing escaped.
@@ -21,8 +23,10 @@ extension Template: StepText {}
 
 extension String: StepText {
     /// The string itself.
+    @usableFromInline
     package var displayText: String { self }
     /// The string escaped as a workflow's `"..."` would hold it.
+    @usableFromInline
     package var sourceText: String { escapedForTemplate() }
 }
 

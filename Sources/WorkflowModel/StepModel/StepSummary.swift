@@ -3,7 +3,18 @@ import PromiseEngine
 /// One-line descriptions of steps, for names and renderers.
 package enum StepSummary {
     /// `sh "make test"` without quotes: `sh make test`.
-    package static func describe<Text>(_ step: StepModel<Text>.Step) -> String {
+    package static func describe(_ step: Step) -> String {
+        summary(of: step)
+    }
+
+    /// A resolved step, the same way: its templates' values shown.
+    package static func describe(_ step: ResolvedStep) -> String {
+        summary(of: step)
+    }
+
+    // Generic, called only here with known types: specialized (a generic
+    // function called from another module would run unspecialized).
+    private static func summary<Text>(of step: StepModel<Text>.Step) -> String {
         switch step {
         case .shell(let command, _): return "sh " + firstLine(command.displayText)
         case .exec(let arguments, _): return "exec " + arguments.map { firstLine($0.displayText) }.joined(separator: " ")

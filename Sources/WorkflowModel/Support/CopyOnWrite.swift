@@ -3,27 +3,38 @@
 /// promises on their way to the values and the records, and the records
 /// of a 100,000-step run keep them: each copy is one reference count
 /// instead of a copy of every field.
+@usableFromInline
 package struct CopyOnWrite<Fields: Sendable>: Sendable {
-    private final class Box: @unchecked Sendable {
+    @usableFromInline
+    final class Box: @unchecked Sendable {
         // @unchecked: mutated only through a CopyOnWrite holding the one
         // reference (`isKnownUniquelyReferenced`); never changed once shared.
+        @usableFromInline
         var fields: Fields
 
+        @inlinable
         init(_ fields: Fields) {
             self.fields = fields
         }
     }
 
-    private var box: Box
+    @usableFromInline
+    var box: Box
 
+    // Inlinable, like the subscripts that read through it: a field read
+    // from another module is then a load, not a key path walked at run
+    // time (which cost an HTTP step 6% of its instructions).
+    @inlinable
     package init(_ fields: Fields) {
         box = Box(fields)
     }
 
     /// All the fields.
+    @inlinable
     package var fields: Fields { box.fields }
 
     /// One field, read or written.
+    @inlinable
     package subscript<Field>(field: WritableKeyPath<Fields, Field>) -> Field {
         get { box.fields[keyPath: field] }
         set {
@@ -39,12 +50,14 @@ package struct CopyOnWrite<Fields: Sendable>: Sendable {
 }
 
 extension CopyOnWrite: Equatable where Fields: Equatable {
+    @usableFromInline
     package static func == (a: CopyOnWrite, b: CopyOnWrite) -> Bool {
         a.isIdentical(to: b) || a.fields == b.fields
     }
 }
 
 extension CopyOnWrite: Hashable where Fields: Hashable {
+    @usableFromInline
     package func hash(into hasher: inout Hasher) {
         hasher.combine(fields)
     }
