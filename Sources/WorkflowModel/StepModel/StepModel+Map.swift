@@ -42,12 +42,7 @@ extension StepModel.Step {
 
     /// Every text of the step, in the order written.
     package var texts: [Text] {
-        var all: [Text] = []
-        _ = map { (text: Text) -> Text in
-            all.append(text)
-            return text
-        }
-        return all
+        textsVisited { visit in _ = map(visit) }
     }
 }
 
@@ -145,12 +140,7 @@ extension StepModel.StepExpectation {
 
     /// The texts of the expectation (none, or the one it compares with).
     package var texts: [Text] {
-        var all: [Text] = []
-        _ = map { (text: Text) -> Text in
-            all.append(text)
-            return text
-        }
-        return all
+        textsVisited { visit in _ = map(visit) }
     }
 }
 
@@ -190,6 +180,16 @@ extension StepModel.JSONLiteral {
         case .null: return .null
         }
     }
+}
+
+/// Every text a `map` passes to `visit`, in order: `walk` maps with it.
+private func textsVisited<Text>(by walk: ((Text) -> Text) -> Void) -> [Text] {
+    var all: [Text] = []
+    walk { text in
+        all.append(text)
+        return text
+    }
+    return all
 }
 
 extension Optional {
