@@ -23,18 +23,26 @@ struct WatchdogSweepTests {
             plain.waitUntilExit()
             bare.waitUntilExit()
         }
-        // `env -i` has exec'd sleep once its environment reads empty.
-        var value = [CChar](repeating: 0, count: 64)
+        // Wait until both sleep in `sleep` itself: then no exec is under way
+        // (a process inside execve runs; its environment reads empty too).
         let deadline = ContinuousClock.now + .seconds(20)
-        while csh_environ_value(bare.processIdentifier, "PATH", &value, value.count) != -2, ContinuousClock.now < deadline {
+        while !(Self.sleeping(plain.processIdentifier) && Self.sleeping(bare.processIdentifier)), ContinuousClock.now < deadline {
             usleep(10_000)
         }
+        var value = [CChar](repeating: 0, count: 64)
         #expect(csh_environ_value(bare.processIdentifier, "PATH", &value, value.count) == -2)
         #expect(csh_between_images(bare.processIdentifier) == 0, "an empty environment is not an exec in progress")
         #expect(csh_environ_value(plain.processIdentifier, "NO_SUCH_VARIABLE_HERE", &value, value.count) == -1)
         #expect(csh_between_images(plain.processIdentifier) == 0)
         // A kernel thread (kthreadd) reads empty too.
         #expect(csh_between_images(2) == 0)
+    }
+
+    /// Whether `pid` runs `sleep` and is asleep (state S).
+    private static func sleeping(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return false }
+        return stat.contains("(sleep)") && stat[stat.index(after: end)...].split(separator: " ").first == "S"
     }
 
     @Test func aZombieIsNotBetweenImages() throws {
