@@ -41,25 +41,12 @@ start_nginx
 cd "$work"
 echo "# $base_sha against $other_sha, $(date -u +%Y-%m-%dT%H:%MZ), $(machine), release --static-swift-stdlib"
 
-head -c 1024 /dev/urandom | base64 -w 0 | head -c 1024 > www/small.txt
-python3 - "$port" <<'PY'
-import sys
-port = sys.argv[1]
+write_runner_workloads
+python3 - <<'PY'
 with open("big.workflow", "w") as f:
     f.write('workflow "big"\n')
     for i in range(100000):
         f.write(f's{i}: sh "echo {i}" {{\n  retry 2\n}}\n')
-with open("logs.workflow", "w") as f:
-    f.write('workflow "logs"\n')
-    for i in range(10000):
-        f.write(f'log "line {i}"\n')
-with open("trues.workflow", "w") as f:
-    f.write('workflow "trues"\nforeach n in range(1, 1000) parallel {\n  sh "true"\n}\n')
-with open("urls.txt", "w") as f:
-    for i in range(10000):
-        f.write(f"http://127.0.0.1:{port}/small.txt?n={i}\n")
-with open("fetch.workflow", "w") as f:
-    f.write('workflow "fetch"\nforeach u in lines("urls.txt") parallel limit 64 {\n  http GET "{{u}}"\n}\n')
 PY
 
 row() {

@@ -36,19 +36,15 @@ print(f"exit {code}, wall {wall:.2f} s, peak {peak:.1f} MiB")
 PY
 }
 
-head -c 1024 /dev/urandom | base64 -w 0 | head -c 1024 > www/small.txt
+write_runner_workloads
 printf '%0512d' 0 > www/item
 truncate -s 1G www/big.bin
 python3 - "$port" <<'PY'
 import sys
 port = sys.argv[1]
-small = f"http://127.0.0.1:{port}/small.txt"
-with open("urls.txt", "w") as f, open("curl.config", "w") as c:
-    for i in range(10000):
-        f.write(f"{small}?n={i}\n")
-        c.write(f'url = "{small}?n={i}"\noutput = "/dev/null"\n')
-with open("fetch.workflow", "w") as f:
-    f.write('workflow "fetch"\nforeach u in lines("urls.txt") parallel limit 64 {\n  http GET "{{u}}"\n}\n')
+with open("urls.txt") as f, open("curl.config", "w") as c:
+    for url in f.read().split():
+        c.write(f'url = "{url}"\noutput = "/dev/null"\n')
 with open("urls100k.txt", "w") as f:
     for i in range(100000):
         f.write(f"http://127.0.0.1:{port}/item?n={i}\n")

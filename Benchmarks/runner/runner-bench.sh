@@ -29,15 +29,10 @@ PY
 }
 
 # 1. Per-step overhead: 10,000 log steps against an empty workflow.
+write_runner_workloads
 python3 - <<'PY'
 with open("empty.workflow", "w") as f:
     f.write('workflow "empty"\n')
-with open("logs.workflow", "w") as f:
-    f.write('workflow "logs"\n')
-    for i in range(10000):
-        f.write(f'log "line {i}"\n')
-with open("trues.workflow", "w") as f:
-    f.write('workflow "trues"\nforeach n in range(1, 1000) parallel {\n  sh "true"\n}\n')
 with open("sh-trues.workflow", "w") as f:
     f.write('workflow "sh-trues"\nforeach n in range(1, 1000) parallel {\n  sh "true;"\n}\n')
 PY

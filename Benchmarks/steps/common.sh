@@ -83,3 +83,29 @@ CONF
 machine() {
     echo "$(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), $(swift --version 2>&1 | head -1)"
 }
+
+# The runner benchmarks' shared workloads, written into the current folder:
+# logs.workflow (10,000 `log` steps), trues.workflow (1,000 `sh "true"` in
+# a parallel foreach), and, for the nginx of start_nginx, small.txt (1 KB)
+# with urls.txt (10,000 URLs of it) and fetch.workflow (a GET of each, 64
+# at once).
+write_runner_workloads() {
+    mkdir -p www
+    head -c 1024 /dev/urandom | base64 -w 0 | head -c 1024 > www/small.txt
+    python3 - "${port:-}" <<'PY'
+import sys
+port = sys.argv[1]
+with open("logs.workflow", "w") as f:
+    f.write('workflow "logs"\n')
+    for i in range(10000):
+        f.write(f'log "line {i}"\n')
+with open("trues.workflow", "w") as f:
+    f.write('workflow "trues"\nforeach n in range(1, 1000) parallel {\n  sh "true"\n}\n')
+if port:
+    with open("urls.txt", "w") as f:
+        for i in range(10000):
+            f.write(f"http://127.0.0.1:{port}/small.txt?n={i}\n")
+    with open("fetch.workflow", "w") as f:
+        f.write('workflow "fetch"\nforeach u in lines("urls.txt") parallel limit 64 {\n  http GET "{{u}}"\n}\n')
+PY
+}

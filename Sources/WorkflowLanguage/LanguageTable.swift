@@ -31,14 +31,19 @@ package enum LanguageTable {
         Word(name: "rethrow", doc: "passes the caught failure on (inside catch)"),
     ]
 
-    package static let groupKinds: [Word] = [
-        Word(name: "sequence", doc: "runs its statements one after another, as one step of its chain"),
-        Word(name: "parallel", doc: "runs its lanes at once: parallel [limit N] [keep-going]"),
-        Word(name: "race", doc: "the first lane to settle decides; the others are cancelled"),
-        Word(name: "any", doc: "the first lane to succeed wins; fails when every lane failed"),
-        Word(name: "foreach", doc: "runs its body once per item: foreach NAME in LIST [parallel ...]"),
-        Word(name: "if", doc: "runs one branch: if COND { } else { }"),
-    ]
+    /// Every kind of group (the model's `GroupKind`), with its doc.
+    package static let groupKinds: [Word] = GroupKind.allCases.map { kind in
+        let doc: String
+        switch kind {
+        case .sequence: doc = "runs its statements one after another, as one step of its chain"
+        case .parallel: doc = "runs its lanes at once: parallel [limit N] [keep-going]"
+        case .race: doc = "the first lane to settle decides; the others are cancelled"
+        case .any: doc = "the first lane to succeed wins; fails when every lane failed"
+        case .foreach: doc = "runs its body once per item: foreach NAME in LIST [parallel ...]"
+        case .conditional: doc = "runs one branch: if COND { } else { }"
+        }
+        return Word(name: kind.rawValue, doc: doc)
+    }
 
     /// Statements that are neither steps nor groups.
     package static let declarations: [Word] = [

@@ -235,7 +235,7 @@ private struct Layout {
         // The lanes of a parallel, race or any: labels padded so that the
         // steps line up.
         var labelWidth = 0
-        if let owner, ["parallel", "race", "any"].contains(owner) {
+        if let owner, GroupKind(rawValue: owner)?.hasLanes == true {
             labelWidth = block.statements.compactMap { label($0)?.count }.max() ?? 0
         }
         for statement in block.statements {

@@ -12,17 +12,17 @@ extension Parser {
         advance()
         var attributes = SyntaxAttributes()
         let kind: SyntaxNodeKind
-        switch keyword {
-        case "sequence":
+        switch GroupKind(rawValue: keyword) {
+        case .sequence:
             kind = .sequence(try parseBlock(context.child(.group("sequence"), nodeIsParallelChild: isParallelChild), after: "'sequence'", attributes: &attributes))
-        case "race", "any":
+        case .race, .any:
             let body = try parseBlock(context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
-            kind = keyword == "race" ? .race(body) : .any(body)
-        case "parallel":
+            kind = keyword == GroupKind.race.rawValue ? .race(body) : .any(body)
+        case .parallel:
             let (limit, keepGoing) = try parseParallelOptions()
             let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
             kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
-        case "foreach":
+        case .foreach:
             let variable = try expectIdentifier("the item's name after 'foreach'")
             declaredNames.insert(variable.text)
             if variable.text == "env" || variable.text == "error" {
@@ -45,7 +45,7 @@ extension Parser {
             }
             let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
             kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body))
-        default:
+        case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }
         if label == nil, let range = attributes.descriptionRange {

@@ -137,12 +137,12 @@ enum SyntaxNodeKind: Sendable {
     var name: String {
         switch self {
         case .step(let step): return step.kindName
-        case .sequence: return "sequence"
-        case .parallel: return "parallel"
-        case .race: return "race"
-        case .any: return "any"
-        case .foreach: return "foreach"
-        case .conditional: return "if"
+        case .sequence: return GroupKind.sequence.rawValue
+        case .parallel: return GroupKind.parallel.rawValue
+        case .race: return GroupKind.race.rawValue
+        case .any: return GroupKind.any.rawValue
+        case .foreach: return GroupKind.foreach.rawValue
+        case .conditional: return GroupKind.conditional.rawValue
         }
     }
 }

@@ -15,16 +15,32 @@ package enum Group: Sendable, Hashable {
     /// `if COND { } [else { }]`.
     indirect case conditional(ConditionalGroup)
 
-    package var kindName: String {
+    /// Which kind of group it is.
+    package var kind: GroupKind {
         switch self {
-        case .sequence: return "sequence"
-        case .parallel: return "parallel"
-        case .race: return "race"
-        case .any: return "any"
-        case .foreach: return "foreach"
-        case .conditional: return "if"
+        case .sequence: return .sequence
+        case .parallel: return .parallel
+        case .race: return .race
+        case .any: return .any
+        case .foreach: return .foreach
+        case .conditional: return .conditional
         }
     }
+
+    /// The keyword of the group: `sequence`, `parallel`, ..., `if`.
+    package var kindName: String { kind.rawValue }
+}
+
+/// The kinds of group, each by its keyword: the one place a group keyword
+/// is spelled (the syntax tree, the parser, `fmt` and the language table
+/// name groups through it).
+package enum GroupKind: String, Sendable, CaseIterable {
+    case sequence, parallel, race, any, foreach
+    case conditional = "if"
+
+    /// Whether its children are lanes that run at once (`parallel`,
+    /// `race`, `any`).
+    package var hasLanes: Bool { self == .parallel || self == .race || self == .any }
 }
 
 /// The children of a group that starts them all at once, and the

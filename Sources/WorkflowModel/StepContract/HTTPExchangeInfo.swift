@@ -3,9 +3,8 @@ import PromiseEngine
 /// What an `http` step's exchange was, besides the final response: where
 /// it ended, after how many redirects, over which HTTP version, how long
 /// each phase took, and the cookies the run's store then held for it.
-@dynamicMemberLookup
 @usableFromInline
-package struct HTTPExchangeInfo: Sendable, Hashable {
+package struct HTTPExchangeInfo: Sendable, Hashable, BoxedFields {
     /// The fields, read and written as the exchange's own (`info.url`).
     @usableFromInline
     package struct Fields: Sendable, Hashable {
@@ -25,14 +24,7 @@ package struct HTTPExchangeInfo: Sendable, Hashable {
     /// In one shared box: a record of every step of a 100,000-request run
     /// keeps one, so the record stays small.
     @usableFromInline
-    var storage: CopyOnWrite<Fields>
-
-    /// A field, read or written as `info.url`.
-    @inlinable
-    package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
-        get { storage[field] }
-        set { storage[field] = newValue }
-    }
+    package var storage: CopyOnWrite<Fields>
 
     package init(url: String, redirects: Int, version: String, timings: HTTPTimings, cookies: [HTTPCookieValue] = []) {
         storage = CopyOnWrite(Fields(url: url, redirects: redirects, version: version, timings: timings, cookies: cookies))

@@ -22,9 +22,8 @@ package struct CapturedText: Sendable, Hashable {
 /// Its fields (`StepResult.Fields`) live in one `CopyOnWrite` box and
 /// read and write as the result's own (`result.stdout`,
 /// `result.captures["id"] = ...`).
-@dynamicMemberLookup
 @usableFromInline
-package struct StepResult: Sendable {
+package struct StepResult: Sendable, BoxedFields {
     /// The fields, each nil or empty where the step kind has none.
     @usableFromInline
     package struct Fields: Sendable {
@@ -57,14 +56,7 @@ package struct StepResult: Sendable {
     }
 
     @usableFromInline
-    var storage: CopyOnWrite<Fields>
-
-    /// A field, read or written as `result.stdout`.
-    @inlinable
-    package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
-        get { storage[field] }
-        set { storage[field] = newValue }
-    }
+    package var storage: CopyOnWrite<Fields>
 
     package init(
         stdout: CapturedText? = nil, stderr: CapturedText? = nil, exitCode: Int? = nil,

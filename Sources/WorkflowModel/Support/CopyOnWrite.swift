@@ -62,3 +62,26 @@ extension CopyOnWrite: Hashable where Fields: Hashable {
         hasher.combine(fields)
     }
 }
+
+/// A value whose fields live in one `CopyOnWrite` box and read and write
+/// as its own (`result.stdout`, `info.url`): a conforming type declares
+/// its `Fields` and the box, and gets the field access from here.
+@dynamicMemberLookup
+@usableFromInline
+package protocol BoxedFields {
+    /// The fields kept in the box.
+    associatedtype Fields: Sendable
+    /// The box.
+    var storage: CopyOnWrite<Fields> { get set }
+}
+
+extension BoxedFields {
+    /// A field, read or written as the value's own. Inlinable: read from
+    /// another module, a field is then a load, not a key path walked at run
+    /// time.
+    @inlinable
+    package subscript<Field>(dynamicMember field: WritableKeyPath<Fields, Field>) -> Field {
+        get { storage[field] }
+        set { storage[field] = newValue }
+    }
+}
