@@ -14,7 +14,7 @@ build:
 STATIC ?= --static-swift-stdlib
 
 release:
-	$(SWIFT) build -c release $(STATIC)
+	$(SWIFT) build -c release $(STATIC) --product promise-run
 
 # The whole suite: unit, end-to-end (the built binary on real workflows
 # against real processes, files and a local HTTP server). Warnings are errors.
