@@ -97,6 +97,12 @@ struct RunOptions: Equatable, Sendable {
     var insecure = false
     /// `--cacert PATH`: the authorities HTTPS steps trust.
     var caCertificate: String?
+    /// `--cache URL` (spec §17); nil: `PROMISE_RUN_CACHE`, if set.
+    var cache: String?
+    /// `--cache-read-only`: read the cache, never write it.
+    var cacheReadOnly = false
+    /// `--cache-timeout D`: for each request to an HTTP cache.
+    var cacheTimeout: Duration = .seconds(10)
 
     init(file: String) {
         self.file = file
@@ -116,6 +122,7 @@ struct RunOptions: Equatable, Sendable {
             && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
             && lhs.verbosity == rhs.verbosity && lhs.dryRun == rhs.dryRun
             && lhs.insecure == rhs.insecure && lhs.caCertificate == rhs.caCertificate
+            && lhs.cache == rhs.cache && lhs.cacheReadOnly == rhs.cacheReadOnly && lhs.cacheTimeout == rhs.cacheTimeout
     }
 }
 
@@ -360,6 +367,21 @@ enum Arguments {
             case .insecure:
                 try reader.noValue(for: argument)
                 options.insecure = true
+            case .cache:
+                let text = try reader.value(for: argument)
+                if case .failure(let error) = CacheLocation.parse(text, currentDirectory: "/", token: nil) {
+                    throw UsageError(message: "\(reader.name): \(error.message)")
+                }
+                options.cache = text
+            case .cacheReadOnly:
+                try reader.noValue(for: argument)
+                options.cacheReadOnly = true
+            case .cacheTimeout:
+                let text = try reader.value(for: argument)
+                guard let duration = DurationText.parse(text), duration > .zero else {
+                    throw UsageError(message: "invalid duration '\(text)' for \(reader.name) (write, for example, 10s or 500ms)")
+                }
+                options.cacheTimeout = duration
             case .cacert:
                 let path = try reader.value(for: argument)
                 guard !path.isEmpty else { throw UsageError(message: "\(reader.name) needs the path of a PEM file") }

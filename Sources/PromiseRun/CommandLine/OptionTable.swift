@@ -12,7 +12,7 @@ enum CommandName: String, CaseIterable, Sendable {
 /// option's name is spelled nowhere else in the executable.
 enum Option: CaseIterable, Sendable {
     case jobs, httpConnections, executor, slurmJobs, insecure, cacert, keepGoing, timeout, variable, varFile, envFile
-    case force, watch, report, reportOutput, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
+    case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
 
     /// What an option's value is, for parsing messages and completions.
     enum Value: Equatable, Sendable {
@@ -71,6 +71,15 @@ enum Option: CaseIterable, Sendable {
                  help: "load a .env file into the environment first (repeatable)")
         case .force:
             Spec(long: "--force", value: .none, commands: [.run], help: "run steps with 'sources' even when up to date")
+        case .cache:
+            Spec(long: "--cache", value: .text("URL"), commands: [.run],
+                 help: "a shared cache for steps with 'sources': a folder, file://, or an http(s):// store that takes GET and PUT "
+                     + "(default: PROMISE_RUN_CACHE; a token in PROMISE_RUN_CACHE_TOKEN)")
+        case .cacheReadOnly:
+            Spec(long: "--cache-read-only", value: .none, commands: [.run], help: "read the shared cache, never write it")
+        case .cacheTimeout:
+            Spec(long: "--cache-timeout", value: .text("DURATION"), commands: [.run],
+                 help: "how long each request to an HTTP cache may take (default 10s); a store that times out is not used again in the run")
         case .watch:
             Spec(long: "--watch", value: .none, commands: [.run],
                  help: "run again when a source, the file or an include changes (the file is read again each time); Ctrl-C to stop")

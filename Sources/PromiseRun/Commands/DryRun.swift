@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowRun
 import RunnerSystem
+import Steps
 import WorkflowModel
 import WorkflowLanguage
 
@@ -8,7 +9,8 @@ import WorkflowLanguage
 /// running (variables, `--var`, environment) filled in; nothing runs.
 enum DryRun {
     static func render(_ workflow: Workflow, options: RunOptions,
-                       environment: @escaping @Sendable (String) -> String? = DryRunValues.processEnvironment) -> String {
+                       environment: @escaping @Sendable (String) -> String? = DryRunValues.processEnvironment,
+                       cache: (location: String, verdicts: [(id: String, verdict: String)])? = nil) -> String {
         var workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
         if let timeout = options.timeout { workflow.timeout = timeout }
         let values = DryRunValues(overrides: options.variableOverrides, environment: environment)
@@ -29,6 +31,30 @@ enum DryRun {
                 text += "  " + Format.padded(id, width) + "  " + (options.force ? "would run (\(Option.force.spec.long))" : verdict) + "\n"
             }
         }
+        if let cache, !cache.verdicts.isEmpty {
+            let width = cache.verdicts.map(\.id.count).max() ?? 0
+            text += "\nthe shared cache (\(cache.location))" + (options.force ? ": --force runs every step, then stores it" : "") + ":\n"
+            for (id, verdict) in cache.verdicts { text += "  " + Format.padded(id, width) + "  " + verdict + "\n" }
+        }
         return text
+    }
+
+    /// What the shared cache would give each step with `sources` (nil
+    /// without a cache); a failure names a cache that cannot be used.
+    static func cacheVerdicts(_ workflow: Workflow, options: RunOptions) async
+        -> Result<(location: String, verdicts: [(id: String, verdict: String)])?, CacheLocationError> {
+        let environment = ProcessEnvironment.current()
+        let runner = SystemStepRunner(configuration: StepsConfiguration(insecure: options.insecure, caCertificate: options.caCertificate))
+        let made = CacheSetting.make(options, environment: environment, runner: runner, clock: SystemClock.shared)
+        guard case .success(let cache?) = made else {
+            _ = await runner.shutdown().settled
+            if case .failure(let error) = made { return .failure(error) }
+            return .success(nil)
+        }
+        cache.onWarning { message in StandardStreams.writeError("warning: \(message)\n") }
+        let verdicts = await CachePreview.verdicts(workflow, cache: cache, currentDirectory: ProcessEnvironment.currentDirectory(),
+                                                   givenEnvironment: !options.envFiles.isEmpty, inherited: environment).settled.value ?? []
+        _ = await runner.shutdown().settled
+        return .success((cache.location.display, verdicts))
     }
 }

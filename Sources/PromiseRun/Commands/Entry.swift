@@ -69,8 +69,15 @@ enum Entry {
         }
         guard let (workflow, selection) = load(options) else { return 2 }
         if options.dryRun {
-            StandardStreams.writeOutput(DryRun.render(selection.map { $0.cut(workflow) } ?? workflow, options: options))
-            return 0
+            let shown = selection.map { $0.cut(workflow) } ?? workflow
+            switch await DryRun.cacheVerdicts(shown, options: options) {
+            case .success(let cache):
+                StandardStreams.writeOutput(DryRun.render(shown, options: options, cache: cache))
+                return 0
+            case .failure(let error):
+                StandardStreams.writeError("promise-run: \(error.message)\n")
+                return 2
+            }
         }
         if options.watch { return await WatchMode.run(workflow, options: options, selection: selection) }
         return await runWorkflow(workflow, options: options, selection: selection)

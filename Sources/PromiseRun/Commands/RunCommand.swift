@@ -39,6 +39,12 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         selection: selection,
         force: options.force)
     configuration.slurmJobs = options.slurmJobs
+    switch CacheSetting.make(options, environment: environment, runner: runner, clock: configuration.clock) {
+    case .success(let cache): configuration.cache = cache
+    case .failure(let error):
+        StandardStreams.writeError("promise-run: \(error.message)\n")
+        return 2
+    }
     // What `--env-file` gave (already in the environment): part of a
     // step's fingerprint, unlike what promise-run inherited.
     for path in options.envFiles {
@@ -70,6 +76,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         console.note(style.bold("▶ \(workflow.name)") + style.dim(" (\(workflow.source.displayPath))"))
     }
     let result = await executor.run().settled.value ?? failedResult(workflow)
+    // The run waits for its uploads to the shared cache (bounded).
+    if let cache = configuration.cache { _ = await cache.finish().settled }
     _ = await runner.shutdown().settled
     console.stop()
     for leftover in runner.leftovers {

@@ -170,6 +170,7 @@ enum HTMLPage {
         if (step.a > 1) facts.push(["attempts", String(step.a)]);
         if (step.x !== undefined) facts.push(["exit", String(step.x)]);
         if (step.on !== undefined) facts.push(["ran on", step.on]);
+        if (step.fr !== undefined) facts.push(["up to date", step.fr === "cache" ? "restored from the shared cache" : "from the local store"]);
         if (step.h !== undefined) facts.push(["HTTP status", String(step.h)]);
         if (step.g !== undefined) facts.push(["in", step.g]);
         var list = el("dl");

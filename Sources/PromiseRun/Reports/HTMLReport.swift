@@ -114,6 +114,7 @@ enum HTMLReport {
         if record.executor == .slurm {
             members.append(("on", .string("Slurm" + (record.slurmJob.map { ", job \($0)" } ?? ""))))
         }
+        if let source = record.upToDateFrom { members.append(("fr", .string(source.rawValue))) }
         if record.allowedFailure { members.append(("al", .bool(true))) }
         if let handler = record.handledBy { members.append(("hb", .string(handler))) }
         if let status = record.httpStatus { members.append(("h", .integer(status))) }

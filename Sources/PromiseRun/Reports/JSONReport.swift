@@ -88,6 +88,7 @@ enum JSONReport {
         if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
         if let executor = record.executor { members.append(("executor", .string(executor.rawValue))) }
         if let job = record.slurmJob { members.append(("slurmJob", .string(job))) }
+        if let source = record.upToDateFrom { members.append(("from", .string(source.rawValue))) }
         if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
         if let http = record.http {
             members.append(("url", .string(http.url)))

@@ -74,7 +74,11 @@ enum JUnitReport {
         if record.executor == .slurm {
             out += "ran on Slurm" + (record.slurmJob.map { ", job \($0)" } ?? "") + "\n"
         }
-        if record.status == .upToDate { out += "up-to-date: not run; its sources and command are as in its last successful run\n" }
+        if record.status == .upToDate {
+            out += record.upToDateFrom == .cache
+                ? "up-to-date: not run; restored from the shared cache (its key was stored by an earlier run)\n"
+                : "up-to-date: not run; its sources and command are as in its last successful run\n"
+        }
         if let message = record.message, record.status != .skipped { out += message + "\n" }
         if let stdout = record.standardOutput?.text { out += stdout }
         if !record.attemptLog.isEmpty {

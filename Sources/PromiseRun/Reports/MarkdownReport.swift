@@ -83,6 +83,7 @@ enum MarkdownReport {
         if let message = record.message { parts.append(message) }
         if let exit = record.exitCode { parts.append("exit \(exit)") }
         if record.executor == .slurm { parts.append("on Slurm" + (record.slurmJob.map { " (job \($0))" } ?? "")) }
+        if record.upToDateFrom == .cache { parts.append("restored from cache") }
         if let status = record.httpStatus { parts.append("HTTP \(status)") }
         if record.attempts > 1 { parts.append("\(record.attempts) attempts") }
         if let failure = record.failure {

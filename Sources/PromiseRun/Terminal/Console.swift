@@ -139,7 +139,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         case .succeeded:
             return ["\(style.symbol(.succeeded)) \(record.id)\(time)"]
         case .upToDate:
-            return ["\(style.symbol(.upToDate)) \(record.id) \(style.dim("up-to-date"))"]
+            return ["\(style.symbol(.upToDate)) \(record.id) \(style.dim(record.upToDateFrom == .cache ? "restored from cache" : "up-to-date"))"]
         case .failed:
             let kind = record.failure?.kind
             var cause = kind?.rawValue ?? "failed"

@@ -88,6 +88,7 @@ enum Summary {
             let duration = record.duration.map(Format.duration) ?? "-"
             var message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
             if let handler = record.handledBy { message = "(handled by \(handler)) " + message }
+            if record.upToDateFrom == .cache { message = "restored from cache" }
             var line = Format.padded(cut(record.id, idWidth), idWidth) + "  "
             if showKind { line += Format.padded(record.kind, kindWidth) + "  " }
             line += painted + "  "

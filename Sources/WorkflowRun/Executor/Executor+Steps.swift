@@ -158,13 +158,38 @@ extension WorkflowExecutor {
         let fingerprint = computed.hex
         if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
            Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
-            recorder.markUpToDate(id)
+            recorder.markUpToDate(id, from: .local)
             return Promise(value: entry.result)
         }
-        let store = self.store
-        return runner.run(step, in: context).tap { outcome in
-            if case .fulfilled(let result) = outcome {
-                store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+        let store = self.store, runner = self.runner, recorder = self.recorder
+        let folder = context.workingDirectory
+        guard let cache = configuration.cache,
+              let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
+            return runner.run(step, in: context).tap { outcome in
+                if case .fulfilled(let result) = outcome {
+                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+                }
+            }
+        }
+        // Spec §17: a key the shared cache has is restored, not run; a
+        // success is stored in it. `--force` runs, and stores.
+        let staging = Paths.join(directory, ".promise-run/cache")
+        let run: @Sendable () -> Promise<StepResult> = {
+            runner.run(step, in: context).tap { outcome in
+                if case .fulfilled(let result) = outcome {
+                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+                    cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id)
+                }
+            }
+        }
+        if configuration.force { return run() }
+        return cache.lookup(key, step: id, staging: staging).then { entry -> Promise<StepResult> in
+            guard let entry else { return run() }
+            return cache.restore(entry, into: folder, step: id).then { restored -> Promise<StepResult> in
+                guard restored else { return run() }
+                recorder.markUpToDate(id, from: .cache)
+                store.save(id: id, fingerprint: fingerprint, result: entry.result, files: computed.files)
+                return Promise(value: entry.result)
             }
         }
     }

@@ -37,6 +37,8 @@ package struct ExecutionConfiguration: Sendable {
     /// steps by the run, so, unlike the rest of `environment`, part of a
     /// step's fingerprint (spec §13).
     package var fileEnvironment: [String: String] = [:]
+    /// `--cache` (spec §17): the shared cache, or nil.
+    package var cache: SharedCache?
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
@@ -138,6 +140,10 @@ package final class WorkflowExecutor: Sendable {
         processSlots = Slots(capacity: configuration.jobs)
         httpSlots = Slots(capacity: configuration.httpConnections)
         slurmSlots = Slots(capacity: configuration.slurmJobs)
+        if let cache = configuration.cache {
+            for secret in cache.location.secrets { secrets.add(secret) }
+            cache.onWarning { [secrets, observer] message in observer?.warning(secrets.mask(message)) }
+        }
     }
 
     /// How many steps the run has, as far as known now.

@@ -19,7 +19,7 @@ final class RunRecorder: Sendable {
         var attemptStarted: Duration?
         var attemptWall: Double = 0
         /// Found up to date: its success is reported as `up-to-date`.
-        var upToDate = false
+        var upToDate: UpToDateSource?
         /// What the step had produced when it was cancelled (output so
         /// far, its Slurm job): a cancelled or timed-out step's record
         /// keeps it.
@@ -179,9 +179,10 @@ final class RunRecorder: Sendable {
         state.withLock { state in state.entries[id]?.cancelledWith = result }
     }
 
-    /// A step found up to date (its stored result stands for a run).
-    func markUpToDate(_ id: String) {
-        state.withLock { state in state.entries[id]?.upToDate = true }
+    /// A step found up to date (its stored result stands for a run), in
+    /// the local store or the shared cache.
+    func markUpToDate(_ id: String, from source: UpToDateSource) {
+        state.withLock { state in state.entries[id]?.upToDate = source }
     }
 
     /// A `log` step's message as printed.
@@ -234,7 +235,8 @@ final class RunRecorder: Sendable {
         let record: StepRecord? = state.withLock { state in
             guard let entry = state.entries[id] else { return nil }
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
-            entry.record.status = status == .succeeded && entry.upToDate ? .upToDate : status
+            entry.record.status = status == .succeeded && entry.upToDate != nil ? .upToDate : status
+            entry.record.upToDateFrom = status == .succeeded ? entry.upToDate : nil
             entry.record.allowedFailure = allowedFailure
             entry.record.handledBy = allowedFailure && status == .failed ? "allow-failure" : nil
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)

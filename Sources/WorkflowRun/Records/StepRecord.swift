@@ -19,6 +19,14 @@ package enum StepStatus: String, Sendable, Hashable {
     case cancelled
 }
 
+/// Where an up-to-date step's result came from.
+package enum UpToDateSource: String, Sendable, Hashable {
+    /// The store beside the workflow file (spec §13).
+    case local
+    /// The shared cache (spec §17): its files were restored.
+    case cache
+}
+
 /// Everything a report says about one step.
 package struct StepRecord: Sendable {
     /// Unique in the run: the label (with `[i]` inside foreach iterations),
@@ -68,6 +76,8 @@ package struct StepRecord: Sendable {
     package var executor: Placement.ExecutorKind?
     /// The Slurm job that ran it (its last attempt).
     package var slurmJob: String?
+    /// For an `up-to-date` step: the local store or the shared cache.
+    package var upToDateFrom: UpToDateSource?
 
     package init(id: String, label: String?, kind: String, summary: String, order: Int) {
         self.id = id

@@ -1,0 +1,26 @@
+import PromiseEngine
+import RunnerSystem
+import WorkflowModel
+import WorkflowRun
+
+/// The shared cache a run uses (spec §17): `--cache` wins over
+/// `PROMISE_RUN_CACHE`; a token comes from `PROMISE_RUN_CACHE_TOKEN`.
+enum CacheSetting {
+    /// Nil when no cache is named; a failure says what is wrong with the
+    /// one that is (exit 2).
+    static func make(_ options: RunOptions, environment: [String: String], runner: any StepRunner,
+                     clock: any PromiseClock) -> Result<SharedCache?, CacheLocationError> {
+        let named = options.cache.map { (text: $0, source: "--cache") }
+            ?? environment["PROMISE_RUN_CACHE"].flatMap { $0.isEmpty ? nil : (text: $0, source: "PROMISE_RUN_CACHE") }
+        guard let named else { return .success(nil) }
+        switch CacheLocation.parse(named.text, currentDirectory: ProcessEnvironment.currentDirectory(),
+                                   token: environment["PROMISE_RUN_CACHE_TOKEN"]) {
+        case .success(let location):
+            return .success(SharedCache(location: location, runner: runner, clock: clock, timeout: options.cacheTimeout,
+                                        readOnly: options.cacheReadOnly))
+        case .failure(var error):
+            error.message = "\(named.source): \(error.message)"
+            return .failure(error)
+        }
+    }
+}

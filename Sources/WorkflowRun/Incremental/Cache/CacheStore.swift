@@ -1,0 +1,32 @@
+import PromiseEngine
+
+/// Why a cache request did not give an answer. `unreachable` and `timeout`
+/// stop the run from using the store (one warning, not one a step);
+/// `refused` (401, 403, or another status on a write) and `failed` are
+/// said and the step runs.
+package struct CacheProblem: Error, Sendable {
+    package enum Kind: Sendable {
+        case unreachable, timeout, refused, failed
+    }
+
+    package var kind: Kind
+    package var message: String
+
+    package init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// A shared cache's objects (spec §17): `ac/KEY` (a step's entry, JSON)
+/// and `cas/SHA256` (a file's contents), read and written whole. Every
+/// promise is rejected only with a `CacheProblem`.
+protocol CacheStore: Sendable {
+    /// The object into `path` (atomically: the file appears whole or not
+    /// at all); false when the store has no such object.
+    func download(_ name: String, to path: String) -> Promise<Bool>
+    /// Whether the store has the object.
+    func contains(_ name: String) -> Promise<Bool>
+    /// Stores the file's contents under `name`.
+    func upload(_ name: String, file path: String) -> Promise<Void>
+}
