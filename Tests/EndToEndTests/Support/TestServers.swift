@@ -68,17 +68,81 @@ enum TestServers {
     /// nginx over HTTPS with HTTP/2 (the test CA's server certificate),
     /// serving `/hello` (`hello`); nil when nginx is not installed.
     static func nginxHTTP2() throws -> TLS? {
+        let folder = try certificates()
+        let url = try startNginx("nginx", scheme: "https", prepare: { root in
+            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+        }, server: { root, port in
+            """
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(folder.appendingPathComponent("server.pem").path);
+                ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
+                root \(root.path)/www;
+            """
+        })
+        return url.map { TLS(url: $0, certificates: folder) }
+    }
+
+    /// nginx with WebDAV as a shared cache (spec §17): `/cache/` takes GET,
+    /// HEAD and PUT from anyone; `/private/` the same with Basic
+    /// authentication (user `ci`, password `dav-pa55-word`). Its folder on
+    /// disk is `files`. Nil when nginx is not installed.
+    static func nginxWebDAV() throws -> (url: String, files: URL)? {
+        let url = try startNginx("nginx-webdav", scheme: "http", prepare: { root in
+            for name in ["www/cache", "www/private"] {
+                let folder = root.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                // The worker may run as another user than the master.
+                try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            }
+            let hashed = try Binary.runCommand("/usr/bin/openssl", ["passwd", "-apr1", "dav-pa55-word"])
+            guard hashed.status == 0 else { throw ExampleServer.ServerError(message: "openssl passwd: \(hashed.stderr)") }
+            try Data("ci:\(hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))\n".utf8)
+                .write(to: root.appendingPathComponent("htpasswd"))
+        }, server: { root, port in
+            """
+                listen 127.0.0.1:\(port);
+                root \(root.path)/www;
+                client_max_body_size 0;
+                location /cache/ { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; }
+                location /private/ {
+                    dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r;
+                    auth_basic "cache"; auth_basic_user_file \(root.path)/htpasswd;
+                }
+            """
+        })
+        guard let url else { return nil }
+        return (url, URL(fileURLWithPath: started.withLock { $0["nginx-webdav-files"]! }))
+    }
+
+    /// Tests/Fixtures/cache-store.py: a store that works, refuses, hangs,
+    /// corrupts or demands a token, by path prefix; `log` has a line per
+    /// request (`METHOD PATH AUTHORIZATION`).
+    static func cacheStore() throws -> (url: String, log: URL) {
+        let url = try once("cache-store") {
+            let log = try Binary.temporaryFolder().appendingPathComponent("cache-store.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            started.withLock { $0["cache-store-log"] = log.path }
+            return try startScript("cache-store.py", [], extra: [log.path])
+        }
+        return (url, URL(fileURLWithPath: started.withLock { $0["cache-store-log"]! }))
+    }
+
+    /// Starts one nginx (once per key) on a free loopback port with the
+    /// `server` block's body; nil when nginx is not installed.
+    private static func startNginx(_ key: String, scheme: String, prepare: (URL) throws -> Void,
+                                   server: (URL, Int) -> String) throws -> String? {
         guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let folder = try certificates()
-        let url = try once("nginx") {
+        return try once(key) {
             let root = try Binary.temporaryFolder()
             for name in ["www", "logs", "tmp"] {
                 try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
             }
-            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+            try prepare(root)
+            started.withLock { $0[key + "-files"] = root.appendingPathComponent("www").path }
             let port = freeLoopbackPort()
             let temp = root.appendingPathComponent("tmp").path
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: temp)
             let config = """
             daemon off;
             worker_processes 1;
@@ -90,10 +154,7 @@ enum TestServers {
                 client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp);
                 uwsgi_temp_path \(temp); scgi_temp_path \(temp);
                 server {
-                    listen 127.0.0.1:\(port) ssl http2;
-                    ssl_certificate \(folder.appendingPathComponent("server.pem").path);
-                    ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
-                    root \(root.path)/www;
+            \(server(root, port))
                 }
             }
             """
@@ -108,14 +169,13 @@ enum TestServers {
             try process.run()
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
-                if canConnect(port: port) { return "https://127.0.0.1:\(port)" }
+                if canConnect(port: port) { return "\(scheme)://127.0.0.1:\(port)" }
                 guard process.isRunning else { break }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             let log = (try? String(contentsOf: root.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
             throw ExampleServer.ServerError(message: "nginx did not start: \(log)")
         }
-        return TLS(url: url, certificates: folder)
     }
 
     // MARK: -
