@@ -10,7 +10,7 @@ enum CacheSetting {
     /// one that is (exit 2).
     static func make(_ options: RunOptions, environment: [String: String], runner: any StepRunner,
                      clock: any PromiseClock) -> Result<SharedCache?, CacheLocationError> {
-        let named = options.cache.map { (text: $0, source: "--cache") }
+        let named = options.cache.map { (text: $0, source: Option.cache.spec.long) }
             ?? environment["PROMISE_RUN_CACHE"].flatMap { $0.isEmpty ? nil : (text: $0, source: "PROMISE_RUN_CACHE") }
         guard let named else { return .success(nil) }
         switch CacheLocation.parse(named.text, currentDirectory: ProcessEnvironment.currentDirectory(),

@@ -33,7 +33,7 @@ enum DryRun {
         }
         if let cache, !cache.verdicts.isEmpty {
             let width = cache.verdicts.map(\.id.count).max() ?? 0
-            text += "\nthe shared cache (\(cache.location))" + (options.force ? ": --force runs every step, then stores it" : "") + ":\n"
+            text += "\nthe shared cache (\(cache.location))" + (options.force ? ": \(Option.force.spec.long) runs every step, then stores it" : "") + ":\n"
             for (id, verdict) in cache.verdicts { text += "  " + Format.padded(id, width) + "  " + verdict + "\n" }
         }
         return text
