@@ -134,8 +134,10 @@ struct SharedCacheTests {
         #expect(try run(second, [], environment: ["PROMISE_RUN_CACHE": url]).status == 0)
         #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("ac").path))
 
-        let restored = try run(third, ["--cache", url, "--cache-read-only"])
+        // --cache wins over PROMISE_RUN_CACHE (here a store that is down).
+        let restored = try run(third, ["--cache", url, "--cache-read-only"], environment: ["PROMISE_RUN_CACHE": "http://127.0.0.1:1/down"])
         #expect(restored.step("build")?["from"] as? String == "cache")
+        #expect(!restored.said.contains("warning"), "\(restored.said)")
         #expect(runs(third) == 0)
         #expect(third.read("out/upper.txt") == "HELLO CACHE\n")
     }
@@ -159,6 +161,10 @@ struct SharedCacheTests {
         let restored = try run(second, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
         #expect(restored.step("build")?["from"] as? String == "cache", "\(restored.stdout)\(restored.said)")
         #expect(!everythingShown(restored, second).contains("dav-pa55-word"))
+        // Every report says where the result came from.
+        #expect(second.read("report.xml")?.contains("restored from the shared cache") == true)
+        #expect(second.read("report.md")?.contains("restored from cache") == true)
+        #expect(second.read("report.html")?.contains("\"fr\":\"cache\"") == true)
 
         let refused = try run(third, ["--cache", "http://ci:wrong-pa55@\(address)\(path)"], reports: true)
         #expect(refused.status == 0)
