@@ -47,9 +47,17 @@ let package = Package(
         // The executable's first moments: its stopping signals blocked
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
+        // JSON-RPC 2.0 with the LSP base protocol's framing: messages, ids,
+        // errors, and a connection over two descriptors. Knows nothing of
+        // workflows (the model's JSON is its only import).
+        .target(name: "JSONRPC", dependencies: ["WorkflowModel"]),
+        // `promise-run lsp` (spec §18): the protocol's values, open
+        // documents, and the features, over the language's analysis and its
+        // one table of words.
+        .target(name: "LanguageServer", dependencies: ["JSONRPC", "WorkflowLanguage", "WorkflowModel", "RunnerSystem"]),
         // The executable: arguments, wiring, console and reports.
         .executableTarget(name: "PromiseRun", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
-                                                                    "CRunnerStart"]),
+                                                                    "CRunnerStart", "LanguageServer"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),

@@ -133,6 +133,49 @@ package enum LanguageTable {
         return byKind
     }()
 
+    /// The fields `{{label.FIELD}}` may name for a step kind (besides its
+    /// captures); none for groups and steps without values.
+    package static func fields(of kind: String, fileOperation: String? = nil) -> [Word] {
+        switch kind {
+        case "sh", "exec": return processFields
+        case "http": return httpFields
+        case "file":
+            return fileOperation == "read" ? [Word(name: "content", doc: "the file's text"), Word(name: "path", doc: "the file's path")]
+                : [Word(name: "path", doc: "the file's path")]
+        default: return []
+        }
+    }
+
+    private static let processFields: [Word] = [
+        Word(name: "stdout", doc: "the standard output (its last 1 MiB)"),
+        Word(name: "stderr", doc: "the standard error (its last 1 MiB)"),
+        Word(name: "exit", doc: "the exit code"),
+        Word(name: "duration", doc: "how long it took, in seconds"),
+    ]
+
+    private static let httpFields: [Word] = [
+        Word(name: "status", doc: "the response status"),
+        Word(name: "body", doc: "the response body as text"),
+        Word(name: "header", doc: "a response header: header.NAME (any case)"),
+        Word(name: "json", doc: "a value of the JSON body: json.PATH (json.items[0].id)"),
+        Word(name: "duration", doc: "how long it took, in seconds"),
+        Word(name: "url", doc: "the final URL, after redirects"),
+        Word(name: "redirects", doc: "how many redirects were followed"),
+        Word(name: "version", doc: "the HTTP version of the response"),
+        Word(name: "cookie", doc: "a cookie in the run's store: cookie.NAME"),
+        Word(name: "timing", doc: "when a phase ended, in seconds: timing.dns, connect, tls, firstByte, total"),
+    ]
+
+    /// The filters of `{{ value | FILTER }}`.
+    package static let filters: [Word] = Filter.allCases.map { filter in
+        switch filter {
+        case .trim: return Word(name: filter.rawValue, doc: "removes leading and trailing white space")
+        case .shell: return Word(name: filter.rawValue, doc: "quotes the value for a POSIX shell")
+        case .json: return Word(name: filter.rawValue, doc: "a JSON string literal of the value")
+        case .url: return Word(name: filter.rawValue, doc: "percent-encodes the value for a URL")
+        }
+    }
+
     /// Every word that can start a statement.
     package static var statementWords: [String] {
         (stepKinds + groupKinds + declarations).map(\.name)

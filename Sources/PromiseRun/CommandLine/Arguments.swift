@@ -14,6 +14,8 @@ enum Command: Equatable {
     case completions(Shell)
     /// `fmt [--check] FILE...`.
     case fmt(FmtOptions)
+    /// `lsp`: the language server over stdio.
+    case lsp
     /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
     case help(String?)
     case version
@@ -196,7 +198,7 @@ enum Arguments {
     }
 
     /// The command words, for "did you mean".
-    static let commands = ["run", "check", "graph", "list", "fmt", "help", "completions"]
+    static let commands = ["run", "check", "graph", "list", "fmt", "help", "completions", "lsp"]
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
@@ -266,6 +268,11 @@ enum Arguments {
             }
             guard !options.files.isEmpty else { throw UsageError(message: "fmt needs at least one workflow file") }
             return .fmt(options)
+        case "lsp":
+            guard rest.isEmpty else {
+                throw UsageError(message: "unexpected argument '\(rest[0])': lsp takes none (an editor starts it and talks over stdio)")
+            }
+            return .lsp
         case "completions":
             guard let name = rest.first else { throw UsageError(message: "completions needs a shell: bash, zsh or fish") }
             guard let shell = Shell(rawValue: name) else {
@@ -278,7 +285,7 @@ enum Arguments {
             let topic = rest.first { !$0.hasPrefix("-") }
             if let topic, !commands.contains(topic) {
                 throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands)); "
-                                 + "the commands are run, check, graph, list, fmt, completions")
+                                 + "the commands are run, check, graph, list, fmt, completions, lsp")
             }
             return .help(topic)
         }

@@ -13,6 +13,7 @@ enum HelpText {
                promise-run graph [\(Option.format.spec.long) tree|dot|mermaid|json] FILE [TARGET...]
                promise-run fmt [\(Option.checkOnly.spec.long)] FILE...              rewrite files in the canonical layout
                promise-run completions bash|zsh|fish          a shell completion script
+               promise-run lsp                                the language server, over stdio (for editors)
                promise-run help [COMMAND] | \(Option.help.spec.long) | \(Option.version.spec.long) | \(Option.version.spec.short ?? "")
         """
 
@@ -25,6 +26,7 @@ enum HelpText {
         case "graph": return graph
         case "list": return list
         case "fmt": return fmt
+        case "lsp": return lsp
         default: return help
         }
     }
@@ -61,6 +63,23 @@ enum HelpText {
           promise-run graph ci.workflow
           promise-run graph \(Option.format.spec.long) dot ci.workflow | dot -Tsvg > ci.svg
           promise-run graph ci.workflow deploy
+
+        """
+
+    static let lsp = """
+        usage: promise-run lsp
+
+        The language server for workflow files: the Language Server Protocol
+        3.17 over standard input and output, for any editor with an LSP client
+        (Neovim, VS Code, Helix, Emacs, Zed). It gives the same errors and
+        warnings as check while you type, completion (statements, step kinds,
+        the attributes of the step at the cursor, labels after needs, and
+        after {{: variables, labels, fields and filters), hover, go to
+        definition, references and rename of labels and variables, the outline,
+        folding, and fmt's layout as formatting.
+
+        An editor starts it; it is not for a terminal. See editors/README.md for
+        each editor's setting.
 
         """
 

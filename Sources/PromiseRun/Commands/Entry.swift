@@ -4,6 +4,7 @@ import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import LanguageServer
 
 /// The program, off the main actor: parses the arguments, runs the command,
 /// returns the exit code.
@@ -40,6 +41,10 @@ enum Entry {
             case .fish: StandardStreams.writeOutput(FishCompletion.script + "\n")
             }
             return 0
+        case .success(.lsp):
+            // A closed pipe to the editor is the end, not a signal.
+            signal(SIGPIPE, SIG_IGN)
+            return LanguageServer(output: 1).serve(input: 0)
         case .success(.run(let options)):
             return await run(options)
         }

@@ -23,14 +23,7 @@ struct LabelInfo {
     /// The fields `{{label.F}}` may name (capture names included); empty
     /// for groups and for steps without values.
     var fields: [String] {
-        let builtin: [String]
-        switch kind {
-        case "sh", "exec": builtin = ["stdout", "stderr", "exit", "duration"]
-        case "http": builtin = ["status", "body", "header", "json", "duration", "url", "redirects", "version", "cookie", "timing"]
-        case "file": builtin = fileOperation == "read" ? ["content", "path"] : ["path"]
-        default: builtin = []
-        }
-        return builtin + captures
+        LanguageTable.fields(of: kind, fileOperation: fileOperation).map(\.name) + captures
     }
 }
 

@@ -1,0 +1,123 @@
+/// The base protocol's framing (LSP 3.17, "Base Protocol"): each message
+/// is a header part (`Content-Length: N`, optionally `Content-Type`, each
+/// line ended by CRLF), an empty line, and N bytes of JSON.
+package enum MessageFraming {
+    /// A frame around `body`.
+    package static func frame(_ body: [UInt8]) -> [UInt8] {
+        Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+    }
+}
+
+/// What a `FrameReader` found in the bytes it was given.
+package enum FrameEvent: Equatable, Sendable {
+    /// A whole message body.
+    case body([UInt8])
+    /// A header part that is not valid (no or a bad `Content-Length`, a
+    /// line without `:`); the reader skipped it and goes on with the next.
+    case malformedHeader(String)
+}
+
+/// Cuts a byte stream into message bodies, however the bytes arrive (a
+/// frame split across reads, several frames in one read).
+package struct FrameReader: Sendable {
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// The body length of the frame whose header was read.
+    private var pendingLength: Int?
+    /// A body larger than this is refused (a garbled length must not make
+    /// the server wait for gigabytes).
+    package let maximumBody: Int
+
+    package init(maximumBody: Int = 256 << 20) {
+        self.maximumBody = maximumBody
+    }
+
+    /// Adds bytes; returns the events they complete, in order.
+    package mutating func feed(_ bytes: some Collection<UInt8>) -> [FrameEvent] {
+        buffer.append(contentsOf: bytes)
+        var events: [FrameEvent] = []
+        while true {
+            if let length = pendingLength {
+                guard buffer.count - start >= length else { break }
+                events.append(.body(Array(buffer[start..<(start + length)])))
+                start += length
+                pendingLength = nil
+                continue
+            }
+            guard let end = headerEnd() else {
+                // No blank line yet; a header part that grew absurdly long is garbage.
+                if buffer.count - start > 64 * 1024 {
+                    events.append(.malformedHeader("a header of more than 64 KiB without an empty line"))
+                    start = buffer.count
+                }
+                break
+            }
+            let header = String(decoding: buffer[start..<end.headerEnd], as: UTF8.self)
+            start = end.bodyStart
+            switch Self.contentLength(header) {
+            case .success(let length) where length <= maximumBody:
+                pendingLength = length
+            case .success(let length):
+                events.append(.malformedHeader("Content-Length \(length) is over the limit of \(maximumBody) bytes"))
+            case .failure(let problem):
+                events.append(.malformedHeader(problem.message))
+            }
+        }
+        // Keep the buffer small: drop what was consumed.
+        if start > 0 && (start == buffer.count || start > 1 << 16) {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        return events
+    }
+
+    /// Where the header part ends (before `\r\n\r\n`; a bare `\n\n` is
+    /// accepted too) and where the body starts.
+    private func headerEnd() -> (headerEnd: Int, bodyStart: Int)? {
+        var index = start
+        while index < buffer.count {
+            if buffer[index] == 0x0A {
+                if index + 1 < buffer.count, buffer[index + 1] == 0x0A { return (index, index + 2) }
+                if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
+                    return (index > start && buffer[index - 1] == 0x0D ? index - 1 : index, index + 3)
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private struct HeaderProblem: Error {
+        var message: String
+    }
+
+    private static func contentLength(_ header: String) -> Result<Int, HeaderProblem> {
+        var length: Int?
+        for rawLine in header.split(separator: "\n") {
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            if line.isEmpty { continue }
+            guard let colon = line.firstIndex(of: ":") else {
+                return .failure(HeaderProblem(message: "a header line without ':' (\(line.prefix(60)))"))
+            }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            if name == "content-length" {
+                guard let number = Int(value), number >= 0 else {
+                    return .failure(HeaderProblem(message: "Content-Length is not a number (\(value.prefix(40)))"))
+                }
+                length = number
+            }
+        }
+        guard let length else { return .failure(HeaderProblem(message: "a header part without Content-Length")) }
+        return .success(length)
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
+        return String(text)
+    }
+}

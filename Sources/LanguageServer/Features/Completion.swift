@@ -1,0 +1,93 @@
+import JSONRPC
+import RunnerSystem
+import WorkflowLanguage
+import WorkflowModel
+
+/// Completion (spec §18): statements, step kinds, the attributes the step
+/// at the cursor takes, labels after `needs`, and after `{{`: variables,
+/// labels and their fields, filters. Every word and its doc comes from
+/// the language table.
+extension LanguageServer {
+    func completion(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
+        guard let position = params[member: "position"]?.position else { return .failure(.invalidParams("position is missing")) }
+        let offset = document.lines.offset(of: position, encoding)
+        let context = CompletionContext.at(offset, in: document.bytes, lines: document.lines)
+        var items: [JSONValue] = []
+        func add(_ words: [LanguageTable.Word], _ kind: CompletionKind) {
+            for word in words { items.append(Self.item(word.name, kind, word.doc)) }
+        }
+        let index = document.analysis.index
+        func labels() {
+            var seen: Set<String> = []
+            for definition in index.definitions where definition.kind == .label && seen.insert(definition.name).inserted {
+                items.append(Self.item(definition.name, .reference, "\(definition.detail) step" + (definition.detail.isEmpty ? "" : "")))
+            }
+        }
+        switch context {
+        case .statement(let owner, let afterLabel):
+            let stepKinds = LanguageTable.stepKinds.map(\.name)
+            if let owner, stepKinds.contains(owner), !afterLabel {
+                let docs = LanguageTable.attributes
+                for name in LanguageTable.attributes(for: owner) {
+                    items.append(Self.item(name, .property, docs.first { $0.name == name }?.doc ?? ""))
+                }
+            } else {
+                add(LanguageTable.stepKinds, .keyword)
+                add(LanguageTable.groupKinds, .keyword)
+                if !afterLabel {
+                    add(LanguageTable.declarations, .keyword)
+                    if owner != nil {
+                        let docs = LanguageTable.attributes
+                        for name in LanguageTable.attributes(for: "group") {
+                            items.append(Self.item(name, .property, docs.first { $0.name == name }?.doc ?? ""))
+                        }
+                    }
+                }
+            }
+        case .needs:
+            labels()
+        case .expectation:
+            add(LanguageTable.expectationSubjects, .keyword)
+        case .fileOperation:
+            add(LanguageTable.fileOperations, .keyword)
+        case .httpMethod:
+            for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] {
+                items.append(Self.item(method, .keyword, "the HTTP method"))
+            }
+        case .filter:
+            add(LanguageTable.filters, .function)
+        case .expression(let typed):
+            if let dot = typed.firstIndex(of: ".") {
+                let head = String(typed[..<dot])
+                switch head {
+                case "env":
+                    for name in ProcessEnvironment.current().keys.sorted() { items.append(Self.item(name, .variable, "an environment variable")) }
+                case "error":
+                    for field in ErrorField.allCases { items.append(Self.item(field.rawValue, .field, "of the failure a catch handles")) }
+                default:
+                    for definition in index.definitions(of: head, kind: .label).prefix(1) {
+                        add(LanguageTable.fields(of: definition.detail), .field)
+                        for capture in definition.captures { items.append(Self.item(capture, .field, "a capture of \(head)")) }
+                    }
+                }
+            } else {
+                var seen: Set<String> = []
+                for definition in index.definitions where definition.kind == .variable && seen.insert(definition.name).inserted {
+                    items.append(Self.item(definition.name, .variable, definition.detail))
+                }
+                labels()
+                items.append(Self.item("env", .module, "promise-run's environment: env.NAME"))
+                items.append(Self.item("error", .module, "inside a catch: the failure it handles (error.message, error.step, ...)"))
+            }
+        case .none:
+            break
+        }
+        return .success(.object([("isIncomplete", .bool(false)), ("items", .array(items))]))
+    }
+
+    static func item(_ label: String, _ kind: CompletionKind, _ doc: String) -> JSONValue {
+        var members: [(String, JSONValue)] = [("label", .string(label)), ("kind", .integer(kind.rawValue))]
+        if !doc.isEmpty { members.append(("detail", .string(doc))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,112 @@
+import WorkflowLanguage
+import WorkflowModel
+
+/// What the cursor is in, read from the text itself (so that it works on
+/// a line being typed, which does not parse yet).
+enum CompletionContext: Equatable {
+    /// At the start of a statement: `owner` is the step or group kind of
+    /// the block around it (nil at the top level); `afterLabel` when a
+    /// `label:` comes before the cursor.
+    case statement(owner: String?, afterLabel: Bool)
+    /// Inside `{{ }}`: the text typed after `{{` (or after the last `|`,
+    /// for a filter).
+    case expression(String)
+    case filter
+    /// After `needs`.
+    case needs
+    /// After `expect`.
+    case expectation
+    /// After `file`.
+    case fileOperation
+    /// After `http`.
+    case httpMethod
+    case none
+
+    /// The context at `offset` of `bytes`.
+    static func at(_ offset: Int, in bytes: [UInt8], lines: LineIndex) -> CompletionContext {
+        let line = lines.line(of: offset)
+        let lineStart = lines.starts[line]
+        let prefix = String(decoding: bytes[lineStart..<offset], as: UTF8.self)
+        if let open = prefix.range(ofLast: "{{"), !prefix[open.upperBound...].contains("}}") {
+            let inside = prefix[open.upperBound...]
+            if inside.contains("|") { return .filter }
+            return .expression(String(inside.drop { $0 == " " }))
+        }
+        let trimmed = prefix.drop { $0 == " " || $0 == "\t" }
+        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true)
+        let endsInSpace = prefix.last == " " || prefix.last == "\t"
+        // The words before the one being typed.
+        let before = endsInSpace ? words : words.dropLast()
+        var head = before.first.map(String.init)
+        var afterLabel = false
+        if let first = head, first.hasSuffix(":"), first.count > 1, !first.contains("\"") {
+            afterLabel = true
+            head = before.dropFirst().first.map(String.init)
+            if head == nil { return .statement(owner: owner(before: lineStart, in: bytes), afterLabel: true) }
+        }
+        guard let head else { return .statement(owner: owner(before: lineStart, in: bytes), afterLabel: afterLabel) }
+        let count = before.count - (afterLabel ? 1 : 0)
+        switch head {
+        case "needs": return .needs
+        case "expect" where count == 1: return .expectation
+        case "file" where count == 1: return .fileOperation
+        case "http" where count == 1: return .httpMethod
+        default: return .none
+        }
+    }
+
+    /// The kind of the innermost block open before `offset`: the first
+    /// word (after a label) of the line whose `{` is still open. `{{ }}`,
+    /// strings and comments do not count.
+    static func owner(before offset: Int, in bytes: [UInt8]) -> String? {
+        var openers: [Int] = []  // where the line of each open `{` starts
+        var lineStart = 0
+        var index = 0
+        var quote: UInt8? = nil
+        while index < offset {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == UInt8(ascii: "\\"), open == UInt8(ascii: "\"") { index += 2; continue }
+                if byte == open || byte == 0x0A { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "#") {
+                while index < offset, bytes[index] != 0x0A { index += 1 }
+                continue
+            } else if byte == UInt8(ascii: "{") {
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "{") {
+                    index += 2
+                    while index + 1 < offset, !(bytes[index] == UInt8(ascii: "}") && bytes[index + 1] == UInt8(ascii: "}")) { index += 1 }
+                    index += 2
+                    continue
+                }
+                openers.append(lineStart)
+            } else if byte == UInt8(ascii: "}") {
+                _ = openers.popLast()
+            }
+            if byte == 0x0A { lineStart = index + 1 }
+            index += 1
+        }
+        guard let start = openers.last else { return nil }
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        let words = String(decoding: bytes[start..<end], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard var first = words.first.map(String.init) else { return nil }
+        if first.hasSuffix(":"), words.count > 1 { first = String(words[1]) }
+        if first == "}" && words.count > 1 { first = String(words[1]) }  // `} else {`
+        return first == "else" ? "if" : first
+    }
+}
+
+extension StringProtocol {
+    /// The range of the last occurrence of `needle`.
+    func range(ofLast needle: String) -> Range<Index>? {
+        var found: Range<Index>?
+        var search = startIndex
+        while let range = self[search...].firstRange(of: needle) {
+            found = range
+            search = index(after: range.lowerBound)
+        }
+        return found
+    }
+}

@@ -1,0 +1,198 @@
+import Dispatch
+import Glibc
+import JSONRPC
+import RunnerSystem
+import WorkflowLanguage
+import WorkflowModel
+
+/// `promise-run lsp` (spec §18): the Language Server Protocol 3.17 over
+/// standard input and output. Messages are handled one at a time, in
+/// order, on one queue; diagnostics are pushed a short while after the
+/// last change (debounced), from the same queue. Nothing but framed
+/// JSON-RPC is written to standard output.
+package final class LanguageServer: @unchecked Sendable {
+    // @unchecked: every mutable field is touched only on `queue`.
+    let connection: Connection
+    let queue = DispatchQueue(label: "promise-run.lsp")
+    var documents: [String: OpenDocument] = [:]
+    var encoding = PositionEncoding.utf16
+    private var initialized = false
+    private var shutdownRequested = false
+    /// Per document, the included files diagnostics were published on
+    /// (so they can be cleared when fixed).
+    private var publishedIncludes: [String: Set<String>] = [:]
+    /// Per document, the change a pending diagnostics run is for.
+    private var pendingDiagnostics: [String: Int] = [:]
+    private var changeCount = 0
+    /// How long diagnostics wait after a change (a burst of keystrokes is
+    /// one analysis).
+    let debounce: DispatchTimeInterval
+
+    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40)) {
+        connection = Connection(output: output)
+        self.debounce = debounce
+    }
+
+    /// Serves until `exit` or the end of the input; the exit code (0 after
+    /// `shutdown`, else 1, as LSP says).
+    package func serve(input: Int32) -> Int32 {
+        connection.readLoop(input: input, receive: { message, repaired in
+            queue.sync { handle(message, repaired: repaired) }
+        }, problem: { id, error in
+            queue.sync { connection.send(.response(id: id, result: .failure(error))) }
+        })
+        return queue.sync { shutdownRequested ? 0 : 1 }
+    }
+
+    // MARK: Dispatch
+
+    private func handle(_ message: Message, repaired: Bool) {
+        switch message {
+        case .request(let id, let method, let params):
+            let result: Result<JSONValue, ResponseError>
+            if method == "initialize" {
+                result = initialize(params)
+            } else if !initialized {
+                result = .failure(ResponseError(code: ResponseError.serverNotInitialized, message: "initialize first"))
+            } else if shutdownRequested {
+                result = .failure(ResponseError(code: ResponseError.invalidRequest, message: "the server is shutting down"))
+            } else {
+                result = request(method, params)
+            }
+            connection.send(.response(id: id, result: result))
+        case .notification(let method, let params):
+            if method == "exit" { exit(shutdownRequested ? 0 : 1) }
+            guard initialized else { return }
+            notification(method, params, repaired: repaired)
+        case .response:
+            break
+        }
+    }
+
+    private func request(_ method: String, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
+        switch method {
+        case "shutdown":
+            shutdownRequested = true
+            return .success(.null)
+        case "textDocument/completion": return withDocument(params) { completion($0, params) }
+        case "textDocument/hover": return withDocument(params) { hover($0, params) }
+        case "textDocument/definition": return withDocument(params) { definition($0, params) }
+        case "textDocument/references": return withDocument(params) { references($0, params) }
+        case "textDocument/prepareRename": return withDocument(params) { prepareRename($0, params) }
+        case "textDocument/rename": return withDocument(params) { rename($0, params) }
+        case "textDocument/documentSymbol": return withDocument(params) { .success(documentSymbols($0)) }
+        case "textDocument/formatting": return withDocument(params) { .success(formatting($0)) }
+        case "textDocument/foldingRange": return withDocument(params) { .success(foldingRanges($0)) }
+        default:
+            return .failure(ResponseError(code: ResponseError.methodNotFound, message: "'\(method)' is not a method this server knows"))
+        }
+    }
+
+    private func withDocument(_ params: JSONDocument, _ body: (OpenDocument) -> Result<JSONValue, ResponseError>)
+        -> Result<JSONValue, ResponseError> {
+        guard let uri = params.documentURI else { return .failure(.invalidParams("textDocument.uri is missing")) }
+        guard let document = documents[uri] else { return .failure(.invalidParams("\(uri) is not open")) }
+        return body(document)
+    }
+
+    private func notification(_ method: String, _ params: JSONDocument, repaired: Bool) {
+        switch method {
+        case "textDocument/didOpen":
+            guard let item = params[member: "textDocument"], let uri = item[member: "uri"]?.string,
+                  let text = item[member: "text"]?.string else { return }
+            let path = DocumentURI.path(of: uri) ?? uri
+            let document = OpenDocument(uri: uri, path: path, text: text, version: item[member: "version"]?.integer ?? 0)
+            document.hadInvalidUTF8 = repaired
+            documents[uri] = document
+            scheduleDiagnostics(document, now: true)
+        case "textDocument/didChange":
+            guard let uri = params.documentURI, let document = documents[uri],
+                  let changes = params[member: "contentChanges"]?.array else { return }
+            for change in changes {
+                guard let text = change[member: "text"]?.string else { continue }
+                if let range = change[member: "range"]?.range {
+                    document.replace(range, with: text, encoding)
+                } else {
+                    document.replace(with: text)
+                }
+            }
+            document.hadInvalidUTF8 = repaired || (document.hadInvalidUTF8 && changes.contains { $0[member: "range"] != nil })
+            if let version = params[member: "textDocument"]?[member: "version"]?.integer { document.version = version }
+            scheduleDiagnostics(document, now: false)
+        case "textDocument/didSave":
+            // Included files may have changed on disk: analyse again.
+            if let uri = params.documentURI, let document = documents[uri] {
+                document.replace(with: String(decoding: document.bytes, as: UTF8.self))
+                scheduleDiagnostics(document, now: true)
+            }
+        case "textDocument/didClose":
+            guard let uri = params.documentURI else { return }
+            documents[uri] = nil
+            pendingDiagnostics[uri] = nil
+            for include in publishedIncludes[uri] ?? [] { publish(uri: include, diagnostics: []) }
+            publishedIncludes[uri] = nil
+            publish(uri: uri, diagnostics: [])
+        default:
+            break
+        }
+    }
+
+    // MARK: initialize
+
+    private func initialize(_ params: JSONDocument) -> Result<JSONValue, ResponseError> {
+        // UTF-8 when the client can (no conversion), else UTF-16 (LSP's default).
+        let offered = params[member: "capabilities"]?[member: "general"]?[member: "positionEncodings"]?.array?.compactMap(\.string) ?? []
+        encoding = offered.contains(PositionEncoding.utf8.rawValue) ? .utf8 : .utf16
+        initialized = true
+        let capabilities: JSONValue = .object([
+            ("positionEncoding", .string(encoding.rawValue)),
+            ("textDocumentSync", .object([("openClose", .bool(true)), ("change", .integer(2)),
+                                          ("save", .object([("includeText", .bool(false))]))])),
+            ("completionProvider", .object([("triggerCharacters", .array(["{", ".", "|", " "].map { .string($0) }))])),
+            ("hoverProvider", .bool(true)),
+            ("definitionProvider", .bool(true)),
+            ("referencesProvider", .bool(true)),
+            ("renameProvider", .object([("prepareProvider", .bool(true))])),
+            ("documentSymbolProvider", .bool(true)),
+            ("documentFormattingProvider", .bool(true)),
+            ("foldingRangeProvider", .bool(true)),
+        ])
+        return .success(.object([
+            ("capabilities", capabilities),
+            ("serverInfo", .object([("name", .string("promise-run")), ("version", .string(PromiseRunVersion.current))])),
+        ]))
+    }
+
+    // MARK: Diagnostics
+
+    private func scheduleDiagnostics(_ document: OpenDocument, now: Bool) {
+        changeCount += 1
+        let change = changeCount
+        pendingDiagnostics[document.uri] = change
+        let uri = document.uri
+        let run: @Sendable () -> Void = { [self] in
+            guard pendingDiagnostics[uri] == change, let document = documents[uri] else { return }
+            pendingDiagnostics[uri] = nil
+            publishDiagnostics(document)
+        }
+        if now { queue.async(execute: run) } else { queue.asyncAfter(deadline: .now() + debounce, execute: run) }
+    }
+
+    private func publishDiagnostics(_ document: OpenDocument) {
+        let byFile = DiagnosticsMapping.diagnostics(of: document, encoding)
+        var includes: Set<String> = []
+        for (uri, diagnostics) in byFile where uri != document.uri {
+            includes.insert(uri)
+            publish(uri: uri, diagnostics: diagnostics)
+        }
+        for stale in (publishedIncludes[document.uri] ?? []).subtracting(includes) { publish(uri: stale, diagnostics: []) }
+        publishedIncludes[document.uri] = includes
+        publish(uri: document.uri, diagnostics: byFile[document.uri] ?? [], version: document.version)
+    }
+
+    private func publish(uri: String, diagnostics: [JSONValue], version: Int? = nil) {
+        var params: [(String, JSONValue)] = [("uri", .string(uri)), ("diagnostics", .array(diagnostics))]
+        if let version { params.append(("version", .integer(version))) }
+        connection.send(.notification(method: "textDocument/publishDiagnostics", params: .object(params)))
+    }
+}
