@@ -72,6 +72,8 @@ let package = Package(
                                                              "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // The language server's pieces on their own: framing, messages, positions, contexts.
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "WorkflowModel"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 

@@ -93,8 +93,8 @@ package struct FrameReader: Sendable {
 
     private static func contentLength(_ header: String) -> Result<Int, HeaderProblem> {
         var length: Int?
-        for rawLine in header.split(separator: "\n") {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        // "\r\n" is one Character: split on either.
+        for line in header.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             if line.isEmpty { continue }
             guard let colon = line.firstIndex(of: ":") else {
                 return .failure(HeaderProblem(message: "a header line without ':' (\(line.prefix(60)))"))
