@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// A real editor: Neovim, headless, with its built-in LSP client attached to
+/// `promise-run lsp`, opening a workflow with an error; its Lua API reads
+/// the diagnostics, a completion and a hover back (Tests/Fixtures/nvim-lsp.lua).
+@Suite("End to end: Neovim with promise-run lsp")
+struct NeovimLanguageServerTests {
+    @Test("Neovim shows check's error, completes the step's attributes and hovers a keyword")
+    func neovim() throws {
+        guard let nvim = ["/usr/bin/nvim", "/usr/local/bin/nvim"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            // Neovim is not on this machine: .ci/install-deps installs it.
+            return
+        }
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("ci.workflow", """
+        workflow "ci"
+        var base = "http://127.0.0.1:8080"
+        build: sh "make" {
+          timeout 5m
+          expect exti 0
+        }
+
+        """)
+        let binary = try #require(Binary.url?.path)
+        let result = space.path("result.json")
+        let outcome = try Binary.runCommand(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "ci.workflow",
+                                                   "-c", "luafile \(TestServers.fixture("nvim-lsp.lua"))"],
+                                            in: space.folder, environment: ["PROMISE_RUN": binary, "NVIM_RESULT": result,
+                                                                            "XDG_STATE_HOME": space.path("state"),
+                                                                            "XDG_DATA_HOME": space.path("data")])
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        let data = try #require(FileManager.default.contents(atPath: result), "Neovim wrote no result: \(outcome.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["attached"] as? Bool == true)
+        let diagnostics = json["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?["line"] as? Int == 4)
+        #expect(diagnostics.first?["col"] as? Int == 9)
+        #expect((diagnostics.first?["message"] as? String)?.contains("did you mean 'exit'?") == true)
+        let completion = json["completion"] as? [String] ?? []
+        #expect(completion.contains("timeout") && completion.contains("sources") && completion.contains("expect"), "\(completion)")
+        #expect((json["hover"] as? String)?.contains("runs a command with /bin/sh -c") == true, "\(json["hover"] ?? "")")
+    }
+}
