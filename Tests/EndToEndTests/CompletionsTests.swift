@@ -44,7 +44,7 @@ struct CompletionsTests {
         let (space, binaries) = try prepare("bash")
         defer { space.remove() }
         let lines: [(String, String)] = [
-            ("promise-run ''", "check ci.workflow completions fmt graph help list sub"),
+            ("promise-run ''", "check ci.workflow completions fmt graph help list lsp sub"),
             ("promise-run --col", "--color"),
             ("promise-run --color ''", "always auto never"),
             ("promise-run --output g", "grouped"),
@@ -74,7 +74,7 @@ struct CompletionsTests {
         let (space, binaries) = try prepare("zsh")
         defer { space.remove() }
         let lines: [(String, String)] = [
-            ("promise-run ''", "check ci.workflow completions fmt graph help list sub"),
+            ("promise-run ''", "check ci.workflow completions fmt graph help list lsp sub"),
             ("promise-run --col", "--color"),
             ("promise-run --color ''", "always auto never"),
             ("promise-run ci.workflow ''", "checks deploy each lint setup unit"),
@@ -103,7 +103,7 @@ struct CompletionsTests {
         let (space, binaries) = try prepare("fish")
         defer { space.remove() }
         let lines: [(String, String)] = [
-            ("promise-run ", "check ci.workflow completions fmt graph help list sub/"),
+            ("promise-run ", "check ci.workflow completions fmt graph help list lsp sub/"),
             ("promise-run --color ", "always auto never"),
             ("promise-run ci.workflow ", "checks deploy each lint setup unit"),
             ("promise-run completions ", "bash fish zsh"),

@@ -132,7 +132,7 @@ struct ArgumentsTests {
         } else {
             Issue.record("a b c: a run with targets")
         }
-        #expect(usageError("help nope") == "no help for 'nope'; the commands are run, check, graph, list, fmt, completions")
+        #expect(usageError("help nope") == "no help for 'nope'; the commands are run, check, graph, list, fmt, completions, lsp")
         #expect(usageError("check") == "check needs at least one workflow file")
         #expect(usageError("graph") == "graph needs a workflow file")
         #expect(usageError("graph --format svg f") == "--format takes one of tree, dot, mermaid, json, not 'svg'")
