@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 
-.PHONY: build release test test-tsan install uninstall bench clean
+.PHONY: build release test test-tsan install uninstall bench bench-http clean
 
 build:
 	$(SWIFT) build
@@ -46,6 +46,12 @@ uninstall:
 bench:
 	cd Benchmarks && $(SWIFT) run -c release EngineBench
 	$(SWIFT) run -c release LanguageBench
+
+# The runner at the limit (issue 29): HTTP against curl --parallel and
+# wrk, memory, processes against the C runner, a no-op run against make;
+# every row side by side in one run, with the ratios.
+bench-http:
+	bash Benchmarks/runner/limit-bench.sh
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The language server's figures (issue 32, spec §18): on a workflow file
+of 5,000 lines, the latency of completion, hover and definition (p50, p95,
+max), also right after an edit; how long diagnostics take to follow a
+change (the server's debounce included); and the server's memory with ten
+such files open.
+
+    Benchmarks/runner/lsp-bench.py PROMISE_RUN_BINARY
+
+Prints a Markdown table. The binary is the release build (`make release`).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+binary = sys.argv[1]
+folder = tempfile.mkdtemp(prefix="lsp-bench-")
+
+
+def workflow(lines_wanted=5000):
+    out = ['workflow "big"', 'var base = "http://127.0.0.1:8080"']
+    n = 0
+    while len(out) < lines_wanted - 6:
+        previous = f"step{n - 1}" if n else "base"
+        reference = f"{{{{{previous}.stdout}}}}" if n else "{{base}}"
+        out += [f'step{n}: sh "echo {reference} {n}" {{',
+                '  timeout 30s',
+                f"  capture v{n} = stdout matches '([0-9]+)'",
+                '  expect exit 0',
+                '}']
+        n += 1
+    return "\n".join(out) + "\n", n
+
+
+text, steps = workflow()
+lines = text.split("\n")
+server = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=folder)
+pending = []
+
+
+def send(message):
+    message["jsonrpc"] = "2.0"
+    body = json.dumps(message).encode()
+    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    server.stdin.flush()
+
+
+def receive():
+    header = b""
+    while not header.endswith(b"\r\n\r\n"):
+        header += server.stdout.read(1)
+    length = int(header.split(b":")[1].split(b"\r")[0])
+    return json.loads(server.stdout.read(length))
+
+
+def wait(predicate):
+    for index, message in enumerate(pending):
+        if predicate(message):
+            return pending.pop(index)
+    while True:
+        message = receive()
+        if predicate(message):
+            return message
+        pending.append(message)
+
+
+next_id = [1]
+
+
+def request(method, params):
+    ident = next_id[0]
+    next_id[0] += 1
+    send({"id": ident, "method": method, "params": params})
+    return wait(lambda m: m.get("id") == ident and "method" not in m)
+
+
+def uri(n):
+    return f"file://{folder}/big{n}.workflow"
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+request("initialize", {"processId": None, "capabilities": {}})
+send({"method": "initialized", "params": {}})
+for n in range(10):
+    send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri(n), "languageId": "promise-run", "version": 1, "text": text}}})
+    wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(n))
+
+random.seed(7)
+# Positions: a label used in a command (definition, hover), inside a step's
+# block (completion of attributes), after `{{label.` (fields).
+uses = [(i, line.index("{{step") + 2) for i, line in enumerate(lines) if "{{step" in line]
+blocks = [(i, 2) for i, line in enumerate(lines) if line.strip().startswith("timeout")]
+fields = [(i, line.index(".stdout") + 1) for i, line in enumerate(lines) if ".stdout" in line]
+
+
+def timed(method, line, character, n=0):
+    start = time.perf_counter()
+    response = request(method, {"textDocument": {"uri": uri(n)}, "position": {"line": line, "character": character}})
+    assert "error" not in response, response
+    return (time.perf_counter() - start) * 1000
+
+
+results = {}
+for name, method, places in [("completion (attributes)", "textDocument/completion", blocks),
+                             ("completion ({{label.)", "textDocument/completion", fields),
+                             ("hover (a label)", "textDocument/hover", uses),
+                             ("definition (a label)", "textDocument/definition", uses)]:
+    results[name] = [timed(method, *random.choice(places)) for _ in range(200)]
+
+# Right after an edit: the request waits for the new analysis.
+after_edit = []
+diagnostics = []
+version = 1
+for round_number in range(40):
+    line = random.choice(blocks)[0]
+    version += 1
+    sent = time.perf_counter()
+    send({"method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri(0), "version": version},
+        "contentChanges": [{"range": {"start": {"line": line, "character": 10},
+                                      "end": {"line": line, "character": 11}}, "text": "0"}]}})
+    method, places = random.choice([("textDocument/completion", blocks), ("textDocument/hover", uses),
+                                    ("textDocument/definition", uses)])
+    after_edit.append(timed(method, *random.choice(places)))
+    wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(0)
+         and m["params"].get("version") == version)
+    diagnostics.append((time.perf_counter() - sent) * 1000)
+results["any of the three, right after an edit"] = after_edit
+results["diagnostics after a change (40 ms debounce included)"] = diagnostics
+
+status = open(f"/proc/{server.pid}/status").read()
+memory = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
+request("shutdown", None)
+send({"method": "exit"})
+server.wait()
+
+print(f"file: {len(lines) - 1} lines, {steps} steps; ten such files open")
+print()
+print("| request | n | p50 ms | p95 ms | max ms |")
+print("|---|---:|---:|---:|---:|")
+for name, values in results.items():
+    print(f"| {name} | {len(values)} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | {max(values):.1f} |")
+print()
+print(f"server memory with ten files open: VmRSS {memory['VmRSS']}, peak (VmHWM) {memory['VmHWM']}")
