@@ -88,6 +88,9 @@ struct LanguageServerTests {
         let labelText = ((label["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String ?? ""
         #expect(labelText.contains("a `sh` step, line 3") && labelText.contains("`ver`"), "\(labelText)")
 
+        let field = try client.request("textDocument/hover", textDocument(client, "a.workflow", 6, 24))
+        #expect(((field["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String == "**build.ver**: a capture of `build`")
+
         // Definition and references of a label.
         let definition = try client.request("textDocument/definition", textDocument(client, "a.workflow", 6, 18))
         let places = definition["result"] as? [[String: Any]] ?? []

@@ -55,6 +55,9 @@ extension LanguageServer {
             } else {
                 text = "**\(found.name)**: not declared in this file"
             }
+        } else if let (word, span) = word(at: params, in: document), let field = fieldDoc(word, before: span.lowerBound, in: document) {
+            text = field
+            range = document.lines.range(span.lowerBound, span.upperBound, encoding)
         } else if let (word, span) = word(at: params, in: document), let doc = LanguageTable.doc(of: word)
                     ?? LanguageTable.filters.first(where: { $0.name == word }).map(\.doc) {
             text = "**\(word)**: \(doc)"
@@ -64,6 +67,18 @@ extension LanguageServer {
         var members: [(String, JSONValue)] = [("contents", .object([("kind", .string("markdown")), ("value", .string(text))]))]
         if let range { members.append(("range", range.json)) }
         return .success(.object(members))
+    }
+
+    /// For the field of `{{label.FIELD}}`: what it is.
+    private func fieldDoc(_ word: String, before start: Int, in document: OpenDocument) -> String? {
+        let bytes = document.bytes
+        guard start > 0, bytes[start - 1] == UInt8(ascii: ".") else { return nil }
+        var labelStart = start - 1
+        while labelStart > 0, ASCIIByte.isIdentifierContinue(bytes[labelStart - 1]) { labelStart -= 1 }
+        let label = String(decoding: bytes[labelStart..<(start - 1)], as: UTF8.self)
+        guard let definition = document.analysis.index.definitions(of: label, kind: .label).first else { return nil }
+        if definition.captures.contains(word) { return "**\(label).\(word)**: a capture of `\(label)`" }
+        return LanguageTable.fields(of: definition.detail).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
     }
 
     func definition(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
