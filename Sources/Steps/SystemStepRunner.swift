@@ -28,7 +28,6 @@ package final class SystemStepRunner: StepRunner {
         signal(SIGPIPE, SIG_IGN)
         processes = ProcessStepRunner(configuration: configuration, table: table)
         slurm = SlurmStepRunner(processes: processes)
-        DispatchQueue.global().async { StepMarkers.startWatchdog() }
         files = FileStepRunner(configuration: configuration)
         http = HTTPClient(configuration: configuration)
     }

@@ -30,6 +30,9 @@ package final class EventLoop: Sendable {
     /// register; only the loop thread calls and removes handlers.
     private let handlers = Lock<Handlers>(Handlers())
     private let nextToken = Atomic<Token>(1)
+    /// The thread is started with the first work or descriptor: a run
+    /// that starts no process and sends no request starts none.
+    private let threadStarted = Atomic<Bool>(false)
 
     /// What only the loop thread touches.
     private final class Confined: @unchecked Sendable {
@@ -51,6 +54,12 @@ package final class EventLoop: Sendable {
         confined = Confined()
         // Token 0 is the wake-up descriptor.
         _ = csh_epoll_ctl(epollFD, wakeFD, csh_epollin(), 0, 0)
+    }
+
+    /// Starts the loop's thread, once.
+    private func startThread() {
+        guard !threadStarted.load(ordering: .acquiring),
+              threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
         let made = pthread_create(&thread, nil, { argument in
@@ -67,6 +76,7 @@ package final class EventLoop: Sendable {
 
     /// Runs `work` on the loop thread, after the work handed over before it.
     package func execute(_ work: @escaping @Sendable () -> Void) {
+        startThread()
         let wasEmpty = inbox.withLock { inbox in
             inbox.append(work)
             return inbox.count == 1
@@ -83,6 +93,7 @@ package final class EventLoop: Sendable {
     /// `fd` is ready, from now on. Any thread: what the handler reads was
     /// written before this call is visible to it.
     package func register(_ fd: Int32, token: Token, events: UInt32, _ handler: @escaping (UInt32) -> Void) {
+        startThread()
         handlers.withLock { $0.byToken[token] = handler }
         if csh_epoll_ctl(epollFD, fd, events, token, 0) != 0 {
             // Cannot happen for the pipes and pidfds registered here.

@@ -18,6 +18,31 @@ extension FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Reads a file a chunk at a time into a buffer sized for it (at most
+    /// 1 MiB, never zeroed: a small file costs a page, not a megabyte);
+    /// false when it cannot be opened or read.
+    package static func readChunks(_ path: String, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var info = stat()
+        let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        let capacity = min(1 << 20, max(4096, size + 1))
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = 0
+        while true {
+            let count = Glibc.read(descriptor, buffer, capacity)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { return false }
+            if count == 0 { return true }
+            body(UnsafeRawBufferPointer(start: buffer, count: count))
+            total += count
+            // The size fstat gave is read: no call for the end of the file.
+            if total == size && size > 0 { return true }
+        }
+    }
+
     /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
     package static func readText(_ path: String) -> Result<String, FileError> {
         do {
@@ -48,6 +73,11 @@ extension FileSystem {
     /// Names starting with `.` match only a pattern that starts with `.`.
     package static func glob(_ pattern: String, base: String) -> [String] {
         let absolutePattern = pattern.hasPrefix("/")
+        // A pattern without wildcards names one path: one stat, not one a
+        // folder on the way (a build's usual `sources "src/main.c"`).
+        if let literal = literalPath(pattern) {
+            return exists(absolutePattern ? literal : Paths.join(base, literal)) ? [literal] : []
+        }
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var results: [String] = []
         func walk(_ relative: String, _ index: Int) {
@@ -88,6 +118,18 @@ extension FileSystem {
         }
         walk("", 0)
         return Array(Set(results)).sorted()
+    }
+
+    /// The path a pattern without wildcards names, as `glob` gives it; nil
+    /// when it has wildcards or nothing to name.
+    static func literalPath(_ pattern: String) -> String? {
+        guard !pattern.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }) else {
+            return nil
+        }
+        if Paths.isNormal(pattern), pattern != "/" { return pattern }
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        guard !segments.isEmpty else { return nil }
+        return (pattern.hasPrefix("/") ? "/" : "") + segments.joined(separator: "/")
     }
 }
 

@@ -183,19 +183,31 @@ package struct FileSystem: Sendable {
     }
 
     private func readAll(_ fd: Int32, path: String, limit: Int, expected: Int) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(expected)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Read into uninitialized room sized from fstat (grown when the file
+        // grew): no zeroed buffer, no copy per read.
+        var capacity = max(4096, min(expected, limit) + 1)
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var count = 0
         while true {
             try checkCancelled()
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
+            if count == capacity {
+                let larger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 16)
+                larger.copyMemory(from: buffer, byteCount: count)
+                buffer.deallocate()
+                buffer = larger
+                capacity *= 2
+            }
+            let read = Glibc.read(fd, buffer + count, capacity - count)
+            if read < 0 {
                 if errno == EINTR { continue }
                 throw FileError(path)
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: buffer[..<count])
-            if bytes.count > limit {
+            if read == 0 { return Array(UnsafeRawBufferPointer(start: buffer, count: count)) }
+            count += read
+            // The size fstat gave is there: no read for the end of the file.
+            if count == expected && expected > 0 { return Array(UnsafeRawBufferPointer(start: buffer, count: count)) }
+            if count > limit {
                 throw FileError(path, reason: "more than the \(limit)-byte limit for reading into memory")
             }
         }

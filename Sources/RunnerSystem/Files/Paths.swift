@@ -8,6 +8,11 @@ package enum Paths {
     /// says "a folder": `file copy "a" "dir/"`). A relative `base` gives a
     /// relative path; an empty `path` is `base`.
     package static func absolute(_ path: String, from base: String) -> String {
+        // The usual case, already in shape: no splitting and joining.
+        if isNormal(path) {
+            if path.utf8.first == UInt8(ascii: "/") { return path }
+            if isNormal(base), base.utf8.first == UInt8(ascii: "/") { return base == "/" ? "/" + path : base + "/" + path }
+        }
         if path.isEmpty { return normalizedKeepingDots(base, trailing: false) }
         let joined = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
         return normalizedKeepingDots(joined, trailing: joined.count > 1 && joined.hasSuffix("/"))
@@ -16,6 +21,27 @@ package enum Paths {
     /// How a step sees a path: the same rule, against its folder.
     package static func resolve(_ path: String, against folder: String) -> String {
         absolute(path, from: folder)
+    }
+
+    /// Whether `absolute` would give the path back as it is: not empty, no
+    /// empty or `.` segment, no trailing `/` (but `/` itself).
+    package static func isNormal(_ path: String) -> Bool {
+        var count = 0, segmentLength = 0
+        var segmentIsDot = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if count > 0 && segmentLength == 0 { return false }
+                if segmentLength == 1 && segmentIsDot { return false }
+                segmentLength = 0
+            } else {
+                segmentIsDot = segmentLength == 0 && byte == UInt8(ascii: ".")
+                segmentLength += 1
+            }
+            count += 1
+        }
+        if count == 0 { return false }
+        if segmentLength == 0 { return count == 1 }
+        return !(segmentLength == 1 && segmentIsDot)
     }
 
     private static func normalizedKeepingDots(_ path: String, trailing: Bool) -> String {

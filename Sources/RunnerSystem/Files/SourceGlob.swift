@@ -7,6 +7,12 @@ import Glibc
 /// it (as `folder/**`), so `sources "src"` means all of `src`.
 package enum SourceGlob {
     package static func matches(_ pattern: String, base: String) -> [String] {
+        if let literal = FileSystem.literalPath(pattern) {
+            // One stat says whether it is there and whether it is a folder.
+            var info = stat()
+            guard stat(Paths.absolute(literal, from: base), &info) == 0 else { return [] }
+            if (info.st_mode & S_IFMT) != S_IFDIR { return [literal] }
+        }
         var files: [String] = []
         for match in FileSystem.glob(pattern, base: base) {
             let full = Paths.absolute(match, from: base)

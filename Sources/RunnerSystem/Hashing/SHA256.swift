@@ -49,20 +49,10 @@ package struct SHA256 {
         return hash.hex()
     }
 
-    /// The digest of a file's contents, read with `buffer`; nil when it
-    /// cannot be read.
-    package static func hex(ofFile path: String, buffer: inout [UInt8]) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+    /// The digest of a file's contents; nil when it cannot be read.
+    package static func hex(ofFile path: String) -> String? {
         var hash = SHA256()
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { break }
-            buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        }
+        guard FileSystem.readChunks(path, { hash.update($0) }) else { return nil }
         return hash.hex()
     }
 }

@@ -13,6 +13,8 @@ final class HTTPClient: Sendable {
     private let loop: EventLoop
     private let engine: UncheckedBox<HTTPEngine>
     private let closed = Atomic<Bool>(false)
+    /// A request was made: there is something on the loop to end.
+    private let used = Atomic<Bool>(false)
 
     init(configuration: StepsConfiguration, loop: EventLoop = .shared) {
         self.configuration = configuration
@@ -21,12 +23,14 @@ final class HTTPClient: Sendable {
     }
 
     deinit {
+        guard used.load(ordering: .acquiring) else { return }
         let engine = self.engine
         loop.execute { engine.value.dispose() }
     }
 
     func run(_ step: ResolvedHTTPRequest, in context: StepContext) -> Promise<StepResult> {
         guard !closed.load(ordering: .acquiring) else { return .cancelled() }
+        used.store(true, ordering: .releasing)
         let prepared: PreparedRequest
         do {
             prepared = try HTTPRequestBuilder.prepare(step, workingDirectory: context.workingDirectory,
@@ -55,6 +59,8 @@ final class HTTPClient: Sendable {
     /// refuses new ones.
     func invalidate() {
         closed.store(true, ordering: .releasing)
+        // A run that sent no request leaves the loop's thread unstarted.
+        guard used.load(ordering: .acquiring) else { return }
         let engine = self.engine
         loop.execute { engine.value.cancelAll() }
     }

@@ -19,6 +19,8 @@ final class ProcessTable: Sendable {
         /// Every step's mark, to its step id and whether it is detached (for
         /// the leftovers' warnings).
         var steps: [String: (id: String, detached: Bool)] = [:]
+        /// A mark was made: a process may have been started with it.
+        var marked = false
         /// What finished steps left running, found at the end of the run.
         var leftovers: [LeftoverProcess] = []
     }
@@ -30,7 +32,8 @@ final class ProcessTable: Sendable {
 
     /// A new step mark of this runner.
     func makeMark() -> String {
-        StepMarkers.make(markPrefix)
+        state.withLock { $0.marked = true }
+        return StepMarkers.make(markPrefix)
     }
 
     /// Adds a spawned process; false (and nothing added) once the table is
@@ -103,8 +106,15 @@ final class ProcessTable: Sendable {
         // new session, a double fork), found by their marks before anything
         // is signalled, so that the warnings can name them.
         let runningMarks = Set(executions.map(\.marker))
-        let steps = state.withLock { $0.steps }
-        let leftovers = ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
+        let (steps, marked) = state.withLock { ($0.steps, $0.marked) }
+        // A runner that never started a process has nothing to end.
+        if !marked && executions.isEmpty && lingering.isEmpty {
+            resolver.fulfill(())
+            return promise
+        }
+        // A runner that made no mark started no process: nothing to look
+        // for (a run whose steps were all up to date skips a scan of /proc).
+        let leftovers = !marked ? [] : ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
             !process.marks.contains(where: runningMarks.contains)
         }
         // Those of `detach` steps were meant to live this long: no warning.

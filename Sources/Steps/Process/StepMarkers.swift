@@ -36,8 +36,8 @@ enum StepMarkers {
         return runnerPrefix + String(next.add(1, ordering: .relaxed).oldValue)
     }
 
-    /// Starts the watchdog once per process (a step runner asks for it
-    /// when it is made, off the first spawn's path).
+    /// Starts the watchdog once per process, with the first mark: a run
+    /// that starts no process (every step up to date, HTTP only) forks none.
     static func startWatchdog() {
         watchdog.withLock { started in
             guard !started else { return }

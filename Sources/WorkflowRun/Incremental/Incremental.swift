@@ -54,11 +54,16 @@ struct Hash128 {
     /// 32 hex digits.
     var hex: String {
         let high = Self.avalanche(a ^ length), low = Self.avalanche(b ^ (length &* 0x9E37_79B9_7F4A_7C15) ^ a)
-        func digits(_ value: UInt64) -> String {
-            let text = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - text.count) + text
+        // Written byte by byte: one small string, no intermediate ones.
+        return String(unsafeUninitializedCapacity: 32) { out in
+            let digits: StaticString = "0123456789abcdef"
+            for (index, value) in [high, low].enumerated() {
+                for nibble in 0..<16 {
+                    out[index * 16 + nibble] = digits.utf8Start[Int((value >> UInt64(60 - 4 * nibble)) & 15)]
+                }
+            }
+            return 32
         }
-        return digits(high) + digits(low)
     }
 }
 
@@ -104,10 +109,9 @@ package enum Fingerprint {
             files.formUnion(matches)
         }
         var perFile: [String: String] = [:]
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for file in files.sorted() {
             hash.add(file)
-            let contents = contentHash(Paths.absolute(file, from: workingDirectory), buffer: &buffer)
+            let contents = contentHash(Paths.absolute(file, from: workingDirectory))
             hash.add(contents)
             perFile[file] = contents
         }
@@ -115,17 +119,9 @@ package enum Fingerprint {
     }
 
     /// One file's contents hashed (`unreadable` when it cannot be read).
-    static func contentHash(_ path: String, buffer: inout [UInt8]) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "unreadable" }
-        defer { close(descriptor) }
+    static func contentHash(_ path: String) -> String {
         var hash = Hash128()
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            buffer.withUnsafeBytes { hash.add(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        }
+        guard FileSystem.readChunks(path, { hash.add($0) }) else { return "unreadable" }
         return hash.hex
     }
 
@@ -136,7 +132,6 @@ package enum Fingerprint {
         let folder = Paths.absolute(workflow.directory, from: currentDirectory)
         let store = IncrementalStore(workflowDirectory: folder)
         var verdicts: [(id: String, verdict: String)] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for node in workflow.allNodes {
             guard case .step(let step) = node.kind else { continue }
             let process: ProcessOptions
@@ -161,7 +156,7 @@ package enum Fingerprint {
             var current: [String: String] = [:]
             for pattern in sources {
                 for match in SourceGlob.matches(pattern, base: base) {
-                    current[match] = contentHash(Paths.absolute(match, from: base), buffer: &buffer)
+                    current[match] = contentHash(Paths.absolute(match, from: base))
                 }
             }
             if let changed = current.keys.sorted().first(where: { entry.files[$0] != current[$0] }) {
@@ -213,11 +208,16 @@ struct IncrementalStore: Sendable {
     }
 
     private func path(for id: String) -> String {
-        var name = ""
-        for scalar in id.unicodeScalars {
-            let keep = (scalar.value < 128) && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar))
-            name.unicodeScalars.append(keep ? scalar : "_")
+        // ASCII letters, digits and `-_.` kept, anything else `_` (one
+        // `_` for each byte of a character outside ASCII).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(80, id.utf8.count))
+        for byte in id.utf8.prefix(80) {
+            let keep = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+            bytes.append(keep ? byte : UInt8(ascii: "_"))
         }
+        let name = String(decoding: bytes, as: UTF8.self)
         var hash = Hash128()
         hash.add(id)
         return Paths.join(folder, String(name.prefix(80)) + "-" + String(hash.hex.prefix(12)) + ".json")

@@ -38,10 +38,9 @@ enum CacheKey {
             files.formUnion(SourceGlob.matches(pattern, base: workingDirectory))
         }
         add("files")
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for file in files.sorted() {
             add(file)
-            add(SHA256.hex(ofFile: Paths.absolute(file, from: workingDirectory), buffer: &buffer) ?? "unreadable")
+            add(SHA256.hex(ofFile: Paths.absolute(file, from: workingDirectory)) ?? "unreadable")
         }
         return hash.hex()
     }

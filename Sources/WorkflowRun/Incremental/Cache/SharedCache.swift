@@ -165,8 +165,7 @@ package final class SharedCache: Sendable {
         return when(resolved: all, limit: 16) { [store] item in
             store.download("cas/" + item.file.sha256, to: item.temporary).map { found throws -> Void in
                 guard found else { throw CacheProblem(.failed, "\(item.file.path): its contents (\(item.file.sha256.prefix(12))…) are not in the cache") }
-                var buffer = [UInt8](repeating: 0, count: 1 << 16)
-                guard SHA256.hex(ofFile: item.temporary, buffer: &buffer) == item.file.sha256 else {
+                guard SHA256.hex(ofFile: item.temporary) == item.file.sha256 else {
                     throw CacheProblem(.failed, "\(item.file.path): its contents do not match their SHA-256; refused")
                 }
                 guard chmod(item.temporary, mode_t(item.file.mode)) == 0 else {
@@ -263,7 +262,6 @@ package final class SharedCache: Sendable {
         var names: Set<String> = []
         for pattern in generates { names.formUnion(FileSystem.glob(pattern, base: folder)) }
         var files: [CacheEntry.File] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for name in names.sorted() {
             let path = Paths.absolute(name, from: folder)
             var info = stat()
@@ -273,7 +271,7 @@ package final class SharedCache: Sendable {
             guard CacheEntry.isContained(relative) else {
                 throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
             }
-            guard let digest = SHA256.hex(ofFile: path, buffer: &buffer) else { throw FileError(path) }
+            guard let digest = SHA256.hex(ofFile: path) else { throw FileError(path) }
             files.append(CacheEntry.File(path: relative, mode: UInt32(info.st_mode & 0o7777), sha256: digest, size: Int(info.st_size)))
         }
         return files
