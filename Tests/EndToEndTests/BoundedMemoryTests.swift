@@ -50,6 +50,28 @@ struct BoundedMemoryTests {
         #expect(printed.contains("save"))
         #expect(peak < 150 * 1024, "peak \(peak) KiB")
     }
+
+    @Test("with no report to write, a run keeps the steps that did not succeed and counts the rest; a report still gets every step")
+    func successesCountedWithoutAReport() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("many.workflow", """
+        workflow "many"
+        foreach n in range(1, 150) parallel keep-going {
+          sh "test {{n}} != 77"
+        }
+        """)
+        let plain = try Binary.run(["--color", "never", "many.workflow"], in: space.folder)
+        #expect(plain.status == 1)
+        #expect(plain.stdout.contains("150 steps: 149 succeeded, 1 failed; those that did not succeed:"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("sh@3:3[76]"))
+        let reported = try Binary.run(["--color", "never", "--report", "json=r.json", "many.workflow"], in: space.folder)
+        #expect(reported.status == 1)
+        #expect(reported.stdout.contains("150 steps: 149 succeeded, 1 failed"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
+            as? [String: Any])
+        #expect((json["steps"] as? [Any])?.count == 150)
+    }
 }
 
 /// Issue 20: out of descriptors, process steps wait for others to free

@@ -39,6 +39,12 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         selection: selection,
         force: options.force)
     configuration.slurmJobs = options.slurmJobs
+    // No report to write: the console needs the steps that did not succeed
+    // and counts, not a record of every success (a run of 100,000
+    // iterations keeps a few dozen).
+    if options.reports.isEmpty, (environment["GITHUB_STEP_SUMMARY"] ?? "").isEmpty {
+        configuration.successesKept = Summary.fullTableLimit + 1
+    }
     switch CacheSetting.make(options, environment: environment, runner: runner, clock: configuration.clock) {
     case .success(let cache): configuration.cache = cache
     case .failure(let error):

@@ -17,9 +17,9 @@ enum Summary {
         var text = ""
         let records = result.records
         if verbosity != .quiet, !records.isEmpty {
-            text += "\n" + table(records, style: style, width: width)
+            text += "\n" + table(records, omitted: result.omitted, style: style, width: width)
         }
-        let stepTime = records.compactMap(\.duration).reduce(Duration.zero, +)
+        let stepTime = records.compactMap(\.duration).reduce(result.omitted.duration, +)
         let wall = result.duration
         var headline: String
         switch result.status {
@@ -43,13 +43,14 @@ enum Summary {
         return text
     }
 
-    private static func table(_ records: [StepRecord], style: ConsoleStyle, width: Int?) -> String {
+    private static func table(_ records: [StepRecord], omitted: OmittedRecords, style: ConsoleStyle, width: Int?) -> String {
         var rows = records
         var note = ""
-        if records.count > fullTableLimit {
+        let total = records.count + omitted.count
+        if total > fullTableLimit {
             rows = records.filter { $0.status != .succeeded && $0.status != .upToDate }.prefix(fullTableLimit).map { $0 }
-            let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count)
-            note = style.dim("\(records.count) steps: " + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
+            let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count).merging(omitted.byStatus, uniquingKeysWith: +)
+            note = style.dim("\(total) steps: " + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
                 counts[status].map { "\($0) \(status.rawValue)" }
             }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
         }

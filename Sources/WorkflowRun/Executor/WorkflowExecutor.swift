@@ -39,6 +39,10 @@ package struct ExecutionConfiguration: Sendable {
     package var fileEnvironment: [String: String] = [:]
     /// `--cache` (spec §17): the shared cache, or nil.
     package var cache: SharedCache?
+    /// With no report to write: the run keeps this many successful steps'
+    /// records and counts the rest (`RunResult.omitted`), so that a run of
+    /// 100,000 iterations does not hold 100,000 records. Nil keeps all.
+    package var successesKept: Int?
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
@@ -75,6 +79,8 @@ package struct RunResult: Sendable {
     /// Why it failed: the failure that reached the top.
     package var error: RunError?
     package var records: [StepRecord]
+    /// Successful steps counted instead of kept (a run with no report).
+    package var omitted = OmittedRecords()
     /// Every group, in workflow order: the lanes of the HTML timeline, and
     /// the failures of their own (timeouts) in every report.
     package var groups: [GroupRecord]
@@ -133,7 +139,7 @@ package final class WorkflowExecutor: Sendable {
         self.runner = runner
         self.observer = observer
         recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock,
-                               outputLimit: configuration.reportOutputLimit)
+                               outputLimit: configuration.reportOutputLimit, successesKept: configuration.successesKept)
         interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
         directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
         store = IncrementalStore(workflowDirectory: Paths.absolute(workflow.directory, from: configuration.currentDirectory))
@@ -201,9 +207,10 @@ package final class WorkflowExecutor: Sendable {
                 error = RunError(stepID: workflow.name, kind: .timeout, message: message,
                                  others: error.map { [$0] } ?? [])
             }
-            let result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
+            var result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
                                    records: recorder.records(), groups: recorder.groups(),
                                    startedAt: startedAt, duration: clock.now() - start)
+            result.omitted = recorder.omitted()
             return .outcome(.fulfilled(result))
         })
     }

@@ -48,6 +48,9 @@ final class RunRecorder: Sendable {
         var entries: [String: Entry] = [:]
         var groups: [String: GroupEntry] = [:]
         var nextOrder = 0
+        /// Successes kept so far, and those counted instead of kept.
+        var keptSuccesses = 0
+        var omitted = OmittedRecords()
     }
 
     private let state = Lock(State())
@@ -59,11 +62,17 @@ final class RunRecorder: Sendable {
     /// (0: none).
     let outputLimit: Int
 
-    init(observer: (any ExecutionObserver)?, secrets: Secrets, clock: any PromiseClock, outputLimit: Int = 0) {
+    /// With no report to write, a run keeps this many successes and counts
+    /// the rest (nil: every record is kept).
+    let successesKept: Int?
+
+    init(observer: (any ExecutionObserver)?, secrets: Secrets, clock: any PromiseClock, outputLimit: Int = 0,
+         successesKept: Int? = nil) {
         self.observer = observer
         self.secrets = secrets
         self.clock = clock
         self.outputLimit = outputLimit
+        self.successesKept = successesKept
     }
 
     func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil,
@@ -269,9 +278,26 @@ final class RunRecorder: Sendable {
                     entry.record.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
                 }
             }
-            return entry.record
+            let record = entry.record
+            // A success past the first ones is counted, not kept, when no
+            // report will read it (the console shows only the steps that
+            // did not succeed once there are many).
+            if let kept = successesKept, record.status == .succeeded || record.status == .upToDate {
+                if state.keptSuccesses >= kept {
+                    state.entries.removeValue(forKey: id)
+                    state.omitted.add(record)
+                } else {
+                    state.keptSuccesses += 1
+                }
+            }
+            return record
         }
         if let record { observer?.stepFinished(masked(record)) }
+    }
+
+    /// The successes counted instead of kept.
+    func omitted() -> OmittedRecords {
+        state.withLock { $0.omitted }
     }
 
     /// Marks steps and groups that never started as skipped (those
@@ -346,7 +372,7 @@ final class RunRecorder: Sendable {
 
     /// How many steps the run has (so far known: foreach bodies count once
     /// until their list is known).
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLock { $0.entries.count + $0.omitted.count } }
 
     func status(of id: String) -> StepStatus? {
         state.withLock { $0.entries[id]?.record.status }
@@ -397,5 +423,21 @@ final class RunRecorder: Sendable {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         return lines.suffix(count).joined(separator: "\n")
+    }
+}
+
+/// The steps a run counted instead of keeping their records (successes,
+/// with no report to write): how many of each status, and their time.
+package struct OmittedRecords: Sendable, Equatable {
+    package var byStatus: [StepStatus: Int] = [:]
+    package var duration: Duration = .zero
+
+    package init() {}
+
+    package var count: Int { byStatus.values.reduce(0, +) }
+
+    mutating func add(_ record: StepRecord) {
+        byStatus[record.status, default: 0] += 1
+        duration += record.duration ?? .zero
     }
 }
