@@ -127,7 +127,7 @@ echo "**ratio (promise-run / C runner): $(ratio "$(stat_of spawn.json 1 mean)" "
 echo
 echo "## 5. 50 up-to-date steps against make -s (30 runs, env -i)"
 fixed=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$work")
-(cd noop && "${fixed[@]}" "$bin" -q build.workflow && "${fixed[@]}" make -s >/dev/null)
+(cd noop && "${fixed[@]}" "$bin" -q build.workflow >/dev/null && "${fixed[@]}" make -s >/dev/null)
 hyperfine --warmup 5 --runs 30 -N --export-json noop.json --export-markdown noop.md \
     -n "promise-run -q build.workflow (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work $bin -q noop/build.workflow" \
     -n "make -s -C noop (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work make -s -C noop" \
