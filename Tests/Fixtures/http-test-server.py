@@ -6,6 +6,10 @@ that (self-signed) certificate instead.
 
 Routes:
   /hello                 200, "hello"
+  /retry-after?key=K&after=S[&status=N][&date=1]
+                         first request of K: N (429) with Retry-After S
+                         (or an HTTP date S+1 s ahead); then 200 with the
+                         seconds since the first
   /json                  200, a fixed JSON document
   /headers               200, with X-Custom and ETag headers
   /status/N              status N, body "status N"
@@ -46,6 +50,9 @@ import time
 from hashlib import sha256
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+
+RETRY_FIRST = {}
+RETRY_LOCK = threading.Lock()
 
 COMPRESSED_TEXT = ("hello, compressed world! " * 40).encode()
 
@@ -119,6 +126,24 @@ class Handler(BaseHTTPRequestHandler):
 
         if url.path == "/hello":
             self.send_body(200, "hello")
+        elif url.path == "/retry-after":
+            # The first request of a key: `status` (429) with Retry-After,
+            # `after` seconds (or, with date=1, an HTTP date that far ahead);
+            # every later one: 200 with the seconds since the first.
+            key = query.get("key", [""])[0]
+            with RETRY_LOCK:
+                first = RETRY_FIRST.get(key)
+                if first is None:
+                    RETRY_FIRST[key] = time.time()
+            if first is None:
+                after = int(query.get("after", ["1"])[0])
+                if query.get("date", ["0"])[0] == "1":
+                    value = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + after + 1))
+                else:
+                    value = str(after)
+                self.send_body(int(query.get("status", ["429"])[0]), "slow down", headers=[("Retry-After", value)])
+            else:
+                self.send_body(200, "%.3f" % (time.time() - first))
         elif url.path == "/json":
             self.send_body(200, json.dumps(JSON_DOCUMENT), "application/json")
         elif url.path == "/headers":

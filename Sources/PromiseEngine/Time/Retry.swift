@@ -34,8 +34,10 @@ public enum RetryDelay: Sendable, Equatable {
 /// Runs `body` until its promise is fulfilled, at most `maxAttempts` times,
 /// waiting `delay` between attempts. `body` gets the attempt number (from 1).
 /// Only errors for which `shouldRetry` says yes are retried; cancellation
-/// never is. The result fails with the last attempt's error. Cancelling the
-/// result cancels the attempt in flight, or the wait.
+/// never is. `delayAfter`, when it returns a duration for a failure (an
+/// HTTP server's `Retry-After`), waits that long instead of `delay`. The
+/// result fails with the last attempt's error. Cancelling the result
+/// cancels the attempt in flight, or the wait.
 ///
 /// ```swift
 /// retry(maxAttempts: 3, delay: .fixed(.seconds(1)), shouldRetry: { $0 is URLError }) { attempt in
@@ -48,9 +50,11 @@ public func retry<Value: Sendable>(
     delay: RetryDelay = .none,
     clock: any PromiseClock = SystemClock.shared,
     shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true },
+    delayAfter: (@Sendable (_ error: any Error, _ attempt: Int) -> Duration?)? = nil,
     _ body: @escaping @Sendable (_ attempt: Int) throws -> Promise<Value>
 ) -> Promise<Value> {
-    let run = RetryRun(maxAttempts: max(1, maxAttempts), delay: delay, clock: clock, shouldRetry: shouldRetry, body: body)
+    let run = RetryRun(maxAttempts: max(1, maxAttempts), delay: delay, clock: clock, shouldRetry: shouldRetry,
+                       delayAfter: delayAfter, body: body)
     run.result.addCancelHandler { run.cancel() }
     run.start()
     return run.result
@@ -77,15 +81,18 @@ private final class RetryRun<Value: Sendable>: Sendable {
     private let delay: RetryDelay
     private let clock: any PromiseClock
     private let shouldRetry: @Sendable (any Error) -> Bool
+    private let delayAfter: (@Sendable (any Error, Int) -> Duration?)?
     private let body: @Sendable (Int) throws -> Promise<Value>
 
     init(maxAttempts: Int, delay: RetryDelay, clock: any PromiseClock,
          shouldRetry: @escaping @Sendable (any Error) -> Bool,
+         delayAfter: (@Sendable (any Error, Int) -> Duration?)?,
          body: @escaping @Sendable (Int) throws -> Promise<Value>) {
         self.maxAttempts = maxAttempts
         self.delay = delay
         self.clock = clock
         self.shouldRetry = shouldRetry
+        self.delayAfter = delayAfter
         self.body = body
     }
 
@@ -131,7 +138,7 @@ private final class RetryRun<Value: Sendable>: Sendable {
             finish(outcome)
             return false
         }
-        let wait = delay.wait(afterAttempt: attempt)
+        let wait = delayAfter?(error, attempt) ?? delay.wait(afterAttempt: attempt)
         if wait <= .zero { return true }
         let timer = clock.schedule(after: wait) { [self] in self.start() }
         let cancelled: Bool = state.withLock { state in

@@ -62,6 +62,7 @@ enum JSONReport {
         ]
         if let exit = attempt.exitCode { members.append(("exit", .integer(exit))) }
         if let status = attempt.httpStatus { members.append(("httpStatus", .integer(status))) }
+        if let wait = attempt.retryAfter { members.append(("retryAfterSeconds", .decimal(wait.seconds, places: 3))) }
         if let failure = attempt.failure {
             var error: [(String, JSONValue)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
             if let tail = attempt.outputTail { error.append(("stderrTail", .string(tail))) }

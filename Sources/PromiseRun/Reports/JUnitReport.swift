@@ -136,6 +136,7 @@ enum ReportText {
             if let exit = attempt.exitCode { text += " (exit \(exit))" }
             if let status = attempt.httpStatus { text += " (HTTP \(status))" }
             if let failure = attempt.failure { text += ": \(failure.kind.rawValue): \(failure.message)" }
+            if let wait = attempt.retryAfter { text += "; waited \(Format.duration(wait)) as its Retry-After asked" }
             text += "\n"
             if let tail = attempt.outputTail {
                 for line in tail.split(separator: "\n", omittingEmptySubsequences: false) { text += "    \(line)\n" }

@@ -1,5 +1,6 @@
 import Synchronization
 import PromiseEngine
+import RunnerSystem
 import WorkflowModel
 
 extension WorkflowExecutor {
@@ -33,9 +34,11 @@ extension WorkflowExecutor {
     }
 
     /// Runs `attempt` again after a failure, as `retry N [delay D] [backoff D]`
-    /// says; never after cancellation.
+    /// says; never after cancellation. An http attempt answered 429 or 503
+    /// with `Retry-After` waits that long instead, at most `timeout`
+    /// (spec §16).
     func withRetry<Value: Sendable>(
-        _ policy: RetryPolicy?, in context: ExecutionContext,
+        _ policy: RetryPolicy?, timeout: Duration? = nil, in context: ExecutionContext,
         _ attempt: @escaping @Sendable (Int) -> Promise<Value>
     ) -> Promise<Value> {
         guard let policy, policy.count > 0 else { return attempt(1) }
@@ -49,7 +52,9 @@ extension WorkflowExecutor {
         }
         let scope = context.cancel
         let result = retry(maxAttempts: policy.count + 1, delay: delay, clock: clock,
-                           shouldRetry: { _ in !scope.isCancelled }, attempt)
+                           shouldRetry: { _ in !scope.isCancelled },
+                           delayAfter: { error, _ in RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) },
+                           attempt)
         let registration = scope.onCancel { result.cancel() }
         return result.ensure { scope.removeHandler(registration) }
     }

@@ -12,17 +12,20 @@ extension WorkflowExecutor {
             return .cancelled()
         }
         let retried = (node.attributes.retry?.count ?? 0) > 0
-        let attempts = withRetry(node.attributes.retry, in: context) { [self] _ in
+        let attemptsAllowed = (node.attributes.retry?.count ?? 0) + 1
+        let timeout = node.attributes.timeout
+        let attempts = withRetry(node.attributes.retry, timeout: timeout, in: context) { [self] number in
             let attempt = runAttempt(node, step, id, context)
             guard retried else { return attempt }
             // Each attempt is kept for the reports: when it started, how
-            // it ended and why.
+            // it ended and why (and the wait a Retry-After asked for).
             return attempt.tap { [self] outcome in
                 switch outcome {
                 case .fulfilled(let result):
                     recorder.attemptEnded(id, status: .succeeded, result: result)
                 case .rejected(let error):
-                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1)
+                    let wait = number < attemptsAllowed ? RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) : nil
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait)
                 case .cancelled:
                     recorder.attemptEnded(id, status: .cancelled)
                 }

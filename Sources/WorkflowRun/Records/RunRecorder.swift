@@ -137,7 +137,8 @@ final class RunRecorder: Sendable {
 
     /// An attempt of a step that may be retried ended (the step's record
     /// keeps every attempt when there was more than one).
-    func attemptEnded(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil) {
+    func attemptEnded(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+                      retryAfter: Duration? = nil) {
         let now = clock.now()
         let produced = result ?? failure?.result
         var attempt: AttemptRecord?
@@ -148,6 +149,7 @@ final class RunRecorder: Sendable {
         guard var attempt else { return }
         attempt.exitCode = produced?.exitCode
         attempt.httpStatus = produced?.status
+        attempt.retryAfter = retryAfter
         if var failure {
             failure.message = secrets.mask(failure.message)
             failure.result = nil

@@ -107,6 +107,9 @@ package struct AttemptRecord: Sendable {
     package var failure: StepFailure?
     /// The last lines of its stderr, when it failed.
     package var outputTail: String?
+    /// The wait before the next attempt that the server's `Retry-After`
+    /// asked for (429, 503), used instead of `delay` (spec §16).
+    package var retryAfter: Duration?
 
     /// An attempt that ended: its number, start (seconds since the epoch), length and status.
     package init(number: Int, startedAt: Double, duration: Duration, status: StepStatus) {

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `Retry-After` on 429 and 503 (spec §16): an http step with `retry`
+/// waits what the server asks, instead of its `delay`, at most its timeout;
+/// the report's attempt says so.
+@Suite("End to end: Retry-After")
+struct RetryAfterTests {
+    private func attempts(_ run: WorkflowRun, _ id: String) -> [[String: Any]] {
+        run.step(id)?["attemptLog"] as? [[String: Any]] ?? []
+    }
+
+    @Test("seconds and an HTTP date are waited instead of the delay; the attempt log says how long")
+    func honoured() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = UUID().uuidString
+        let run = try space.run("""
+        workflow "polite"
+        seconds: http GET "\(base)/retry-after?key=\(key)-s&after=1" {
+          retry 2 delay 10ms
+          capture waited = body matches '([0-9.]+)'
+        }
+        date: http GET "\(base)/retry-after?key=\(key)-d&after=1&date=1&status=503" {
+          retry 2 delay 10ms
+          capture waited = body matches '([0-9.]+)'
+        }
+        log "seconds={{seconds.waited}} date={{date.waited}}"
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for id in ["seconds", "date"] {
+            let log = attempts(run, id)
+            #expect(log.count == 2, "\(id): \(log)")
+            #expect(log.first?["httpStatus"] as? Int == (id == "seconds" ? 429 : 503))
+            let asked = log.first?["retryAfterSeconds"] as? Double ?? 0
+            #expect(asked >= 1, "\(id) asked \(asked)")
+        }
+        // The server measured the gap: a second or more, not the 10 ms delay.
+        let line = run.logLines(prefix: "seconds=").first ?? ""
+        let gaps = line.split(separator: " ").compactMap { Double($0.split(separator: "=").last ?? "") }
+        #expect(gaps.count == 2 && gaps.allSatisfy { $0 >= 0.9 }, "\(line)")
+    }
+
+    @Test("a wait longer than the step's timeout is cut to it; other statuses keep their delay")
+    func cappedAndOnlyFor429And503() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = UUID().uuidString
+        let run = try space.run("""
+        workflow "capped"
+        capped: http GET "\(base)/retry-after?key=\(key)-c&after=3600" {
+          timeout 1s
+          retry 1 delay 10ms
+        }
+        other: http GET "\(base)/retry-after?key=\(key)-o&after=3600&status=500" {
+          retry 1 delay 10ms
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(attempts(run, "capped").first?["retryAfterSeconds"] as? Double == 1)
+        #expect(attempts(run, "other").first?["retryAfterSeconds"] == nil)
+        #expect(attempts(run, "other").count == 2)
+    }
+}
