@@ -97,10 +97,13 @@ enum HTMLPage {
         el("span", { "class": "badge " + data.status, text: data.statusWords })]));
       var counts = {};
       data.steps.forEach(function (step) { counts[step.st] = (counts[step.st] || 0) + 1; });
+      var notListed = 0;
+      Object.keys(data.notListed || {}).forEach(function (s) { counts[s] = (counts[s] || 0) + data.notListed[s]; notListed += data.notListed[s]; });
       var countText = ["succeeded", "up-to-date", "failed", "cancelled", "skipped"].filter(function (s) { return counts[s]; })
         .map(function (s) { return counts[s] + " " + s; }).join(", ");
       header.appendChild(el("div", { "class": "meta", text: "started " + data.startedAt + " · wall " + seconds(data.duration)
-        + " · " + data.steps.length + " steps" + (countText ? " · " + countText : "") }));
+        + " · " + (data.steps.length + notListed) + " steps" + (countText ? " · " + countText : "")
+        + (notListed ? " · " + notListed + " runs of labels past their first 1,000 counted, not listed" : "") }));
 
       // Failures first.
       var failures = document.getElementById("failures");

@@ -98,6 +98,9 @@ enum HTMLReport {
             ("summaries", .array(summaries.map(JSONValue.string))),
             ("groups", .array(groups)),
             ("steps", .array(steps)),
+            // Runs of a label past its first 1,000, counted (spec §16).
+            ("notListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { ($0.key.rawValue, .integer($0.value)) })),
         ])
         return scriptSafe(data.renderedCompact())
     }

@@ -23,7 +23,37 @@ enum JSONReport {
         }
         members.append(("steps", .array(result.records.map(step))))
         members.append(("groups", .array(result.groups.map(group))))
+        if result.omitted.count > 0 {
+            // Runs of a label past its first 1,000 are counted, not listed.
+            members.append(("stepsNotListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { ($0.key.rawValue, .integer($0.value)) })))
+        }
+        if !result.stats.isEmpty {
+            members.append(("stats", .object(result.stats.map { ($0.label, stats($0)) })))
+        }
         return JSONValue.object(members).rendered() + "\n"
+    }
+
+    /// A label's statistics (spec §16): latencies in seconds.
+    static func stats(_ stats: LabelStats) -> JSONValue {
+        func seconds(_ microseconds: Int64) -> JSONValue { .decimal(Double(microseconds) / 1_000_000, places: 6) }
+        let latency = stats.latency
+        var members: [(String, JSONValue)] = [
+            ("count", .integer(stats.count)), ("succeeded", .integer(stats.succeeded)), ("failed", .integer(stats.failed)),
+            ("failedByKind", .object(stats.failedByKind.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { ($0.key.rawValue, .integer($0.value)) })),
+        ]
+        if !stats.statuses.isEmpty {
+            members.append(("statuses", .object(stats.statuses.sorted { $0.key < $1.key }.map { (String($0.key), .integer($0.value)) })))
+        }
+        members.append(("ratePerSecond", .decimal(stats.ratePerSecond, places: 3)))
+        members.append(("latency", .object([
+            ("min", seconds(latency.minimum == .max ? 0 : latency.minimum)), ("mean", .decimal(latency.mean / 1_000_000, places: 6)),
+            ("p50", seconds(latency.percentile(50))), ("p90", seconds(latency.percentile(90))),
+            ("p95", seconds(latency.percentile(95))), ("p99", seconds(latency.percentile(99))),
+            ("p999", seconds(latency.percentile(99.9))), ("max", seconds(latency.maximum)),
+        ])))
+        return .object(members)
     }
 
     private static func group(_ record: GroupRecord) -> JSONValue {

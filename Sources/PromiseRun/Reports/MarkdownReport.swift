@@ -66,6 +66,21 @@ enum MarkdownReport {
             }
         }
 
+        if !result.stats.isEmpty {
+            // Labels that ran more than once (spec §16).
+            text += "### Statistics\n\n"
+            text += "| label | runs | ok | failed | rate/s | min | p50 | p90 | p95 | p99 | max |\n"
+            text += "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            for label in result.stats {
+                let latency = label.latency
+                func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
+                text += "| \(code(label.label)) | \(label.count) | \(label.succeeded) | \(label.failed) | "
+                    + "\(FixedPoint.text(label.ratePerSecond, places: 1)) | \(time(latency.minimum == .max ? 0 : latency.minimum)) | "
+                    + "\(time(latency.percentile(50))) | \(time(latency.percentile(90))) | \(time(latency.percentile(95))) | "
+                    + "\(time(latency.percentile(99))) | \(time(latency.maximum)) |\n"
+            }
+            text += "\n"
+        }
         text += "### Steps\n\n"
         text += "| step | status | duration | details |\n|:---|:---|---:|:---|\n"
         for record in records.prefix(rowLimit) {

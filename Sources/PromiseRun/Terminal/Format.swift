@@ -25,6 +25,14 @@ enum Format {
         return "\(total / 3600)h" + (minutes < 10 ? "0" : "") + "\(minutes)m"
     }
 
+    /// A latency: `0.42ms`, `3.4ms`, `120ms`, then as `seconds`.
+    static func latency(microseconds: Int64) -> String {
+        let milliseconds = Double(microseconds) / 1000
+        if milliseconds < 1 { return FixedPoint.text(milliseconds, places: 2) + "ms" }
+        if milliseconds < 10 { return FixedPoint.text(milliseconds, places: 1) + "ms" }
+        return seconds(milliseconds / 1000)
+    }
+
     /// `512 B`, `1.5 KB`, `3.2 MB`, `1.1 GB` (powers of 1024).
     static func bytes(_ count: Int64) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]

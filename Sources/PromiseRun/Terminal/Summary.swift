@@ -19,6 +19,9 @@ enum Summary {
         if verbosity != .quiet, !records.isEmpty {
             text += "\n" + table(records, omitted: result.omitted, style: style, width: width)
         }
+        if verbosity != .quiet, !result.stats.isEmpty {
+            text += "\n" + statsTable(result.stats, style: style)
+        }
         let stepTime = records.compactMap(\.duration).reduce(result.omitted.duration, +)
         let wall = result.duration
         var headline: String
@@ -40,6 +43,29 @@ enum Summary {
         if let error = result.error, result.status == .failed {
             text += failure(error, records: records, style: style)
         }
+        return text
+    }
+
+    /// One row per label that ran more than once (spec §16): runs, how
+    /// they ended, completions a second, latency percentiles.
+    static func statsTable(_ stats: [LabelStats], style: ConsoleStyle) -> String {
+        let headers = ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max"]
+        var rows: [[String]] = []
+        for label in stats {
+            let latency = label.latency
+            func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
+            rows.append([label.label, String(label.count), String(label.succeeded), String(label.failed),
+                         FixedPoint.text(label.ratePerSecond, places: 1), time(latency.minimum == .max ? 0 : latency.minimum),
+                         time(latency.percentile(50)), time(latency.percentile(90)), time(latency.percentile(99)), time(latency.maximum)])
+        }
+        let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == 0 ? Format.padded(cell, widths[0]) : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        var text = style.bold(line(headers)) + "\n"
+        for row in rows { text += line(row) + "\n" }
         return text
     }
 

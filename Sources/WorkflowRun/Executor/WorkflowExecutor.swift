@@ -79,8 +79,11 @@ package struct RunResult: Sendable {
     /// Why it failed: the failure that reached the top.
     package var error: RunError?
     package var records: [StepRecord]
-    /// Successful steps counted instead of kept (a run with no report).
+    /// Steps counted instead of kept (successes of a run with no report,
+    /// runs of a label past its first 1,000).
     package var omitted = OmittedRecords()
+    /// Per label that ran more than once (spec §16).
+    package var stats: [LabelStats] = []
     /// Every group, in workflow order: the lanes of the HTML timeline, and
     /// the failures of their own (timeouts) in every report.
     package var groups: [GroupRecord]
@@ -211,6 +214,7 @@ package final class WorkflowExecutor: Sendable {
                                    records: recorder.records(), groups: recorder.groups(),
                                    startedAt: startedAt, duration: clock.now() - start)
             result.omitted = recorder.omitted()
+            result.stats = recorder.labelStats()
             return .outcome(.fulfilled(result))
         })
     }

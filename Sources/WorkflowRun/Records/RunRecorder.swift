@@ -51,6 +51,8 @@ final class RunRecorder: Sendable {
         /// Successes kept so far, and those counted instead of kept.
         var keptSuccesses = 0
         var omitted = OmittedRecords()
+        /// Per label that runs more than once (spec §16).
+        var stats: [String: LabelStats] = [:]
     }
 
     private let state = Lock(State())
@@ -281,10 +283,24 @@ final class RunRecorder: Sendable {
                 }
             }
             let record = entry.record
+            let succeeded = record.status == .succeeded || record.status == .upToDate
+            // Statistics per label; past 1,000 runs of a label, its
+            // records are kept only for its first 1,000 failures (spec §16):
+            // millions of requests hold memory flat.
+            if let key = LabelStats.key(of: id) {
+                let order = state.stats.count
+                state.stats[key, default: LabelStats(label: key, order: order)].add(record, end: WallClock.now())
+                if let stats = state.stats[key], stats.count > Self.recordsPerLabel,
+                   succeeded || (record.status == .failed && stats.failed > Self.recordsPerLabel) {
+                    state.entries.removeValue(forKey: id)
+                    state.omitted.add(record)
+                    return record
+                }
+            }
             // A success past the first ones is counted, not kept, when no
             // report will read it (the console shows only the steps that
             // did not succeed once there are many).
-            if let kept = successesKept, record.status == .succeeded || record.status == .upToDate {
+            if let kept = successesKept, succeeded {
                 if state.keptSuccesses >= kept {
                     state.entries.removeValue(forKey: id)
                     state.omitted.add(record)
@@ -300,6 +316,16 @@ final class RunRecorder: Sendable {
     /// The successes counted instead of kept.
     func omitted() -> OmittedRecords {
         state.withLock { $0.omitted }
+    }
+
+    /// A label keeps the records of its first this many runs (and of its
+    /// first this many failures).
+    static let recordsPerLabel = 1_000
+
+    /// The statistics of every label that ran more than once, in the order
+    /// they first ended.
+    func labelStats() -> [LabelStats] {
+        state.withLock { state in state.stats.values.filter { $0.count > 1 }.sorted { $0.order < $1.order } }
     }
 
     /// Marks steps and groups that never started as skipped (those

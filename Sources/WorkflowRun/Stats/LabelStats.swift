@@ -1,0 +1,57 @@
+import WorkflowModel
+
+/// The statistics of a label that runs more than once (a step inside
+/// `foreach`; spec §16): how many runs ended, how, with which HTTP
+/// statuses, how many a second, and their latencies (from when each was
+/// let start to its end, its retries inside) in a histogram.
+package struct LabelStats: Sendable {
+    /// The label, or the step's place (`sh@4:3`) when it has none.
+    package var label: String
+    /// Runs that ended (succeeded, up to date, or failed).
+    package var count = 0
+    package var succeeded = 0
+    package var failed = 0
+    package var failedByKind: [FailureKind: Int] = [:]
+    /// For http steps: how many answers of each status.
+    package var statuses: [Int: Int] = [:]
+    package var latency = LatencyHistogram()
+    /// Wall clock (seconds since the epoch) of the first start and the last end.
+    package var firstStart: Double?
+    package var lastEnd: Double?
+    /// Where the label first ended in the run (reports list labels so).
+    package var order: Int
+
+    package init(label: String, order: Int) {
+        self.label = label
+        self.order = order
+    }
+
+    /// Runs completed per second, over the time from the first start to the last end.
+    package var ratePerSecond: Double {
+        guard let firstStart, let lastEnd, lastEnd > firstStart else { return 0 }
+        return Double(count) / (lastEnd - firstStart)
+    }
+
+    /// Adds a run that ended at `end` (seconds since the epoch).
+    mutating func add(_ record: StepRecord, end: Double) {
+        switch record.status {
+        case .succeeded, .upToDate: succeeded += 1
+        case .failed:
+            failed += 1
+            failedByKind[record.failure?.kind ?? .fail, default: 0] += 1
+        default: return
+        }
+        count += 1
+        if let status = record.httpStatus { statuses[status, default: 0] += 1 }
+        latency.record(record.duration ?? .zero)
+        if let start = record.startedAt { firstStart = min(firstStart ?? start, start) }
+        lastEnd = max(lastEnd ?? end, end)
+    }
+
+    /// The statistics' key of a step's id: the id without its iteration
+    /// suffixes (`fetch[3]` → `fetch`); nil for a step outside any loop.
+    static func key(of id: String) -> String? {
+        guard id.hasSuffix("]"), let open = id.firstIndex(of: "[") else { return nil }
+        return String(id[..<open])
+    }
+}

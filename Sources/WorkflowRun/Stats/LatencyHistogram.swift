@@ -1,0 +1,87 @@
+/// An HDR-style log-linear histogram of durations in microseconds: exact
+/// below 128 µs, then 64 buckets per power of two, so that every value is
+/// known within 1/128 (0.8%) of itself. Fixed size (under 20 KB for values
+/// up to days), whatever the number of values: a run of millions of
+/// requests keeps one per label. The count, sum, minimum and maximum are
+/// exact.
+package struct LatencyHistogram: Sendable, Equatable {
+    private var counts: [UInt64] = []
+    package private(set) var count: UInt64 = 0
+    private var sumMicroseconds: Double = 0
+    package private(set) var minimum: Int64 = .max
+    package private(set) var maximum: Int64 = 0
+
+    package init() {}
+
+    /// The bucket of a value (µs, at least 0).
+    static func bucket(of value: Int64) -> Int {
+        if value < 128 { return Int(value) }
+        let msb = 63 - value.leadingZeroBitCount
+        let shift = msb - 6
+        let top = Int(value >> Int64(shift))  // 64...127
+        return 128 + (shift - 1) * 64 + (top - 64)
+    }
+
+    /// The values a bucket stands for: its lowest and its highest.
+    static func range(of bucket: Int) -> (low: Int64, high: Int64) {
+        if bucket < 128 { return (Int64(bucket), Int64(bucket)) }
+        let shift = (bucket - 128) / 64 + 1
+        let top = Int64((bucket - 128) % 64 + 64)
+        return (top << Int64(shift), ((top + 1) << Int64(shift)) - 1)
+    }
+
+    /// Adds one duration.
+    package mutating func record(_ duration: Duration) {
+        let microseconds = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        record(microseconds: microseconds)
+    }
+
+    package mutating func record(microseconds value: Int64) {
+        let value = max(0, value)
+        let index = Self.bucket(of: value)
+        if index >= counts.count { counts.append(contentsOf: repeatElement(0, count: index + 1 - counts.count)) }
+        counts[index] += 1
+        count += 1
+        sumMicroseconds += Double(value)
+        minimum = min(minimum, value)
+        maximum = max(maximum, value)
+    }
+
+    /// Adds another histogram's values.
+    package mutating func merge(_ other: LatencyHistogram) {
+        if other.counts.count > counts.count { counts.append(contentsOf: repeatElement(0, count: other.counts.count - counts.count)) }
+        for (index, value) in other.counts.enumerated() { counts[index] += value }
+        count += other.count
+        sumMicroseconds += other.sumMicroseconds
+        minimum = min(minimum, other.minimum)
+        maximum = max(maximum, other.maximum)
+    }
+
+    /// The mean, in microseconds (0 when empty).
+    package var mean: Double { count == 0 ? 0 : sumMicroseconds / Double(count) }
+
+    /// The value at percentile `p` (0...100), in microseconds: the value
+    /// below which `p`% of the values lie (nearest rank), within 0.8%; the
+    /// exact minimum and maximum at the ends.
+    package func percentile(_ p: Double) -> Int64 {
+        guard count > 0 else { return 0 }
+        let rank = max(1, UInt64((p / 100 * Double(count)).rounded(.up)))
+        if rank >= count { return maximum }
+        var seen: UInt64 = 0
+        for (index, value) in counts.enumerated() where value > 0 {
+            seen += value
+            if seen >= rank {
+                let (low, high) = Self.range(of: index)
+                let middle = low + (high - low) / 2
+                return min(max(middle, minimum), maximum)
+            }
+        }
+        return maximum
+    }
+
+    /// Each non-empty bucket: its lowest value (µs) and its count (the
+    /// HTML report draws them).
+    package var buckets: [(low: Int64, count: UInt64)] {
+        counts.enumerated().compactMap { index, value in value > 0 ? (Self.range(of: index).low, value) : nil }
+    }
+}

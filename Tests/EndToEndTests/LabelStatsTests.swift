@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Statistics of labels that run more than once (spec §16): in the JSON
+/// report's `stats`, the console's table and the Markdown report; a label
+/// past 1,000 runs keeps its first 1,000 records and counts the rest.
+@Suite("End to end: statistics per label")
+struct LabelStatsTests {
+    @Test("a foreach's http step: counts, statuses, rate and latency percentiles that match what the server was told to take")
+    func httpLatencies() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let delays = (1...20).map { $0 * 10 }  // 10 ms ... 200 ms, one each
+        let run = try space.run("""
+        workflow "timed"
+        foreach ms in [\(delays.map { "\"\($0)\"" }.joined(separator: ", "))] {
+          fetch: http GET "\(base)/slow?ms={{ms}}"
+        }
+        """, ["--report", "markdown=report.md"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let stats = try #require((run.report?["stats"] as? [String: Any])?["fetch"] as? [String: Any])
+        #expect(stats["count"] as? Int == 20 && stats["succeeded"] as? Int == 20 && stats["failed"] as? Int == 0)
+        #expect((stats["statuses"] as? [String: Any])?["200"] as? Int == 20)
+        let latency = try #require(stats["latency"] as? [String: Double])
+        // Each request takes its delay and a little more: nearest-rank
+        // percentiles of 10...200 ms are the 10th (100 ms), 18th and 20th.
+        for (name, floor) in [("min", 0.010), ("p50", 0.100), ("p90", 0.180), ("max", 0.200)] {
+            let value = latency[name] ?? 0
+            #expect(value >= floor * 0.99 && value < floor + 0.08, "\(name) \(value) against \(floor)")
+        }
+        let rate = stats["ratePerSecond"] as? Double ?? 0
+        #expect(rate > 2 && rate < 20, "rate \(rate)")  // 20 runs in 2.1 s and a little more
+        #expect(run.stdout.contains("label  runs  ok  failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("fetch    20  20       0"), "\(run.stdout)")
+        #expect(space.read("report.md")?.contains("### Statistics") == true)
+    }
+
+    @Test("past 1,000 runs a label's records are counted, not kept; its statistics count every run")
+    func recordsBounded() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "many"
+        foreach n in range(1, 1200) {
+          say: log "{{n}}"
+        }
+        """, ["-q"])
+        #expect(run.status == 0)
+        #expect(run.steps.count == 1000, "\(run.steps.count)")
+        #expect((run.report?["stepsNotListed"] as? [String: Any])?["succeeded"] as? Int == 200)
+        #expect(((run.report?["stats"] as? [String: Any])?["say"] as? [String: Any])?["count"] as? Int == 1200)
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+import Glibc
+@testable import WorkflowRun
+
+/// The latency histogram (spec §16: percentiles within 1%) against an exact
+/// computation over the same values.
+@Suite("Latency histogram")
+struct LatencyHistogramTests {
+    /// Nearest-rank percentile of sorted values.
+    private func exact(_ sorted: [Int64], _ p: Double) -> Int64 {
+        let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
+        return sorted[min(sorted.count, rank) - 1]
+    }
+
+    @Test("every percentile within 1% of the exact one, over values from microseconds to minutes")
+    func accuracy() {
+        var generator = SplitMix(seed: 42)
+        for distribution in 0..<3 {
+            var histogram = LatencyHistogram()
+            var values: [Int64] = []
+            for _ in 0..<50_000 {
+                let unit = Double(generator.next() % 1_000_000) / 1_000_000
+                let value: Int64
+                switch distribution {
+                case 0: value = Int64(50 + unit * 950)                   // 50 µs to 1 ms, flat
+                case 1: value = Int64(exp(unit * log(60_000_000.0)))   // 1 µs to a minute, log-flat
+                default: value = unit < 0.99 ? Int64(2_000 + unit * 3_000) : Int64(1_000_000 + unit * 100_000)  // a stalled tail
+                }
+                histogram.record(microseconds: value)
+                values.append(value)
+            }
+            values.sort()
+            #expect(histogram.count == 50_000)
+            #expect(histogram.minimum == values.first && histogram.maximum == values.last)
+            for p in [1.0, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99] {
+                let truth = Double(exact(values, p)), measured = Double(histogram.percentile(p))
+                #expect(abs(measured - truth) <= max(1, truth * 0.01), "distribution \(distribution), p\(p): \(measured) against \(truth)")
+            }
+            let mean = Double(values.reduce(0, +)) / Double(values.count)
+            #expect(abs(histogram.mean - mean) < 0.001)
+        }
+    }
+
+    @Test("buckets: exact below 128 µs, each value inside its bucket, merging adds")
+    func buckets() {
+        for value: Int64 in [0, 1, 127, 128, 129, 255, 256, 1_000, 65_535, 1 << 40] {
+            let (low, high) = LatencyHistogram.range(of: LatencyHistogram.bucket(of: value))
+            #expect(low <= value && value <= high, "\(value) in \(low)...\(high)")
+            #expect(Double(high - low) <= Double(max(low, 1)) / 64, "\(value): a bucket of \(low)...\(high)")
+        }
+        var a = LatencyHistogram(), b = LatencyHistogram()
+        for value: Int64 in [10, 20, 30] { a.record(microseconds: value) }
+        for value: Int64 in [40, 5_000] { b.record(microseconds: value) }
+        a.merge(b)
+        #expect(a.count == 5 && a.minimum == 10 && a.maximum == 5_000 && a.percentile(50) == 30)
+        #expect(LatencyHistogram().percentile(99) == 0)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for the tests' values.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
