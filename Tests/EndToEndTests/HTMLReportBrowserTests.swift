@@ -151,6 +151,11 @@ struct HTMLReportBrowserTests {
         // A label keeps the records of its first 1,000 runs and counts the
         // rest (spec §16); the page says so.
         #expect(Self.count("<details class=\"step\"", in: dom) == 1_000)
+        // Its statistics, with the latencies drawn (spec §16).
+        let stats = try #require(dom.range(of: "<table class=\"stats\""))
+        #expect(dom[stats.lowerBound...].contains("<td>log@3:3</td><td>10000</td><td>10000</td><td>0</td>"), "the label's row")
+        #expect(dom.contains("<svg class=\"distribution\""))
+        #expect(Self.count("<rect ", in: dom) >= 1)
         #expect(dom.contains("10000 steps · 10000 succeeded · 9000 runs of labels past their first 1,000 counted, not listed"))
         let loadMilliseconds = dom.firstMatch(of: /data-load-ms="(\d+)"/).map { String($0.1) } ?? "?"
         print("html report, 10,000 steps: \(size) bytes, load event after \(loadMilliseconds) ms")

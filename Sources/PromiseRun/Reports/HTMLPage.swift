@@ -22,6 +22,8 @@ enum HTMLPage {
     .failure h3 small{color:var(--muted);font-weight:400}
     pre{background:var(--bg2);padding:8px;margin:4px 0 8px;overflow:auto;max-height:24em;white-space:pre-wrap;overflow-wrap:anywhere;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
     .timeline{border:1px solid var(--line);border-radius:6px;overflow:hidden}
+    table.stats{border-collapse:collapse;margin-bottom:8px}table.stats th,table.stats td{padding:2px 8px;border-bottom:1px solid var(--line);text-align:right;font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+    table.stats td:first-child,table.stats th:first-child{text-align:left}svg.distribution rect{fill:var(--run)}
     .row{display:grid;grid-template-columns:minmax(8em,26%) 1fr 5.5em;align-items:center;min-height:24px;border-bottom:1px solid #eef1f4;cursor:pointer;list-style:none}
     .row::-webkit-details-marker{display:none}
     .row:hover{background:#f6f8fa}
@@ -82,6 +84,7 @@ enum HTMLPage {
         if (step < 60) return Math.round(value) + " s";
         return Math.round(value / 60) + " min";
       }
+      function latency(value) { return value < 0.01 ? (value * 1000).toFixed(2) + " ms" : seconds(value); }
       function percent(value) { return (Math.min(Math.max(value / total, 0), 1) * 100).toFixed(3) + "%"; }
       function pre(text) { return el("pre", { text: text }); }
 
@@ -104,6 +107,39 @@ enum HTMLPage {
       header.appendChild(el("div", { "class": "meta", text: "started " + data.startedAt + " · wall " + seconds(data.duration)
         + " · " + (data.steps.length + notListed) + " steps" + (countText ? " · " + countText : "")
         + (notListed ? " · " + notListed + " runs of labels past their first 1,000 counted, not listed" : "") }));
+
+      // Labels that ran more than once: their figures and how their
+      // latencies spread (a bar per histogram bucket, on a log scale).
+      if ((data.stats || []).length) {
+        var statsSection = document.getElementById("stats");
+        statsSection.appendChild(el("h2", { text: "Statistics" }));
+        var head = el("tr", null, ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "latency distribution"]
+          .map(function (name) { return el("th", { text: name }); }));
+        var body = data.stats.map(function (label) {
+          var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36;
+          var svg = document.createElementNS(svgNS, "svg");
+          svg.setAttribute("class", "distribution");
+          svg.setAttribute("width", width); svg.setAttribute("height", height);
+          svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+          var lows = label.buckets.map(function (b) { return Math.log(Math.max(b[0], 1)); });
+          var lo = Math.min.apply(null, lows), hi = Math.max.apply(null, lows), most = Math.max.apply(null, label.buckets.map(function (b) { return b[1]; }));
+          label.buckets.forEach(function (b, i) {
+            var x = hi > lo ? (lows[i] - lo) / (hi - lo) * (width - 3) : width / 2, h = Math.max(1, b[1] / most * (height - 2));
+            var bar = document.createElementNS(svgNS, "rect");
+            bar.setAttribute("x", x.toFixed(1)); bar.setAttribute("y", (height - h).toFixed(1));
+            bar.setAttribute("width", "3"); bar.setAttribute("height", h.toFixed(1));
+            var tip = document.createElementNS(svgNS, "title");
+            tip.textContent = b[1] + " from " + latency(b[0] / 1e6);
+            bar.appendChild(tip);
+            svg.appendChild(bar);
+          });
+          var cells = [label.label, label.count, label.ok, label.failed, label.rate].map(function (v) { return el("td", { text: String(v) }); })
+            .concat(label.p.map(function (v) { return el("td", { text: latency(v) }); }));
+          var last = el("td"); last.appendChild(svg); cells.push(last);
+          return el("tr", null, cells);
+        });
+        statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));
+      }
 
       // Failures first.
       var failures = document.getElementById("failures");

@@ -30,6 +30,7 @@ enum HTMLReport {
         <header id="header"></header>
         <div class="toolbar" id="toolbar"></div>
         <section id="failures"></section>
+        <section id="stats"></section>
         <h2>Timeline</h2>
         <div class="timeline" id="timeline"></div>
         <noscript><p>This report draws itself with a script; the JSON block in this file holds the whole run.</p></noscript>
@@ -98,6 +99,19 @@ enum HTMLReport {
             ("summaries", .array(summaries.map(JSONValue.string))),
             ("groups", .array(groups)),
             ("steps", .array(steps)),
+            // Labels that ran more than once: figures, and each non-empty
+            // histogram bucket (its lowest value, µs, and count) to draw.
+            ("stats", .array(result.stats.map { label in
+                let latency = label.latency
+                func seconds(_ microseconds: Int64) -> JSONValue { .decimal(Double(microseconds) / 1_000_000, places: 6) }
+                return .object([
+                    ("label", .string(label.label)), ("count", .integer(label.count)), ("ok", .integer(label.succeeded)),
+                    ("failed", .integer(label.failed)), ("rate", .decimal(label.ratePerSecond, places: 2)),
+                    ("p", .array([latency.minimum == .max ? 0 : latency.minimum, latency.percentile(50), latency.percentile(90),
+                                  latency.percentile(99), latency.maximum].map(seconds))),
+                    ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
+                ])
+            })),
             // Runs of a label past its first 1,000, counted (spec §16).
             ("notListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { ($0.key.rawValue, .integer($0.value)) })),
