@@ -25,16 +25,6 @@ start_nginx
 cd "$work"
 echo "# HTTP benchmarks, $(machine)"
 
-peak() {
-    python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-start = time.monotonic()
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-wall = time.monotonic() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"exit {code}, wall {wall:.2f} s, peak {peak:.1f} MiB")
-PY
-}
 
 write_runner_workloads
 printf '%0512d' 0 > www/item
@@ -75,8 +65,8 @@ for _ in 1 2 3; do "$stepsbench" http "http://127.0.0.1:$port/small.txt" 10000 6
 
 echo
 echo "## 3. 100,000 GETs through the runner"
-peak "$bin" -q --http-connections 64 fetch100k.workflow
-peak "$bin" -q --http-connections 64 fetch100k.workflow
+say_peak "$bin" -q --http-connections 64 fetch100k.workflow
+say_peak "$bin" -q --http-connections 64 fetch100k.workflow
 
 echo
 echo "## 4. 1 GB download"
@@ -88,7 +78,7 @@ hyperfine --warmup 1 --runs 8 --export-markdown save.md \
     -n "curl -o, then sync the file" "sh -c 'curl -s -o downloads/curl.bin http://127.0.0.1:$port/big.bin && sync downloads/curl.bin'" >&2
 cat save.md
 rm -f downloads/big.bin
-peak "$bin" -q save.workflow
+say_peak "$bin" -q save.workflow
 rm -f downloads/*
 /usr/bin/time -f "curl -o: peak %M KiB" curl -s -o downloads/curl.bin "http://127.0.0.1:$port/big.bin" 2>&1
 rm -f downloads/*

@@ -49,16 +49,6 @@ print(f'{statistics.median(r["times"]) if sys.argv[3] == "median" else r[sys.arg
 PY
 }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$@"; }
-peak() {
-    python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-start = time.monotonic()
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-wall = time.monotonic() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"{code} {wall:.3f} {peak:.1f}")
-PY
-}
 
 write_runner_workloads
 python3 - "$port" <<'PY'

@@ -16,17 +16,6 @@ build_spawn_ceiling
 cd "$work"
 echo "# runner benchmarks, $(date -u +%Y-%m-%d), $(machine)"
 
-# Peak resident memory (MiB) and wall seconds of a command.
-peak() {
-    python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-start = time.monotonic()
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-wall = time.monotonic() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"exit {code}, wall {wall:.2f} s, peak {peak:.1f} MiB")
-PY
-}
 
 # 1. Per-step overhead: 10,000 log steps against an empty workflow.
 write_runner_workloads
@@ -74,4 +63,4 @@ with open("fetch.workflow", "w") as f:
     f.write('workflow "fetch"\nforeach url in lines("urls.txt") parallel limit 64 {\n'
             '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
 PY
-peak "$bin" -q --http-connections 64 fetch.workflow
+say_peak "$bin" -q --http-connections 64 fetch.workflow

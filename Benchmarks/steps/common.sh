@@ -80,6 +80,25 @@ CONF
     exit 1
 }
 
+# Peak resident memory of a command: prints "EXIT WALL_SECONDS PEAK_MIB".
+peak() {
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+start = time.monotonic()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+wall = time.monotonic() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{code} {wall:.3f} {peak:.1f}")
+PY
+}
+
+# The same, as a sentence: "exit 0, wall 2.400 s, peak 110.1 MiB".
+say_peak() {
+    local code wall mib
+    read -r code wall mib < <(peak "$@")
+    echo "exit $code, wall $wall s, peak $mib MiB"
+}
+
 machine() {
     echo "$(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), $(swift --version 2>&1 | head -1)"
 }

@@ -1,3 +1,5 @@
+import WorkflowModel
+
 /// The base protocol's framing (LSP 3.17, "Base Protocol"): each message
 /// is a header part (`Content-Length: N`, optionally `Content-Type`, each
 /// line ended by CRLF), an empty line, and N bytes of JSON.
@@ -100,7 +102,7 @@ package struct FrameReader: Sendable {
                 return .failure(HeaderProblem(message: "a header line without ':' (\(line.prefix(60)))"))
             }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            let value = Filter.trimmed(String(line[line.index(after: colon)...]))
             if name == "content-length" {
                 guard let number = Int(value), number >= 0 else {
                     return .failure(HeaderProblem(message: "Content-Length is not a number (\(value.prefix(40)))"))
@@ -110,14 +112,5 @@ package struct FrameReader: Sendable {
         }
         guard let length else { return .failure(HeaderProblem(message: "a header part without Content-Length")) }
         return .success(length)
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

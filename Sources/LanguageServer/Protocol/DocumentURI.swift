@@ -1,3 +1,5 @@
+import WorkflowModel
+
 /// `file://` URIs and paths (RFC 8089): the path's bytes, with those that
 /// are not unreserved or `/` percent-encoded.
 package enum DocumentURI {
@@ -10,17 +12,7 @@ package enum DocumentURI {
             guard let slash = rest.firstIndex(of: "/") else { return nil }
             rest = rest[slash...]
         }
-        var bytes: [UInt8] = []
-        var utf8 = Array(rest.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return Filter.percentDecoded(String(rest))
     }
 
     /// The `file://` URI of an absolute path.

@@ -401,17 +401,6 @@ final class HTTPExchange: HopDelegate {
 
     /// `%XX` escapes decoded (user info in a URL).
     static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        Filter.percentDecoded(text)
     }
 }

@@ -60,6 +60,23 @@ extension Filter {
         return "\"" + escaped + "\""
     }
 
+    /// `%XX` escapes decoded (user info in a URL, a file URI's path); a
+    /// `%` not followed by two hex digits stays as it is.
+    package static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Percent-encoded UTF-8; only `A-Z a-z 0-9 - . _ ~` stay as they are.
     package static func percentEncoded(_ value: String) -> String {
         let hexDigits = Array("0123456789ABCDEF".utf8)

@@ -29,6 +29,15 @@ extension StepModel {
         /// Inside a catch: fails with the caught error.
         case rethrow
 
+        /// A process step's options (`sh`, `exec`); nil for other kinds.
+        @inlinable
+        package var processOptions: ProcessOptions? {
+            switch self {
+            case .shell(_, let options), .exec(_, let options): return options
+            default: return nil
+            }
+        }
+
         /// The keyword of the step: `sh`, `exec`, `http`, `file`, ...
         @inlinable
         package var kindName: String {

@@ -19,7 +19,7 @@ enum RetryAfter {
     /// also the obsolete RFC 850 and asctime forms), as a wait from `now`
     /// (seconds since the epoch); a date in the past is no wait.
     static func parse(_ text: String, now: Double) -> Duration? {
-        let value = text.trimmingCharacters(in: " \t")
+        let value = Filter.trimmed(text)
         if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             guard let seconds = Int(value.prefix(12)) else { return nil }
             return .seconds(seconds)
@@ -73,14 +73,5 @@ enum RetryAfter {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

@@ -133,13 +133,7 @@ package enum Fingerprint {
         let store = IncrementalStore(workflowDirectory: folder)
         var verdicts: [(id: String, verdict: String)] = []
         for node in workflow.allNodes {
-            guard case .step(let step) = node.kind else { continue }
-            let process: ProcessOptions
-            switch step {
-            case .shell(_, let options), .exec(_, let options): process = options
-            default: continue
-            }
-            guard !process.sources.isEmpty else { continue }
+            guard case .step(let step) = node.kind, let process = step.processOptions, !process.sources.isEmpty else { continue }
             // Judged from the file alone: only patterns and a folder without `{{ }}`.
             let sources = process.sources.compactMap(\.literalValue)
             let generates = process.generates.compactMap(\.literalValue)

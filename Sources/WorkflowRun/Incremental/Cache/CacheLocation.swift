@@ -1,4 +1,5 @@
 import RunnerSystem
+import WorkflowModel
 
 /// Where the shared cache lives (spec §17): `--cache URL` or
 /// `PROMISE_RUN_CACHE`. A folder (`/mnt/cache`, `file:///mnt/cache`,
@@ -89,18 +90,7 @@ package struct CacheLocation: Sendable, Equatable {
     }
 
     private static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        Filter.percentDecoded(text)
     }
 }
 

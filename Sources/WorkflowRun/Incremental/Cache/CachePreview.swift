@@ -16,13 +16,7 @@ package enum CachePreview {
         let givesEnvironment = givenEnvironment || workflow.body.givesEnvironment
         var asks: [(id: String, key: String?, reason: String)] = []
         for node in workflow.allNodes {
-            guard case .step(let step) = node.kind else { continue }
-            let process: ProcessOptions
-            switch step {
-            case .shell(_, let options), .exec(_, let options): process = options
-            default: continue
-            }
-            guard !process.sources.isEmpty else { continue }
+            guard case .step(let step) = node.kind, let process = step.processOptions, !process.sources.isEmpty else { continue }
             if givesEnvironment {
                 asks.append((node.id, nil, "asked when it runs: the workflow gives its steps an environment"))
                 continue
