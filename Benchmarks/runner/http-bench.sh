@@ -27,20 +27,10 @@ echo "# HTTP benchmarks, $(machine)"
 
 
 write_runner_workloads
-printf '%0512d' 0 > www/item
 truncate -s 1G www/big.bin
 python3 - "$port" <<'PY'
 import sys
 port = sys.argv[1]
-with open("urls.txt") as f, open("curl.config", "w") as c:
-    for url in f.read().split():
-        c.write(f'url = "{url}"\noutput = "/dev/null"\n')
-with open("urls100k.txt", "w") as f:
-    for i in range(100000):
-        f.write(f"http://127.0.0.1:{port}/item?n={i}\n")
-with open("fetch100k.workflow", "w") as f:
-    f.write('workflow "fetch"\nforeach url in lines("urls100k.txt") parallel limit 64 {\n'
-            '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
 with open("save.workflow", "w") as f:
     f.write(f'workflow "save"\nhttp GET "http://127.0.0.1:{port}/big.bin" {{\n  save "downloads/big.bin"\n}}\n')
 PY

@@ -51,18 +51,8 @@ PY
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$@"; }
 
 write_runner_workloads
-python3 - "$port" <<'PY'
-import os, sys
-port = sys.argv[1]
-with open("urls.txt") as f, open("curl.config", "w") as c:
-    for url in f.read().split():
-        c.write(f'url = "{url}"\noutput = "/dev/null"\n')
-with open("urls100k.txt", "w") as f:
-    for i in range(100000):
-        f.write(f"http://127.0.0.1:{port}/small.txt?n={i}\n")
-with open("fetch100k.workflow", "w") as f:
-    f.write('workflow "fetch"\nforeach url in lines("urls100k.txt") parallel limit 64 {\n'
-            '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
+python3 - <<'PY'
+import os
 # 50 steps that copy a source to a generated file: all up to date after
 # the first run. The same 50 rules for make.
 os.makedirs("noop/src", exist_ok=True)

@@ -106,8 +106,9 @@ machine() {
 # The runner benchmarks' shared workloads, written into the current folder:
 # logs.workflow (10,000 `log` steps), trues.workflow (1,000 `sh "true"` in
 # a parallel foreach), and, for the nginx of start_nginx, small.txt (1 KB)
-# with urls.txt (10,000 URLs of it) and fetch.workflow (a GET of each, 64
-# at once).
+# with urls.txt (10,000 URLs of it), fetch.workflow (a GET of each, 64
+# at once), curl.config (the same URLs for `curl -K`), and urls100k.txt
+# with fetch100k.workflow (100,000 GETs of small.txt, `expect status 200`).
 write_runner_workloads() {
     mkdir -p www
     head -c 1024 /dev/urandom | base64 -w 0 | head -c 1024 > www/small.txt
@@ -126,5 +127,14 @@ if port:
             f.write(f"http://127.0.0.1:{port}/small.txt?n={i}\n")
     with open("fetch.workflow", "w") as f:
         f.write('workflow "fetch"\nforeach u in lines("urls.txt") parallel limit 64 {\n  http GET "{{u}}"\n}\n')
+    with open("urls.txt") as f, open("curl.config", "w") as c:
+        for url in f.read().split():
+            c.write(f'url = "{url}"\noutput = "/dev/null"\n')
+    with open("urls100k.txt", "w") as f:
+        for i in range(100000):
+            f.write(f"http://127.0.0.1:{port}/small.txt?n={i}\n")
+    with open("fetch100k.workflow", "w") as f:
+        f.write('workflow "fetch"\nforeach url in lines("urls100k.txt") parallel limit 64 {\n'
+                '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
 PY
 }

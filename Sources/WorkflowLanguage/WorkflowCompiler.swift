@@ -21,6 +21,18 @@ package struct CompilationResult: Sendable {
 /// Parse, check and lower: the one entry point from text to a `Workflow`.
 package enum WorkflowCompiler {
     package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
+        guard !diagnostics.hasErrors else {
+            return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
+        }
+        let workflow = Lowering(source: source, repeatedLabels: repeatedLabels).lower(consume file)
+        return CompilationResult(source: source, workflow: workflow, diagnostics: diagnostics.diagnostics)
+    }
+
+    /// Includes expanded, parsed and checked: what `compile` lowers and
+    /// the language server indexes. The diagnostics are sorted.
+    static func parseAndCheck(_ original: SourceFile, errorLimit: Int)
+        -> (source: SourceFile, file: SyntaxFile, diagnostics: DiagnosticBag, repeatedLabels: Set<String>) {
         var diagnostics = DiagnosticBag(limit: errorLimit)
         // `include` lines bring their files in first (with where each byte came from).
         let (source, includeProblems) = IncludeExpander.expand(original)
@@ -37,11 +49,7 @@ package enum WorkflowCompiler {
             repeatedLabels = checker.repeatedLabels
         }
         diagnostics.sort()
-        guard !diagnostics.hasErrors else {
-            return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
-        }
-        let workflow = Lowering(source: source, repeatedLabels: repeatedLabels).lower(consume file)
-        return CompilationResult(source: source, workflow: workflow, diagnostics: diagnostics.diagnostics)
+        return (source, file, diagnostics, repeatedLabels)
     }
 
     /// Checks `--var NAME=VALUE` names against the workflow's top-level

@@ -84,18 +84,7 @@ package struct LanguageAnalysis: Sendable {
 extension WorkflowCompiler {
     /// Parses and checks `original` as `compile` does, and indexes it.
     package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> LanguageAnalysis {
-        var diagnostics = DiagnosticBag(limit: errorLimit)
-        let (source, includeProblems) = IncludeExpander.expand(original)
-        for problem in includeProblems {
-            diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
-        }
-        let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
-        if !diagnostics.isFull {
-            var checker = Checker(diagnostics: diagnostics, brokenNames: brokenNames, bytes: source.bytes)
-            checker.check(file)
-            diagnostics = checker.diagnostics
-        }
-        diagnostics.sort()
+        let (source, file, diagnostics, _) = parseAndCheck(original, errorLimit: errorLimit)
         var builder = IndexBuilder(bytes: source.bytes)
         builder.index.outline = builder.block(file.body, isFile: true)
         return LanguageAnalysis(source: source, diagnostics: diagnostics.diagnostics, index: builder.index)
