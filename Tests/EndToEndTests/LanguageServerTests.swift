@@ -124,6 +124,22 @@ struct LanguageServerTests {
         #expect(client.strayOutput.isEmpty, "\(client.strayOutput)")
     }
 
+    @Test("check's look at the files too: a sources pattern that matches nothing is a warning")
+    func sourcesWarnings() throws {
+        let folder = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = try LSPClient(folder: folder)
+        _ = try client.start()
+        try client.open("w.workflow", "workflow \"w\"\nbuild: sh \"make\" {\n  sources \"scr/**/*.c\"\n}\n")
+        let diagnostics = try client.diagnostics(for: client.uri("w.workflow"))
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?["severity"] as? Int == 2)
+        #expect((diagnostics.first?["message"] as? String)?.contains("matches no file") == true)
+        let warned = range(diagnostics.first?["range"])
+        #expect(warned.hasPrefix("2:10-"), "\(warned)")
+        #expect(try client.stop() == 0)
+    }
+
     @Test("formatting gives fmt's layout, and nothing for a file that does not parse")
     func formatting() throws {
         let folder = try Binary.temporaryFolder()

@@ -82,12 +82,25 @@ package struct LanguageAnalysis: Sendable {
 }
 
 extension WorkflowCompiler {
-    /// Parses and checks `original` as `compile` does, and indexes it.
-    package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> LanguageAnalysis {
-        let (source, file, diagnostics, _) = parseAndCheck(original, errorLimit: errorLimit)
+    /// Parses and checks `original` as `check` does (with its look at the
+    /// files: `sources` that match nothing, relative to `currentDirectory`),
+    /// and indexes it.
+    package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
+                                currentDirectory: String = "/") -> LanguageAnalysis {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
         var builder = IndexBuilder(bytes: source.bytes)
         builder.index.outline = builder.block(file.body, isFile: true)
-        return LanguageAnalysis(source: source, diagnostics: diagnostics.diagnostics, index: builder.index)
+        var found = diagnostics.diagnostics
+        if !diagnostics.hasErrors {
+            let workflow = Lowering(source: source, repeatedLabels: repeatedLabels).lower(consume file)
+            let warnings = CompilationResult(source: source, workflow: workflow, diagnostics: found)
+                .unmatchedSourcesWarnings(currentDirectory: currentDirectory)
+            if !warnings.isEmpty {
+                found += warnings
+                found.sort { ($0.range?.start ?? 0) < ($1.range?.start ?? 0) }
+            }
+        }
+        return LanguageAnalysis(source: source, diagnostics: found, index: builder.index)
     }
 }
 
