@@ -425,6 +425,8 @@ final class RunRecorder: Sendable {
     /// or the console: the summary (registered before secrets are known),
     /// the final URL (a secret in a query), messages, tails, attempts.
     private func masked(_ record: StepRecord) -> StepRecord {
+        // A run with no secret (most) passes records on as they are.
+        guard !secrets.isEmpty else { return record }
         var record = record
         record.summary = secrets.mask(record.summary)
         if let message = record.message { record.message = secrets.mask(message) }

@@ -67,6 +67,7 @@ package final class Secrets: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// No secret is known (yet): nothing to mask.
     package var isEmpty: Bool { values.withLock { $0.isEmpty } }
 
     /// `text` with every secret replaced by `***`, and with the part of a
