@@ -40,6 +40,7 @@ package enum LanguageTable {
         case .race: doc = "the first lane to settle decides; the others are cancelled"
         case .any: doc = "the first lane to succeed wins; fails when every lane failed"
         case .foreach: doc = "runs its body once per item: foreach NAME in LIST [parallel ...]"
+        case .repeat: doc = "runs its body N times: repeat N [parallel [limit N] [keep-going]]; {{repeat.index}} counts from 0"
         case .conditional: doc = "runs one branch: if COND { } else { }"
         }
         return Word(name: kind.rawValue, doc: doc)

@@ -379,6 +379,11 @@ struct Checker {
             return
         }
         guard !brokenNames.contains(name) else { return }
+        if name == Parser.repeatIndex {
+            diagnostics.error("'{{repeat.index}}' is the iteration's number inside a 'repeat' block, and this is not inside one",
+                              at: expression.range)
+            return
+        }
         let suggestion = Suggestion.phrase(for: name, among: variables.entries)
         diagnostics.error("undeclared variable '\(name)'\(suggestion)", at: expression.range,
                           notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])

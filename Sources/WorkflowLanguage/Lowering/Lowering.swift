@@ -136,7 +136,8 @@ struct Lowering {
             kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies)))
         case .foreach(let foreach):
             kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
-                                                parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing)))
+                                                parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
+                                                repeatCount: foreach.repeatCount)))
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
                                                         otherwise: otherwise.map { lower($0, placement) })))

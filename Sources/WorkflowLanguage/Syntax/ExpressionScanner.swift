@@ -11,6 +11,17 @@ struct ExpressionScanner {
 
     func peek(_ offset: Int) -> UInt8? { position + offset < end ? bytes[position + offset] : nil }
 
+    /// Whether the identifier at the cursor is exactly `word`.
+    func peek(word: String) -> Bool {
+        var offset = 0
+        for byte in word.utf8 {
+            guard peek(offset) == byte else { return false }
+            offset += 1
+        }
+        guard let next = peek(offset) else { return true }
+        return !Lexer.isIdentifierContinue(next)
+    }
+
     var atClose: Bool { peek == UInt8(ascii: "}") && peek(1) == UInt8(ascii: "}") }
 
     mutating func skipSpaces() {

@@ -5,6 +5,9 @@ import WorkflowModel
 // and conditions.
 
 extension Parser {
+    /// The variable a `repeat` body sees: `{{repeat.index}}`.
+    static let repeatIndex = "repeat.index"
+
     mutating func parseGroup(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
         let keywordRange = current.range
         let keyword = text(current)
@@ -45,6 +48,33 @@ extension Parser {
             }
             let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
             kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body))
+        case .repeat:
+            // `repeat N`: a foreach over 0...N-1 whose item is {{repeat.index}}.
+            if isKeyword("for") {
+                throw error("'repeat for DURATION' is not supported yet; give a count: repeat 1000 { ... }")
+            }
+            guard current.kind == .number, let count = Int(text(current)), count >= 1, count <= 100_000_000 else {
+                throw error("expected how many times after 'repeat' (1 to 100000000), as in 'repeat 1000 parallel limit 64 { ... }', "
+                            + "found \(found)")
+            }
+            let countRange = current.range
+            advance()
+            var parallel = false
+            var limit: Int?
+            var keepGoing = false
+            if isKeyword("parallel") {
+                advance()
+                parallel = true
+                (limit, keepGoing) = try parseParallelOptions()
+            } else if isKeyword("limit") || isKeyword("keep-going") {
+                throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
+            }
+            declaredNames.insert("repeat")
+            let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
+                                      attributes: &attributes)
+            let variable = SyntaxName(text: Self.repeatIndex, range: countRange)
+            kind = .foreach(SyntaxForeach(variable: variable, list: .range(.literal("0"), .literal(String(count - 1))), parallel: parallel,
+                                          limit: limit, keepGoing: keepGoing, body: body, repeatCount: count))
         case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }

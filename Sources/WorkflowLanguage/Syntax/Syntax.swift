@@ -141,7 +141,7 @@ enum SyntaxNodeKind: Sendable {
         case .parallel: return GroupKind.parallel.rawValue
         case .race: return GroupKind.race.rawValue
         case .any: return GroupKind.any.rawValue
-        case .foreach: return GroupKind.foreach.rawValue
+        case .foreach(let foreach): return foreach.repeatCount == nil ? GroupKind.foreach.rawValue : GroupKind.repeat.rawValue
         case .conditional: return GroupKind.conditional.rawValue
         }
     }
@@ -155,6 +155,8 @@ struct SyntaxForeach: Sendable {
     var limit: Int?
     var keepGoing: Bool
     var body: SyntaxBlock
+    /// Written as `repeat N`.
+    var repeatCount: Int? = nil
 }
 
 extension SyntaxStatement {

@@ -178,6 +178,9 @@ struct TemplateParser {
                     return fail("expected the name of an environment variable after 'env.'", at: scanner.rangeOfCurrentCharacter())
                 }
                 reference = .environment(name, default: nil)
+            case "repeat" where scanner.peek(word: "index"):
+                _ = scanner.identifier()
+                reference = .variable(Parser.repeatIndex)
             case "error":
                 guard let name = scanner.identifier() else {
                     return fail("expected a field after 'error.' (message, step, kind or exit)", at: scanner.rangeOfCurrentCharacter())

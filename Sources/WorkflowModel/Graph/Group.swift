@@ -22,7 +22,7 @@ package enum Group: Sendable, Hashable {
         case .parallel: return .parallel
         case .race: return .race
         case .any: return .any
-        case .foreach: return .foreach
+        case .foreach(let foreach): return foreach.repeatCount == nil ? .foreach : .repeat
         case .conditional: return .conditional
         }
     }
@@ -36,6 +36,9 @@ package enum Group: Sendable, Hashable {
 /// name groups through it).
 package enum GroupKind: String, Sendable, CaseIterable {
     case sequence, parallel, race, any, foreach
+    /// `repeat N [parallel ...] { }` (spec §16): a foreach over the
+    /// iteration numbers 0 to N-1, `{{repeat.index}}` in the body.
+    case `repeat`
     case conditional = "if"
 
     /// Whether its children are lanes that run at once (`parallel`,
@@ -90,8 +93,13 @@ package struct ForeachGroup: Sendable, Hashable {
     package var parallel: Bool
     package var limit: Int?
     package var keepGoing: Bool
+    /// Written as `repeat N`: the count (the list is `range(0, N-1)` and
+    /// the variable `repeat.index`).
+    package var repeatCount: Int?
 
-    package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool) {
+    package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
+                 repeatCount: Int? = nil) {
+        self.repeatCount = repeatCount
         self.variable = variable
         self.list = list
         self.body = body

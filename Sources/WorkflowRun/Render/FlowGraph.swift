@@ -139,8 +139,10 @@ struct FlowGraph {
             case .any(let lanes):
                 return self.lanes(lanes.children, title: name + "any" + options, dependencies: nil)
             case .foreach(let foreach):
-                openCluster(name + "foreach" + (foreach.parallel ? " parallel" : "") + options)
-                let head = add("foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))", .group)
+                let keyword = foreach.repeatCount == nil ? "foreach" : "repeat"
+                openCluster(name + keyword + (foreach.parallel ? " parallel" : "") + options)
+                let head = add(foreach.repeatCount.map { "repeat \($0)" } ?? "foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))",
+                               .group)
                 let (entries, exits) = chain(foreach.body)
                 connect([head], entries, label: foreach.parallel ? "each item, at once" : "each item")
                 closeCluster()

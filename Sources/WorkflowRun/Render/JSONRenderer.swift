@@ -181,6 +181,7 @@ package struct JSONRenderer: Sendable {
                                                   ("parallel", .bool(foreach.parallel))]
             if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
             if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
+            if let count = foreach.repeatCount { members.append(("repeat", .integer(count))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
             var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),

@@ -84,7 +84,7 @@ package struct TreeRenderer: Sendable {
             case .race(let lanes), .any(let lanes):
                 children = self.lanes(lanes, &scope)
             case .foreach(let foreach):
-                head = "foreach \(foreach.variable) in \(list(foreach.list, scope))"
+                head = foreach.repeatCount.map { "repeat \($0)" } ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
                 if foreach.parallel { options.append("parallel") }
                 if let limit = foreach.limit { options.append("limit \(limit)") }
                 if foreach.keepGoing { options.append("keep-going") }

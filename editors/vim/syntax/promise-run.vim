@@ -8,7 +8,7 @@ endif
 syn iskeyword @,48-57,_,-
 
 syn keyword promiseRunStep       sh exec http file sleep log fail rethrow
-syn keyword promiseRunGroup      sequence parallel race any foreach if else in
+syn keyword promiseRunGroup      sequence parallel race any foreach repeat if else in
 syn keyword promiseRunException  catch ensure
 syn keyword promiseRunDeclare    workflow var secret env dotenv include
 syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin detach expect capture
