@@ -41,3 +41,19 @@ extension Promise {
     /// The outcome as text, "pending" while pending: easy to compare in `#expect`.
     package var state_: String { outcome?.testDescription ?? "pending" }
 }
+
+/// A small deterministic generator (SplitMix64), so that tests with random
+/// inputs reproduce.
+package struct SplitMix: RandomNumberGenerator {
+    package var state: UInt64
+
+    package init(state: UInt64) { self.state = state }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -11,18 +11,8 @@ import WorkflowTestSupport
 /// file of garbage, and very deep nesting all end in diagnostics.
 @Suite("Robustness")
 struct RobustnessTests {
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// A small deterministic generator, so failures reproduce.
+    typealias Random = SplitMix
 
     /// Pieces that make mutations likely to reach deep into the grammar.
     static let fragments: [String] = [

@@ -1,5 +1,6 @@
 import Testing
 import Glibc
+import PromiseTestSupport
 @testable import WorkflowRun
 
 /// The latency histogram (spec §16: percentiles within 1%) against an exact
@@ -14,7 +15,7 @@ struct LatencyHistogramTests {
 
     @Test("every percentile within 1% of the exact one, over values from microseconds to minutes")
     func accuracy() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix(state: 42)
         for distribution in 0..<3 {
             var histogram = LatencyHistogram()
             var values: [Int64] = []
@@ -54,18 +55,5 @@ struct LatencyHistogramTests {
         a.merge(b)
         #expect(a.count == 5 && a.minimum == 10 && a.maximum == 5_000 && a.percentile(50) == 30)
         #expect(LatencyHistogram().percentile(99) == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for the tests' values.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -36,16 +36,7 @@ extension Parser {
             }
             advance()
             let list = try parseList()
-            var parallel = false
-            var limit: Int?
-            var keepGoing = false
-            if isKeyword("parallel") {
-                advance()
-                parallel = true
-                (limit, keepGoing) = try parseParallelOptions()
-            } else if isKeyword("limit") || isKeyword("keep-going") {
-                throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
-            }
+            let (parallel, limit, keepGoing) = try parseIterationOptions()
             let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
             kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body))
         case .repeat:
@@ -59,16 +50,7 @@ extension Parser {
             }
             let countRange = current.range
             advance()
-            var parallel = false
-            var limit: Int?
-            var keepGoing = false
-            if isKeyword("parallel") {
-                advance()
-                parallel = true
-                (limit, keepGoing) = try parseParallelOptions()
-            } else if isKeyword("limit") || isKeyword("keep-going") {
-                throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
-            }
+            let (parallel, limit, keepGoing) = try parseIterationOptions()
             declaredNames.insert("repeat")
             let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
                                       attributes: &attributes)
@@ -82,6 +64,20 @@ extension Parser {
             diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
         }
         return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: kind)
+    }
+
+    /// `[parallel [limit N] [keep-going]]` after a foreach's list or a
+    /// repeat's count.
+    private mutating func parseIterationOptions() throws(ParseFailure) -> (parallel: Bool, limit: Int?, keepGoing: Bool) {
+        if isKeyword("parallel") {
+            advance()
+            let (limit, keepGoing) = try parseParallelOptions()
+            return (true, limit, keepGoing)
+        }
+        if isKeyword("limit") || isKeyword("keep-going") {
+            throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
+        }
+        return (false, nil, false)
     }
 
     /// `[limit N] [keep-going]`, in any order.
