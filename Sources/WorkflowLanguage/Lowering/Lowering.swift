@@ -137,7 +137,7 @@ struct Lowering {
         case .foreach(let foreach):
             kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
                                                 parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
-                                                repeatCount: foreach.repeatCount)))
+                                                repeatCount: foreach.repeatCount, rate: foreach.rate)))
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
                                                         otherwise: otherwise.map { lower($0, placement) })))

@@ -123,7 +123,9 @@ struct Lexer {
     }
 
     private mutating func scanWord() {
-        while let next = peek(), Lexer.isIdentifierContinue(next) || next == UInt8(ascii: ".") {
+        while let next = peek(), Lexer.isIdentifierContinue(next) || next == UInt8(ascii: ".")
+                || (next == UInt8(ascii: "/") && peek(1).map(Lexer.isIdentifierStart) == true) {
+            // `/` only before a letter: a rate, `500/s`.
             position += 1
         }
     }

@@ -22,7 +22,11 @@ extension Parser {
             let body = try parseBlock(context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
             kind = keyword == GroupKind.race.rawValue ? .race(body) : .any(body)
         case .parallel:
-            let (limit, keepGoing) = try parseParallelOptions()
+            let (limit, keepGoing, rate) = try parseParallelOptions()
+            if let rate {
+                throw error("'rate' paces the iterations of 'foreach ... parallel' and 'repeat ... parallel'; "
+                            + "a parallel group's lanes take no rate", at: rate.range)
+            }
             let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
             kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
         case .foreach:
@@ -36,9 +40,10 @@ extension Parser {
             }
             advance()
             let list = try parseList()
-            let (parallel, limit, keepGoing) = try parseIterationOptions()
+            let (parallel, limit, keepGoing, rate) = try parseIterationOptions()
             let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
-            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body))
+            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
+                                          rate: rate?.perSecond))
         case .repeat:
             // `repeat N`: a foreach over 0...N-1 whose item is {{repeat.index}}.
             if isKeyword("for") {
@@ -50,13 +55,13 @@ extension Parser {
             }
             let countRange = current.range
             advance()
-            let (parallel, limit, keepGoing) = try parseIterationOptions()
+            let (parallel, limit, keepGoing, rate) = try parseIterationOptions()
             declaredNames.insert("repeat")
             let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
                                       attributes: &attributes)
             let variable = SyntaxName(text: Self.repeatIndex, range: countRange)
             kind = .foreach(SyntaxForeach(variable: variable, list: .range(.literal("0"), .literal(String(count - 1))), parallel: parallel,
-                                          limit: limit, keepGoing: keepGoing, body: body, repeatCount: count))
+                                          limit: limit, keepGoing: keepGoing, body: body, repeatCount: count, rate: rate?.perSecond))
         case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }
@@ -68,22 +73,25 @@ extension Parser {
 
     /// `[parallel [limit N] [keep-going]]` after a foreach's list or a
     /// repeat's count.
-    private mutating func parseIterationOptions() throws(ParseFailure) -> (parallel: Bool, limit: Int?, keepGoing: Bool) {
+    private mutating func parseIterationOptions() throws(ParseFailure)
+        -> (parallel: Bool, limit: Int?, keepGoing: Bool, rate: (perSecond: Double, range: SourceRange)?) {
         if isKeyword("parallel") {
             advance()
-            let (limit, keepGoing) = try parseParallelOptions()
-            return (true, limit, keepGoing)
+            let (limit, keepGoing, rate) = try parseParallelOptions()
+            return (true, limit, keepGoing, rate)
         }
-        if isKeyword("limit") || isKeyword("keep-going") {
+        if isKeyword("limit") || isKeyword("keep-going") || isKeyword("rate") {
             throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
         }
-        return (false, nil, false)
+        return (false, nil, false, nil)
     }
 
     /// `[limit N] [keep-going]`, in any order.
-    private mutating func parseParallelOptions() throws(ParseFailure) -> (Int?, Bool) {
+    private mutating func parseParallelOptions() throws(ParseFailure)
+        -> (Int?, Bool, (perSecond: Double, range: SourceRange)?) {
         var limit: Int?
         var keepGoing = false
+        var rate: (perSecond: Double, range: SourceRange)?
         while current.kind == .identifier {
             switch text(current) {
             case "limit":
@@ -92,13 +100,26 @@ extension Parser {
             case "keep-going":
                 advance()
                 keepGoing = true
+            case "rate":
+                let start = current.range
+                advance()
+                let written = text(current)
+                let parts = written.split(separator: "/")
+                let units: [Substring: Double] = ["s": 1, "m": 60, "h": 3600]
+                guard current.kind == .number, parts.count == 2, let count = Double(parts[0]), count > 0, count <= 10_000_000,
+                      let unit = units[parts[1]] else {
+                    throw error("expected a rate after 'rate', as in 'rate 500/s' (per second, minute or hour: /s, /m, /h), found \(found)")
+                }
+                rate = (count / unit, start.extended(to: current.range))
+                advance()
             default:
                 let word = text(current)
-                let suggestion = Suggestion.phrase(for: word, among: ["limit", "keep-going"])
-                throw error("unknown option '\(word)' for parallel" + (suggestion.isEmpty ? "; write 'parallel [limit N] [keep-going] {'" : suggestion))
+                let suggestion = Suggestion.phrase(for: word, among: ["limit", "keep-going", "rate"])
+                throw error("unknown option '\(word)' for parallel"
+                            + (suggestion.isEmpty ? "; write 'parallel [limit N] [rate N/s] [keep-going] {'" : suggestion))
             }
         }
-        return (limit, keepGoing)
+        return (limit, keepGoing, rate)
     }
 
     /// `if COND { } [else { } | else if ...]`.

@@ -157,6 +157,8 @@ struct SyntaxForeach: Sendable {
     var body: SyntaxBlock
     /// Written as `repeat N`.
     var repeatCount: Int? = nil
+    /// `rate N/s`, per second.
+    var rate: Double? = nil
 }
 
 extension SyntaxStatement {

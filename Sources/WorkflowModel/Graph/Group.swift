@@ -96,10 +96,24 @@ package struct ForeachGroup: Sendable, Hashable {
     /// Written as `repeat N`: the count (the list is `range(0, N-1)` and
     /// the variable `repeat.index`).
     package var repeatCount: Int?
+    /// `rate N/s` (spec §16): iterations start on a fixed schedule, the
+    /// k-th at k/N seconds after the group starts; per second.
+    package var rate: Double?
+
+    /// The rate as written: `500/s`, `30/m`, `2/h` (per second otherwise).
+    package var rateText: String? {
+        guard let rate else { return nil }
+        for (unit, seconds) in [("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
+            let count = rate * seconds
+            if abs(count - count.rounded()) < 1e-9, count >= 1 { return "\(Int(count.rounded()))/\(unit)" }
+        }
+        return "\(rate)/s"
+    }
 
     package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
-                 repeatCount: Int? = nil) {
+                 repeatCount: Int? = nil, rate: Double? = nil) {
         self.repeatCount = repeatCount
+        self.rate = rate
         self.variable = variable
         self.list = list
         self.body = body

@@ -116,6 +116,10 @@ extension WorkflowExecutor {
         }
         let mode: LaneRun.Mode = .all(keepGoing: foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
         let limit = foreach.parallel ? foreach.limit : 1
+        // `rate N/s`: the k-th iteration is due k/N seconds after the group
+        // starts, whatever the earlier ones take (an open model).
+        let groupStart = clock.now()
+        let rate = foreach.rate
         let run = LaneRun(
             count: items.count, limit: limit, mode: mode, scope: context.cancel,
             aggregate: { [self] errors in aggregate(errors, group: id, mode: mode) },
@@ -127,7 +131,13 @@ extension WorkflowExecutor {
                 iteration.suffix = context.suffix + "[\(index)]"
                 iteration.key = context.key + [index]
                 iteration.selection = nil
-                return runBlock(foreach.body, iteration)
+                guard let rate else { return runBlock(foreach.body, iteration) }
+                let due = groupStart + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
+                iteration.latencyStart = LatencyStart(due)
+                let wait = due - clock.now()
+                guard wait > .zero else { return runBlock(foreach.body, iteration) }
+                let scheduled = iteration
+                return after(wait, clock: clock).then { [self] () -> Promise<Void> in runBlock(foreach.body, scheduled) }
             },
             skip: { [self] indices in
                 for index in indices {

@@ -11,6 +11,9 @@ extension WorkflowExecutor {
             recorder.skip([id])
             return .cancelled()
         }
+        // Latency runs from when the step was ready (its slots' waits
+        // inside), or from its iteration's scheduled start (spec §16).
+        let ready = context.latencyStart?.take() ?? clock.now()
         let retried = (node.attributes.retry?.count ?? 0) > 0
         let attemptsAllowed = (node.attributes.retry?.count ?? 0) + 1
         let timeout = node.attributes.timeout
@@ -43,12 +46,12 @@ extension WorkflowExecutor {
             switch outcome {
             case .fulfilled(let result):
                 if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
-                recorder.finish(id, status: .succeeded, result: result)
+                recorder.finish(id, status: .succeeded, result: result, latency: clock.now() - ready)
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
-                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed)
+                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: clock.now() - ready)
                 guard allowed else { return .outcome(.rejected(runError)) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).

@@ -238,4 +238,26 @@ struct ExecutionContext: Sendable {
     var key: [Int]
     /// Targets being cut down to (`TargetSelection`); nil: run whole.
     var selection: TargetSelection?
+    /// With `rate`: the iteration's scheduled start, which its first step
+    /// takes as the start of its latency (spec §16).
+    var latencyStart: LatencyStart? = nil
+}
+
+/// When an iteration was due to start (`rate`): its first step's latency
+/// runs from there, so that a slow server cannot hide behind the requests
+/// it delayed (coordinated omission). Taken once.
+final class LatencyStart: Sendable {
+    private let due: Lock<Duration?>
+
+    init(_ due: Duration) {
+        self.due = Lock(due)
+    }
+
+    /// The scheduled start, the first time; nil after.
+    func take() -> Duration? {
+        due.withLock { due in
+            defer { due = nil }
+            return due
+        }
+    }
 }

@@ -241,7 +241,7 @@ final class RunRecorder: Sendable {
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
     func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                allowedFailure: Bool = false) {
+                allowedFailure: Bool = false, latency: Duration? = nil) {
         let elapsed: Duration? = started.withLock { started in
             started.removeValue(forKey: id).map { clock.now() - $0 }
         }
@@ -289,7 +289,8 @@ final class RunRecorder: Sendable {
             // millions of requests hold memory flat.
             if let key = LabelStats.key(of: id) {
                 let order = state.stats.count
-                state.stats[key, default: LabelStats(label: key, order: order)].add(record, end: WallClock.now())
+                state.stats[key, default: LabelStats(label: key, order: order)].add(record, latency: latency ?? record.duration ?? .zero,
+                                                                                    end: WallClock.now())
                 if let stats = state.stats[key], stats.count > Self.recordsPerLabel,
                    succeeded || (record.status == .failed && stats.failed > Self.recordsPerLabel) {
                     state.entries.removeValue(forKey: id)

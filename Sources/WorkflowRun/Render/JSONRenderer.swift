@@ -182,6 +182,7 @@ package struct JSONRenderer: Sendable {
             if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
             if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
             if let count = foreach.repeatCount { members.append(("repeat", .integer(count))) }
+            if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
             var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),

@@ -87,6 +87,7 @@ package struct TreeRenderer: Sendable {
                 head = foreach.repeatCount.map { "repeat \($0)" } ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
                 if foreach.parallel { options.append("parallel") }
                 if let limit = foreach.limit { options.append("limit \(limit)") }
+                if let rate = foreach.rateText { options.append("rate \(rate)") }
                 if foreach.keepGoing { options.append("keep-going") }
                 scope?.declareUnknown(foreach.variable)
                 children = items(foreach.body, &scope)

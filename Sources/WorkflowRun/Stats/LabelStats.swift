@@ -32,8 +32,9 @@ package struct LabelStats: Sendable {
         return Double(count) / (lastEnd - firstStart)
     }
 
-    /// Adds a run that ended at `end` (seconds since the epoch).
-    mutating func add(_ record: StepRecord, end: Double) {
+    /// Adds a run that ended at `end` (seconds since the epoch), `latency`
+    /// after it was ready (or due) to start.
+    mutating func add(_ record: StepRecord, latency: Duration, end: Double) {
         switch record.status {
         case .succeeded, .upToDate: succeeded += 1
         case .failed:
@@ -43,7 +44,7 @@ package struct LabelStats: Sendable {
         }
         count += 1
         if let status = record.httpStatus { statuses[status, default: 0] += 1 }
-        latency.record(record.duration ?? .zero)
+        self.latency.record(latency)
         if let start = record.startedAt { firstStart = min(firstStart ?? start, start) }
         lastEnd = max(lastEnd ?? end, end)
     }

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// `rate N/s` on `foreach ... parallel` and `repeat ... parallel` (spec
+/// §16): iterations start on a schedule, and latency runs from the
+/// scheduled start, so a stall shows in the high percentiles.
+@Suite("End to end: rate")
+struct RateTests {
+    private func startTimes(_ run: WorkflowRun, prefix: String) -> [Double] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return run.steps.filter { ($0["id"] as? String)?.hasPrefix(prefix) == true }
+            .compactMap { ($0["startedAt"] as? String).flatMap(formatter.date(from:))?.timeIntervalSince1970 }.sorted()
+    }
+
+    @Test("20 iterations at 100/s take their schedule (0.19 s), not the 20 ms they would take at once")
+    func schedule() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "paced"
+        repeat 20 parallel limit 4 rate 100/s {
+          tick: log "{{repeat.index}}"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let times = startTimes(run, prefix: "tick[")
+        #expect(times.count == 20)
+        // The 20th is due 190 ms after the first; nothing starts early.
+        #expect((times.last ?? 0) - (times.first ?? 0) >= 0.18, "\(times)")
+        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        #expect(graph.stdout.contains("repeat 20  [parallel, limit 4, rate 100/s]"), "\(graph.stdout)")
+    }
+
+    @Test("coordinated omission: with one stalled run, the runs queued behind it count their wait, so p90 shows the stall")
+    func stallShows() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // One slot, 50 a second: run 3 takes half a second, and the ones
+        // due meanwhile wait for it. Their own work takes milliseconds.
+        let run = try space.run("""
+        workflow "stall"
+        repeat 30 parallel limit 1 rate 50/s {
+          work: sh "if [ {{repeat.index}} = 3 ]; then sleep 0.5; fi"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let latency = try #require(((run.report?["stats"] as? [String: Any])?["work"] as? [String: Any])?["latency"] as? [String: Double])
+        #expect((latency["p90"] ?? 0) >= 0.25, "\(latency)")
+        #expect((latency["max"] ?? 0) >= 0.45, "\(latency)")
+    }
+
+    @Test("a bad rate, and a rate on a parallel group's lanes, are errors with their place")
+    func mistakes() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("bad.workflow", """
+        workflow "bad"
+        repeat 3 parallel rate fast {
+          log "x"
+        }
+        parallel rate 5/s {
+          log "y"
+        }
+        """)
+        let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
+        #expect(check.status == 2)
+        #expect(check.stderr.contains("bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'"), "\(check.stderr)")
+        #expect(check.stderr.contains("bad.workflow:5:10: error: 'rate' paces the iterations"), "\(check.stderr)")
+    }
+}
