@@ -52,15 +52,6 @@ cat processes.md
 echo
 echo "## 100,000 HTTP GETs: foreach ... parallel limit 64, against nginx"
 start_nginx
-printf '%0512d' 0 > www/item
-python3 - "$port" <<'PY'
-import sys
-port = sys.argv[1]
-with open("urls.txt", "w") as f:
-    for i in range(100000):
-        f.write(f"http://127.0.0.1:{port}/item?n={i}\n")
-with open("fetch.workflow", "w") as f:
-    f.write('workflow "fetch"\nforeach url in lines("urls.txt") parallel limit 64 {\n'
-            '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
-PY
-say_peak "$bin" -q --http-connections 64 fetch.workflow
+# Now with the server's port: the HTTP workloads too (fetch100k.workflow).
+write_runner_workloads
+say_peak "$bin" -q --http-connections 64 fetch100k.workflow

@@ -123,17 +123,3 @@ package enum OutgoingMessage: Sendable {
         return Array(JSONValue.object(members).renderedCompact().utf8)
     }
 }
-
-extension JSONDocument {
-    /// The document as a value to write.
-    package var value: JSONValue {
-        switch self {
-        case .null: return .null
-        case .bool(let value): return .bool(value)
-        case .number(let number): return .literal(number.text)
-        case .string(let text): return .string(text)
-        case .array(let items): return .array(items.map(\.value))
-        case .object(let object): return .object(object.members.map { ($0.key, $0.value.value) })
-        }
-    }
-}

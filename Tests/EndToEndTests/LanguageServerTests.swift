@@ -42,9 +42,7 @@ struct LanguageServerTests {
 
     @Test("diagnostics as check gives them, updated by incremental changes; completion, hover, definition, references, rename")
     func editingSession() throws {
-        let folder = try Binary.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let client = try LSPClient(folder: folder)
+        let client = try LSPClient()
         let initialized = try client.start()
         let capabilities = (initialized["result"] as? [String: Any])?["capabilities"] as? [String: Any]
         #expect(capabilities?["positionEncoding"] as? String == "utf-16")
@@ -126,9 +124,7 @@ struct LanguageServerTests {
 
     @Test("check's look at the files too: a sources pattern that matches nothing is a warning")
     func sourcesWarnings() throws {
-        let folder = try Binary.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let client = try LSPClient(folder: folder)
+        let client = try LSPClient()
         _ = try client.start()
         try client.open("w.workflow", "workflow \"w\"\nbuild: sh \"make\" {\n  sources \"scr/**/*.c\"\n}\n")
         let diagnostics = try client.diagnostics(for: client.uri("w.workflow"))
@@ -142,9 +138,7 @@ struct LanguageServerTests {
 
     @Test("formatting gives fmt's layout, and nothing for a file that does not parse")
     func formatting() throws {
-        let folder = try Binary.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let client = try LSPClient(folder: folder)
+        let client = try LSPClient()
         _ = try client.start()
         try client.open("f.workflow", "workflow \"f\"\nbuild:   sh   \"make\"  {  timeout 5m }\n")
         _ = try client.diagnostics(for: client.uri("f.workflow"))
@@ -163,10 +157,8 @@ struct LanguageServerTests {
 
     @Test("an error in an included file is published on that file, with the include line as related information")
     func includedFiles() throws {
-        let folder = try Binary.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try Data("lib: sh \"true\" {\n  timout 5s\n}\n".utf8).write(to: folder.appendingPathComponent("lib.workflow"))
-        let client = try LSPClient(folder: folder)
+        let client = try LSPClient()
+        try Data("lib: sh \"true\" {\n  timout 5s\n}\n".utf8).write(to: client.folder.appendingPathComponent("lib.workflow"))
         _ = try client.start()
         try client.open("main.workflow", "workflow \"main\"\ninclude \"lib.workflow\"\nafter: sh \"echo {{lib.exit}}\"\n")
         let included = try client.diagnostics(for: client.uri("lib.workflow"))
@@ -208,9 +200,7 @@ struct LanguageServerTests {
 
     @Test("malformed input, unknown methods, requests before initialize, bad UTF-8: errors answered, the server keeps serving")
     func robustness() throws {
-        let folder = try Binary.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let client = try LSPClient(folder: folder)
+        let client = try LSPClient()
         let early = try client.request("textDocument/hover", ["textDocument": ["uri": "file:///x"], "position": lspPosition(0, 0)])
         #expect((early["error"] as? [String: Any])?["code"] as? Int == -32002)
         _ = try client.start()

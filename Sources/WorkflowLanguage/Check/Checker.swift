@@ -427,8 +427,10 @@ struct Checker {
     /// Reports a field the step does not have; true when the field is fine.
     private mutating func checkField(_ field: StepField, of info: LabelInfo, _ expression: TemplateExpression) -> Bool {
         guard !info.fields.isEmpty else {
-            let what = ["sleep", "log", "fail", "rethrow"].contains(info.kind) ? "\(info.kind) steps have no fields" : "groups have no fields"
-            diagnostics.error("'\(info.name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"); \(what)", at: expression.range)
+            // No fields: a group, or a step kind with none in the language table.
+            let isStep = Parser.stepKeywords.contains(info.kind)
+            let what = isStep ? "\(info.kind) steps have no fields" : "groups have no fields"
+            diagnostics.error("'\(info.name)' is a \(info.kind) \(isStep ? "step" : "group"); \(what)", at: expression.range)
             return false
         }
         let name: String

@@ -19,9 +19,13 @@ final class LSPClient: @unchecked Sendable {
     private var ended = false
     private var nextID = 1
     let folder: URL
+    /// A folder the client made for itself, removed with it.
+    private let ownsFolder: Bool
 
-    init(folder: URL) throws {
-        self.folder = folder
+    /// A server in `folder`; without one, in a temporary folder of its own.
+    init(folder: URL? = nil) throws {
+        self.folder = try folder ?? Binary.temporaryFolder()
+        ownsFolder = folder == nil
         guard let binary = Binary.url else { throw LSPClientError(message: "build promise-run first (swift build)") }
         process.executableURL = binary
         process.arguments = ["lsp"]
@@ -38,6 +42,7 @@ final class LSPClient: @unchecked Sendable {
 
     deinit {
         if process.isRunning { process.terminate() }
+        if ownsFolder { try? FileManager.default.removeItem(at: folder) }
     }
 
     private func received(_ data: Data) {
