@@ -51,6 +51,32 @@ struct BoundedMemoryTests {
         #expect(peak < 150 * 1024, "peak \(peak) KiB")
     }
 
+    @Test("memory stays flat however many iterations: 100,000 runs of a label peak where 10,000 do, with a report written")
+    func flatOverIterations() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        var peaks: [Int] = []
+        for count in [10_000, 100_000] {
+            try space.write("many.workflow", """
+            workflow "many"
+            repeat \(count) parallel limit 64 {
+              tick: sleep 0ms
+            }
+            """)
+            let (exit, printed, peak) = try await measured(["--color", "never", "--report", "json=\(space.path("r.json"))",
+                                                            space.path("many.workflow")], in: space)
+            #expect(exit == 0, "\(printed)")
+            peaks.append(peak)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
+                as? [String: Any])
+            #expect(((json["stats"] as? [String: Any])?["tick"] as? [String: Any])?["count"] as? Int == count)
+            // The first 1,000 runs are listed; the rest are counted.
+            #expect((json["steps"] as? [Any])?.count == 1_000)
+        }
+        // Ten times the iterations, the same memory (within 8 MiB).
+        #expect(peaks[1] < peaks[0] + 8 * 1024, "peaks \(peaks) KiB")
+    }
+
     @Test("with no report to write, a run keeps the steps that did not succeed and counts the rest; a report still gets every step")
     func successesCountedWithoutAReport() throws {
         let space = try Workspace()

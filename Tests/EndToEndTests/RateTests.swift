@@ -50,7 +50,27 @@ struct RateTests {
         #expect((latency["max"] ?? 0) >= 0.45, "\(latency)")
     }
 
-    @Test("a bad rate, and a rate on a parallel group's lanes, are errors with their place")
+    @Test("a rate on a parallel group: its lanes start on the schedule, the k-th k/R s after the group starts")
+    func lanes() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "lanes"
+        parallel rate 10/s {
+          lane-a: log "a"
+          lane-b: log "b"
+          lane-c: log "c"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let times = startTimes(run, prefix: "lane-")
+        #expect(times.count == 3)
+        #expect((times.last ?? 0) - (times.first ?? 0) >= 0.18, "\(times)")
+        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        #expect(graph.stdout.contains("parallel  [rate 10/s]"), "\(graph.stdout)")
+    }
+
+    @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")
     func mistakes() throws {
         let space = try Workspace()
         defer { space.remove() }
@@ -59,13 +79,14 @@ struct RateTests {
         repeat 3 parallel rate fast {
           log "x"
         }
-        parallel rate 5/s {
+        repeat 3 rate 5/s {
           log "y"
         }
         """)
         let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
         #expect(check.status == 2)
         #expect(check.stderr.contains("bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'"), "\(check.stderr)")
-        #expect(check.stderr.contains("bad.workflow:5:10: error: 'rate' paces the iterations"), "\(check.stderr)")
+        #expect(check.stderr.contains("bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'"),
+                "\(check.stderr)")
     }
 }

@@ -30,13 +30,63 @@ struct RepeatTests {
         #expect(graph.stdout.contains("repeat 6  [parallel, limit 2]"), "\(graph.stdout)")
     }
 
-    @Test("a missing or zero count, 'repeat for', and {{repeat.index}} outside a repeat: errors that say where and what to write")
+    @Test("repeat for D: one after another, no iteration starts after D; with a rate, exactly those due before D")
+    func forDuration() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "timed"
+        repeat for 400ms {
+          work: sleep 100ms
+        }
+        repeat for 1s parallel limit 4 rate 20/s {
+          tick: log "t={{repeat.index}}"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let stats = try #require(run.report?["stats"] as? [String: Any])
+        // Iterations start at 0, 100, 200, 300 ms (and not at 400 ms):
+        // four, give or take one for a slow machine.
+        let works = try #require((stats["work"] as? [String: Any])?["count"] as? Int)
+        #expect((3...4).contains(works), "\(works)")
+        #expect(run.step("work[\(works)]") == nil)
+        // Due at k/20 s for k/20 < 1: exactly 20, whatever the machine.
+        #expect((stats["tick"] as? [String: Any])?["count"] as? Int == 20)
+        #expect(Set(run.logLines(prefix: "t=")) == Set((0..<20).map { "t=\($0)" }))
+        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        #expect(graph.stdout.contains("repeat for 400ms\n"), "\(graph.stdout)")
+        #expect(graph.stdout.contains("repeat for 1s  [parallel, limit 4, rate 20/s]"), "\(graph.stdout)")
+    }
+
+    @Test("a group's timeout cuts a repeat for: the running iteration is cancelled, the ensure runs")
+    func timeoutCuts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "cut"
+        sequence {
+          timeout 300ms
+          repeat for 1h {
+            work: sleep 10s
+          }
+        }
+        ensure {
+          log "cleaned up"
+        }
+        """)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "cleaned") == ["cleaned up"])
+        #expect(run.step("work[0]")?["status"] as? String == "cancelled")
+        #expect(run.step("work[1]") == nil)
+    }
+
+    @Test("a missing or zero count or duration, and {{repeat.index}} outside a repeat: errors that say where and what to write")
     func mistakes() throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("bad.workflow", """
         workflow "bad"
-        repeat for 10s {
+        repeat for 0s {
           log "x"
         }
         repeat 0 { log "y" }
@@ -44,7 +94,7 @@ struct RepeatTests {
         """)
         let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
         #expect(check.status == 2)
-        #expect(check.stderr.contains("bad.workflow:2:8: error: 'repeat for DURATION' is not supported yet; give a count"), "\(check.stderr)")
+        #expect(check.stderr.contains("bad.workflow:2:12: error: 'repeat for' needs a duration above zero"), "\(check.stderr)")
         #expect(check.stderr.contains("bad.workflow:5:8: error: expected how many times after 'repeat'"), "\(check.stderr)")
         #expect(check.stderr.contains("bad.workflow:6:6: error: '{{repeat.index}}' is the iteration's number inside a 'repeat' block"),
                 "\(check.stderr)")

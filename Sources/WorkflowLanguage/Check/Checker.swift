@@ -125,7 +125,7 @@ struct Checker {
     private mutating func collectLabels(inside node: SyntaxNode, scope: Int) {
         switch node.kind {
         case .step: break
-        case .sequence(let body), .race(let body), .any(let body), .parallel(_, _, let body):
+        case .sequence(let body), .race(let body), .any(let body), .parallel(_, _, let body, _):
             collectLabels(in: body, scope: scope)
         case .foreach(let foreach):
             let inner = scopes.make(inside: scope)
@@ -217,7 +217,7 @@ struct Checker {
             }
         case .sequence(let body):
             checkBlock(body)
-        case .parallel(_, _, let body):
+        case .parallel(_, _, let body, _):
             checkLanes(body, parallel: true, because: "'@' is in another lane of this parallel group; a lane waits only for the lanes it 'needs'")
         case .race(let body), .any(let body):
             checkLanes(body, parallel: false,

@@ -163,7 +163,7 @@ private struct IndexBuilder {
             detail = kind
         case .sequence(let body), .race(let body), .any(let body):
             children = block(body)
-        case .parallel(_, _, let body):
+        case .parallel(_, _, let body, _):
             children = block(body)
         case .foreach(let foreach):
             templates(foreach.list.templates)

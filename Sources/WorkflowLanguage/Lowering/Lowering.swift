@@ -126,18 +126,18 @@ struct Lowering {
             kind = .group(.race(lanes(body, placement).lanes))
         case .any(let body):
             kind = .group(.any(lanes(body, placement).lanes))
-        case .parallel(let limit, let keepGoing, let body):
+        case .parallel(let limit, let keepGoing, let body, let rate):
             let (lanes, needs) = lanes(body, placement)
             var index: [String: Int] = [:]
             for (position, child) in lanes.children.enumerated() {
                 if let label = child.label, index[label] == nil { index[label] = position }
             }
             let dependencies = needs.map { names in names.compactMap { index[$0] } }
-            kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies)))
+            kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies, rate: rate)))
         case .foreach(let foreach):
             kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
                                                 parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
-                                                repeatCount: foreach.repeatCount, rate: foreach.rate)))
+                                                repetition: foreach.repetition, rate: foreach.rate)))
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
                                                         otherwise: otherwise.map { lower($0, placement) })))

@@ -23,12 +23,8 @@ extension Parser {
             kind = keyword == GroupKind.race.rawValue ? .race(body) : .any(body)
         case .parallel:
             let (limit, keepGoing, rate) = try parseParallelOptions()
-            if let rate {
-                throw error("'rate' paces the iterations of 'foreach ... parallel' and 'repeat ... parallel'; "
-                            + "a parallel group's lanes take no rate", at: rate.range)
-            }
             let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
-            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
+            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body, rate: rate?.perSecond)
         case .foreach:
             let variable = try expectIdentifier("the item's name after 'foreach'")
             declaredNames.insert(variable.text)
@@ -45,23 +41,38 @@ extension Parser {
             kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
                                           rate: rate?.perSecond))
         case .repeat:
-            // `repeat N`: a foreach over 0...N-1 whose item is {{repeat.index}}.
-            if isKeyword("for") {
-                throw error("'repeat for DURATION' is not supported yet; give a count: repeat 1000 { ... }")
-            }
-            guard current.kind == .number, let count = Int(text(current)), count >= 1, count <= 100_000_000 else {
-                throw error("expected how many times after 'repeat' (1 to 100000000), as in 'repeat 1000 parallel limit 64 { ... }', "
-                            + "found \(found)")
-            }
+            // `repeat N`: a foreach over 0...N-1 whose item is
+            // {{repeat.index}}; `repeat for D`: over as many as start in D.
+            let repetition: Repetition
             let countRange = current.range
-            advance()
+            if isKeyword("for") {
+                advance()
+                guard current.kind == .number else {
+                    throw error("expected how long after 'repeat for', as in 'repeat for 30s parallel limit 64 { ... }', found \(found)")
+                }
+                let durationRange = current.range
+                let duration = try parseDuration()
+                guard duration > .zero else {
+                    throw error("'repeat for' needs a duration above zero, as in 'repeat for 30s'", at: durationRange)
+                }
+                repetition = .duration(duration)
+            } else {
+                guard current.kind == .number, let count = Int(text(current)), count >= 1, count <= 100_000_000 else {
+                    throw error("expected how many times after 'repeat' (1 to 100000000) or 'for' and a duration, "
+                                + "as in 'repeat 1000 parallel limit 64 { ... }' or 'repeat for 30s { ... }', found \(found)")
+                }
+                repetition = .count(count)
+                advance()
+            }
             let (parallel, limit, keepGoing, rate) = try parseIterationOptions()
             declaredNames.insert("repeat")
             let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
                                       attributes: &attributes)
             let variable = SyntaxName(text: Self.repeatIndex, range: countRange)
-            kind = .foreach(SyntaxForeach(variable: variable, list: .range(.literal("0"), .literal(String(count - 1))), parallel: parallel,
-                                          limit: limit, keepGoing: keepGoing, body: body, repeatCount: count, rate: rate?.perSecond))
+            var list = ListSource.items([])
+            if case .count(let count) = repetition { list = .range(.literal("0"), .literal(String(count - 1))) }
+            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel,
+                                          limit: limit, keepGoing: keepGoing, body: body, repetition: repetition, rate: rate?.perSecond))
         case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }
@@ -103,14 +114,10 @@ extension Parser {
             case "rate":
                 let start = current.range
                 advance()
-                let written = text(current)
-                let parts = written.split(separator: "/")
-                let units: [Substring: Double] = ["s": 1, "m": 60, "h": 3600]
-                guard current.kind == .number, parts.count == 2, let count = Double(parts[0]), count > 0, count <= 10_000_000,
-                      let unit = units[parts[1]] else {
+                guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0, perSecond <= 10_000_000 else {
                     throw error("expected a rate after 'rate', as in 'rate 500/s' (per second, minute or hour: /s, /m, /h), found \(found)")
                 }
-                rate = (count / unit, start.extended(to: current.range))
+                rate = (perSecond, start.extended(to: current.range))
                 advance()
             default:
                 let word = text(current)

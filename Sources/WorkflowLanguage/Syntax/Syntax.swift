@@ -128,7 +128,7 @@ struct SyntaxAttributes: Sendable {
 enum SyntaxNodeKind: Sendable {
     case step(Step)
     case sequence(SyntaxBlock)
-    case parallel(limit: Int?, keepGoing: Bool, body: SyntaxBlock)
+    case parallel(limit: Int?, keepGoing: Bool, body: SyntaxBlock, rate: Double?)
     case race(SyntaxBlock)
     case any(SyntaxBlock)
     indirect case foreach(SyntaxForeach)
@@ -141,7 +141,7 @@ enum SyntaxNodeKind: Sendable {
         case .parallel: return GroupKind.parallel.rawValue
         case .race: return GroupKind.race.rawValue
         case .any: return GroupKind.any.rawValue
-        case .foreach(let foreach): return foreach.repeatCount == nil ? GroupKind.foreach.rawValue : GroupKind.repeat.rawValue
+        case .foreach(let foreach): return foreach.repetition == nil ? GroupKind.foreach.rawValue : GroupKind.repeat.rawValue
         case .conditional: return GroupKind.conditional.rawValue
         }
     }
@@ -155,8 +155,8 @@ struct SyntaxForeach: Sendable {
     var limit: Int?
     var keepGoing: Bool
     var body: SyntaxBlock
-    /// Written as `repeat N`.
-    var repeatCount: Int? = nil
+    /// Written as `repeat N` or `repeat for D`.
+    var repetition: Repetition? = nil
     /// `rate N/s`, per second.
     var rate: Double? = nil
 }
@@ -194,9 +194,9 @@ extension SyntaxNode {
         case .sequence(var body):
             SyntaxStatement.turnCookiesOff(&body.statements)
             kind = .sequence(body)
-        case .parallel(let limit, let keepGoing, var body):
+        case .parallel(let limit, let keepGoing, var body, let rate):
             SyntaxStatement.turnCookiesOff(&body.statements)
-            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body)
+            kind = .parallel(limit: limit, keepGoing: keepGoing, body: body, rate: rate)
         case .race(var body):
             SyntaxStatement.turnCookiesOff(&body.statements)
             kind = .race(body)

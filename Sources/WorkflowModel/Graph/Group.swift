@@ -22,7 +22,7 @@ package enum Group: Sendable, Hashable {
         case .parallel: return .parallel
         case .race: return .race
         case .any: return .any
-        case .foreach(let foreach): return foreach.repeatCount == nil ? .foreach : .repeat
+        case .foreach(let foreach): return foreach.repetition == nil ? .foreach : .repeat
         case .conditional: return .conditional
         }
     }
@@ -36,8 +36,9 @@ package enum Group: Sendable, Hashable {
 /// name groups through it).
 package enum GroupKind: String, Sendable, CaseIterable {
     case sequence, parallel, race, any, foreach
-    /// `repeat N [parallel ...] { }` (spec §16): a foreach over the
-    /// iteration numbers 0 to N-1, `{{repeat.index}}` in the body.
+    /// `repeat N [parallel ...] { }` and `repeat for D [parallel ...] { }`
+    /// (spec §16): a foreach over the iteration numbers from 0,
+    /// `{{repeat.index}}` in the body.
     case `repeat`
     case conditional = "if"
 
@@ -74,8 +75,15 @@ package struct ParallelGroup: Sendable, Hashable {
     /// `dependencies[i]`: indices in `lanes.children` of the siblings child
     /// `i` needs (its `needs` resolved). No cycles: the checker rejected them.
     package var dependencies: [[Int]]
+    /// `rate N/s` (spec §16): the children start on a fixed schedule, the
+    /// k-th at k/N seconds after the group starts; per second.
+    package var rate: Double?
 
-    package init(limit: Int?, keepGoing: Bool, lanes: Lanes, dependencies: [[Int]]) {
+    /// The rate as written: `500/s`, `30/m`, `2/h`.
+    package var rateText: String? { rate.map(RateText.format) }
+
+    package init(limit: Int?, keepGoing: Bool, lanes: Lanes, dependencies: [[Int]], rate: Double? = nil) {
+        self.rate = rate
         self.limit = limit
         self.keepGoing = keepGoing
         self.lanes = lanes
@@ -93,26 +101,19 @@ package struct ForeachGroup: Sendable, Hashable {
     package var parallel: Bool
     package var limit: Int?
     package var keepGoing: Bool
-    /// Written as `repeat N`: the count (the list is `range(0, N-1)` and
-    /// the variable `repeat.index`).
-    package var repeatCount: Int?
+    /// Written as `repeat N` or `repeat for D` (the variable is
+    /// `repeat.index`; for `repeat N` the list is `range(0, N-1)`).
+    package var repetition: Repetition?
     /// `rate N/s` (spec §16): iterations start on a fixed schedule, the
     /// k-th at k/N seconds after the group starts; per second.
     package var rate: Double?
 
-    /// The rate as written: `500/s`, `30/m`, `2/h` (per second otherwise).
-    package var rateText: String? {
-        guard let rate else { return nil }
-        for (unit, seconds) in [("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
-            let count = rate * seconds
-            if abs(count - count.rounded()) < 1e-9, count >= 1 { return "\(Int(count.rounded()))/\(unit)" }
-        }
-        return "\(rate)/s"
-    }
+    /// The rate as written: `500/s`, `30/m`, `2/h`.
+    package var rateText: String? { rate.map(RateText.format) }
 
     package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
-                 repeatCount: Int? = nil, rate: Double? = nil) {
-        self.repeatCount = repeatCount
+                 repetition: Repetition? = nil, rate: Double? = nil) {
+        self.repetition = repetition
         self.rate = rate
         self.variable = variable
         self.list = list
@@ -120,6 +121,23 @@ package struct ForeachGroup: Sendable, Hashable {
         self.parallel = parallel
         self.limit = limit
         self.keepGoing = keepGoing
+    }
+}
+
+/// How many times a `repeat` runs its body (spec §16).
+package enum Repetition: Sendable, Hashable {
+    /// `repeat N`: N iterations.
+    case count(Int)
+    /// `repeat for D`: the iterations that start (or, with a rate, are
+    /// due) before D has passed since the group started.
+    case duration(Duration)
+
+    /// As written: `repeat 1000`, `repeat for 30s`.
+    package var description: String {
+        switch self {
+        case .count(let count): return "repeat \(count)"
+        case .duration(let duration): return "repeat for \(DurationText.format(duration))"
+        }
     }
 }
 

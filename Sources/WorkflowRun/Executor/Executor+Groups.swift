@@ -10,8 +10,8 @@ extension WorkflowExecutor {
             return runBlock(block, context)
 
         case .parallel(let parallel):
-            return runLanes(parallel.lanes, dependencies: parallel.dependencies, limit: parallel.limit,
-                            mode: .all(keepGoing: parallel.keepGoing || configuration.keepGoing), id: id, context)
+            return runLanes(parallel.lanes, dependencies: parallel.dependencies, limit: parallel.limit, rate: parallel.rate,
+                            mode: .all(keepGoing: parallel.keepGoing || configuration.keepGoing || context.countsFailures), id: id, context)
 
         case .race(let lanes):
             return runLanes(lanes, dependencies: [], limit: nil, mode: .race, id: id, context)
@@ -21,7 +21,7 @@ extension WorkflowExecutor {
 
         case .foreach(let foreach):
             return firstly { () throws(RunError) -> Promise<Void> in
-                let items = try evaluate(foreach.list, in: context.values, id: id)
+                let items = try iterations(of: foreach, in: context.values, id: id)
                 return runForeach(foreach, items: items, id: id, context)
             }.tap { [self] outcome in
                 // The list could not be made: the body never ran.
@@ -45,7 +45,7 @@ extension WorkflowExecutor {
     }
 
     /// The children of `parallel`, `race` and `any`: each a lane.
-    private func runLanes(_ lanes: Lanes, dependencies: [[Int]], limit: Int?, mode: LaneRun.Mode,
+    private func runLanes(_ lanes: Lanes, dependencies: [[Int]], limit: Int?, rate: Double? = nil, mode: LaneRun.Mode,
                           id: String, _ context: ExecutionContext) -> Promise<Void> {
         firstly { () throws(RunError) -> Promise<Void> in
             let values = ValueScope(parent: context.values)
@@ -79,9 +79,11 @@ extension WorkflowExecutor {
                 }
             }
             let lanesToRun = chosen
+            // `rate N/s`: the k-th lane to start is due k/N s after the group starts.
+            let groupStart = clock.now()
             let run = LaneRun(
                 count: lanesToRun.count, dependencies: laneDependencies, limit: limit, mode: mode, scope: context.cancel,
-                aggregate: { [self] errors in aggregate(errors, group: id, mode: mode) },
+                aggregate: { [self] errors, more in aggregate(errors, more: more, group: id, mode: mode) },
                 handled: { [self] errors in
                     recorder.markHandled(errors.flatMap(\.failedIDs), by: "any '\(id)' (another lane succeeded)")
                 },
@@ -92,9 +94,9 @@ extension WorkflowExecutor {
                     lane.cancel = scope
                     lane.key = context.key + [index]
                     if !lanesToRun[slot].cut { lane.selection = nil }
-                    return runNode(children[index], lane)
+                    return paced(slot, from: groupStart, rate: rate, lane) { [self] paced in runNode(children[index], paced) }
                 },
-                skip: { [self] slots in
+                skip: { [self] slots, _ in
                     for slot in slots {
                         let index = lanesToRun[slot].index
                         var lane = context
@@ -106,61 +108,98 @@ extension WorkflowExecutor {
         }
     }
 
-    /// A foreach: one lane per item, in order (or in parallel), each an
-    /// iteration with its own labels, reported as `label[i]`.
-    private func runForeach(_ foreach: ForeachGroup, items: [String], id: String, _ context: ExecutionContext) -> Promise<Void> {
+    /// A foreach (or a repeat): one lane per item, in order (or in
+    /// parallel), each an iteration with its own labels, reported as
+    /// `label[i]`. An iteration's steps are registered when it starts, so
+    /// a run of millions of iterations holds only its running ones (and
+    /// the records the reports keep).
+    private func runForeach(_ foreach: ForeachGroup, items: Iterations, id: String, _ context: ExecutionContext) -> Promise<Void> {
         // Now that the iterations are known, report them instead of the body.
         unregisterSteps(in: foreach.body, suffix: context.suffix)
-        for index in items.indices {
-            registerSteps(in: foreach.body, key: context.key + [index], suffix: context.suffix + "[\(index)]", group: id)
+        var stepsPerIteration = 0
+        forEachNode(in: foreach.body, key: [], suffix: "", group: nil) { node, _, _, _ in
+            if case .step = node.kind { stepsPerIteration += 1 }
         }
-        let mode: LaneRun.Mode = .all(keepGoing: foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
+        if let count = items.count { recorder.plan(count * stepsPerIteration) }
+        let perIteration = stepsPerIteration
+        let mode: LaneRun.Mode = .all(keepGoing: (foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
+                                      || context.countsFailures)
         let limit = foreach.parallel ? foreach.limit : 1
         // `rate N/s`: the k-th iteration is due k/N seconds after the group
         // starts, whatever the earlier ones take (an open model).
         let groupStart = clock.now()
-        let rate = foreach.rate
+        // `repeat for D` without a rate: no iteration starts after D.
+        var mayStart: (@Sendable () -> Bool)?
+        if case .open = items, case .duration(let duration) = foreach.repetition {
+            let deadline = groupStart + duration
+            mayStart = { [clock] in clock.now() < deadline }
+        }
+        @Sendable func iteration(_ index: Int) -> ExecutionContext {
+            var iteration = context
+            iteration.suffix = context.suffix + "[\(index)]"
+            iteration.key = context.key + [index]
+            return iteration
+        }
         let run = LaneRun(
-            count: items.count, limit: limit, mode: mode, scope: context.cancel,
-            aggregate: { [self] errors in aggregate(errors, group: id, mode: mode) },
+            count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart,
+            skipListed: RunRecorder.recordsPerLabel,
+            aggregate: { [self] errors, more in aggregate(errors, more: more, group: id, mode: mode) },
             start: { [self] index, scope in
-                var iteration = context
+                var iteration = iteration(index)
+                registerSteps(in: foreach.body, key: iteration.key, suffix: iteration.suffix, group: id)
+                if items.count != nil { recorder.plan(-perIteration) }
                 iteration.values = ValueScope(parent: context.values, isLabelScope: true)
                 iteration.values.declare(foreach.variable, value: items[index])
                 iteration.cancel = scope
-                iteration.suffix = context.suffix + "[\(index)]"
-                iteration.key = context.key + [index]
                 iteration.selection = nil
-                guard let rate else { return runBlock(foreach.body, iteration) }
-                let due = groupStart + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
-                iteration.latencyStart = LatencyStart(due)
-                let wait = due - clock.now()
-                guard wait > .zero else { return runBlock(foreach.body, iteration) }
-                let scheduled = iteration
-                return after(wait, clock: clock).then { [self] () -> Promise<Void> in runBlock(foreach.body, scheduled) }
+                return paced(index, from: groupStart, rate: foreach.rate, iteration) { [self] paced in runBlock(foreach.body, paced) }
             },
-            skip: { [self] indices in
-                for index in indices {
-                    var iteration = context
-                    iteration.suffix = context.suffix + "[\(index)]"
+            skip: { [self] listed, notStarted in
+                // The first iterations that never started are reported as
+                // skipped; past as many as a label keeps, they are counted.
+                for index in listed {
+                    let iteration = iteration(index)
+                    registerSteps(in: foreach.body, key: iteration.key, suffix: iteration.suffix, group: id)
                     skipSteps(of: foreach.body, in: iteration)
                 }
+                recorder.plan(-notStarted * perIteration)
+                recorder.countSkipped((notStarted - listed.count) * perIteration)
             })
         return run.run()
     }
 
-    /// One error standing for several failures of a group.
-    private func aggregate(_ errors: [RunError], group id: String, mode: LaneRun.Mode) -> RunError {
+    /// Starts lane or iteration `index` of a group with a `rate`: when it
+    /// is due, `index / rate` seconds after `groupStart`, its latency
+    /// running from then (spec §16). At once without a rate.
+    func paced(_ index: Int, from groupStart: Duration, rate: Double?, _ context: ExecutionContext,
+               _ body: @escaping @Sendable (ExecutionContext) -> Promise<Void>) -> Promise<Void> {
+        guard let rate else { return body(context) }
+        var scheduled = context
+        let due = groupStart + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
+        scheduled.latencyStart = LatencyStart(due)
+        let wait = due - clock.now()
+        guard wait > .zero else { return body(scheduled) }
+        let ready = scheduled
+        return after(wait, clock: clock).then { () -> Promise<Void> in body(ready) }
+    }
+
+    /// One error standing for several failures of a group: those kept, and
+    /// `more` counted past them.
+    private func aggregate(_ errors: [RunError], more: Int, group id: String, mode: LaneRun.Mode) -> RunError {
         guard var first = errors.first else {
             return RunError(stepID: id, kind: .fail, message: "\(id) failed")
         }
-        guard errors.count > 1 else { return first }
-        let others = errors.dropFirst().map(\.stepID).joined(separator: ", ")
+        let total = errors.count + more
+        guard total > 1 else { return first }
+        // The message names the next few; the error keeps every one kept.
+        let named = errors.dropFirst().prefix(10).map(\.stepID)
+        var others = named.joined(separator: ", ")
+        if total - 1 > named.count { others += " and \(total - 1 - named.count) more" }
         switch mode {
         case .any:
             first.message = "every lane of \(id) failed; first: \(first.message) (also: \(others))"
         case .all, .race:
-            first.message = "\(errors.count) steps of \(id) failed; first: \(first.message) (also: \(others))"
+            first.message = "\(total) steps of \(id) failed; first: \(first.message) (also: \(others))"
         }
         first.others = Array(errors.dropFirst())
         return first

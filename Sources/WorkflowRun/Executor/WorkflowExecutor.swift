@@ -241,6 +241,9 @@ struct ExecutionContext: Sendable {
     /// With `rate`: the iteration's scheduled start, which its first step
     /// takes as the start of its latency (spec §16).
     var latencyStart: LatencyStart? = nil
+    /// Inside a group with an `expect failures` threshold (spec §16): the
+    /// groups run as with keep-going; the threshold decides.
+    var countsFailures = false
 }
 
 /// When an iteration was due to start (`rate`): its first step's latency

@@ -53,6 +53,8 @@ final class RunRecorder: Sendable {
         var omitted = OmittedRecords()
         /// Per label that runs more than once (spec §16).
         var stats: [String: LabelStats] = [:]
+        /// Steps of iterations known to come but not registered yet.
+        var planned = 0
     }
 
     private let state = Lock(State())
@@ -97,6 +99,19 @@ final class RunRecorder: Sendable {
             state.nextOrder += 1
             state.groups[id] = GroupEntry(record: record, key: key)
         }
+    }
+
+    /// Steps of iterations known to come, registered as each starts: the
+    /// progress counts them (`[done/total]`). Negative once registered.
+    func plan(_ steps: Int) {
+        state.withLock { $0.planned += steps }
+    }
+
+    /// Steps of iterations that never started, counted as skipped instead
+    /// of listed (past the first iterations of a long foreach).
+    func countSkipped(_ steps: Int) {
+        guard steps > 0 else { return }
+        state.withLock { $0.omitted.add(.skipped, count: steps) }
     }
 
     /// Drops a record (a foreach body's template once the iterations are known).
@@ -401,7 +416,7 @@ final class RunRecorder: Sendable {
 
     /// How many steps the run has (so far known: foreach bodies count once
     /// until their list is known).
-    var count: Int { state.withLock { $0.entries.count + $0.omitted.count } }
+    var count: Int { state.withLock { $0.entries.count + $0.omitted.count + max(0, $0.planned) } }
 
     func status(of id: String) -> StepStatus? {
         state.withLock { $0.entries[id]?.record.status }
@@ -470,5 +485,9 @@ package struct OmittedRecords: Sendable, Equatable {
     mutating func add(_ record: StepRecord) {
         byStatus[record.status, default: 0] += 1
         duration += record.duration ?? .zero
+    }
+
+    mutating func add(_ status: StepStatus, count: Int) {
+        byStatus[status, default: 0] += count
     }
 }

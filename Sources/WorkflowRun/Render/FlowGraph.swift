@@ -132,6 +132,7 @@ struct FlowGraph {
             case .parallel(let parallel):
                 var title = "parallel"
                 if let limit = parallel.limit { title += " limit \(limit)" }
+                if let rate = parallel.rateText { title += " rate \(rate)" }
                 if parallel.keepGoing { title += " keep-going" }
                 return lanes(parallel.lanes.children, title: name + title + options, dependencies: parallel.dependencies)
             case .race(let lanes):
@@ -139,9 +140,9 @@ struct FlowGraph {
             case .any(let lanes):
                 return self.lanes(lanes.children, title: name + "any" + options, dependencies: nil)
             case .foreach(let foreach):
-                let keyword = foreach.repeatCount == nil ? "foreach" : "repeat"
+                let keyword = foreach.repetition == nil ? "foreach" : "repeat"
                 openCluster(name + keyword + (foreach.parallel ? " parallel" : "") + options)
-                let head = add(foreach.repeatCount.map { "repeat \($0)" } ?? "foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))",
+                let head = add(foreach.repetition.map(\.description) ?? "foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))",
                                .group)
                 let (entries, exits) = chain(foreach.body)
                 connect([head], entries, label: foreach.parallel ? "each item, at once" : "each item")

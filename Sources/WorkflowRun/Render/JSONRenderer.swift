@@ -172,6 +172,7 @@ package struct JSONRenderer: Sendable {
             var members: [(String, JSONValue)] = []
             if let limit = parallel.limit { members.append(("limit", .integer(limit))) }
             members.append(("keepGoing", .bool(parallel.keepGoing)))
+            if let rate = parallel.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
             return members + lanes(parallel.lanes)
                 + [("dependencies", .array(parallel.dependencies.map { .array($0.map(JSONValue.integer)) }))]
         case .race(let lanes), .any(let lanes):
@@ -181,7 +182,11 @@ package struct JSONRenderer: Sendable {
                                                   ("parallel", .bool(foreach.parallel))]
             if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
             if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
-            if let count = foreach.repeatCount { members.append(("repeat", .integer(count))) }
+            switch foreach.repetition {
+            case .count(let count): members.append(("repeat", .integer(count)))
+            case .duration(let duration): members.append(("repeatForSeconds", .decimal(duration.seconds, places: 3)))
+            case nil: break
+            }
             if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):

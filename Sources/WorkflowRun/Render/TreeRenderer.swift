@@ -79,12 +79,13 @@ package struct TreeRenderer: Sendable {
                 children = items(block, &scope)
             case .parallel(let parallel):
                 if let limit = parallel.limit { options.append("limit \(limit)") }
+                if let rate = parallel.rateText { options.append("rate \(rate)") }
                 if parallel.keepGoing { options.append("keep-going") }
                 children = lanes(parallel.lanes, &scope)
             case .race(let lanes), .any(let lanes):
                 children = self.lanes(lanes, &scope)
             case .foreach(let foreach):
-                head = foreach.repeatCount.map { "repeat \($0)" } ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
+                head = foreach.repetition.map(\.description) ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
                 if foreach.parallel { options.append("parallel") }
                 if let limit = foreach.limit { options.append("limit \(limit)") }
                 if let rate = foreach.rateText { options.append("rate \(rate)") }

@@ -33,6 +33,29 @@ extension WorkflowExecutor {
         }
     }
 
+    /// The iterations of a foreach or a repeat: a range's numbers are made
+    /// as iterations start.
+    func iterations(of foreach: ForeachGroup, in values: ValueScope, id: String) throws(RunError) -> Iterations {
+        switch (foreach.repetition, foreach.list) {
+        case (.duration(let duration), _):
+            guard let rate = foreach.rate else { return .open }
+            return .numbers(first: 0, count: Iterations.due(within: duration, rate: rate))
+        case (_, .range(let from, let to)):
+            let low = try interpolator.render(from, in: values, stepID: id), high = try interpolator.render(to, in: values, stepID: id)
+            guard let start = Int(low.trimmingSpaces), let end = Int(high.trimmingSpaces) else {
+                throw RunError(stepID: id, kind: .reference, message: "range(\(low), \(high)): the bounds must be integers")
+            }
+            guard start <= end else { return .numbers(first: start, count: 0) }
+            let (span, overflow) = end.subtractingReportingOverflow(start)
+            guard !overflow, span < Int.max else {
+                throw RunError(stepID: id, kind: .reference, message: "range(\(low), \(high)) has too many numbers")
+            }
+            return .numbers(first: start, count: span + 1)
+        default:
+            return .list(try evaluate(foreach.list, in: values, id: id))
+        }
+    }
+
     /// Whether an `if` condition holds.
     func evaluate(_ condition: Condition, in values: ValueScope, id: String) throws(RunError) -> Bool {
         switch condition {

@@ -13,7 +13,8 @@ import WorkflowModel
 ///   only when every lane failed.
 ///
 /// Lanes without dependencies start in order from a counter, so a foreach
-/// over 100,000 items keeps only its running lanes in memory.
+/// over millions of items keeps only its running lanes in memory (and the
+/// first `failuresKept` failures; the others are counted).
 final class LaneRun: Sendable {
     enum Mode: Sendable {
         case all(keepGoing: Bool)
@@ -26,8 +27,11 @@ final class LaneRun: Sendable {
         /// Lanes with dependencies not yet started (only when there are any).
         var waiting: [Int] = []
         var running: [Int: CancelScope] = [:]
+        /// Lanes that succeeded (kept only when some lane needs another).
         var succeeded = Set<Int>()
         var failures: [RunError] = []
+        /// Failures past the first `failuresKept`, counted.
+        var moreFailures = 0
         var cancelledLanes = 0
         var winner: Outcome<Void>?
         var stopping = false
@@ -45,21 +49,33 @@ final class LaneRun: Sendable {
     private let mode: Mode
     private let scope: CancelScope
     private let start: @Sendable (Int, CancelScope) -> Promise<Void>
-    private let skip: @Sendable ([Int]) -> Void
-    private let aggregate: @Sendable ([RunError]) -> RunError
+    private let skip: @Sendable ([Int], Int) -> Void
+    private let mayStart: (@Sendable () -> Bool)?
+    private let aggregate: @Sendable ([RunError], Int) -> RunError
     private let handled: (@Sendable ([RunError]) -> Void)?
+    private let skipListed: Int
+    /// A group keeps this many of its lanes' failures (the errors the
+    /// group's own names, and `any` marks as handled); the rest are counted.
+    static let failuresKept = 1_000
 
     /// - Parameters:
     ///   - start: runs lane `i` in the scope given.
-    ///   - skip: marks the steps of lanes that never started as skipped.
-    ///   - aggregate: one error for several failures (keep-going, any).
+    ///   - mayStart: when given, no lane starts once it says no (`repeat
+    ///     for D`: the count is then open, and nothing is left to skip).
+    ///   - skip: marks the steps of lanes that never started as skipped:
+    ///     the first `skipListed` of them by number, and how many in all.
+    ///   - aggregate: one error for several failures (keep-going, any):
+    ///     those kept, and how many more were counted.
     ///   - handled: hears the lanes' failures an `any` made up for (another
     ///     lane succeeded).
     init(count: Int, dependencies: [[Int]] = [], limit: Int?, mode: Mode, scope: CancelScope,
-         aggregate: @escaping @Sendable ([RunError]) -> RunError,
+         mayStart: (@Sendable () -> Bool)? = nil, skipListed: Int = Int.max,
+         aggregate: @escaping @Sendable ([RunError], Int) -> RunError,
          handled: (@Sendable ([RunError]) -> Void)? = nil,
          start: @escaping @Sendable (Int, CancelScope) -> Promise<Void>,
-         skip: @escaping @Sendable ([Int]) -> Void) {
+         skip: @escaping @Sendable ([Int], Int) -> Void) {
+        self.mayStart = mayStart
+        self.skipListed = skipListed
         self.handled = handled
         (result, resolver) = Promise<Void>.pending()
         self.count = count
@@ -123,13 +139,17 @@ final class LaneRun: Sendable {
             var decided = false
             switch outcome {
             case .fulfilled:
-                state.succeeded.insert(index)
+                if hasDependencies { state.succeeded.insert(index) }
                 switch mode {
                 case .race, .any: decided = state.winner == nil
                 case .all: break
                 }
             case .rejected(let error):
-                state.failures.append(error as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(error)"))
+                if state.failures.count < Self.failuresKept {
+                    state.failures.append(error as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(error)"))
+                } else {
+                    state.moreFailures += 1
+                }
                 switch mode {
                 case .race: decided = state.winner == nil
                 case .all(let keepGoing): decided = !keepGoing && !state.stopping
@@ -150,19 +170,21 @@ final class LaneRun: Sendable {
 
     /// Ends the group once nothing runs and nothing more can start.
     private func finishIfDone() {
-        let ending: (Outcome<Void>, [Int], [RunError])? = state.withLock { state in
+        let ending: (Outcome<Void>, [Int], Int, [RunError])? = state.withLock { state in
             guard !state.finished, !state.pumping, state.running.isEmpty, !canStart(state) else { return nil }
             state.finished = true
-            let notStarted = hasDependencies ? state.waiting : Array(state.nextIndex..<count)
+            let notStartedCount = mayStart != nil ? 0 : hasDependencies ? state.waiting.count : count - state.nextIndex
+            let notStarted = hasDependencies ? Array(state.waiting.prefix(skipListed))
+                : Array(state.nextIndex..<(state.nextIndex + min(notStartedCount, skipListed)))
             let outcome = outcome(state)
             // An `any` another lane won made up for the lanes that failed.
             var madeUpFor: [RunError] = []
             if case .any = mode, outcome.isFulfilled { madeUpFor = state.failures }
-            return (outcome, notStarted, madeUpFor)
+            return (outcome, notStarted, notStartedCount, madeUpFor)
         }
-        guard let (outcome, notStarted, madeUpFor) = ending else { return }
+        guard let (outcome, notStarted, notStartedCount, madeUpFor) = ending else { return }
         if !madeUpFor.isEmpty { handled?(madeUpFor) }
-        if !notStarted.isEmpty { skip(notStarted) }
+        if notStartedCount > 0 { skip(notStarted, notStartedCount) }
         resolver.resolve(outcome)
     }
 
@@ -173,11 +195,12 @@ final class LaneRun: Sendable {
             return state.winner ?? .cancelled
         case .any:
             if let winner = state.winner { return winner }
-            if !state.failures.isEmpty { return .rejected(aggregate(state.failures)) }
+            if !state.failures.isEmpty { return .rejected(aggregate(state.failures, state.moreFailures)) }
             return .cancelled
         case .all(let keepGoing):
             if let first = state.failures.first {
-                return .rejected(keepGoing && state.failures.count > 1 ? aggregate(state.failures) : first)
+                guard keepGoing, state.failures.count > 1 else { return .rejected(first) }
+                return .rejected(aggregate(state.failures, state.moreFailures))
             }
             return state.cancelledLanes > 0 ? .cancelled : .fulfilled(())
         }
@@ -186,6 +209,7 @@ final class LaneRun: Sendable {
     /// Whether a lane could start now (under the lock; does not take it).
     private func canStart(_ state: State) -> Bool {
         guard !state.stopping, state.running.count < limit else { return false }
+        if let mayStart, !mayStart() { return false }
         if !hasDependencies { return state.nextIndex < count }
         return state.waiting.contains { index in dependencies[index].allSatisfy { state.succeeded.contains($0) } }
     }
