@@ -70,6 +70,69 @@ struct RateTests {
         #expect(graph.stdout.contains("parallel  [rate 10/s]"), "\(graph.stdout)")
     }
 
+    /// The arrival times (seconds after the first) the test server noted for `key`.
+    private func arrivals(_ space: Workspace, base: String, key: String) throws -> [Double] {
+        let run = try space.run("""
+        workflow "read"
+        http GET "\(base)/arrivals?key=\(key)" { save "arrivals.json" }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let data = try #require(space.read("arrivals.json")?.data(using: .utf8))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [Double])
+    }
+
+    @Test("the server sees the schedule: requests arrive evenly spaced, no burst, as many as repeat N and repeat for D ask")
+    func arrivalsAtTheServer() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = "even-\(UUID().uuidString)", timed = "timed-\(UUID().uuidString)"
+        let run = try space.run("""
+        workflow "even"
+        repeat 50 parallel limit 8 rate 100/s {
+          hit: http GET "\(base)/arrive?key=\(key)"
+        }
+        repeat for 1s parallel limit 4 rate 40/s {
+          timed: http GET "\(base)/arrive?key=\(timed)"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let times = try arrivals(space, base: base, key: key)
+        #expect(times.count == 50)
+        // The 50th is due 490 ms after the first; nothing comes early (a
+        // little slack for the first's connection), and no burst: at 100/s,
+        // never more than 5 within 20 ms.
+        #expect((times.last ?? 0) >= 0.47, "\(times)")
+        for (k, time) in times.enumerated() { #expect(time >= Double(k) * 0.01 - 0.015, "arrival \(k) at \(time)") }
+        for start in times.indices {
+            let within = times[start...].prefix { $0 - times[start] < 0.02 }.count
+            #expect(within <= 5, "\(within) arrivals within 20 ms from \(times[start])")
+        }
+        // Due at k/40 s for k/40 < 1: exactly 40 reach the server.
+        #expect(try arrivals(space, base: base, key: timed).count == 40)
+    }
+
+    @Test("coordinated omission at the server: one request stalled for a second shows in p90 through the requests due behind it")
+    func stalledServer() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = "stall-\(UUID().uuidString)"
+        let run = try space.run("""
+        workflow "stall"
+        repeat 40 parallel limit 1 rate 40/s {
+          hit: http GET "\(base)/arrive?key=\(key)&stall=5&ms=1000"
+        }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let latency = try #require(((run.report?["stats"] as? [String: Any])?["hit"] as? [String: Any])?["latency"] as? [String: Double])
+        // Only one request was slow at the server; the 34 due during its
+        // stall waited for the slot, and their latency says so.
+        #expect((latency["p90"] ?? 0) >= 0.5, "\(latency)")
+        #expect((latency["max"] ?? 0) >= 0.95, "\(latency)")
+        #expect((latency["p50"] ?? 0) >= 0.1, "\(latency)")
+    }
+
     @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")
     func mistakes() throws {
         let space = try Workspace()

@@ -52,6 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 RETRY_FIRST = {}
+ARRIVALS = {}
 RETRY_LOCK = threading.Lock()
 
 COMPRESSED_TEXT = ("hello, compressed world! " * 40).encode()
@@ -144,6 +145,22 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(int(query.get("status", ["429"])[0]), "slow down", headers=[("Retry-After", value)])
             else:
                 self.send_body(200, "%.3f" % (time.time() - first))
+        elif url.path == "/arrive":
+            # Notes when each request of a key arrived (monotonic seconds);
+            # with stall=N, the N-th request of the key waits `ms` first.
+            key = query.get("key", [""])[0]
+            with RETRY_LOCK:
+                times = ARRIVALS.setdefault(key, [])
+                times.append(time.monotonic())
+                number = len(times) - 1
+            if query.get("stall", [None])[0] == str(number):
+                time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
+            self.send_body(200, "arrived %d" % number)
+        elif url.path == "/arrivals":
+            # The arrival times of a key, in seconds after its first.
+            with RETRY_LOCK:
+                times = list(ARRIVALS.get(query.get("key", [""])[0], []))
+            self.send_body(200, json.dumps([t - times[0] for t in times] if times else []), "application/json")
         elif url.path == "/json":
             self.send_body(200, json.dumps(JSON_DOCUMENT), "application/json")
         elif url.path == "/headers":

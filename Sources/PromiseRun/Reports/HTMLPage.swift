@@ -140,6 +140,17 @@ enum HTMLPage {
         });
         statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));
       }
+      // Thresholds (spec §16): each with what was measured.
+      if ((data.thresholds || []).length) {
+        var thresholdSection = document.getElementById("stats");
+        thresholdSection.appendChild(el("h2", { text: "Thresholds" }));
+        var rows = data.thresholds.map(function (t) {
+          return el("tr", { "class": t[2] ? "held" : "broken" }, [el("td", { text: t[0] }), el("td", { text: t[1] }),
+            el("td", { text: t[2] ? "✓ held" : "✗ failed" }), el("td", { text: t[3] })]);
+        });
+        var thresholdHead = el("tr", null, ["group", "threshold", "result", "measured"].map(function (name) { return el("th", { text: name }); }));
+        thresholdSection.appendChild(el("table", { "class": "stats thresholds" }, [el("thead", null, [thresholdHead]), el("tbody", null, rows)]));
+      }
 
       // Failures first.
       var failures = document.getElementById("failures");

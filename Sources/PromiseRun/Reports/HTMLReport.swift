@@ -112,6 +112,12 @@ enum HTMLReport {
                     ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
                 ])
             })),
+            // Thresholds as checked: group, as written, held, what was measured.
+            ("thresholds", .array(result.groups.flatMap { group in
+                group.thresholds.map { threshold in
+                    .array([.string(group.id), .string(threshold.threshold.text), .bool(threshold.holds), .string(threshold.measuredText)])
+                }
+            })),
             // Runs of a label past its first 1,000, counted (spec §16).
             ("notListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { ($0.key.rawValue, .integer($0.value)) })),

@@ -72,7 +72,20 @@ enum JSONReport {
         }
         if record.allowedFailure { members.append(("allowedFailure", .bool(true))) }
         if let handler = record.handledBy { members.append(("handledBy", .string(handler))) }
+        if !record.thresholds.isEmpty { members.append(("thresholds", .array(record.thresholds.map(threshold)))) }
         return .object(members)
+    }
+
+    /// A threshold as checked (spec §16): as written, whether it held, and
+    /// the measured value in its unit (seconds, a share from 0 to 1, a
+    /// count, per second; null when nothing ended to measure).
+    private static func threshold(_ result: ThresholdResult) -> JSONValue {
+        .object([
+            ("threshold", .string(result.threshold.text)),
+            ("held", .bool(result.holds)),
+            ("measured", result.measured.map { .decimal($0, places: 6) } ?? .null),
+            ("message", .string(result.message)),
+        ])
     }
 
     private static func output(_ text: CapturedText) -> JSONValue {

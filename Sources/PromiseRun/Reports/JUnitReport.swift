@@ -9,20 +9,28 @@ import WorkflowLanguage
 /// won): those pass and say so in `<system-err>`; skipped and cancelled
 /// ones `<skipped>` (with a message saying which). A group that failed on
 /// its own (a timeout) and a run that timed out are test cases of their
-/// own with a `<failure>`, so `failures` counts every timeout. Output
-/// tails go to `<system-out>` / `<system-err>`.
+/// own with a `<failure>`, so `failures` counts every timeout. Each
+/// threshold of a group is a test case named as written (`latency p99 <
+/// 250ms`, spec §16), failed when it did not hold; the group's failure is
+/// then theirs. Output tails go to `<system-out>` / `<system-err>`.
 enum JUnitReport {
     static func render(_ result: RunResult) -> String {
         let records = result.records
         let extra = ReportFailure.all(in: result).filter {
-            if case .step = $0.source { return false }
-            return true
+            switch $0.source {
+            case .step: return false
+            // A group its thresholds failed: the thresholds' test cases say it.
+            case .group(let group): return !(group.failure?.kind == .expect && group.thresholds.contains { !$0.holds })
+            case .run: return true
+            }
         }
-        let tests = records.count + extra.count
+        let thresholds = result.groups.flatMap { group in group.thresholds.map { (group, $0) } }
+        let tests = records.count + extra.count + thresholds.count
         // A failure the workflow handled is no failure of the run: its test
         // case passes and says in `system-err` what failed and what
         // handled it (docs/reports.md).
         let failures = records.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
+            + thresholds.filter { !$0.1.holds && $0.0.handledBy == nil }.count
         let skipped = records.filter { $0.status == .skipped || $0.status == .cancelled }.count
         let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -41,6 +49,18 @@ enum JUnitReport {
             } else {
                 xml += "      <failure message=\(attribute(failure.message)) type=\(attribute(failure.failureKind.rawValue))>"
                 xml += escape(failure.message) + "</failure>\n"
+            }
+            xml += "    </testcase>\n"
+        }
+        for (group, threshold) in thresholds {
+            let name = attribute(threshold.threshold.text)
+            xml += "    <testcase name=\(name) classname=\(attribute("\(result.workflow).\(group.id)")) time=\"\(group.duration.map(seconds) ?? "0.000")\">\n"
+            if threshold.holds {
+                xml += "      <system-out>" + escape(threshold.message) + "</system-out>\n"
+            } else if let handler = group.handledBy {
+                xml += "      <system-err>" + escape(handledText(.expect, threshold.message, by: handler)) + "</system-err>\n"
+            } else {
+                xml += "      <failure message=\(attribute(threshold.message)) type=\"expect\">" + escape(threshold.message) + "</failure>\n"
             }
             xml += "    </testcase>\n"
         }

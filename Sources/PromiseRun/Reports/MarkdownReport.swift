@@ -81,6 +81,16 @@ enum MarkdownReport {
             }
             text += "\n"
         }
+        let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
+        if !thresholds.isEmpty {
+            // Thresholds as checked when their groups ended (spec §16).
+            text += "### Thresholds\n\n| group | threshold | result | measured |\n|:---|:---|:---|:---|\n"
+            for (group, threshold) in thresholds {
+                text += "| \(code(group)) | \(code(threshold.threshold.text)) | \(threshold.holds ? "✅ held" : "❌ failed") | "
+                    + "\(cell(threshold.measuredText)) |\n"
+            }
+            text += "\n"
+        }
         text += "### Steps\n\n"
         text += "| step | status | duration | details |\n|:---|:---|---:|:---|\n"
         for record in records.prefix(rowLimit) {

@@ -22,6 +22,15 @@ enum Summary {
         if verbosity != .quiet, !result.stats.isEmpty {
             text += "\n" + statsTable(result.stats, style: style)
         }
+        let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
+        if verbosity != .quiet, !thresholds.isEmpty {
+            // Each threshold as checked (spec §16), with what was measured.
+            text += "\n"
+            for (group, threshold) in thresholds {
+                let mark = threshold.holds ? style.green("✓") : style.red("✗")
+                text += "\(mark) \(group): \(threshold.threshold.text)  " + style.dim("(\(threshold.measuredText))") + "\n"
+            }
+        }
         let stepTime = records.compactMap(\.duration).reduce(result.omitted.duration, +)
         let wall = result.duration
         var headline: String

@@ -76,7 +76,11 @@ struct Lexer {
                 return token(.number)
             }
             if Lexer.isIdentifierStart(byte) {
-                while let next = peek(), Lexer.isIdentifierContinue(next) { position += 1 }
+                while let next = peek(), Lexer.isIdentifierContinue(next)
+                        // `p99.9`: a dot between digits (a threshold's percentile).
+                        || (next == UInt8(ascii: ".") && Lexer.isDigit(bytes[position - 1]) && peek(1).map(Lexer.isDigit) == true) {
+                    position += 1
+                }
                 return token(.identifier)
             }
             // Skip the rest of a multi-byte character so it is one error.
@@ -128,6 +132,8 @@ struct Lexer {
             // `/` only before a letter: a rate, `500/s`.
             position += 1
         }
+        // A share: `1%` (a threshold's failures).
+        if peek() == UInt8(ascii: "%") { position += 1 }
     }
 
     /// False (after reporting) when the string is not terminated.

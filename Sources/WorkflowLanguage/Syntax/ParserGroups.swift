@@ -76,6 +76,14 @@ extension Parser {
         case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }
+        switch kind {
+        case .sequence(let body), .parallel(_, _, let body, _), .race(let body), .any(let body):
+            checkThresholdLabels(attributes.thresholdLabels, in: body)
+        case .foreach(let foreach):
+            checkThresholdLabels(attributes.thresholdLabels, in: foreach.body)
+        case .step, .conditional:
+            break
+        }
         if label == nil, let range = attributes.descriptionRange {
             diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
         }

@@ -84,6 +84,16 @@ extension Parser {
         case "timeout", "retry", "needs", "allow-failure", "desc", "executor", "partition", "cpus", "memory", "slurm-options":
             try parseGroupAttribute(keyword, context, into: &attributes)
             return nil
+        case "expect" where Parser.thresholdSubjects.contains(text(peekNext())):
+            switch context.owner {
+            case .group, .lanes: break
+            case .workflow, .clause:
+                throw error("'expect \(text(peekNext()))' is a threshold of a group, checked when the group ends; "
+                            + "put it in the block of a group (repeat, foreach, parallel, sequence)")
+            }
+            advance()
+            attributes.values.thresholds.append(try parseThreshold(labels: &attributes.thresholdLabels))
+            return nil
         case "cookies":
             advance()
             guard current.kind == .identifier, text(current) == "off" || text(current) == "on" else {

@@ -108,6 +108,9 @@ struct SyntaxAttributes: Sendable {
 
     /// Where `desc` was written (a desc needs a label).
     var descriptionRange: SourceRange?
+    /// The labels thresholds name (`expect latency of LABEL ...`), checked
+    /// against the group's steps.
+    var thresholdLabels: [SyntaxName] = []
 
     /// The model's attributes.
     var lowered: Attributes {

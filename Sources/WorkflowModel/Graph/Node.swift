@@ -171,11 +171,14 @@ package struct Attributes: Sendable, Hashable {
         /// Boxed: few nodes have a placement, and inline it would be 89 of
         /// these values' bytes on every node that has any attribute.
         private var placementBox: CopyOnWrite<Placement>?
+        /// `expect latency ...`, `expect failures ...`, `expect rate ...` in a
+        /// group's block (spec §16): checked when the group ends.
+        package var thresholds: [Threshold] = []
 
         @usableFromInline
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
-                && description == nil && placementBox == nil
+                && description == nil && placementBox == nil && thresholds.isEmpty
         }
     }
 

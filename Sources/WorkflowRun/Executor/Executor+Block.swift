@@ -152,7 +152,8 @@ extension WorkflowExecutor {
                             }
                             inner.values = values
                         }
-                        return self.runGroup(group, node, inner)
+                        guard !node.attributes.thresholds.isEmpty else { return self.runGroup(group, node, inner) }
+                        return self.runMeasured(group, node, id: id, inner)
                     }
                 }
             }.tap { [self] outcome in
@@ -178,6 +179,34 @@ extension WorkflowExecutor {
                 return .outcome(outcome)
             })
         }
+    }
+
+    /// A group with thresholds (spec §16): it measures the steps inside it
+    /// and checks each threshold when it ends, failing with kind `expect`
+    /// and the measured value when one does not hold. With an `expect
+    /// failures` threshold, the groups inside run as with keep-going and
+    /// the failures of its steps do not fail it by themselves.
+    private func runMeasured(_ group: Group, _ node: Node, id: String, _ context: ExecutionContext) -> Promise<Void> {
+        let thresholds = node.attributes.thresholds
+        let measure = GroupMeasure(thresholds: thresholds, started: clock.now())
+        let countsFailures = thresholds.contains(where: \.countsFailures)
+        var inner = context
+        inner.measures.append(measure)
+        if countsFailures { inner.countsFailures = true }
+        return runGroup(group, node, inner).derive(.inline, .outcome { [self] outcome in
+            if case .cancelled = outcome { return .outcome(.cancelled) }
+            let results = measure.check(now: clock.now())
+            recorder.checkedThresholds(results, group: id)
+            if case .rejected(let error) = outcome {
+                // The group's own failure (its list could not be made), or
+                // a step's without a failures threshold: the usual rules.
+                guard countsFailures, let failure = error as? RunError, failure.stepID != id else { return .outcome(outcome) }
+                recorder.markHandled(failure.failedIDs, by: "the thresholds of \(node.label.map { "'\($0)'" } ?? id)")
+            }
+            let failing = results.filter { !$0.holds }
+            guard !failing.isEmpty else { return .outcome(.fulfilled(())) }
+            return .outcome(.rejected(RunError(stepID: id, kind: .expect, message: failing.map(\.message).joined(separator: "; "))))
+        })
     }
 
     /// `line 12`, or `lib/build.workflow:12` in an included file.

@@ -46,12 +46,16 @@ extension WorkflowExecutor {
             switch outcome {
             case .fulfilled(let result):
                 if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
-                recorder.finish(id, status: .succeeded, result: result, latency: clock.now() - ready)
+                let latency = clock.now() - ready
+                for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency) }
+                recorder.finish(id, status: .succeeded, result: result, latency: latency)
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
-                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: clock.now() - ready)
+                let latency = clock.now() - ready
+                for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency) }
+                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency)
                 guard allowed else { return .outcome(.rejected(runError)) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).

@@ -244,6 +244,9 @@ struct ExecutionContext: Sendable {
     /// Inside a group with an `expect failures` threshold (spec §16): the
     /// groups run as with keep-going; the threshold decides.
     var countsFailures = false
+    /// The groups with thresholds around this point: each hears every
+    /// step that ends inside it.
+    var measures: [GroupMeasure] = []
 }
 
 /// When an iteration was due to start (`rate`): its first step's latency

@@ -234,6 +234,11 @@ final class RunRecorder: Sendable {
         }
     }
 
+    /// A group's thresholds, checked as it ended.
+    func checkedThresholds(_ results: [ThresholdResult], group id: String) {
+        state.withLock { state in state.groups[id]?.record.thresholds = results }
+    }
+
     /// A group ended; `failure` only when the failure is the group's own.
     func finishGroup(_ id: String, status: StepStatus, failure: StepFailure? = nil, allowedFailure: Bool = false) {
         let now = clock.now()

@@ -150,6 +150,8 @@ package struct GroupRecord: Sendable {
     package var allowedFailure = false
     /// Its own failure was handled (as `StepRecord.handledBy`).
     package var handledBy: String?
+    /// Its thresholds as checked when it ended (spec §16), in the order written.
+    package var thresholds: [ThresholdResult] = []
 
     /// A group not yet started.
     package init(id: String, label: String?, kind: String, parent: String?, order: Int) {

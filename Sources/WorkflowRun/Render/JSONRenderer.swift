@@ -73,6 +73,7 @@ package struct JSONRenderer: Sendable {
         if !attributes.needs.isEmpty { members.append(("needs", .array(attributes.needs.map(JSONValue.string)))) }
         if attributes.allowFailure { members.append(("allowFailure", .bool(true))) }
         if let description = attributes.description { members.append(("desc", .string(description))) }
+        if !attributes.thresholds.isEmpty { members.append(("thresholds", .array(attributes.thresholds.map { .string($0.text) }))) }
         if let cwd = attributes.cwd { members.append(("cwd", template(cwd))) }
         if !attributes.environment.isEmpty { members.append(("env", named(attributes.environment.map { ($0.name, $0.value) }))) }
         if node.isProcessStep {

@@ -130,6 +130,7 @@ package struct TreeRenderer: Sendable {
         var details: [TreeItem] = []
         if let description = attributes.description { details.append(TreeItem("desc \(quotedName(description))")) }
         if let cwd = attributes.cwd { details.append(TreeItem("cwd \(quoted(cwd, scope))")) }
+        for threshold in attributes.thresholds { details.append(TreeItem("expect \(threshold.text)")) }
         for setting in attributes.environment {
             details.append(TreeItem("env \(setting.name) = \(quoted(setting.value, scope))"))
         }
