@@ -36,11 +36,12 @@ package enum LanguageTable {
         let doc: String
         switch kind {
         case .sequence: doc = "runs its statements one after another, as one step of its chain"
-        case .parallel: doc = "runs its lanes at once: parallel [limit N] [keep-going]"
+        case .parallel: doc = "runs its lanes at once: parallel [limit N] [rate R] [keep-going]"
         case .race: doc = "the first lane to settle decides; the others are cancelled"
         case .any: doc = "the first lane to succeed wins; fails when every lane failed"
-        case .foreach: doc = "runs its body once per item: foreach NAME in LIST [parallel ...]"
-        case .repeat: doc = "runs its body N times: repeat N [parallel [limit N] [keep-going]]; {{repeat.index}} counts from 0"
+        case .foreach: doc = "runs its body once per item: foreach NAME in LIST [parallel [limit N] [rate R] [keep-going]]"
+        case .repeat: doc = "runs its body N times, or for a duration: repeat N | repeat for D [parallel [limit N] [rate R] [keep-going]]; "
+            + "{{repeat.index}} counts from 0"
         case .conditional: doc = "runs one branch: if COND { } else { }"
         }
         return Word(name: kind.rawValue, doc: doc)
@@ -92,7 +93,8 @@ package enum LanguageTable {
         Attribute(name: "cacert", takenBy: ["http"], doc: "trusts the authorities in this PEM file"),
         Attribute(name: "cert", takenBy: ["http"], doc: "the client certificate (PEM)"),
         Attribute(name: "key", takenBy: ["http"], doc: "the client certificate's key (PEM)"),
-        Attribute(name: "expect", takenBy: processes.union(["http"]), doc: "an expectation: exit, stdout, stderr, status, body, header, json"),
+        Attribute(name: "expect", takenBy: processes.union(["http", "group"]),
+                  doc: "an expectation: exit, stdout, stderr, status, body, header, json; in a group, a threshold: latency, failures, rate"),
         Attribute(name: "capture", takenBy: processes.union(["http"]), doc: "a value for later steps: capture NAME = json|header|cookie|url|stdout ..."),
         Attribute(name: "sources", takenBy: processes, doc: "files whose contents decide whether the step is up to date"),
         Attribute(name: "generates", takenBy: processes, doc: "files the step makes; each must exist for it to be up to date"),
@@ -117,6 +119,22 @@ package enum LanguageTable {
         Word(name: "body", doc: "the HTTP response body"),
         Word(name: "header", doc: "an HTTP response header"),
         Word(name: "json", doc: "a value in the JSON body at a path"),
+    ]
+
+    /// What a group's thresholds bound (spec §16): the words after
+    /// `expect` in a group's block.
+    package static let thresholdSubjects: [Word] = [
+        Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (p50 p90 p95 p99 p99.9 min mean max)"),
+        Word(name: "failures", doc: "failed runs, a share or a count: expect failures < 1%, expect failures <= 3"),
+        Word(name: "rate", doc: "runs completed per second over the group: expect rate >= 490/s"),
+    ]
+
+    /// The options after `parallel` (in a parallel group, or for a
+    /// foreach's or a repeat's iterations), in the order `fmt` keeps.
+    package static let parallelOptions: [Word] = [
+        Word(name: "limit", doc: "at most N at once: limit N"),
+        Word(name: "rate", doc: "starts on a fixed schedule, the k-th k/R after the group starts: rate 500/s (/s, /m, /h)"),
+        Word(name: "keep-going", doc: "every lane runs to its end; the group fails afterwards if one failed"),
     ]
 
     /// The attributes a step kind takes, in `fmt`'s order.

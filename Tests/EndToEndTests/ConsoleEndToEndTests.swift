@@ -163,6 +163,22 @@ struct ConsoleEndToEndTests {
         #expect(Self.visible(Substring(screen)).contains("› flaky attempt 2 "), "the live line, not only the note above it")
     }
 
+    @Test("a load test's live area: each repeated label's runs, rate and p99 so far",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func labelStatsInLiveArea() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        repeat for 1s parallel limit 2 rate 40/s {
+          tick: sleep 20ms
+        }
+        """)
+        let (status, screen) = try onTerminal(space, "test.workflow")
+        #expect(status == 0)
+        let visible = Self.visible(Substring(screen))
+        #expect(visible.range(of: #"↻ tick  \d+ runs  [\d.]+/s  p99 [\d.]+ms"#, options: .regularExpression) != nil, "\(visible)")
+    }
+
     @Test("-q prints the final line alone, with no blank line before it")
     func quietHasNoBlankLine() throws {
         let space = try Workspace()

@@ -46,8 +46,10 @@ extension LanguageServer {
             }
         case .needs:
             labels()
-        case .expectation:
-            add(LanguageTable.expectationSubjects, .keyword)
+        case .expectation(let inGroup):
+            add(inGroup ? LanguageTable.thresholdSubjects : LanguageTable.expectationSubjects, .keyword)
+        case .parallelOption:
+            add(LanguageTable.parallelOptions, .keyword)
         case .fileOperation:
             add(LanguageTable.fileOperations, .keyword)
         case .httpMethod:

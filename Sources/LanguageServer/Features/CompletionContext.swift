@@ -14,8 +14,10 @@ enum CompletionContext: Equatable {
     case filter
     /// After `needs`.
     case needs
-    /// After `expect`.
-    case expectation
+    /// After `expect`: in a step's block, or a group's (a threshold).
+    case expectation(inGroup: Bool)
+    /// After `parallel` (a group's, or a foreach's or a repeat's iterations).
+    case parallelOption
     /// After `file`.
     case fileOperation
     /// After `http`.
@@ -48,10 +50,14 @@ enum CompletionContext: Equatable {
         let count = before.count - (afterLabel ? 1 : 0)
         switch head {
         case "needs": return .needs
-        case "expect" where count == 1: return .expectation
+        case "expect" where count == 1:
+            let owner = owner(before: lineStart, in: bytes)
+            return .expectation(inGroup: owner.map { name in LanguageTable.groupKinds.contains { $0.name == name } } ?? false)
         case "file" where count == 1: return .fileOperation
         case "http" where count == 1: return .httpMethod
-        default: return .none
+        default:
+            if before.contains("parallel"), !prefix.contains("{") { return .parallelOption }
+            return .none
         }
     }
 

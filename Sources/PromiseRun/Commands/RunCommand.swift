@@ -25,7 +25,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     let executorBox = ExecutorBox()
     let console = Console(
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),
-        total: { executorBox.executor?.stepCount ?? 0 })
+        total: { executorBox.executor?.stepCount ?? 0 },
+        labels: { executorBox.executor?.labelStatistics ?? [] })
     var configuration = ExecutionConfiguration(
         jobs: options.jobs ?? ProcessEnvironment.processorCount(),
         httpConnections: options.httpConnections,

@@ -42,12 +42,17 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     let settings: Settings
     private let state = Mutex(State())
     private let total: @Sendable () -> Int
+    private let labels: @Sendable () -> [LabelStats]
     private let timer: DispatchSourceTimerBox?
 
-    /// - Parameter total: how many steps the run has (for `[done/total]`).
-    init(settings: Settings, total: @escaping @Sendable () -> Int) {
+    /// - Parameters:
+    ///   - total: how many steps the run has (for `[done/total]`).
+    ///   - labels: the statistics so far of the labels that ran more than
+    ///     once (the live area shows their rate and p99, spec §16).
+    init(settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] }) {
         self.settings = settings
         self.total = total
+        self.labels = labels
         timer = settings.live ? DispatchSourceTimerBox(interval: .milliseconds(150)) : nil
         timer?.start { [weak self] in self?.redraw() }
     }
@@ -212,6 +217,14 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             }
         }
         lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))] running \(state.running.count)"))
+        // A load test's progress: each repeated label's runs, rate and p99
+        // so far (the last three to start repeating).
+        for label in labels().suffix(3) {
+            var line = "  \(style.dim("↻")) \(label.label)  \(label.count) runs  \(FixedPoint.text(label.ratePerSecond, places: 1))/s"
+                + "  p99 \(Format.latency(microseconds: label.latency.percentile(99)))"
+            if label.failed > 0 { line += "  " + style.red("\(label.failed) failed") }
+            lines.append(TerminalSize.truncate(line, to: width))
+        }
         for running in shown {
             var line = "  \(style.dim("›")) \(running.label) "
             // A retry's clock starts again: say which attempt it counts.

@@ -7,6 +7,8 @@ import WorkflowModel
 extension Parser {
     /// The variable a `repeat` body sees: `{{repeat.index}}`.
     static let repeatIndex = "repeat.index"
+    /// `limit`, `rate`, `keep-going`.
+    static let parallelOptions = LanguageTable.parallelOptions.map(\.name)
 
     mutating func parseGroup(label: SyntaxName?, _ context: BlockContext) throws(ParseFailure) -> SyntaxNode {
         let keywordRange = current.range
@@ -99,7 +101,7 @@ extension Parser {
             let (limit, keepGoing, rate) = try parseParallelOptions()
             return (true, limit, keepGoing, rate)
         }
-        if isKeyword("limit") || isKeyword("keep-going") || isKeyword("rate") {
+        if Self.parallelOptions.contains(where: isKeyword) {
             throw error("'\(text(current))' applies to parallel iterations; write 'parallel \(text(current)) ...'")
         }
         return (false, nil, false, nil)
@@ -129,7 +131,7 @@ extension Parser {
                 advance()
             default:
                 let word = text(current)
-                let suggestion = Suggestion.phrase(for: word, among: ["limit", "keep-going", "rate"])
+                let suggestion = Suggestion.phrase(for: word, among: Self.parallelOptions)
                 throw error("unknown option '\(word)' for parallel"
                             + (suggestion.isEmpty ? "; write 'parallel [limit N] [rate N/s] [keep-going] {'" : suggestion))
             }

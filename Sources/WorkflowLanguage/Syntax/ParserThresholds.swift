@@ -6,7 +6,7 @@ import WorkflowModel
 
 extension Parser {
     /// What a threshold can bound: the words after `expect` in a group's block.
-    static let thresholdSubjects = ["latency", "failures", "rate"]
+    static let thresholdSubjects = LanguageTable.thresholdSubjects.map(\.name)
 
     /// After `expect` in a group's block. `labels` gets each `of LABEL`
     /// with its place, checked against the group's labels once its block

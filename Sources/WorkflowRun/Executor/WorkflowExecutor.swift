@@ -158,6 +158,9 @@ package final class WorkflowExecutor: Sendable {
     /// How many steps the run has, as far as known now.
     package var stepCount: Int { recorder.count }
 
+    /// The statistics so far of the labels that ran more than once.
+    package var labelStatistics: [LabelStats] { recorder.labelStats() }
+
     /// `text` with every secret masked: for anything shown to people.
     package func mask(_ text: String) -> String {
         secrets.mask(text)

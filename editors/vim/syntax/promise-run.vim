@@ -8,7 +8,7 @@ endif
 syn iskeyword @,48-57,_,-
 
 syn keyword promiseRunStep       sh exec http file sleep log fail rethrow
-syn keyword promiseRunGroup      sequence parallel race any foreach repeat if else in
+syn keyword promiseRunGroup      sequence parallel race any foreach repeat for if else in
 syn keyword promiseRunException  catch ensure
 syn keyword promiseRunDeclare    workflow var secret env dotenv include
 syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin detach expect capture
@@ -18,6 +18,7 @@ syn keyword promiseRunAttribute  write append read copy move delete mkdir exists
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates env-inputs
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
+syn keyword promiseRunPredicate  latency failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
 syn match   promiseRunComment    "#.*$" contains=@Spell
