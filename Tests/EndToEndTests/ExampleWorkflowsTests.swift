@@ -24,7 +24,7 @@ struct ExampleWorkflowsTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.packageRoot.appendingPathComponent("workflows").path)
             .filter { $0.hasSuffix(".workflow") }.sorted()
         #expect(files == ["ci.workflow", "demo.workflow", "fetch-urls.workflow", "file-pipeline.workflow",
-                          "mirror-race.workflow", "wait-for-service.workflow"])
+                          "load-test.workflow", "mirror-race.workflow", "wait-for-service.workflow"])
     }
 
     @Test("demo: starts its own server, checks it in parallel, stops it")
@@ -51,6 +51,28 @@ struct ExampleWorkflowsTests {
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("CI failed in build (exit)"))
+    }
+
+    @Test("load-test: logs in, ramps up on schedule, holds 50/s under its thresholds; the summary says so")
+    func loadTest() throws {
+        let (outcome, folder) = try run("load-test.workflow", ["--var", "base=\(try ExampleServer.url())",
+                                                               "--report", "markdown=load.md", "--report", "junit=junit.xml"])
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.contains("steady at 50/s: every threshold held"))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json")))
+            as? [String: Any])
+        let stats = try #require(report["stats"] as? [String: Any])
+        // Exactly the iterations due in each stage: 10, 25 and 150.
+        #expect((stats["warm"] as? [String: Any])?["count"] as? Int == 10)
+        #expect((stats["climb"] as? [String: Any])?["count"] as? Int == 25)
+        #expect((stats["item"] as? [String: Any])?["count"] as? Int == 150)
+        let summary = (try? String(contentsOf: folder.appendingPathComponent("load.md"), encoding: .utf8)) ?? ""
+        #expect(summary.contains("| `steady` | `latency p95 < 500ms` | ✅ held |"), "\(summary)")
+        #expect(summary.contains("### Statistics"))
+        // Each threshold is a JUnit test case, named as written.
+        let junit = (try? String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)) ?? ""
+        #expect(junit.contains("<testcase name=\"rate &gt;= 45/s\" classname=\"load-test.steady\""), "\(junit)")
     }
 
     @Test("fetch-urls: every URL fetched, checked and saved")

@@ -9,6 +9,9 @@ Routes:
   /ready                  200, JSON {"ready": true, "version": "1.4.2"}
   /releases/NAME          200, a fixed 64 KiB file (application/gzip)
   /down/...               503 "mirror down"
+  POST /login             200, JSON {"token": ...} for {"user": NAME}
+  /api/items/N            200, JSON as /items/N with "Authorization: Bearer"
+                          the token /login gave; 401 without
   anything else           404
 """
 import json
@@ -19,6 +22,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 RELEASE = bytes((i * 7 + 3) % 256 for i in range(64 * 1024))
+TOKEN = "tok-" + os.urandom(8).hex()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -48,10 +52,30 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, RELEASE, "application/gzip")
         elif parts and parts[0] == "down":
             self.send(503, b"mirror down", "text/plain")
+        elif len(parts) == 3 and parts[:2] == ["api", "items"]:
+            if self.headers.get("Authorization") != "Bearer " + TOKEN:
+                self.send(401, b"log in first", "text/plain")
+            else:
+                self.send(200, json.dumps({"id": parts[2], "name": "item " + parts[2]}).encode(), "application/json")
         else:
             self.send(404, b"not found", "text/plain")
 
     do_HEAD = do_GET
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if self.path == "/login":
+            try:
+                user = json.loads(body or b"{}").get("user")
+            except ValueError:
+                user = None
+            if user:
+                self.send(200, json.dumps({"token": TOKEN, "user": user}).encode(), "application/json")
+            else:
+                self.send(400, b"say who you are: {\"user\": NAME}", "text/plain")
+        else:
+            self.send(404, b"not found", "text/plain")
 
 
 class Server(ThreadingHTTPServer):
