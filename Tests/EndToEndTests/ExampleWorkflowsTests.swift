@@ -70,6 +70,12 @@ struct ExampleWorkflowsTests {
         let summary = (try? String(contentsOf: folder.appendingPathComponent("load.md"), encoding: .utf8)) ?? ""
         #expect(summary.contains("| `steady` | `latency p95 < 500ms` | ✅ held |"), "\(summary)")
         #expect(summary.contains("### Statistics"))
+        // The cookbook shows this very workflow.
+        let example = try String(contentsOf: Binary.packageRoot.appendingPathComponent("workflows/load-test.workflow"), encoding: .utf8)
+        let cookbook = try String(contentsOf: Binary.packageRoot.appendingPathComponent("docs/cookbook.md"), encoding: .utf8)
+        let statements = example.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("#") }
+            .joined(separator: "\n").trimmingCharacters(in: .newlines)
+        #expect(cookbook.contains("```workflow no-run\n" + statements + "\n```"), "docs/cookbook.md shows workflows/load-test.workflow")
         // Each threshold is a JUnit test case, named as written.
         let junit = (try? String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)) ?? ""
         #expect(junit.contains("<testcase name=\"rate &gt;= 45/s\" classname=\"load-test.steady\""), "\(junit)")

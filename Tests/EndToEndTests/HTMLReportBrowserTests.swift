@@ -140,6 +140,7 @@ struct HTMLReportBrowserTests {
         let run = try space.run("""
         workflow "many"
         items: foreach n in range(1, 10000) parallel limit 64 {
+          expect rate >= 1/s
           log "item {{n}}"
         }
         """, ["-q", "--report", "html=report.html"])
@@ -153,9 +154,11 @@ struct HTMLReportBrowserTests {
         #expect(Self.count("<details class=\"step\"", in: dom) == 1_000)
         // Its statistics, with the latencies drawn (spec §16).
         let stats = try #require(dom.range(of: "<table class=\"stats\""))
-        #expect(dom[stats.lowerBound...].contains("<td>log@3:3</td><td>10000</td><td>10000</td><td>0</td>"), "the label's row")
+        #expect(dom[stats.lowerBound...].contains("<td>log@4:3</td><td>10000</td><td>10000</td><td>0</td>"), "the label's row")
         #expect(dom.contains("<svg class=\"distribution\""))
         #expect(Self.count("<rect ", in: dom) >= 1)
+        // Its threshold, with what was measured.
+        #expect(dom.contains("<tr class=\"held\"><td>items</td><td>rate &gt;= 1/s</td><td>✓ held</td><td>the rate was "), "the threshold's row")
         #expect(dom.contains("10000 steps · 10000 succeeded · 9000 runs of labels past their first 1,000 counted, not listed"))
         let loadMilliseconds = dom.firstMatch(of: /data-load-ms="(\d+)"/).map { String($0.1) } ?? "?"
         print("html report, 10,000 steps: \(size) bytes, load event after \(loadMilliseconds) ms")
