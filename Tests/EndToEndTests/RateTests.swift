@@ -131,6 +131,10 @@ struct RateTests {
         #expect((latency["p90"] ?? 0) >= 0.5, "\(latency)")
         #expect((latency["max"] ?? 0) >= 0.95, "\(latency)")
         #expect((latency["p50"] ?? 0) >= 0.1, "\(latency)")
+        // The schedule's lateness says why: the requests due during the
+        // stall started up to a second late.
+        let lateness = try #require(((run.report?["stats"] as? [String: Any])?["hit"] as? [String: Any])?["lateness"] as? [String: Double])
+        #expect((lateness["max"] ?? 0) >= 0.5, "\(lateness)")
     }
 
     @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")

@@ -33,10 +33,14 @@ struct LatencyHistogramTests {
             values.sort()
             #expect(histogram.count == 50_000)
             #expect(histogram.minimum == values.first && histogram.maximum == values.last)
+            var worst = 0.0
             for p in [1.0, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99] {
                 let truth = Double(exact(values, p)), measured = Double(histogram.percentile(p))
                 #expect(abs(measured - truth) <= max(1, truth * 0.01), "distribution \(distribution), p\(p): \(measured) against \(truth)")
+                if truth >= 100 { worst = max(worst, abs(measured - truth) / truth) }
             }
+            // The figure Benchmarks/README.md quotes.
+            print("latency histogram, distribution \(distribution): worst relative error \((worst * 10_000).rounded() / 100)% over 50,000 values")
             let mean = Double(values.reduce(0, +)) / Double(values.count)
             #expect(abs(histogram.mean - mean) < 0.001)
         }

@@ -53,6 +53,12 @@ enum JSONReport {
             ("p95", seconds(latency.percentile(95))), ("p99", seconds(latency.percentile(99))),
             ("p999", seconds(latency.percentile(99.9))), ("max", seconds(latency.maximum)),
         ])))
+        if let lateness = stats.lateness {
+            // Runs started on a rate's schedule: how late they started.
+            members.append(("lateness", .object([
+                ("p50", seconds(lateness.percentile(50))), ("p99", seconds(lateness.percentile(99))), ("max", seconds(lateness.maximum)),
+            ])))
+        }
         return .object(members)
     }
 

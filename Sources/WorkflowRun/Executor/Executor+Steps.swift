@@ -13,7 +13,10 @@ extension WorkflowExecutor {
         }
         // Latency runs from when the step was ready (its slots' waits
         // inside), or from its iteration's scheduled start (spec §16).
-        let ready = context.latencyStart?.take() ?? clock.now()
+        let due = context.latencyStart?.take()
+        let ready = due ?? clock.now()
+        // How late the schedule started it (its slot waits inside).
+        let lateness = due.map { clock.now() - $0 }
         let retried = (node.attributes.retry?.count ?? 0) > 0
         let attemptsAllowed = (node.attributes.retry?.count ?? 0) + 1
         let timeout = node.attributes.timeout
@@ -48,14 +51,14 @@ extension WorkflowExecutor {
                 if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
                 let latency = clock.now() - ready
                 for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency) }
-                recorder.finish(id, status: .succeeded, result: result, latency: latency)
+                recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness)
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
                 let latency = clock.now() - ready
                 for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency) }
-                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency)
+                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness)
                 guard allowed else { return .outcome(.rejected(runError)) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).

@@ -261,7 +261,7 @@ final class RunRecorder: Sendable {
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
     func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                allowedFailure: Bool = false, latency: Duration? = nil) {
+                allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil) {
         let elapsed: Duration? = started.withLock { started in
             started.removeValue(forKey: id).map { clock.now() - $0 }
         }
@@ -310,7 +310,7 @@ final class RunRecorder: Sendable {
             if let key = LabelStats.key(of: id) {
                 let order = state.stats.count
                 state.stats[key, default: LabelStats(label: key, order: order)].add(record, latency: latency ?? record.duration ?? .zero,
-                                                                                    end: WallClock.now())
+                                                                                    lateness: lateness, end: WallClock.now())
                 if let stats = state.stats[key], stats.count > Self.recordsPerLabel,
                    succeeded || (record.status == .failed && stats.failed > Self.recordsPerLabel) {
                     state.entries.removeValue(forKey: id)

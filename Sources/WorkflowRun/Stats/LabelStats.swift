@@ -15,6 +15,10 @@ package struct LabelStats: Sendable {
     /// For http steps: how many answers of each status.
     package var statuses: [Int: Int] = [:]
     package var latency = LatencyHistogram()
+    /// For runs started on a `rate`'s schedule: how late each started
+    /// after its due moment (a runner or a `limit` that cannot keep up
+    /// shows here); nil when none was scheduled.
+    package var lateness: LatencyHistogram?
     /// Wall clock (seconds since the epoch) of the first start and the last end.
     package var firstStart: Double?
     package var lastEnd: Double?
@@ -34,7 +38,7 @@ package struct LabelStats: Sendable {
 
     /// Adds a run that ended at `end` (seconds since the epoch), `latency`
     /// after it was ready (or due) to start.
-    mutating func add(_ record: StepRecord, latency: Duration, end: Double) {
+    mutating func add(_ record: StepRecord, latency: Duration, lateness: Duration? = nil, end: Double) {
         switch record.status {
         case .succeeded, .upToDate: succeeded += 1
         case .failed:
@@ -45,6 +49,10 @@ package struct LabelStats: Sendable {
         count += 1
         if let status = record.httpStatus { statuses[status, default: 0] += 1 }
         self.latency.record(latency)
+        if let lateness {
+            if self.lateness == nil { self.lateness = LatencyHistogram() }
+            self.lateness?.record(lateness)
+        }
         if let start = record.startedAt { firstStart = min(firstStart ?? start, start) }
         lastEnd = max(lastEnd ?? end, end)
     }
