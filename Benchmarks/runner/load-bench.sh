@@ -1,36 +1,111 @@
 #!/usr/bin/env bash
-# HTTP under load (issue 30, spec §16): `repeat N parallel limit 64 rate
-# R/s` against one local nginx worker for 10 s at several rates: the rate
-# achieved (the JSON report's `stats`), the latency percentiles from the
-# schedule, wall time and peak memory.
+# HTTP under load (issue 30, spec §16), against one local nginx worker
+# serving 1 KB, the release build, side by side in one run:
 #
-#   Benchmarks/runner/load-bench.sh [rates...]   (default: 5000 10000 20000)
+#   1. open model: `repeat for 10s parallel limit 64 rate R/s` at each rate:
+#      the rate achieved, latency percentiles from the schedule, and the
+#      schedule's lateness (how late iterations started);
+#   2. closed model: `repeat for 10s parallel limit 64` (no rate) against
+#      `wrk -t1 -c64 -d10s` and `hey -z 10s -c 64`: requests per second;
+#   3. soak: `repeat for D parallel limit 64 rate 5000/s` with the resident
+#      memory sampled every 10 s: peak, and flat after the first minute.
 #
-# Installs nginx from Debian when missing.
+#   Benchmarks/runner/load-bench.sh [open|closed|soak|all] [soak seconds]
+#   (default: all, a soak of 600 s: 3,000,000 requests)
+#
+# Installs nginx, wrk and hey from Debian when missing.
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
-need nginx:nginx curl:curl
+need nginx:nginx curl:curl wrk:wrk hey:hey
+what="${1:-all}"
+soak_seconds="${2:-600}"
 make -C "$repo" release >&2
 bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
 start_nginx
 cd "$work"
 write_runner_workloads
-echo "# load benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), $(machine)"
-echo
-echo "| target | requests | achieved /s | p50 | p99 | p99.9 | max | wall | peak memory |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for rate in "${@:-5000 10000 20000}"; do
-    for r in $rate; do
-        count=$((r * 10))
-        printf 'workflow "load"\nrepeat %d parallel limit 64 rate %d/s {\n  get: http GET "http://127.0.0.1:%s/small.txt"\n}\n' \
-            "$count" "$r" "$port" > load.workflow
-        read -r code wall mib < <(peak "$bin" -q --http-connections 64 --report json=r.json load.workflow)
-        python3 - "$r" "$wall" "$mib" <<'PY'
+url="http://127.0.0.1:$port/small.txt"
+echo "# load benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), release build, $(machine)"
+
+# `repeat for SECONDS parallel limit 64 [rate R/s]` of one GET.
+workload() {
+    local seconds="$1" rate="${2:-}"
+    printf 'workflow "load"\nrepeat for %ss parallel limit 64%s {\n  get: http GET "%s"\n}\n' \
+        "$seconds" "${rate:+ rate $rate/s}" "$url" > load.workflow
+}
+
+# The JSON report's statistics of `get` as a table row.
+row() {
+    python3 - "$@" <<'PY'
 import json, sys
-rate, wall, mib = sys.argv[1:]
+label, wall, mib = sys.argv[1:4]
 s = json.load(open("r.json"))["stats"]["get"]
-l = s["latency"]
-ms = lambda v: f"{v * 1000:.2f} ms"
-print(f"| {rate}/s | {s['count']} | {s['ratePerSecond']:.1f} | {ms(l['p50'])} | {ms(l['p99'])} | {ms(l['p999'])} | {ms(l['max'])} | {float(wall):.2f} s | {mib} MiB |")
+l, late = s["latency"], s.get("lateness", {})
+ms = lambda v: f"{v * 1000:.2f} ms" if v is not None else ""
+print(f"| {label} | {s['count']} | {s['ratePerSecond']:.1f} | {ms(l['p50'])} | {ms(l['p99'])} | {ms(l['p999'])} | {ms(l['max'])}"
+      f" | {ms(late.get('p50'))} | {ms(late.get('p99'))} | {ms(late.get('max'))} | {float(wall):.2f} s | {mib} MiB |")
 PY
+}
+
+if [ "$what" = all ] || [ "$what" = open ]; then
+    echo
+    echo "## Open model: repeat for 10s parallel limit 64 rate R/s"
+    echo
+    echo "| target | requests | achieved /s | p50 | p99 | p99.9 | max | late p50 | late p99 | late max | wall | peak memory |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for rate in 5000 10000 20000; do
+        workload 10 "$rate"
+        read -r code wall mib < <(peak "$bin" -q --http-connections 64 --report json=r.json load.workflow)
+        row "$rate/s" "$wall" "$mib"
     done
-done
+fi
+
+if [ "$what" = all ] || [ "$what" = closed ]; then
+    echo
+    echo "## Closed model, 10 s at 64 connections"
+    echo
+    workload 10
+    read -r code wall mib < <(peak "$bin" -q --http-connections 64 --report json=r.json load.workflow)
+    ours="$(python3 -c 'import json; print(json.load(open("r.json"))["stats"]["get"]["ratePerSecond"])')"
+    wrk_rate="$(wrk -t1 -c64 -d10s "$url" | awk '/Requests\/sec/ {print $2}')"
+    hey_rate="$(hey -z 10s -c 64 "$url" | awk '/Requests\/sec/ {print $2}')"
+    python3 - "$ours" "$wrk_rate" "$hey_rate" "$mib" <<'PY'
+import sys
+ours, wrk, hey, mib = map(float, sys.argv[1:])
+print("| tool | requests/s | promise-run's ratio |")
+print("|---|---:|---:|")
+print(f"| promise-run `repeat for 10s parallel limit 64` ({mib:.0f} MiB peak) | {ours:,.0f} | 1.00 |")
+print(f"| `wrk -t1 -c64 -d10s` | {wrk:,.0f} | {ours / wrk:.2f}x |")
+print(f"| `hey -z 10s -c 64` | {hey:,.0f} | {ours / hey:.2f}x |")
+PY
+fi
+
+if [ "$what" = all ] || [ "$what" = soak ]; then
+    echo
+    echo "## Soak: repeat for ${soak_seconds}s parallel limit 64 rate 5000/s"
+    echo
+    workload "$soak_seconds" 5000
+    "$bin" -q --http-connections 64 --report json=r.json load.workflow > soak.out 2>&1 &
+    pid=$!
+    : > rss.txt
+    while kill -0 "$pid" 2>/dev/null; do
+        rss="$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        hwm="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        [ -n "$rss" ] && echo "$SECONDS $rss $hwm" >> rss.txt
+        sleep 10
+    done
+    wait "$pid" || true
+    python3 - "$soak_seconds" <<'PY'
+import json, sys
+s = json.load(open("r.json"))["stats"]["get"]
+samples = [tuple(map(int, line.split())) for line in open("rss.txt") if len(line.split()) == 3]
+start = samples[0][0]
+peak = max(hwm for _, _, hwm in samples) / 1024
+after_minute = [rss / 1024 for t, rss, _ in samples if t - start >= 60]
+l, late = s["latency"], s.get("lateness", {})
+print(f"{s['count']:,} requests ({s['succeeded']:,} succeeded) at {s['ratePerSecond']:.1f}/s; latency p50 {l['p50']*1000:.2f} ms,"
+      f" p99 {l['p99']*1000:.2f} ms, max {l['max']*1000:.1f} ms; lateness p99 {late.get('p99', 0)*1000:.2f} ms")
+print(f"peak resident memory {peak:.1f} MiB; after the first minute, resident memory between {min(after_minute):.1f} and {max(after_minute):.1f} MiB"
+      if after_minute else f"peak resident memory {peak:.1f} MiB")
+print("resident MiB every 10 s: " + " ".join(f"{rss / 1024:.0f}" for _, rss, _ in samples))
+PY
+fi
