@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
@@ -227,6 +228,10 @@ int csh_eventfd_drain(int fd) {
 
 void csh_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), name);
+}
+
+void csh_set_timer_slack(unsigned long nanoseconds) {
+    prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
 
 int csh_inotify_open(void) {

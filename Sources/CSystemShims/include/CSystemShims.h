@@ -95,4 +95,8 @@ int csh_inotify_drain(int fd);
 /// Names the calling thread (as `ps -L`, perf and gdb show it).
 void csh_name_thread(const char *name);
 
+/// Sets the calling thread's timer slack (how late the kernel may wake it
+/// from a timed wait, to group wake-ups; 50 µs by default), in nanoseconds.
+void csh_set_timer_slack(unsigned long nanoseconds);
+
 #endif

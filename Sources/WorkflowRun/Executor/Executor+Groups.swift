@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 import WorkflowModel
 
 extension WorkflowExecutor {
@@ -180,7 +181,10 @@ extension WorkflowExecutor {
         let wait = due - clock.now()
         guard wait > .zero else { return body(scheduled) }
         let ready = scheduled
-        return after(wait, clock: clock).then { () -> Promise<Void> in body(ready) }
+        // The system clock's timers go through a pool and may fire up to a
+        // millisecond late; the pacer's thread starts due work on time.
+        let timers: any PromiseClock = clock is SystemClock ? Pacer.shared : clock
+        return after(wait, clock: timers).then { () -> Promise<Void> in body(ready) }
     }
 
     /// One error standing for several failures of a group: those kept, and
