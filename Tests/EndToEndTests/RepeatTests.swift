@@ -55,7 +55,7 @@ struct RepeatTests {
         #expect(Set(run.logLines(prefix: "t=")) == Set((0..<20).map { "t=\($0)" }))
         let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat for 400ms\n"), "\(graph.stdout)")
-        #expect(graph.stdout.contains("repeat for 1s  [parallel, limit 4, rate 20/s]"), "\(graph.stdout)")
+        #expect(graph.stdout.contains("repeat for 1s  [parallel, limit 4, rate 20/s, 20 iterations]"), "\(graph.stdout)")
     }
 
     @Test("a group's timeout cuts a repeat for: the running iteration is cancelled, the ensure runs")

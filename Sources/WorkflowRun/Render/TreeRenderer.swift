@@ -90,6 +90,10 @@ package struct TreeRenderer: Sendable {
                 if let limit = foreach.limit { options.append("limit \(limit)") }
                 if let rate = foreach.rateText { options.append("rate \(rate)") }
                 if foreach.keepGoing { options.append("keep-going") }
+                // `repeat for D ... rate R`: exactly the iterations due before D.
+                if case .duration(let duration) = foreach.repetition, let rate = foreach.rate {
+                    options.append("\(Iterations.due(within: duration, rate: rate)) iterations")
+                }
                 scope?.declareUnknown(foreach.variable)
                 children = items(foreach.body, &scope)
             case .conditional(let conditional):
