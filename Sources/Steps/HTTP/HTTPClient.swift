@@ -1,3 +1,4 @@
+import Dispatch
 import PromiseEngine
 import WorkflowModel
 import Synchronization
@@ -52,10 +53,14 @@ final class HTTPClient: Sendable {
         } else {
             loop.execute { engine.value.begin(exchange.value) }
         }
-        // A response settles on the completions queue (HTTPExchange), off
-        // the loop thread.
-        return promise
+        // What follows a response (its step's records, statistics, the next
+        // iteration) runs on a thread of its own: the loop's thread keeps to
+        // the sockets, and the two share the work on two cores.
+        return promise.map(on: .queue(Self.completions)) { $0 }
     }
+
+    /// Where the work after each response runs, one at a time.
+    private static let completions = DispatchQueue(label: "promise-run.http-completions")
 
     /// Cancels every request in flight (each settles as cancelled) and
     /// refuses new ones.

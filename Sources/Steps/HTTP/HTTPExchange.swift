@@ -306,10 +306,6 @@ final class HTTPExchange: HopDelegate {
 
     // MARK: - The end
 
-    /// Where a response's body is checked and what follows its step runs,
-    /// one at a time, off the loop thread.
-    static let completions = DispatchQueue(label: "promise-run.http-completions")
-
     private func succeed(timings: HopTimings, version: String) {
         guard let head else {
             fail(StepFailure(.network, "\(label): no response"))
@@ -359,15 +355,14 @@ final class HTTPExchange: HopDelegate {
             }
             resolver.fulfill(result)
         }
-        // The body is decoded and checked, and what follows the step runs
-        // (its records, the next iteration), on the completions queue: the
-        // loop thread keeps to the sockets, and the two share the work on
-        // two cores. A save (fsync) or a large body (a JSON parse) goes to
-        // a worker of its own so that it holds up no other completion.
+        // Small bodies are checked here, and what follows the step runs on
+        // the loop thread at once (the next request of a foreach starts
+        // without a hop). A save (fsync) or a large body (a JSON parse)
+        // goes to a worker so that the loop does not stall.
         if file != nil || body.count > 256 * 1024 {
             DispatchQueue.global().async(execute: settle)
         } else {
-            HTTPExchange.completions.async(execute: settle)
+            settle()
         }
     }
 
@@ -378,8 +373,7 @@ final class HTTPExchange: HopDelegate {
         engine.ended(self)
         var failure = failure
         if failure.result == nil { failure.result = partialResult() }
-        let resolver = self.resolver, failed = failure
-        HTTPExchange.completions.async { resolver.reject(failed) }
+        resolver.reject(failure)
     }
 
     /// Status and headers, when they came, for a failure's report.
