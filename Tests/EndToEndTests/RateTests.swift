@@ -99,12 +99,16 @@ struct RateTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let times = try arrivals(space, base: base, key: key)
         #expect(times.count == 50)
-        // The 50th is due 490 ms after the first; nothing comes early (a
-        // little slack for the first's connection), and no burst: at 100/s,
-        // never more than 5 within 20 ms.
+        // The 50th is due 490 ms after the first; past the first few (a
+        // first connection may arrive late, and those due meanwhile catch
+        // up), nothing comes early, and no burst: at 100/s, never more than
+        // 5 within 20 ms.
         #expect((times.last ?? 0) >= 0.47, "\(times)")
-        for (k, time) in times.enumerated() { #expect(time >= Double(k) * 0.01 - 0.015, "arrival \(k) at \(time)") }
-        for start in times.indices {
+        let settled = 5
+        for k in settled..<times.count {
+            #expect(times[k] - times[settled] >= Double(k - settled) * 0.01 - 0.015, "arrival \(k) at \(times[k])")
+        }
+        for start in times.indices.dropFirst(settled) {
             let within = times[start...].prefix { $0 - times[start] < 0.02 }.count
             #expect(within <= 5, "\(within) arrivals within 20 ms from \(times[start])")
         }

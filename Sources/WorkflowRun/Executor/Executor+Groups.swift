@@ -141,8 +141,13 @@ extension WorkflowExecutor {
             iteration.key = context.key + [index]
             return iteration
         }
+        // `rate N/s`: an iteration is started when it is due, so that the
+        // slots hold only iterations at work.
+        let schedule = foreach.rate.map { rate in
+            LaneRun.Schedule(due: { index in Self.due(index, from: groupStart, rate: rate) }, clock: timers)
+        }
         let run = LaneRun(
-            count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart,
+            count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart, schedule: schedule,
             skipListed: RunRecorder.recordsPerLabel,
             aggregate: { [self] errors, more in aggregate(errors, more: more, group: id, mode: mode) },
             start: { [self] index, scope in
@@ -153,7 +158,9 @@ extension WorkflowExecutor {
                 iteration.values.declare(foreach.variable, value: items[index])
                 iteration.cancel = scope
                 iteration.selection = nil
-                return paced(index, from: groupStart, rate: foreach.rate, iteration) { [self] paced in runBlock(foreach.body, paced) }
+                // Its first step's latency runs from its due moment (spec §16).
+                if let schedule { iteration.latencyStart = LatencyStart(schedule.due(index)) }
+                return runBlock(foreach.body, iteration)
             },
             skip: { [self] listed, notStarted in
                 // The first iterations that never started are reported as
@@ -169,6 +176,17 @@ extension WorkflowExecutor {
         return run.run()
     }
 
+    /// When lane or iteration `index` of a group with `rate` per second
+    /// is due: `index / rate` seconds after the group started.
+    static func due(_ index: Int, from groupStart: Duration, rate: Double) -> Duration {
+        groupStart + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
+    }
+
+    /// The clock a schedule's timers run on: the system clock's timers go
+    /// through a pool and may fire a millisecond late, so a pacer's thread
+    /// starts due work on time instead (tests' clocks stay theirs).
+    var timers: any PromiseClock { clock is SystemClock ? Pacer.shared : clock }
+
     /// Starts lane or iteration `index` of a group with a `rate`: when it
     /// is due, `index / rate` seconds after `groupStart`, its latency
     /// running from then (spec §16). At once without a rate.
@@ -176,14 +194,11 @@ extension WorkflowExecutor {
                _ body: @escaping @Sendable (ExecutionContext) -> Promise<Void>) -> Promise<Void> {
         guard let rate else { return body(context) }
         var scheduled = context
-        let due = groupStart + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
+        let due = Self.due(index, from: groupStart, rate: rate)
         scheduled.latencyStart = LatencyStart(due)
         let wait = due - clock.now()
         guard wait > .zero else { return body(scheduled) }
         let ready = scheduled
-        // The system clock's timers go through a pool and may fire up to a
-        // millisecond late; the pacer's thread starts due work on time.
-        let timers: any PromiseClock = clock is SystemClock ? Pacer.shared : clock
         return after(wait, clock: timers).then { () -> Promise<Void> in body(ready) }
     }
 

@@ -37,6 +37,16 @@ final class LaneRun: Sendable {
         var stopping = false
         var pumping = false
         var finished = false
+        /// A wake-up is scheduled for the next lane's due moment.
+        var waking = false
+    }
+
+    /// A rate's schedule: lane `k` starts no earlier than `due(k)` on
+    /// `clock` (spec §16). A lane not yet due holds no slot: the pump
+    /// sleeps until it is, so the slots hold only lanes at work.
+    struct Schedule: Sendable {
+        var due: @Sendable (Int) -> Duration
+        var clock: any PromiseClock
     }
 
     let result: Promise<Void>
@@ -51,6 +61,7 @@ final class LaneRun: Sendable {
     private let start: @Sendable (Int, CancelScope) -> Promise<Void>
     private let skip: @Sendable ([Int], Int) -> Void
     private let mayStart: (@Sendable () -> Bool)?
+    private let schedule: Schedule?
     private let aggregate: @Sendable ([RunError], Int) -> RunError
     private let handled: (@Sendable ([RunError]) -> Void)?
     private let skipListed: Int
@@ -69,12 +80,13 @@ final class LaneRun: Sendable {
     ///   - handled: hears the lanes' failures an `any` made up for (another
     ///     lane succeeded).
     init(count: Int, dependencies: [[Int]] = [], limit: Int?, mode: Mode, scope: CancelScope,
-         mayStart: (@Sendable () -> Bool)? = nil, skipListed: Int = Int.max,
+         mayStart: (@Sendable () -> Bool)? = nil, schedule: Schedule? = nil, skipListed: Int = Int.max,
          aggregate: @escaping @Sendable ([RunError], Int) -> RunError,
          handled: (@Sendable ([RunError]) -> Void)? = nil,
          start: @escaping @Sendable (Int, CancelScope) -> Promise<Void>,
          skip: @escaping @Sendable ([Int], Int) -> Void) {
         self.mayStart = mayStart
+        self.schedule = schedule
         self.skipListed = skipListed
         self.handled = handled
         (result, resolver) = Promise<Void>.pending()
@@ -116,7 +128,20 @@ final class LaneRun: Sendable {
         }
         guard entered else { return }
         while true {
+            var wake: Duration?
             let next: (Int, CancelScope)? = state.withLock { state in
+                // Under a schedule, the next lane waits for its moment.
+                if let schedule, !hasDependencies, canStart(state) {
+                    let wait = schedule.due(state.nextIndex) - schedule.clock.now()
+                    if wait > .zero {
+                        if !state.waking {
+                            state.waking = true
+                            wake = wait
+                        }
+                        state.pumping = false
+                        return nil
+                    }
+                }
                 guard let index = takeNextLane(&state) else {
                     state.pumping = false
                     return nil
@@ -125,7 +150,15 @@ final class LaneRun: Sendable {
                 state.running[index] = laneScope
                 return (index, laneScope)
             }
-            guard let (index, laneScope) = next else { break }
+            guard let (index, laneScope) = next else {
+                if let wake, let schedule {
+                    _ = schedule.clock.schedule(after: wake) { [self] in
+                        state.withLock { $0.waking = false }
+                        pump()
+                    }
+                }
+                break
+            }
             start(index, laneScope).observeNow(asChild: true) { [self] outcome in
                 complete(index, outcome, laneScope)
             }
