@@ -116,6 +116,7 @@ struct ThresholdTests {
           hit: sh "true"
         }
         expect latency p99 < 1s
+        api: http GET "http://127.0.0.1:9/" { expect latency p99 < 1s }
         """)
         let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
         #expect(check.status == 2)
@@ -127,6 +128,7 @@ struct ThresholdTests {
             "bad.workflow:7:18: error: expected a rate after 'rate >=', as in 'expect rate >= 490/s'",
             "bad.workflow:8:22: error: a threshold is a bound: write <, <=, > or >= after 'max', not '=='",
             "bad.workflow:11:1: error: 'expect latency' is a threshold of a group, checked when the group ends",
+            "bad.workflow:12:46: error: 'expect latency' is a threshold of a group, checked when the group ends; write it in the block of the group around this step",
         ]
         for line in expected {
             #expect(check.stderr.contains(line), "\(line)\n\(check.stderr)")

@@ -32,6 +32,10 @@ extension Parser {
         }
         let subject = text(current)
         let subjectRange = current.range
+        if Parser.thresholdSubjects.contains(subject) {
+            throw error("'expect \(subject)' is a threshold of a group, checked when the group ends; write it in the block of the group "
+                        + "around this step (repeat, foreach, parallel, sequence), as in 'repeat 100 { expect \(subject) ... }'")
+        }
         guard Parser.expectationSubjects.contains(subject) else {
             throw error("unknown expectation '\(subject)'\(Suggestion.phrase(for: subject, among: Parser.expectationSubjects))",
                         notes: [.init("write expect status, exit, stdout, stderr, body, header or json")])
