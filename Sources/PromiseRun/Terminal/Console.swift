@@ -66,7 +66,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         let line: String? = settings.verbosity == .verbose
             ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") + why : "")"
             : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)\(why)" : nil)
+        // Without a live area, only a line to print needs the lock.
+        guard settings.live || line != nil else { return }
         emit(line.map { [$0] } ?? []) { state in
+            guard settings.live else { return }
             let sequence = state.running[record.id]?.sequence ?? state.nextSequence
             state.nextSequence += 1
             state.running[record.id] = Running(label: record.id, started: .now, attempt: record.attempts, sequence: sequence)

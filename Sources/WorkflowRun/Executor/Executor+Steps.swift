@@ -251,7 +251,10 @@ extension WorkflowExecutor {
         -> (StepContext, given: [String: String]) {
         var environment = configuration.environment
         var given = configuration.fileEnvironment
-        for setting in values.environment {
+        // Only processes read the environment and print output: an http or
+        // file step (thousands a second under a rate) skips building them.
+        let isProcess = node.isProcessStep
+        for setting in isProcess ? values.environment : [] {
             environment[setting.name] = setting.value
             given[setting.name] = setting.value
         }
@@ -269,7 +272,7 @@ extension WorkflowExecutor {
             transfer = { received, expected in observer.transfer(step: id, received: received, expected: expected) }
         }
         var output: (any StepOutputSink)?
-        if let sink = configuration.output { output = MaskingOutput(inner: sink, secrets: secrets) }
+        if isProcess, let sink = configuration.output { output = MaskingOutput(inner: sink, secrets: secrets) }
         var slurm: SlurmRequest?
         let placement = node.attributes.placement
         if node.isProcessStep, placement.executor == .slurm {
