@@ -179,6 +179,23 @@ struct ConsoleEndToEndTests {
         #expect(visible.range(of: #"↻ tick  \d+ runs  [\d.]+/s  p99 [\d.]+ms"#, options: .regularExpression) != nil, "\(visible)")
     }
 
+    @Test("a label that runs many times prints its first 1,000 runs, says the rest are counted, and its statistics count them all")
+    func repeatedLabelLinesCapped() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        repeat 1005 parallel limit 8 {
+          tick: sleep 0ms
+        }
+        """)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("✓ tick[") }.count == 1_000)
+        #expect(lines.filter { $0.contains("tick: past its first 1000 runs (and 1000 failures), its runs are counted, not printed") }.count == 1,
+                "\(run.stdout.suffix(2000))")
+        #expect(((run.report?["stats"] as? [String: Any])?["tick"] as? [String: Any])?["count"] as? Int == 1005)
+    }
+
     @Test("-q prints the final line alone, with no blank line before it")
     func quietHasNoBlankLine() throws {
         let space = try Workspace()

@@ -36,7 +36,22 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var liveLines = 0
         var finished = 0
         var stopped = false
+        /// Per repeated label: the lines printed for its runs that ended
+        /// (failures apart), and whether the cut was said.
+        var printed: [String: PrintedRuns] = [:]
     }
+
+    private struct PrintedRuns {
+        var others = 0
+        var failures = 0
+        var cutSaid = false
+    }
+
+    /// A label that runs many times (a `foreach`, a `repeat`) prints the
+    /// line of its first this many runs, and of as many failures; the rest
+    /// are counted, and the statistics at the end have them: a load test's
+    /// log stays readable.
+    static let linesPerLabel = 1_000
 
 
     let settings: Settings
@@ -90,8 +105,23 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     func stepFinished(_ record: StepRecord) {
         var lines: [String] = []
-        let show = settings.verbosity != .quiet || record.status == .failed
+        var show = settings.verbosity != .quiet || record.status == .failed
         emit({ state in
+            if show, let label = LabelStats.key(of: record.id) {
+                var printed = state.printed[label, default: PrintedRuns()]
+                let failed = record.status == .failed
+                if (failed ? printed.failures : printed.others) < Self.linesPerLabel {
+                    if failed { printed.failures += 1 } else { printed.others += 1 }
+                } else {
+                    show = false
+                    if !printed.cutSaid {
+                        printed.cutSaid = true
+                        lines.append(style.dim("… \(label): past its first \(Self.linesPerLabel) runs (and \(Self.linesPerLabel) failures), "
+                                               + "its runs are counted, not printed; the statistics at the end have them all"))
+                    }
+                }
+                state.printed[label] = printed
+            }
             state.running[record.id] = nil
             state.finished += 1
             if let buffered = state.grouped.removeValue(forKey: record.id) {

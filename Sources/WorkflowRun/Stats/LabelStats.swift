@@ -59,7 +59,7 @@ package struct LabelStats: Sendable {
 
     /// The statistics' key of a step's id: the id without its iteration
     /// suffixes (`fetch[3]` → `fetch`); nil for a step outside any loop.
-    static func key(of id: String) -> String? {
+    package static func key(of id: String) -> String? {
         guard id.hasSuffix("]"), let open = id.firstIndex(of: "[") else { return nil }
         return String(id[..<open])
     }
