@@ -181,6 +181,30 @@ struct LanguageServerTests {
         #expect(try client.stop() == 0)
     }
 
+    @Test("a threshold's 'latency of LABEL' is a use of the label: references and rename reach it; completion offers thresholds")
+    func thresholds() throws {
+        let client = try LSPClient()
+        _ = try client.start()
+        try client.open("load.workflow", """
+        workflow "load"
+        repeat 10 parallel limit 2 rate 20/s {
+          expect latency of api p99 < 250ms
+          api: http GET "http://127.0.0.1:9/items/{{repeat.index}}"
+        }
+        """)
+        #expect(try client.diagnostics(for: client.uri("load.workflow")).isEmpty)
+        let rename = try client.request("textDocument/rename",
+                                        textDocument(client, "load.workflow", 3, 3).merging(["newName": "items"]) { $1 })
+        let changes = ((rename["result"] as? [String: Any])?["changes"] as? [String: Any])?[client.uri("load.workflow")] as? [[String: Any]]
+        #expect(changes?.map { range($0["range"]) }.sorted() == ["2:20-2:23", "3:2-3:5"], "\(rename)")
+        try client.open("more.workflow", "repeat 10 {\n  expect \n}\n")
+        let completion = try client.request("textDocument/completion", textDocument(client, "more.workflow", 1, 9))
+        let labels = ((completion["result"] as? [String: Any])?["items"] as? [[String: Any]] ?? (completion["result"] as? [[String: Any]] ?? []))
+            .compactMap { $0["label"] as? String }
+        #expect(labels.contains("latency") && labels.contains("failures") && labels.contains("rate"), "\(labels)")
+        #expect(try client.stop() == 0)
+    }
+
     @Test("positions in UTF-16 by default, in UTF-8 when the client offers it")
     func positionEncodings() throws {
         let folder = try Binary.temporaryFolder()

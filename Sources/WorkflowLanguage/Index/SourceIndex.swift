@@ -151,8 +151,9 @@ private struct IndexBuilder {
             if case .step(let step) = node.kind { definition.captures = step.captureNames }
             index.definitions.append(definition)
         }
-        for need in node.attributes.needs {
-            index.uses.append(SourceIndex.Use(name: need.text, kind: .label, range: need.range))
+        // `needs a b` and a threshold's `latency of a` name labels.
+        for name in node.attributes.needs + node.attributes.thresholdLabels {
+            index.uses.append(SourceIndex.Use(name: name.text, kind: .label, range: name.range))
         }
         templates(node.attributes.templates)
         var children: [SourceIndex.OutlineItem] = []
