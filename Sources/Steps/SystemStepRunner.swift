@@ -71,7 +71,9 @@ package final class SystemStepRunner: StepRunner {
         http.invalidate()
         let slurm = self.slurm
         return table.terminateAll(gracePeriod: gracePeriod ?? configuration.killGracePeriod).then { () -> Promise<Void> in
-            // No job of the run may stay queued or running on the cluster.
+            // No job of the run may stay queued or running on the cluster
+            // (a run that submitted none asks nothing, on no thread).
+            guard slurm.submittedAny else { return Promise(value: ()) }
             let (done, resolver) = Promise<Void>.pending()
             DispatchQueue.global().async {
                 slurm.cancelAll()

@@ -10,7 +10,10 @@ import LanguageServer
 /// code. `nonisolated(nonsending)`: it starts on the caller's executor, so
 /// a command that never waits (`--version`, `check`, `fmt`) starts no
 /// thread pool (2.2 ms for `--version`, 3.0 ms when it hopped to the
-/// global executor first).
+/// global executor first). A run still hops (`run` is plainly
+/// nonisolated): Dispatch must start its threads before the steps can
+/// take every descriptor, or its pool monitor, which opens /proc files,
+/// crashes (a run of 60 processes under a limit of 64 descriptors did).
 enum Entry {
     nonisolated(nonsending) static func main(_ arguments: [String]) async -> Int32 {
         let parsed = Arguments.parse(arguments)

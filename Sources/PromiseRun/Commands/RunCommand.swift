@@ -82,10 +82,10 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     if options.verbosity != .quiet {
         console.note(style.bold("▶ \(workflow.name)") + style.dim(" (\(workflow.source.displayPath))"))
     }
-    let result = await executor.run().settled.value ?? failedResult(workflow)
+    let result = await outcome(of: executor.run()).value ?? failedResult(workflow)
     // The run waits for its uploads to the shared cache (bounded).
-    if let cache = configuration.cache { _ = await cache.finish().settled }
-    _ = await runner.shutdown().settled
+    if let cache = configuration.cache { _ = await outcome(of: cache.finish()) }
+    _ = await outcome(of: runner.shutdown())
     console.stop()
     for leftover in runner.leftovers {
         StandardStreams.writeError(style.yellow("warning: ") + "'\(leftover.step)' left '\(executor.mask(leftover.command))' "
@@ -128,4 +128,12 @@ private func failedResult(_ workflow: Workflow) -> RunResult {
     RunResult(workflow: workflow.name, status: .failed,
               error: RunError(stepID: workflow.name, kind: .fail, message: "the run ended without a result"),
               records: [], startedAt: ProcessEnvironment.wallClock(), duration: .zero)
+}
+
+/// How `promise` ended: read at once when it already has (a run whose steps
+/// were all up to date ends as it starts), so that nothing suspends; else
+/// awaited.
+private func outcome<Value>(of promise: Promise<Value>) async -> Outcome<Value> {
+    if let settled = promise.outcome { return settled }
+    return await promise.settled
 }

@@ -99,6 +99,9 @@ final class SlurmStepRunner: Sendable {
     /// Cancels every job of this run still queued or running and waits
     /// (up to `wait`) until the queue shows none; for the end of the run.
     /// Nothing to do when no step ran on Slurm.
+    /// Whether a job was ever submitted in this run (nothing to cancel otherwise).
+    var submittedAny: Bool { clientEnvironment.withLock { $0 != nil } }
+
     func cancelAll(wait: Duration = .seconds(30)) {
         guard let environment = clientEnvironment.withLock({ $0 }) else { return }
         let deadline = ContinuousClock.now + wait
