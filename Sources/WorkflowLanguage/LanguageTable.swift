@@ -165,11 +165,14 @@ package enum LanguageTable {
         }
     }
 
+    /// `{{label.duration}}`: every step that runs has it.
+    private static let durationField = Word(name: "duration", doc: "how long it took, in seconds")
+
     private static let processFields: [Word] = [
         Word(name: "stdout", doc: "the standard output (its last 1 MiB)"),
         Word(name: "stderr", doc: "the standard error (its last 1 MiB)"),
         Word(name: "exit", doc: "the exit code"),
-        Word(name: "duration", doc: "how long it took, in seconds"),
+        durationField,
     ]
 
     private static let httpFields: [Word] = [
@@ -177,7 +180,7 @@ package enum LanguageTable {
         Word(name: "body", doc: "the response body as text"),
         Word(name: "header", doc: "a response header: header.NAME (any case)"),
         Word(name: "json", doc: "a value of the JSON body: json.PATH (json.items[0].id)"),
-        Word(name: "duration", doc: "how long it took, in seconds"),
+        durationField,
         Word(name: "url", doc: "the final URL, after redirects"),
         Word(name: "redirects", doc: "how many redirects were followed"),
         Word(name: "version", doc: "the HTTP version of the response"),

@@ -193,7 +193,7 @@ struct ConsoleEndToEndTests {
         #expect(lines.filter { $0.hasPrefix("✓ tick[") }.count == 1_000)
         #expect(lines.filter { $0.contains("tick: past its first 1000 runs (and 1000 failures), its runs are counted, not printed") }.count == 1,
                 "\(run.stdout.suffix(2000))")
-        #expect(((run.report?["stats"] as? [String: Any])?["tick"] as? [String: Any])?["count"] as? Int == 1005)
+        #expect(run.stats("tick")?["count"] as? Int == 1005)
     }
 
     @Test("-q prints the final line alone, with no blank line before it")

@@ -19,7 +19,7 @@ struct LabelStatsTests {
         }
         """, ["--report", "markdown=report.md"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let stats = try #require((run.report?["stats"] as? [String: Any])?["fetch"] as? [String: Any])
+        let stats = try #require(run.stats("fetch"))
         #expect(stats["count"] as? Int == 20 && stats["succeeded"] as? Int == 20 && stats["failed"] as? Int == 0)
         #expect((stats["statuses"] as? [String: Any])?["200"] as? Int == 20)
         let latency = try #require(stats["latency"] as? [String: Double])
@@ -49,6 +49,6 @@ struct LabelStatsTests {
         #expect(run.status == 0)
         #expect(run.steps.count == 1000, "\(run.steps.count)")
         #expect((run.report?["stepsNotListed"] as? [String: Any])?["succeeded"] as? Int == 200)
-        #expect(((run.report?["stats"] as? [String: Any])?["say"] as? [String: Any])?["count"] as? Int == 1200)
+        #expect(run.stats("say")?["count"] as? Int == 1200)
     }
 }

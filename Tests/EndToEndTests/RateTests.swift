@@ -45,7 +45,7 @@ struct RateTests {
         }
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let latency = try #require(((run.report?["stats"] as? [String: Any])?["work"] as? [String: Any])?["latency"] as? [String: Double])
+        let latency = try #require(run.seconds("work", "latency"))
         #expect((latency["p90"] ?? 0) >= 0.25, "\(latency)")
         #expect((latency["max"] ?? 0) >= 0.45, "\(latency)")
     }
@@ -129,7 +129,7 @@ struct RateTests {
         }
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let latency = try #require(((run.report?["stats"] as? [String: Any])?["hit"] as? [String: Any])?["latency"] as? [String: Double])
+        let latency = try #require(run.seconds("hit", "latency"))
         // Only one request was slow at the server; the 34 due during its
         // stall waited for the slot, and their latency says so.
         #expect((latency["p90"] ?? 0) >= 0.5, "\(latency)")
@@ -137,7 +137,7 @@ struct RateTests {
         #expect((latency["p50"] ?? 0) >= 0.1, "\(latency)")
         // The schedule's lateness says why: the requests due during the
         // stall started up to a second late.
-        let lateness = try #require(((run.report?["stats"] as? [String: Any])?["hit"] as? [String: Any])?["lateness"] as? [String: Double])
+        let lateness = try #require(run.seconds("hit", "lateness"))
         #expect((lateness["max"] ?? 0) >= 0.5, "\(lateness)")
     }
 

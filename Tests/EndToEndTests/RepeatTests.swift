@@ -24,7 +24,7 @@ struct RepeatTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(Set(run.logLines(prefix: "i=")) == Set((0..<6).map { "i=\($0)" }))
         #expect(run.logLines(prefix: "inner=") == ["inner=0", "inner=1", "inner=0", "inner=1"])
-        #expect(((run.report?["stats"] as? [String: Any])?["say"] as? [String: Any])?["count"] as? Int == 6)
+        #expect(run.stats("say")?["count"] as? Int == 6)
         #expect(run.step("say[5]")?["status"] as? String == "succeeded")
         let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat 6  [parallel, limit 2]"), "\(graph.stdout)")
@@ -44,14 +44,13 @@ struct RepeatTests {
         }
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let stats = try #require(run.report?["stats"] as? [String: Any])
         // Iterations start at 0, 100, 200, 300 ms (and not at 400 ms):
         // four, give or take one for a slow machine.
-        let works = try #require((stats["work"] as? [String: Any])?["count"] as? Int)
+        let works = try #require(run.stats("work")?["count"] as? Int)
         #expect((3...4).contains(works), "\(works)")
         #expect(run.step("work[\(works)]") == nil)
         // Due at k/20 s for k/20 < 1: exactly 20, whatever the machine.
-        #expect((stats["tick"] as? [String: Any])?["count"] as? Int == 20)
+        #expect(run.stats("tick")?["count"] as? Int == 20)
         #expect(Set(run.logLines(prefix: "t=")) == Set((0..<20).map { "t=\($0)" }))
         let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat for 400ms\n"), "\(graph.stdout)")

@@ -47,6 +47,16 @@ struct SharedCacheTests {
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
     }
 
+    /// A first checkout stores its steps in the cache at `url`; a second
+    /// then runs against it. Returns the second (the caller removes it) and
+    /// its run.
+    private func storedThenRun(_ url: String) throws -> (Workspace, WorkflowRun) {
+        let first = try checkout(), second = try checkout()
+        defer { first.remove() }
+        #expect(try run(first, ["--cache", url]).status == 0)
+        return (second, try run(second, ["--cache", url]))
+    }
+
     private func runs(_ space: Workspace) -> Int {
         (space.read("runs.log") ?? "").split(separator: "\n").count
     }
@@ -241,10 +251,8 @@ struct SharedCacheTests {
         let store = try TestServers.cacheStore()
         let name = UUID().uuidString
         let url = "\(store.url)/corrupt/\(name)"
-        let first = try checkout(), second = try checkout()
-        defer { first.remove(); second.remove() }
-        #expect(try run(first, ["--cache", url]).status == 0)
-        let result = try run(second, ["--cache", url])
+        let (second, result) = try storedThenRun(url)
+        defer { second.remove() }
         #expect(result.status == 0)
         #expect(result.said.contains("do not match their SHA-256; refused"), "\(result.said)")
         #expect(result.step("build")?["status"] as? String == "succeeded")
@@ -259,10 +267,8 @@ struct SharedCacheTests {
     func entryOutsideTheFolder() throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/badentry/\(UUID().uuidString)"
-        let first = try checkout(), second = try checkout()
-        defer { first.remove(); second.remove() }
-        #expect(try run(first, ["--cache", url]).status == 0)
-        let result = try run(second, ["--cache", url])
+        let (second, result) = try storedThenRun(url)
+        defer { second.remove() }
         #expect(result.status == 0)
         #expect(result.said.contains("outside the step's folder"), "\(result.said)")
         #expect(runs(second) == 1)

@@ -9,8 +9,7 @@ import Testing
 struct ThresholdTests {
     /// The `thresholds` of the group `id` in the JSON report.
     private func thresholds(_ run: WorkflowRun, group id: String) -> [[String: Any]] {
-        let groups = run.report?["groups"] as? [[String: Any]] ?? []
-        return groups.first { $0["id"] as? String == id }?["thresholds"] as? [[String: Any]] ?? []
+        run.group(id)?["thresholds"] as? [[String: Any]] ?? []
     }
 
     @Test("thresholds that hold: exit 0, each reported as held with its measured value, a passing JUnit test case named as written")
@@ -55,8 +54,7 @@ struct ThresholdTests {
         after: log "after"
         """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-        let group = (run.report?["groups"] as? [[String: Any]])?.first { $0["id"] as? String == "load" }
-        let error = try #require(group?["error"] as? [String: Any])
+        let error = try #require(run.group("load")?["error"] as? [String: Any])
         #expect(error["kind"] as? String == "expect")
         let message = try #require(error["message"] as? String)
         #expect(message.hasPrefix("threshold latency p50 < 10ms failed: p50 was "), "\(message)")
@@ -87,7 +85,7 @@ struct ThresholdTests {
         let within = try space.run(body("<= 3"), ["--report", "junit=junit.xml"])
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
         // Every iteration ran (no fail-fast), the failures are counted.
-        let stats = try #require((within.report?["stats"] as? [String: Any])?["hit"] as? [String: Any])
+        let stats = try #require(within.stats("hit"))
         #expect(stats["count"] as? Int == 20)
         #expect(stats["failed"] as? Int == 2)
         #expect(within.step("done")?["status"] as? String == "succeeded")

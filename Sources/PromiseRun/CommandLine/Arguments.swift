@@ -319,11 +319,7 @@ enum Arguments {
                 try reader.noValue(for: argument)
                 options.keepGoing = true
             case .timeout:
-                let text = try reader.value(for: argument)
-                guard let duration = DurationText.parse(text), duration > .zero else {
-                    throw UsageError(message: "invalid duration '\(text)' for \(reader.name) (write, for example, 90s, 5m or 1m30s)")
-                }
-                options.timeout = duration
+                options.timeout = try reader.duration(for: argument, examples: "90s, 5m or 1m30s")
             case .variable:
                 let text = try reader.value(for: argument)
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
@@ -384,11 +380,7 @@ enum Arguments {
                 try reader.noValue(for: argument)
                 options.cacheReadOnly = true
             case .cacheTimeout:
-                let text = try reader.value(for: argument)
-                guard let duration = DurationText.parse(text), duration > .zero else {
-                    throw UsageError(message: "invalid duration '\(text)' for \(reader.name) (write, for example, 10s or 500ms)")
-                }
-                options.cacheTimeout = duration
+                options.cacheTimeout = try reader.duration(for: argument, examples: "10s or 500ms")
             case .cacert:
                 let path = try reader.value(for: argument)
                 guard !path.isEmpty else { throw UsageError(message: "\(reader.name) needs the path of a PEM file") }
@@ -536,6 +528,16 @@ private struct OptionReader {
             throw UsageError(message: "\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return number
+    }
+
+    /// A duration above zero (`90s`, `5m`, `1m30s`); `examples` says what
+    /// to write when it is not one.
+    mutating func duration(for argument: String, examples: String) throws(UsageError) -> Duration {
+        let text = try value(for: argument)
+        guard let duration = DurationText.parse(text), duration > .zero else {
+            throw UsageError(message: "invalid duration '\(text)' for \(name) (write, for example, \(examples))")
+        }
+        return duration
     }
 
     mutating func choice<Choice: RawRepresentable & CaseIterable>(for argument: String, _ type: Choice.Type) throws(UsageError) -> Choice where Choice.RawValue == String {

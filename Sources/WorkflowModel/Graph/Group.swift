@@ -29,6 +29,26 @@ package enum Group: Sendable, Hashable {
 
     /// The keyword of the group: `sequence`, `parallel`, ..., `if`.
     package var kindName: String { kind.rawValue }
+
+    /// The lanes of `parallel`, `race` and `any`; nil for the others.
+    package var lanes: Lanes? {
+        switch self {
+        case .parallel(let parallel): return parallel.lanes
+        case .race(let lanes), .any(let lanes): return lanes
+        case .sequence, .foreach, .conditional: return nil
+        }
+    }
+
+    /// The blocks of the others, in order: a sequence's, a foreach's body,
+    /// an `if`'s branches; none for groups of lanes.
+    package var blocks: [Block] {
+        switch self {
+        case .sequence(let block): return [block]
+        case .foreach(let foreach): return [foreach.body]
+        case .conditional(let conditional): return [conditional.then] + (conditional.otherwise.map { [$0] } ?? [])
+        case .parallel, .race, .any: return []
+        }
+    }
 }
 
 /// The kinds of group, each by its keyword: the one place a group keyword

@@ -115,13 +115,6 @@ extension Node {
     /// The nodes directly below a group (through its blocks), in order.
     package var childNodes: [Node] {
         guard case .group(let group) = kind else { return [] }
-        switch group {
-        case .sequence(let block): return block.allNodesInOrder
-        case .parallel(let parallel): return parallel.lanes.children
-        case .race(let lanes), .any(let lanes): return lanes.children
-        case .foreach(let foreach): return foreach.body.allNodesInOrder
-        case .conditional(let conditional):
-            return conditional.then.allNodesInOrder + (conditional.otherwise?.allNodesInOrder ?? [])
-        }
+        return group.lanes?.children ?? group.blocks.flatMap(\.allNodesInOrder)
     }
 }

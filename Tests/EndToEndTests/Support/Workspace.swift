@@ -64,9 +64,25 @@ struct WorkflowRun {
         steps.first { $0["id"] as? String == id }
     }
 
+    /// A group's record in the JSON report.
+    func group(_ id: String) -> [String: Any]? {
+        (report?["groups"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+    }
+
     /// A step's `error` object (`kind`, `message`, ...), if it failed.
     func error(of id: String) -> [String: Any]? {
         step(id)?["error"] as? [String: Any]
+    }
+
+    /// The JSON report's statistics of a label that ran more than once
+    /// (`count`, `failed`, `latency`, ...).
+    func stats(_ label: String) -> [String: Any]? {
+        (report?["stats"] as? [String: Any])?[label] as? [String: Any]
+    }
+
+    /// One of them as a table of seconds: `latency`, `lateness`.
+    func seconds(_ label: String, _ field: String) -> [String: Double]? {
+        stats(label)?[field] as? [String: Double]
     }
 
     /// The lines `log` steps printed, in order.

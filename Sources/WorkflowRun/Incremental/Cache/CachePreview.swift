@@ -70,19 +70,9 @@ extension Node {
     fileprivate var givesEnvironment: Bool {
         if !attributes.environment.isEmpty { return true }
         guard case .group(let group) = kind else { return false }
-        switch group {
-        case .sequence(let block): return block.givesEnvironment
-        case .parallel(let parallel): return parallel.lanes.givesEnvironment
-        case .race(let lanes), .any(let lanes): return lanes.givesEnvironment
-        case .foreach(let foreach): return foreach.body.givesEnvironment
-        case .conditional(let conditional):
-            return conditional.then.givesEnvironment || (conditional.otherwise?.givesEnvironment ?? false)
+        if let lanes = group.lanes {
+            return !lanes.environment.isEmpty || !lanes.dotenv.isEmpty || lanes.children.contains { $0.givesEnvironment }
         }
-    }
-}
-
-extension Lanes {
-    fileprivate var givesEnvironment: Bool {
-        !environment.isEmpty || !dotenv.isEmpty || children.contains { $0.givesEnvironment }
+        return group.blocks.contains { $0.givesEnvironment }
     }
 }
