@@ -1,6 +1,7 @@
 # promise-run: common tasks. `make test` is what CI runs (see .ci/run).
 PREFIX ?= /usr/local
 SWIFT ?= swift
+SHELL := /bin/bash
 
 .PHONY: build release test test-tsan install uninstall bench bench-http clean
 
@@ -18,9 +19,14 @@ release:
 
 # The whole suite: unit, end-to-end (the built binary on real workflows
 # against real processes, files and a local HTTP server). Warnings are errors.
+# On failure the failing tests' lines are repeated last, where a CI log's
+# tail shows them.
 test:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) test --skip-build
+	@mkdir -p .build
+	set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log || { \
+		echo "== what failed (the whole output: .build/test-output.log)"; \
+		grep -E '^✘|error: |: error|failed \(' .build/test-output.log | head -60; exit 1; }
 
 # The engine's concurrency stress tests under ThreadSanitizer.
 test-tsan:

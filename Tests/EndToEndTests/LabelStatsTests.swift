@@ -23,11 +23,12 @@ struct LabelStatsTests {
         #expect(stats["count"] as? Int == 20 && stats["succeeded"] as? Int == 20 && stats["failed"] as? Int == 0)
         #expect((stats["statuses"] as? [String: Any])?["200"] as? Int == 20)
         let latency = try #require(stats["latency"] as? [String: Double])
-        // Each request takes its delay and a little more: nearest-rank
+        // Each request takes its delay and a little more (a busy machine adds
+        // tens of milliseconds, never 150): nearest-rank
         // percentiles of 10...200 ms are the 10th (100 ms), 18th and 20th.
         for (name, floor) in [("min", 0.010), ("p50", 0.100), ("p90", 0.180), ("max", 0.200)] {
             let value = latency[name] ?? 0
-            #expect(value >= floor * 0.99 && value < floor + 0.08, "\(name) \(value) against \(floor)")
+            #expect(value >= floor * 0.99 && value < floor + 0.15, "\(name) \(value) against \(floor)")
         }
         let rate = stats["ratePerSecond"] as? Double ?? 0
         #expect(rate > 2 && rate < 20, "rate \(rate)")  // 20 runs in 2.1 s and a little more

@@ -98,20 +98,22 @@ struct RateTests {
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let times = try arrivals(space, base: base, key: key)
-        #expect(times.count == 50)
-        // The 50th is due 490 ms after the first; past the first few (a
-        // first connection may arrive late, and those due meanwhile catch
-        // up), nothing comes early, and no burst: at 100/s, never more than
-        // 5 within 20 ms.
+        try #require(times.count == 50)
+        // The 50th is due 490 ms after the first, so nothing came early
+        // overall. No burst: at 100/s the arrivals are 10 ms apart, so the
+        // median gap is near 10 ms and a 20 ms window holds at most 5. A busy
+        // machine may stall the server or the runner once (those due
+        // meanwhile then arrive together), so past the first few (a first
+        // connection may arrive late) at most one window in ten may hold
+        // more; sending in batches would fill most of them.
         #expect((times.last ?? 0) >= 0.47, "\(times)")
-        let settled = 5
-        for k in settled..<times.count {
-            #expect(times[k] - times[settled] >= Double(k - settled) * 0.01 - 0.015, "arrival \(k) at \(times[k])")
+        let settled = Array(times.dropFirst(5))
+        let gaps = zip(settled.dropFirst(), settled).map { $0 - $1 }.sorted()
+        #expect(gaps[gaps.count / 2] >= 0.007, "median gap \(gaps[gaps.count / 2]): \(times)")
+        let crowded = settled.indices.filter { start in
+            settled[start...].prefix { $0 - settled[start] < 0.02 }.count > 5
         }
-        for start in times.indices.dropFirst(settled) {
-            let within = times[start...].prefix { $0 - times[start] < 0.02 }.count
-            #expect(within <= 5, "\(within) arrivals within 20 ms from \(times[start])")
-        }
+        #expect(crowded.count <= settled.count / 10, "\(crowded.count) windows of 20 ms held more than 5: \(times)")
         // Due at k/40 s for k/40 < 1: exactly 40 reach the server.
         #expect(try arrivals(space, base: base, key: timed).count == 40)
     }

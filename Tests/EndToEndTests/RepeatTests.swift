@@ -45,9 +45,10 @@ struct RepeatTests {
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         // Iterations start at 0, 100, 200, 300 ms (and not at 400 ms):
-        // four, give or take one for a slow machine.
+        // four; a busy machine that stretches each to 150 ms or more leaves
+        // time for fewer.
         let works = try #require(run.stats("work")?["count"] as? Int)
-        #expect((3...4).contains(works), "\(works)")
+        #expect((2...4).contains(works), "\(works)")
         #expect(run.step("work[\(works)]") == nil)
         // Due at k/20 s for k/20 < 1: exactly 20, whatever the machine.
         #expect(run.stats("tick")?["count"] as? Int == 20)
