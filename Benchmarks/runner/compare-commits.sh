@@ -29,7 +29,7 @@ build_commit() {
         tree="/tmp/promise-run-compare-$commit"
         [ -d "$tree" ] || git -C "$repo" worktree add -f "$tree" "$commit" -q >&2
     fi
-    swift build -c release --static-swift-stdlib --product promise-run --package-path "$tree" >&2
+    make -C "$tree" release >&2  # each commit as its own Makefile builds its release
     echo "$(swift build -c release --static-swift-stdlib --package-path "$tree" --show-bin-path)/promise-run"
 }
 
