@@ -188,10 +188,13 @@ struct GroupEndToEndTests {
         #expect(race.status == 0)
         #expect(race.statuses == ["slow cancelled", "fast succeeded"])
 
+        // `works` ends 0.2 s after `broken` began to fail (on a busy
+        // machine a plain `sleep 0.2` could end first, and `broken` would
+        // be cancelled, not failed).
         let any = try space.run("""
         any {
-          broken: sh "exit 1"
-          works: sh "sleep 0.2"
+          broken: sh "touch broke; exit 1"
+          works: sh "while [ ! -e broke ]; do sleep 0.01; done; sleep 0.2"
           slow: sh "sleep 30"
         }
         """)

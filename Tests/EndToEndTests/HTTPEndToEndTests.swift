@@ -311,13 +311,14 @@ struct HTTPEndToEndTests {
         before: sh "\(sockets)"
         log "=before {{before.stdout}}"
         sequence {
-          timeout 4s
+          timeout 6s
           parallel {
             foreach i in range(1, 1000) parallel {
               http GET "{{base}}/hold?i={{i}}"
             }
             sequence {
-              during: sh "sleep 2.5; \(sockets)"
+              # Until the 1,000 are open (or 5 s have passed).
+              during: sh "i=0; while [ $(\(sockets)) -lt $(({{before.stdout}} + 1000)) ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; \(sockets)"
               log "=during {{during.stdout}}"
             }
           }

@@ -94,8 +94,8 @@ struct TrustedReportsTests {
         defer { space.remove() }
         let run = try space.run("""
         race {
-          server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; while true; do sleep 0.05; done"
-          work: sh "sleep 0.5"
+          server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; touch up; while true; do sleep 0.05; done"
+          work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2"
         }
         """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -138,12 +138,12 @@ struct TrustedReportsTests {
         defer { space.remove() }
         let run = try space.run("""
         race {
-          server: sh "echo serving on 8080; echo 'GET / 200' >&2; sleep 30"
-          work: sh "sleep 0.5; echo done"
+          server: sh "echo serving on 8080; echo 'GET / 200' >&2; touch up; sleep 30"
+          work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2; echo done"
         }
         parallel {
-          sibling: sh "echo sibling started; sleep 30"
-          breaks: sh "sleep 0.5; exit 1"
+          sibling: sh "echo sibling started; touch started; sleep 30"
+          breaks: sh "while [ ! -e started ]; do sleep 0.01; done; sleep 0.2; exit 1"
         }
         """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"])
         #expect(run.status == 1)
@@ -162,7 +162,7 @@ struct TrustedReportsTests {
         #expect(markdown.blocks.contains { $0.contains("serving on 8080") })
         #expect(space.read("page.html")?.contains("serving on 8080") == true)
 
-        let timedOut = try space.run("slow: sh \"echo before the deadline; sleep 30\"", ["--timeout", "500ms"])
+        let timedOut = try space.run("slow: sh \"echo before the deadline; sleep 30\"", ["--timeout", "2s"])
         #expect(timedOut.status == 124)
         let output = try #require(timedOut.step("slow")?["output"] as? [String: Any])
         #expect((output["stdout"] as? [String: Any])?["tail"] as? String == "before the deadline\n")
