@@ -8,10 +8,15 @@ package enum ProcessEnvironment {
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                let name = String(text[..<equals])
-                if environment[name] == nil { environment[name] = String(text[text.index(after: equals)...]) }
+            // Split at the first `=` as bytes (no character breaking: it
+            // runs at every start, for every variable).
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                                            count: strlen(pointer))
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
+                if environment[name] == nil {
+                    environment[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
+                }
             }
             entry += 1
         }

@@ -48,7 +48,7 @@ final class ExecutableCache: Sendable {
 
     /// `ExecutableLookup.resolve`, remembered for bare names.
     func resolve(_ program: String, environment: [String: String], workingDirectory: String) throws(SpawnError) -> String {
-        guard inotify >= 0, !program.isEmpty, !program.contains("/") else {
+        guard inotify >= 0, !program.isEmpty, !program.utf8.contains(UInt8(ascii: "/")) else {
             return try ExecutableLookup.resolve(program, environment: environment, workingDirectory: workingDirectory)
         }
         let searchPath = environment["PATH"] ?? ExecutableLookup.defaultSearchPath

@@ -12,30 +12,35 @@
 enum ShellFastPath {
     /// The words of `command` if it can run without a shell, else nil.
     static func words(_ command: String) -> [String]? {
+        // Bytes, not characters: every byte a plain word may hold is ASCII.
         var words: [String] = []
-        var current = ""
-        for scalar in command.unicodeScalars {
-            if scalar == " " || scalar == "\t" {
+        var current: [UInt8] = []
+        for byte in command.utf8 {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
                 if !current.isEmpty {
-                    words.append(current)
-                    current = ""
+                    words.append(String(decoding: current, as: UTF8.self))
+                    current.removeAll(keepingCapacity: true)
                 }
                 continue
             }
-            guard isPlain(scalar) else { return nil }
-            current.unicodeScalars.append(scalar)
+            guard isPlain(byte) else { return nil }
+            current.append(byte)
         }
-        if !current.isEmpty { words.append(current) }
-        guard let first = words.first, !first.contains("="), !shellWords.contains(first) else { return nil }
+        if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
+        guard let first = words.first, !first.utf8.contains(UInt8(ascii: "=")), !shellWords.contains(first) else { return nil }
         return words
     }
 
-    /// Characters with no meaning to a POSIX shell, anywhere in a word.
-    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9": return true
-        case "-", "_", ".", "/", ":", ",", "+", "@", "%", "=": return true
-        default: return false
+    /// Bytes with no meaning to a POSIX shell, anywhere in a word.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ","),
+             UInt8(ascii: "+"), UInt8(ascii: "@"), UInt8(ascii: "%"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
         }
     }
 

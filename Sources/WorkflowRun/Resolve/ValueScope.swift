@@ -56,13 +56,15 @@ package final class ValueScope: Sendable {
     /// Block-level `env` settings from the outermost block to this one
     /// (inner ones win).
     package var environment: [(name: String, value: String)] {
-        var chain: [ValueScope] = []
+        // Most blocks set none: nothing is allocated for them.
+        var settings: [[(name: String, value: String)]] = []
         var scope: ValueScope? = self
         while let current = scope {
-            chain.append(current)
+            let own = current.state.withLock { $0.environment }
+            if !own.isEmpty { settings.append(own) }
             scope = current.parent
         }
-        return chain.reversed().flatMap { scope in scope.state.withLock { $0.environment } }
+        return settings.count <= 1 ? settings.first ?? [] : settings.reversed().flatMap { $0 }
     }
 
     /// Stores a finished step's result where its label is visible.

@@ -60,7 +60,8 @@ package struct LabelStats: Sendable {
     /// The statistics' key of a step's id: the id without its iteration
     /// suffixes (`fetch[3]` → `fetch`); nil for a step outside any loop.
     package static func key(of id: String) -> String? {
-        guard id.hasSuffix("]"), let open = id.firstIndex(of: "[") else { return nil }
+        // Bytes, not characters: `[` and `]` are ASCII.
+        guard id.utf8.last == UInt8(ascii: "]"), let open = id.utf8.firstIndex(of: UInt8(ascii: "[")) else { return nil }
         return String(id[..<open])
     }
 }
