@@ -76,6 +76,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     // MARK: - ExecutionObserver
 
+    /// What `stepStarted` shows: the live area, the verbose line, or a
+    /// retry's line.
+    func showsStart(ofAttempt attempt: Int) -> Bool {
+        settings.live || settings.verbosity == .verbose || (attempt > 1 && settings.verbosity != .quiet)
+    }
+
     func stepStarted(_ record: StepRecord) {
         let why = record.attempts > 1 ? Self.retryReason(record) : ""
         let line: String? = settings.verbosity == .verbose

@@ -6,6 +6,11 @@ import WorkflowModel
 package protocol ExecutionObserver: Sendable {
     /// A step started (or started another attempt).
     func stepStarted(_ record: StepRecord)
+    /// Whether `stepStarted` does anything for a step's attempt `attempt`
+    /// (1 for the first): when not, the recorder does not copy and mask
+    /// the record for it (a console without a live area, not verbose,
+    /// shows nothing as a step starts). True unless an observer says so.
+    func showsStart(ofAttempt attempt: Int) -> Bool
     /// A step ended: succeeded, failed, skipped or cancelled.
     func stepFinished(_ record: StepRecord)
     /// A `log` step's line (secrets already masked).
@@ -17,6 +22,7 @@ package protocol ExecutionObserver: Sendable {
 }
 
 extension ExecutionObserver {
+    package func showsStart(ofAttempt attempt: Int) -> Bool { true }
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
     package func warning(_ message: String) {}
 }

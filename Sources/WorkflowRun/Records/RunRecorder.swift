@@ -136,7 +136,10 @@ final class RunRecorder: Sendable {
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
             entry.attemptStarted = now
             entry.attemptWall = wall
-            return (entry.record, resolved != nil && entry.record.summary.utf8.contains(UInt8(ascii: "{")))
+            let templated = resolved != nil && entry.record.summary.utf8.contains(UInt8(ascii: "{"))
+            // A copy of the record only for an observer that shows it.
+            guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated) }
+            return (entry.record, templated)
         }
         var record = started
         // Only a step written with `{{ }}` pays for a summary of its own,
