@@ -103,7 +103,7 @@ extension WorkflowExecutor {
         case .sleep(let duration):
             recorder.start(id)
             let sleeping = after(duration, clock: clock)
-            return cancellable(sleeping, timeout: node.attributes.timeout, in: context).map { nil }
+            return cancellable(sleeping, timeout: node.attributes.timeout, in: context) { _ in nil }
         case .shell, .exec, .http, .file:
             // Process steps on this machine take `cpus` of the `-j` slots;
             // on Slurm, one of the `--slurm-jobs` (spec §14).
@@ -123,7 +123,7 @@ extension WorkflowExecutor {
             }
             let lease = slots?.lease(count: count, in: context.cancel)
             let granted = lease?.granted ?? Promise(value: ())
-            return granted.then { [self] () -> Promise<StepResult?> in
+            let attempt = granted.then { [self] () -> Promise<StepResult?> in
                 // The group may have been cancelled while this step waited.
                 guard !context.cancel.isCancelled else { return .cancelled() }
                 let resolved: ResolvedStep
@@ -141,9 +141,10 @@ extension WorkflowExecutor {
                 } catch {
                     return Promise(error: error)
                 }
-                return cancellable(running, timeout: node.attributes.timeout, in: context).map { $0 }
+                return cancellable(running, timeout: node.attributes.timeout, in: context) { $0 }
             }
-            .ensure { lease?.release() }
+            guard let lease else { return attempt }
+            return attempt.ensure { lease.release() }
         }
     }
 
@@ -209,7 +210,9 @@ extension WorkflowExecutor {
 
     /// Cancels `work` when the scope is cancelled or its timeout expires; a
     /// timeout becomes a failure of kind `timeout` once the work stopped.
-    private func cancellable<Value>(_ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext) -> Promise<Value> {
+    /// Its value goes through `transform` (in the same link of the chain).
+    private func cancellable<Value, Output>(_ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext,
+                                            _ transform: @escaping @Sendable (Value) -> Output) -> Promise<Output> {
         let registration = context.cancel.onCancel { work.cancel() }
         let flag = TimeoutFlag()
         let timer = timeout.map { limit in
@@ -224,7 +227,7 @@ extension WorkflowExecutor {
             if let timeout, flag.fired, !outcome.isFulfilled {
                 return .outcome(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))")))
             }
-            return .outcome(outcome)
+            return .outcome(outcome.map(transform))
         })
     }
 
