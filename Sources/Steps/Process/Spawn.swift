@@ -102,8 +102,10 @@ enum Spawner {
     }
 
     /// How often a spawn that failed with ETXTBSY is tried again (waiting
-    /// 1, 2, 4 ... 32 ms, 191 ms in all).
-    static let textBusyRetries = 10
+    /// 1, 2, 4, 8, 16, then 32 ms each time: about 1 s in all, for a busy
+    /// machine where the other child may wait long for a core before its
+    /// exec).
+    static let textBusyRetries = 35
 
     /// promise-run's working folder, read once: it never changes it.
     private static let processDirectory: String? = {
