@@ -35,7 +35,7 @@ release:
 test:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	@mkdir -p .build
-	set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log || { \
+	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log || { \
 		echo "== what failed (the whole output: .build/test-output.log)"; \
 		grep -E '^✘|error: |: error|failed \(' .build/test-output.log | head -60; exit 1; }
 

@@ -20,7 +20,8 @@ Routes:
   /trickle               sends headers, then a byte every 100 ms, forever
   /reset                 closes the connection with a TCP reset, no answer
   /redirect/N            302 to /redirect/N-1; /redirect/0 answers "arrived"
-  /large?bytes=N         N bytes of 'x' (Content-Length, or chunked=1)
+  /large?bytes=N         N bytes of 'x' (Content-Length, or chunked=1;
+                         ms=M: a pause of M ms between the head and the body)
   /echo                  any method: the request as JSON (path as sent)
   /follow-redirect/relative/foo  302 to ../bar (RFC 3986: /follow-redirect/bar)
   /follow-redirect/bar   200, "bar"
@@ -207,6 +208,10 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.send_header("Content-Length", str(size))
             self.end_headers()
+            pause = int(query.get("ms", ["0"])[0])
+            if pause:
+                self.wfile.flush()
+                time.sleep(pause / 1000)
             block = b"x" * 65536
             sent = 0
             while sent < size:

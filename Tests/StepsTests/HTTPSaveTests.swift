@@ -22,7 +22,9 @@ struct HTTPSaveTests {
         let size = 3_000_000
         // Smaller than the body: the body never has to fit in memory.
         let small = SystemStepRunner(configuration: StepsConfiguration(bodyLimit: 100_000))
-        let promise = small.run(http(.GET, try await HTTPTestServer.url("/large?bytes=\(size)"), save: "out/big.bin"),
+        // The body comes 200 ms after the head: the progress handler,
+        // attached just after the start, sees the fractions in between.
+        let promise = small.run(http(.GET, try await HTTPTestServer.url("/large?bytes=\(size)&ms=200"), save: "out/big.bin"),
                                 in: context)
         let fractions = ProgressLog()
         promise.onProgress { fractions.record($0) }
