@@ -193,7 +193,12 @@ package struct Attributes: Sendable, Hashable {
     /// An attribute, read or written as `attributes.timeout`.
     @inlinable
     package subscript<Value>(dynamicMember attribute: WritableKeyPath<Values, Value>) -> Value {
-        get { (storage?.fields ?? Self.unset)[keyPath: attribute] }
+        get {
+            // Read in place: `storage?.fields ?? unset` would copy every
+            // attribute (and retain its arrays) to read one.
+            if let storage { return storage[attribute] }
+            return Self.unset[keyPath: attribute]
+        }
         set {
             var values = storage?.fields ?? Self.unset
             values[keyPath: attribute] = newValue
