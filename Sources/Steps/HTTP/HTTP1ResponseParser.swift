@@ -1,3 +1,5 @@
+import Glibc
+
 /// A response's status line and headers.
 struct ResponseHead: Sendable {
     var status: Int
@@ -182,18 +184,17 @@ struct HTTP1ResponseParser {
             }
         }
         if end == nil {
-            while index < buffer.count {
-                if buffer[index] == 0x0A {
-                    if index + 1 < buffer.count, buffer[index + 1] == 0x0A {
-                        end = index + 2
-                        break
-                    }
-                    if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
-                        end = index + 3
-                        break
-                    }
+            // From line end to line end (memchr), not byte by byte.
+            while let newline = Self.newline(in: buffer, from: index) {
+                if newline + 1 < buffer.count, buffer[newline + 1] == 0x0A {
+                    end = newline + 2
+                    break
                 }
-                index += 1
+                if newline + 2 < buffer.count, buffer[newline + 1] == 0x0D, buffer[newline + 2] == 0x0A {
+                    end = newline + 3
+                    break
+                }
+                index = newline + 1
             }
         }
         guard let end else {
@@ -252,9 +253,9 @@ struct HTTP1ResponseParser {
         for (name, value) in head.headers {
             switch name.utf8.count {
             case 10 where name.equalsLowercase("connection"):
-                for option in value.split(separator: ",") {
-                    if option.trimmingSpaces.equalsLowercase("close") { keepAlive = false }
-                    if option.trimmingSpaces.equalsLowercase("keep-alive") { sawKeepAlive = true }
+                Self.forEachElement(of: value) { option in
+                    if option.equalsLowercase("close") { keepAlive = false }
+                    if option.equalsLowercase("keep-alive") { sawKeepAlive = true }
                 }
             case 14 where name.equalsLowercase("content-length"):
                 guard let length = Int64(value.trimmingSpaces), length >= 0 else {
@@ -264,8 +265,9 @@ struct HTTP1ResponseParser {
                 if let contentLength, contentLength != length { lengthConflict = true }
                 contentLength = length
             case 17 where name.equalsLowercase("transfer-encoding"):
-                let codings = value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
-                chunked = codings.last == "chunked"
+                var last: Substring = ""
+                Self.forEachElement(of: value) { last = $0 }
+                chunked = last.equalsLowercase("chunked")
                 if !chunked { keepAlive = false }
             default:
                 break
@@ -290,14 +292,23 @@ struct HTTP1ResponseParser {
         return .head(head)
     }
 
+    /// Each comma-separated element of a header's value, without spaces or
+    /// tabs at either end (found by bytes: this runs for every response).
+    private static func forEachElement(of value: String, _ body: (Substring) -> Void) {
+        var rest = Substring(value)
+        while let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) {
+            body(rest[..<comma].trimmingSpaces)
+            rest = rest[rest.utf8.index(after: comma)...]
+        }
+        body(rest.trimmingSpaces)
+    }
+
     /// Status line and header lines, up to and including the blank line.
     static func parseHeadBytes(_ bytes: UnsafeRawBufferPointer) -> ResponseHead? {
         var lineStart = 0
         /// The next line without its line end, or nil at the end.
         func nextLine() -> UnsafeRawBufferPointer? {
-            var index = lineStart
-            while index < bytes.count, bytes[index] != 0x0A { index += 1 }
-            guard index < bytes.count else { return nil }
+            guard let index = newline(in: bytes, from: lineStart) else { return nil }
             var lineEnd = index
             if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
             let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
@@ -336,6 +347,13 @@ struct HTTP1ResponseParser {
         return ResponseHead(status: status, version: minor == UInt8(ascii: "1") ? "1.1" : "1.0", headers: headers)
     }
 
+    /// The index of the first LF in `bytes` at or after `start`.
+    private static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
     private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var start = 0, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
@@ -354,11 +372,18 @@ struct HTTP1ResponseParser {
 }
 
 extension StringProtocol {
-    /// Without spaces and tabs at either end.
+    /// Without spaces and tabs at either end (compared as bytes: both are
+    /// ASCII, so the ends stay on character boundaries).
     var trimmingSpaces: Substring {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
+        let text = Substring(self)
+        let bytes = text.utf8
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end {
+            let before = bytes.index(before: end)
+            guard bytes[before] == 0x20 || bytes[before] == 0x09 else { break }
+            end = before
+        }
+        return text[start..<end]
     }
 }

@@ -78,9 +78,9 @@ extension WorkflowExecutor {
         func take(_ end: String.UTF8View.Index) {
             var slice = bytes[start..<end]
             if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
-            guard slice.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-            let line = String(Substring(slice))
-            if !line.trimmingSpaces.isEmpty { lines.append(line) }
+            // Blank (only what `trim` removes: space, tab, CR, VT, FF): skipped.
+            guard slice.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0B && $0 != 0x0C }) else { return }
+            lines.append(String(Substring(slice)))
         }
         var index = start
         while index < bytes.endIndex {
