@@ -52,19 +52,18 @@ final class HTTP1Transport: HopTransport {
 
     /// An idle connection to `origin`, taken out of the pool.
     func checkOut(_ origin: Origin) -> HTTP1Connection? {
-        guard var list = idle[origin], let connection = list.popLast() else { return nil }
-        idle[origin] = list.isEmpty ? nil : list
-        return connection
+        // In place: a copy of the list taken out and put back would copy
+        // the whole array (it is shared with the dictionary) every time.
+        // An origin's list stays when empty: it is about to be used again.
+        idle[origin]?.popLast()
     }
 
     func checkIn(_ connection: HTTP1Connection) {
-        var list = idle[connection.origin] ?? []
-        guard list.count < Self.idleLimit else {
+        guard (idle[connection.origin]?.count ?? 0) < Self.idleLimit else {
             connection.close()
             return
         }
-        list.append(connection)
-        idle[connection.origin] = list
+        idle[connection.origin, default: []].append(connection)
     }
 
     /// Opens a socket to `address` and registers it. Returns the connection
@@ -85,9 +84,9 @@ final class HTTP1Transport: HopTransport {
 
     fileprivate func forget(_ connection: HTTP1Connection) {
         open.removeValue(forKey: connection.token)
-        if var list = idle[connection.origin], let index = list.firstIndex(where: { $0 === connection }) {
-            list.remove(at: index)
-            idle[connection.origin] = list.isEmpty ? nil : list
+        if let index = idle[connection.origin]?.firstIndex(where: { $0 === connection }) {
+            idle[connection.origin]?.remove(at: index)
+            if idle[connection.origin]?.isEmpty == true { idle[connection.origin] = nil }
         }
     }
 }
