@@ -46,8 +46,13 @@ struct RequestURL: Sendable, Hashable {
     static func parse(_ text: String) -> RequestURL? {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
-        let scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
+        // Compared without case as bytes; the scheme kept in lower case.
+        let scheme: String
+        switch colon {
+        case 4 where String(decoding: bytes[..<colon], as: UTF8.self).equalsLowercase("http"): scheme = "http"
+        case 5 where String(decoding: bytes[..<colon], as: UTF8.self).equalsLowercase("https"): scheme = "https"
+        default: return nil
+        }
         var index = colon + 1
         guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
             return nil
@@ -92,7 +97,10 @@ struct RequestURL: Sendable, Hashable {
             portWritten = true
         }
         let target = requestTarget(rest[authorityEnd...], basePath: nil)
-        return RequestURL(scheme: scheme, userInfo: userInfo, host: String(decoding: host, as: UTF8.self).lowercased(),
+        // Lower-cased only when it has an upper-case letter (it is ASCII).
+        let hostText = String(decoding: host, as: UTF8.self)
+        let hasUpper = host.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        return RequestURL(scheme: scheme, userInfo: userInfo, host: hasUpper ? hostText.lowercased() : hostText,
                           port: port, portWritten: portWritten, target: target)
     }
 

@@ -312,10 +312,14 @@ final class RunRecorder: Sendable {
             // millions of requests hold memory flat.
             if let key = LabelStats.key(of: id) {
                 let order = state.stats.count
-                state.stats[key, default: LabelStats(label: key, order: order)].add(record, latency: latency ?? record.duration ?? .zero,
-                                                                                    lateness: lateness, end: WallClock.now())
-                if let stats = state.stats[key], stats.count > Self.recordsPerLabel,
-                   succeeded || (record.status == .failed && stats.failed > Self.recordsPerLabel) {
+                // One lookup: added to, and its counts read, in place.
+                func add(_ stats: inout LabelStats) -> (count: Int, failed: Int) {
+                    stats.add(record, latency: latency ?? record.duration ?? .zero, lateness: lateness, end: WallClock.now())
+                    return (stats.count, stats.failed)
+                }
+                let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
+                if counts.count > Self.recordsPerLabel,
+                   succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel) {
                     state.entries.removeValue(forKey: id)
                     state.omitted.add(record)
                     return record
