@@ -128,9 +128,11 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
                 }
                 state.printed[label] = printed
             }
-            state.running[record.id] = nil
+            // Without a live area or buffered output these stay empty: no
+            // lookup (a load test ends thousands of steps a second).
+            if !state.running.isEmpty { state.running[record.id] = nil }
             state.finished += 1
-            if let buffered = state.grouped.removeValue(forKey: record.id) {
+            if !state.grouped.isEmpty, let buffered = state.grouped.removeValue(forKey: record.id) {
                 if settings.output == .grouped, !buffered.isEmpty {
                     lines.append(style.dim("── \(record.id) ──"))
                     if buffered.dropped > 0 { lines.append(style.dim("(\(buffered.dropped) earlier lines not shown)")) }
