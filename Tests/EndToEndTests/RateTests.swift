@@ -147,7 +147,7 @@ struct RateTests {
     func mistakes() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("bad.workflow", """
+        try space.expectCheckRefuses("""
         workflow "bad"
         repeat 3 parallel rate fast {
           log "x"
@@ -155,11 +155,9 @@ struct RateTests {
         repeat 3 rate 5/s {
           log "y"
         }
-        """)
-        let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
-        #expect(check.status == 2)
-        #expect(check.stderr.contains("bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'"), "\(check.stderr)")
-        #expect(check.stderr.contains("bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'"),
-                "\(check.stderr)")
+        """, with: [
+            "bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'",
+            "bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'",
+        ])
     }
 }

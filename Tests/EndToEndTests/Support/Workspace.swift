@@ -29,6 +29,19 @@ struct Workspace {
         try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
     }
 
+    /// Writes `source` as `bad.workflow` and expects `check` to refuse it
+    /// (exit 2) with each of `diagnostics` (`bad.workflow:LINE:COL: error:
+    /// ...`) on its standard error.
+    func expectCheckRefuses(_ source: String, with diagnostics: [String],
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try write("bad.workflow", source)
+        let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: folder)
+        #expect(check.status == 2, "\(check.stderr)", sourceLocation: sourceLocation)
+        for line in diagnostics {
+            #expect(check.stderr.contains(line), "\(line)\n\(check.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// Writes `workflow` as `test.workflow` and runs it with `arguments`
     /// before the file name and a JSON report.
     func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
