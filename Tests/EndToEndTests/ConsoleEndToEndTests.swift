@@ -70,19 +70,12 @@ struct ConsoleEndToEndTests {
         #expect(!outcome.stdout.contains("\u{1B}["))
     }
 
-    @Test("on a terminal: a live area redrawn in place, and color", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    @Test("on a terminal: a live area redrawn in place, and color", .enabled(if: hasScript))
     func liveOnTerminal() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("test.workflow", """
+        let (status, screen) = try onTerminal("""
         a: sh "sleep 0.6"
         """)
-        let binary = try #require(Binary.url).path
-        // `script` runs the command on a pseudo-terminal and copies what it printed.
-        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "\(binary) test.workflow", "typescript"], in: space.folder,
-                                            environment: ["TERM": "xterm", "NO_COLOR": ""])
-        #expect(outcome.status == 0)
-        let screen = space.read("typescript") ?? ""
+        #expect(status == 0)
         #expect(screen.contains("running 1"), "the live area lists the running step")
         #expect(screen.contains("\u{1B}[J"), "the live area is cleared and redrawn in place")
         #expect(screen.contains("\u{1B}[32m✓"), "colored on a terminal")
@@ -90,10 +83,19 @@ struct ConsoleEndToEndTests {
 
     /// Runs `command` on a pseudo-terminal of `columns` columns; returns
     /// what it printed, escape sequences and all.
-    private func onTerminal(_ space: Workspace, _ arguments: String, columns: Int = 80,
+    /// Whether `script` is here to give a run a pseudo-terminal.
+    private static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
+    /// Runs `workflow` in a workspace of its own on a pseudo-terminal of
+    /// `columns` columns (`script` copies what it printed); returns the
+    /// exit code and that, escape sequences and all.
+    private func onTerminal(_ workflow: String, columns: Int = 80,
                             term: String = "xterm") throws -> (status: Int32, screen: String) {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", workflow)
         let binary = try #require(Binary.url).path
-        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments)", "typescript"],
+        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) test.workflow", "typescript"],
                                             in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
         return (outcome.status, space.read("typescript") ?? "")
     }
@@ -114,17 +116,14 @@ struct ConsoleEndToEndTests {
     }
 
     @Test("the final table fits a 40-column terminal: narrow columns go, long messages end in an ellipsis",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+          .enabled(if: hasScript))
     func tableFitsTerminal() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("test.workflow", """
+        let (status, screen) = try onTerminal("""
         parallel keep-going {
           a-step-with-a-rather-long-label: sh "true"
           broken: sh "echo 'a very long explanation of what went wrong in this step, far wider than forty columns' >&2; exit 1"
         }
-        """)
-        let (status, screen) = try onTerminal(space, "test.workflow", columns: 40)
+        """, columns: 40)
         #expect(status == 1)
         let lines = screen.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(Self.visible)
         let header = try #require(lines.firstIndex { $0.hasPrefix("step ") }, "\(lines)")
@@ -137,43 +136,34 @@ struct ConsoleEndToEndTests {
     }
 
     @Test("TERM=dumb: no color and no live area, even on a terminal",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+          .enabled(if: hasScript))
     func dumbTerminal() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("test.workflow", """
+        let (status, screen) = try onTerminal("""
         a: sh "sleep 0.4"
-        """)
-        let (status, screen) = try onTerminal(space, "test.workflow", term: "dumb")
+        """, term: "dumb")
         #expect(status == 0)
         #expect(screen.contains("✓ a"))
         #expect(!screen.contains("\u{1B}["), "no escape sequence at all")
     }
 
     @Test("a retried step's live line says which attempt it is on",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+          .enabled(if: hasScript))
     func retryAttemptInLiveLine() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("test.workflow", """
+        let (status, screen) = try onTerminal("""
         flaky: sh "test -f marker || { touch marker; exit 1; }; sleep 0.8" { retry 1 }
         """)
-        let (status, screen) = try onTerminal(space, "test.workflow")
         #expect(status == 0)
         #expect(Self.visible(Substring(screen)).contains("› flaky attempt 2 "), "the live line, not only the note above it")
     }
 
     @Test("a load test's live area: each repeated label's runs, rate and p99 so far",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+          .enabled(if: hasScript))
     func labelStatsInLiveArea() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("test.workflow", """
+        let (status, screen) = try onTerminal("""
         repeat for 1s parallel limit 2 rate 40/s {
           tick: sleep 20ms
         }
         """)
-        let (status, screen) = try onTerminal(space, "test.workflow")
         #expect(status == 0)
         let visible = Self.visible(Substring(screen))
         #expect(visible.range(of: #"↻ tick  \d+ runs  [\d.]+/s  p99 [\d.]+ms"#, options: .regularExpression) != nil, "\(visible)")

@@ -145,9 +145,7 @@ struct RateTests {
 
     @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")
     func mistakes() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.expectCheckRefuses("""
+        try Workspace.expectCheckRefuses("""
         workflow "bad"
         repeat 3 parallel rate fast {
           log "x"

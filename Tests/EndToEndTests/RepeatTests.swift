@@ -82,9 +82,7 @@ struct RepeatTests {
 
     @Test("a missing or zero count or duration, and {{repeat.index}} outside a repeat: errors that say where and what to write")
     func mistakes() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.expectCheckRefuses("""
+        try Workspace.expectCheckRefuses("""
         workflow "bad"
         repeat for 0s {
           log "x"

@@ -100,9 +100,7 @@ struct ThresholdTests {
 
     @Test("check: bad thresholds are errors at file:line:col that say what to write")
     func mistakes() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.expectCheckRefuses("""
+        try Workspace.expectCheckRefuses("""
         workflow "bad"
         repeat 3 {
           expect latency p98 < 1s

@@ -29,6 +29,14 @@ struct Workspace {
         try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
     }
 
+    /// The same in a workspace of its own, removed after.
+    static func expectCheckRefuses(_ source: String, with diagnostics: [String],
+                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.expectCheckRefuses(source, with: diagnostics, sourceLocation: sourceLocation)
+    }
+
     /// Writes `source` as `bad.workflow` and expects `check` to refuse it
     /// (exit 2) with each of `diagnostics` (`bad.workflow:LINE:COL: error:
     /// ...`) on its standard error.
