@@ -18,7 +18,15 @@ package enum StepSummary {
         switch step {
         case .shell(let command, _): return "sh " + firstLine(command.displayText)
         case .exec(let arguments, _): return "exec " + arguments.map { firstLine($0.displayText) }.joined(separator: " ")
-        case .http(let request): return "http \(request.method.rawValue) \(request.url.displayText)"
+        case .http(let request):
+            // Made once per request under load: appended, not interpolated.
+            let method = request.method.rawValue, url = request.url.displayText
+            var text = "http "
+            text.reserveCapacity(6 + method.utf8.count + url.utf8.count)
+            text += method
+            text += " "
+            text += url
+            return text
         case .file(let operation): return "file \(operation.name) " + (operation.operands.first.map { firstLine($0.displayText) } ?? "")
         case .sleep(let duration): return "sleep \(DurationText.format(duration))"
         case .log(let message): return "log " + firstLine(message.displayText)

@@ -9,8 +9,21 @@ extension WorkflowExecutor {
     /// goes on; an ensure runs whatever happened and keeps the state.
     func runBlock(_ block: Block, _ outer: ExecutionContext) -> Promise<Void> {
         var context = outer
-        context.values = ValueScope(parent: outer.values)
+        // A scope of its own only for a block that declares something
+        // (results go to the label scope above it either way).
+        if block.statements.contains(where: \.declares) { context.values = ValueScope(parent: outer.values) }
         let values = context.values
+        // One step or group, nothing to cut (a foreach of one request):
+        // the node's own promise is the block's.
+        if outer.selection == nil, block.statements.count == 1, case .node(let node) = block.statements[0] {
+            var position = context
+            position.key = context.key + [0]
+            guard !position.cancel.isCancelled else {
+                skipSteps(of: node, in: position)
+                return .cancelled()
+            }
+            return runNode(node, position)
+        }
         var chain = Promise<Void>(value: ())
         // Cut down to targets: the statements before the last one that
         // leads to a target run whole; that one runs cut (or whole, when it
@@ -212,5 +225,16 @@ extension WorkflowExecutor {
     /// `line 12`, or `lib/build.workflow:12` in an included file.
     static func place(_ location: SourcePosition) -> String {
         location.file.map { "\($0):\(location.line)" } ?? "line \(location.line)"
+    }
+}
+
+extension Statement {
+    /// Whether the statement adds to its block's values (`var`, `secret`,
+    /// `env`, `dotenv`).
+    fileprivate var declares: Bool {
+        switch self {
+        case .variable, .environment, .dotenv: return true
+        case .node, .catch, .ensure: return false
+        }
     }
 }

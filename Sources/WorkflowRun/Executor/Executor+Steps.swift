@@ -121,31 +121,48 @@ extension WorkflowExecutor {
             case .http: slots = httpSlots
             default: slots = nil
             }
-            let lease = slots?.lease(count: count, in: context.cancel)
-            let granted = lease?.granted ?? Promise(value: ())
-            let attempt = granted.then { [self] () -> Promise<StepResult?> in
-                // The group may have been cancelled while this step waited.
-                guard !context.cancel.isCancelled else { return .cancelled() }
-                let resolved: ResolvedStep
-                do {
-                    resolved = try resolve(step, id: id, in: context.values)
-                } catch {
-                    recorder.start(id)
-                    return Promise(error: error)
-                }
-                recorder.start(id, resolved: resolved)
-                let running: Promise<StepResult>
-                do {
-                    let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
-                    running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
-                } catch {
-                    return Promise(error: error)
-                }
-                return cancellable(running, timeout: node.attributes.timeout, in: context) { $0 }
+            guard let slots else { return start(node, step, id, context, release: nil) }
+            // Free slots (a group's limit at or under them): taken at once,
+            // with no claim and no promise to wait on.
+            if let taken = slots.take(count: count) {
+                return start(node, step, id, context, release: { slots.giveBack(taken) })
             }
-            guard let lease else { return attempt }
-            return attempt.ensure { lease.release() }
+            let lease = slots.lease(count: count, in: context.cancel)
+            return lease.granted.then { [self] () -> Promise<StepResult?> in
+                start(node, step, id, context, release: nil)
+            }.ensure { lease.release() }
         }
+    }
+
+    /// A step that reaches outside, once it holds its slots: resolved,
+    /// recorded as started, run (from the store or the shared cache when
+    /// it is up to date), cancellable. `release` (the slots taken without
+    /// a claim) runs exactly once, as the attempt ends.
+    private func start(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
+                       release: (@Sendable () -> Void)?) -> Promise<StepResult?> {
+        // The group may have been cancelled while this step waited.
+        guard !context.cancel.isCancelled else {
+            release?()
+            return .cancelled()
+        }
+        let resolved: ResolvedStep
+        do {
+            resolved = try resolve(step, id: id, in: context.values)
+        } catch {
+            release?()
+            recorder.start(id)
+            return Promise(error: error)
+        }
+        recorder.start(id, resolved: resolved)
+        let running: Promise<StepResult>
+        do {
+            let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+            running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
+        } catch {
+            release?()
+            return Promise(error: error)
+        }
+        return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release) { $0 }
     }
 
     /// A process step with `sources` (spec §13): its stored result when it
@@ -211,20 +228,24 @@ extension WorkflowExecutor {
     /// Cancels `work` when the scope is cancelled or its timeout expires; a
     /// timeout becomes a failure of kind `timeout` once the work stopped.
     /// Its value goes through `transform` (in the same link of the chain).
+    /// `ending` runs first when the work ends, in that same link.
     private func cancellable<Value, Output>(_ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext,
+                                            ending: (@Sendable () -> Void)? = nil,
                                             _ transform: @escaping @Sendable (Value) -> Output) -> Promise<Output> {
         let registration = context.cancel.onCancel { work.cancel() }
-        let flag = TimeoutFlag()
+        // Most steps have no timeout: no flag, no timer.
+        let flag = timeout == nil ? nil : TimeoutFlag()
         let timer = timeout.map { limit in
             clock.schedule(after: limit) {
-                flag.fire()
+                flag?.fire()
                 work.cancel()
             }
         }
         return work.derive(.inline, .outcome { outcome in
+            ending?()
             timer?.cancel()
             context.cancel.removeHandler(registration)
-            if let timeout, flag.fired, !outcome.isFulfilled {
+            if let timeout, let flag, flag.fired, !outcome.isFulfilled {
                 return .outcome(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))")))
             }
             return .outcome(outcome.map(transform))

@@ -18,6 +18,9 @@ final class RunRecorder: Sendable {
         /// When the current attempt started (clock and wall).
         var attemptStarted: Duration?
         var attemptWall: Double = 0
+        /// When its first attempt started, until it ends: `{{label.duration}}`
+        /// and the record's duration cover every attempt.
+        var firstStarted: Duration?
         /// Found up to date: its success is reported as `up-to-date`.
         var upToDate: UpToDateSource?
         /// What the step had produced when it was cancelled (output so
@@ -61,7 +64,6 @@ final class RunRecorder: Sendable {
     private let observer: (any ExecutionObserver)?
     private let secrets: Secrets
     private let clock: any PromiseClock
-    private let started = Lock<[String: Duration]>([:])
     /// How many bytes of each output stream a process step's record keeps
     /// (0: none).
     let outputLimit: Int
@@ -136,6 +138,7 @@ final class RunRecorder: Sendable {
             if entry.record.startedAt == nil { entry.record.startedAt = wall }
             entry.attemptStarted = now
             entry.attemptWall = wall
+            if entry.firstStarted == nil { entry.firstStarted = now }
             let templated = resolved != nil && entry.record.summary.utf8.contains(UInt8(ascii: "{"))
             // A copy of the record only for an observer that shows it.
             guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated) }
@@ -148,9 +151,6 @@ final class RunRecorder: Sendable {
             let summary = StepSummary.describe(resolved)
             state.withLock { state in state.entries[id]?.record.summary = summary }
             record?.summary = summary
-        }
-        self.started.withLock { started in
-            if started[id] == nil { started[id] = now }
         }
         if let record { observer?.stepStarted(masked(record)) }
     }
@@ -185,7 +185,7 @@ final class RunRecorder: Sendable {
     /// How long since the step first started (all its attempts so far).
     func elapsed(_ id: String) -> Duration? {
         let now = clock.now()
-        return started.withLock { $0[id] }.map { now - $0 }
+        return state.withLock { $0.entries[id]?.firstStarted }.map { now - $0 }
     }
 
     /// The workflow handled these failures (a `catch` that did not
@@ -265,11 +265,13 @@ final class RunRecorder: Sendable {
     /// A step ended. `result` and `failure` fill in exit code, status, error.
     func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
                 allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil) {
-        let elapsed: Duration? = started.withLock { started in
-            started.removeValue(forKey: id).map { clock.now() - $0 }
-        }
+        let now = clock.now()
         let record: StepRecord? = state.withLock { state in
-            guard let entry = state.entries[id] else { return nil }
+            // One lookup: the entry is read, and maybe dropped, by index.
+            guard let index = state.entries.index(forKey: id) else { return nil }
+            let entry = state.entries.values[index]
+            let elapsed = entry.firstStarted.map { now - $0 }
+            entry.firstStarted = nil
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status == .succeeded && entry.upToDate != nil ? .upToDate : status
             entry.record.upToDateFrom = status == .succeeded ? entry.upToDate : nil
@@ -320,7 +322,7 @@ final class RunRecorder: Sendable {
                 let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
                 if counts.count > Self.recordsPerLabel,
                    succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel) {
-                    state.entries.removeValue(forKey: id)
+                    state.entries.remove(at: index)
                     state.omitted.add(record)
                     return record
                 }
@@ -330,7 +332,7 @@ final class RunRecorder: Sendable {
             // did not succeed once there are many).
             if let kept = successesKept, succeeded {
                 if state.keptSuccesses >= kept {
-                    state.entries.removeValue(forKey: id)
+                    state.entries.remove(at: index)
                     state.omitted.add(record)
                 } else {
                     state.keptSuccesses += 1

@@ -65,9 +65,24 @@ package final class Slots: Sendable {
         return lease
     }
 
+    /// Takes `count` slots (clamped as `lease` does) when they are free and
+    /// nobody waits, without a claim or a promise: the common case of a
+    /// step whose group's limit already keeps it under the slots. The
+    /// caller gives them back with `giveBack(_:)` exactly once, on every
+    /// path. False when it would have to wait (then `lease`).
+    package func take(count: Int = 1) -> Int? {
+        let count = min(max(1, count), capacity)
+        let taken: Bool = state.withLock { state in
+            guard state.available >= count && state.head == state.waiters.count else { return false }
+            state.available -= count
+            return true
+        }
+        return taken ? count : nil
+    }
+
     /// Gives `count` slots back: the first waiters get them as far as they
     /// go, once this thread has delivered what it is delivering.
-    fileprivate func giveBack(_ count: Int) {
+    package func giveBack(_ count: Int) {
         Propagation.defer { [self] in
             let granted: [Waiter] = state.withLock { state in
                 state.available += count
