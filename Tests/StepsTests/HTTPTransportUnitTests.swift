@@ -146,6 +146,45 @@ struct HTTP1ResponseParserTests {
         #expect(parsed.head?.value("x-fold") == "a b")
     }
 
+    @Test func headersTheClientReadsAreFoundWhateverTheirCase() throws {
+        let parsed = parse(["HTTP/1.1 301 Moved\r\nCONTENT-type: text/plain\r\nlocation: /a\r\nLocation: /b\r\n"
+                            + "Content-Encoding: gzip\r\ncontent-length: +2\r\n\r\nok"])
+        let head = try #require(parsed.head)
+        #expect(head.value(.contentType) == "text/plain")
+        #expect(head.value(.location) == "/a")
+        #expect(head.value(.contentEncoding) == "gzip")
+        #expect(head.value(.contentLength) == "+2")
+        #expect(head.value(.transferEncoding) == nil)
+        #expect(parsed.body == "ok")
+        // The same facts from headers received as text (libcurl's).
+        let text = ResponseHead(status: 200, version: "2", headers: [("X-A", "1"), ("Content-Type", "application/json")])
+        #expect(text.value(.contentType) == "application/json")
+        #expect(text.value(.connection) == nil)
+    }
+
+    @Test func contentLengthIsReadAsANumberOrRefused() {
+        #expect(parse(["HTTP/1.1 200 OK\r\nContent-Length:  3 \r\n\r\nabc"]).body == "abc")
+        #expect(parse(["HTTP/1.1 200 OK\r\nContent-Length: -0\r\n\r\n"]).end == "reusable")
+        for bad in ["-1", "1x", "", "99999999999999999999", "3, 3"] {
+            #expect(parse(["HTTP/1.1 200 OK\r\nContent-Length: \(bad)\r\n\r\nabc"]).end.hasPrefix("failure"), "\(bad)")
+        }
+        #expect(parse(["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"]).body == "abc")
+        #expect(parse(["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"]).end.hasPrefix("failure"))
+    }
+
+    @Test func connectionOptionsAndTransferCodingsDecideReuse() {
+        #expect(parse(["HTTP/1.1 200 OK\r\nConnection: Keep-Alive, CLOSE\r\nContent-Length: 0\r\n\r\n"]).end == "closed")
+        #expect(parse(["HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n"]).end == "reusable")
+        #expect(parse(["HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"]).end == "closed")
+        // A coding that does not end in chunked: the body runs to the end.
+        let gzip = parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw"], closeAtEnd: true)
+        #expect(gzip.body == "raw")
+        #expect(gzip.end == "closed")
+        #expect(parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip , Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"]).body == "ok")
+        // A folded line that ends the connection is read as one value.
+        #expect(parse(["HTTP/1.1 200 OK\r\nConnection: keep-alive,\r\n close\r\nContent-Length: 0\r\n\r\n"]).end == "closed")
+    }
+
     @Test func manyTrailersAndInterimResponsesNeitherRecurseNorHang() {
         let trailers = String(repeating: "X-T: 1\r\n", count: 5000)
         #expect(parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + trailers + "\r\n"]).end.hasPrefix("failure"))

@@ -1,3 +1,4 @@
+import WorkflowModel
 import Glibc
 
 /// A response body as text, decoded by the charset its `Content-Type`
@@ -23,7 +24,7 @@ enum BodyText {
 
     /// The `charset` parameter, lower-case, without quotes.
     static func charset(of contentType: String?) -> String? {
-        guard let contentType, contentType.utf8.contains(UInt8(ascii: ";")) else { return nil }
+        guard let contentType, ASCIIByte.occurs(UInt8(ascii: ";"), in: contentType) else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "charset" else { continue }

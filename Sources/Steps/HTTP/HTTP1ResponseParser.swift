@@ -7,11 +7,172 @@ struct ResponseHead: Sendable {
     var version: String
     /// In order, names as received; a name may repeat.
     var headers: [(name: String, value: String)]
+    /// What the client reads of the headers (where the ones it looks up
+    /// are, how the body is framed), found once, as the head was parsed.
+    let facts: HeaderFacts
+
+    /// A head whose headers were received as text (libcurl's).
+    init(status: Int, version: String, headers: [(name: String, value: String)]) {
+        var facts = HeaderFacts()
+        for (index, header) in headers.enumerated() {
+            var name = header.name, value = header.value
+            name.withUTF8 { name in
+                value.withUTF8 { value in facts.add(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), at: index) }
+            }
+        }
+        self.init(status: status, version: version, headers: headers, facts: facts)
+    }
+
+    init(status: Int, version: String, headers: [(name: String, value: String)], facts: HeaderFacts) {
+        self.status = status
+        self.version = version
+        self.headers = headers
+        self.facts = facts
+    }
 
     /// The first header of that name, given in lower case (names are
     /// compared without case).
     func value(_ lowercaseName: String) -> String? {
         headers.first { $0.name.equalsLowercase(lowercaseName) }?.value
+    }
+
+    /// The first header of a name the client reads, without a search.
+    func value(_ header: KnownHeader) -> String? {
+        facts.position(of: header).map { headers[$0].value }
+    }
+}
+
+/// The headers a client reads of every response.
+enum KnownHeader: Int, CaseIterable {
+    case connection, contentLength, transferEncoding, contentType, contentEncoding, location
+
+    /// The header a name (received as bytes, in any case) is, if any.
+    static func named(_ name: UnsafeRawBufferPointer) -> KnownHeader? {
+        let candidate: KnownHeader
+        switch name.count {
+        case 8: candidate = .location
+        case 10: candidate = .connection
+        case 12: candidate = .contentType
+        case 14: candidate = .contentLength
+        case 16: candidate = .contentEncoding
+        case 17: candidate = .transferEncoding
+        default: return nil
+        }
+        return HeaderFacts.equalsLowercase(name, candidate.lowercaseName) ? candidate : nil
+    }
+
+    var lowercaseName: StaticString {
+        switch self {
+        case .connection: return "connection"
+        case .contentLength: return "content-length"
+        case .transferEncoding: return "transfer-encoding"
+        case .contentType: return "content-type"
+        case .contentEncoding: return "content-encoding"
+        case .location: return "location"
+        }
+    }
+}
+
+/// What a client reads of a response's headers, gathered header by header
+/// from their bytes: where the first of each known name is, and how the
+/// body is framed (RFC 9112 §6.3).
+struct HeaderFacts: Sendable {
+    /// Index in the headers of the first of each known name; -1: none.
+    private var positions = SIMD8<Int32>(repeating: -1)
+    /// `Content-Length`, when every one given agrees and is a number.
+    private(set) var contentLength: Int64?
+    /// A `Content-Length` that is not a number, or two that differ.
+    private(set) var lengthConflict = false
+    /// The last `Transfer-Encoding` ends in `chunked`.
+    private(set) var chunked = false
+    /// A `Transfer-Encoding` that does not end in `chunked` (the body then
+    /// runs to the connection's end).
+    private(set) var notChunked = false
+    /// `Connection: close`.
+    private(set) var close = false
+    /// `Connection: keep-alive` (an HTTP/1.0 connection stays open only so).
+    private(set) var keepAlive = false
+
+    func position(of header: KnownHeader) -> Int? {
+        let index = positions[header.rawValue]
+        return index < 0 ? nil : Int(index)
+    }
+
+    /// Notes the header at `index`, `name: value` (the value trimmed).
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, at index: Int) {
+        guard let header = KnownHeader.named(name) else { return }
+        if positions[header.rawValue] < 0, index <= Int(Int32.max) { positions[header.rawValue] = Int32(index) }
+        switch header {
+        case .connection:
+            Self.forEachElement(of: value) { option in
+                if Self.equalsLowercase(option, "close") { close = true }
+                if Self.equalsLowercase(option, "keep-alive") { keepAlive = true }
+            }
+        case .contentLength:
+            guard let length = Self.decimal(Self.trimmed(value)) else {
+                lengthConflict = true
+                return
+            }
+            if let contentLength, contentLength != length { lengthConflict = true }
+            contentLength = length
+        case .transferEncoding:
+            var last = UnsafeRawBufferPointer(start: nil, count: 0)
+            Self.forEachElement(of: value) { last = $0 }
+            chunked = Self.equalsLowercase(last, "chunked")
+            if !chunked { notChunked = true }
+        case .contentType, .contentEncoding, .location:
+            break
+        }
+    }
+
+    /// Whether `bytes` equal `lowercase` (lower-case ASCII), ASCII letters
+    /// compared without case.
+    static func equalsLowercase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let other = lowercase.utf8Start
+        for index in 0..<bytes.count {
+            let byte = bytes[index], expected = other[index]
+            if byte == expected { continue }
+            guard byte >= 0x41, byte <= 0x5A, byte | 0x20 == expected else { return false }
+        }
+        return true
+    }
+
+    /// Each comma-separated element, without spaces or tabs at either end.
+    private static func forEachElement(of value: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var start = 0
+        for index in 0...value.count where index == value.count || value[index] == UInt8(ascii: ",") {
+            body(trimmed(UnsafeRawBufferPointer(rebasing: value[start..<index])))
+            start = index + 1
+        }
+    }
+
+    static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// A decimal number that is not negative, read as `Int64(_:)` reads
+    /// one (an optional sign; `-0` is 0); nil otherwise or past `Int64`.
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var digits = bytes[...]
+        var negative = false
+        if let sign = digits.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Int64(byte - 0x30))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return negative && value != 0 ? nil : value
     }
 }
 
@@ -246,33 +407,12 @@ struct HTTP1ResponseParser {
 
     /// Decides how the body is framed (RFC 9112 §6.3).
     private mutating func frame(_ head: ResponseHead) -> Event {
-        var contentLength: Int64?
-        var chunked = false
-        var lengthConflict = false
-        var sawKeepAlive = false
-        for (name, value) in head.headers {
-            switch name.utf8.count {
-            case 10 where name.equalsLowercase("connection"):
-                Self.forEachElement(of: value) { option in
-                    if option.equalsLowercase("close") { keepAlive = false }
-                    if option.equalsLowercase("keep-alive") { sawKeepAlive = true }
-                }
-            case 14 where name.equalsLowercase("content-length"):
-                guard let length = Int64(value.trimmingSpaces), length >= 0 else {
-                    lengthConflict = true
-                    continue
-                }
-                if let contentLength, contentLength != length { lengthConflict = true }
-                contentLength = length
-            case 17 where name.equalsLowercase("transfer-encoding"):
-                var last: Substring = ""
-                Self.forEachElement(of: value) { last = $0 }
-                chunked = last.equalsLowercase("chunked")
-                if !chunked { keepAlive = false }
-            default:
-                break
-            }
-        }
+        let facts = head.facts
+        let contentLength = facts.contentLength
+        let chunked = facts.chunked
+        let lengthConflict = facts.lengthConflict
+        if facts.close || facts.notChunked { keepAlive = false }
+        let sawKeepAlive = facts.keepAlive
         if head.version == "1.0" && !sawKeepAlive { keepAlive = false }
         // Both framings at once (RFC 9112 §6.3): chunked wins and the
         // connection is not used again.
@@ -290,17 +430,6 @@ struct HTTP1ResponseParser {
             state = .untilClose
         }
         return .head(head)
-    }
-
-    /// Each comma-separated element of a header's value, without spaces or
-    /// tabs at either end (found by bytes: this runs for every response).
-    private static func forEachElement(of value: String, _ body: (Substring) -> Void) {
-        var rest = Substring(value)
-        while let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) {
-            body(rest[..<comma].trimmingSpaces)
-            rest = rest[rest.utf8.index(after: comma)...]
-        }
-        body(rest.trimmingSpaces)
     }
 
     /// Status line and header lines, up to and including the blank line.
@@ -328,23 +457,30 @@ struct HTTP1ResponseParser {
         guard statusLine.count == 12 || statusLine[12] == 0x20 else { return nil }
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(12)
+        var facts = HeaderFacts()
+        var folded = false
         while let line = nextLine(), !line.isEmpty {
             if line[0] == 0x20 || line[0] == 0x09 {
                 // An obsolete folded line continues the previous value.
                 guard !headers.isEmpty else { return nil }
-                headers[headers.count - 1].value += " " + String(decoding: trimmed(line), as: UTF8.self)
+                folded = true
+                headers[headers.count - 1].value += " " + String(decoding: HeaderFacts.trimmed(line), as: UTF8.self)
                 continue
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
             let name = UnsafeRawBufferPointer(rebasing: line[0..<colon])
             guard name.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            let value = trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+            let value = HeaderFacts.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
             // A bare CR or a NUL in a value (RFC 9112 §2.2) could reach a
             // later request's headers (a cookie): refused.
             guard !value.contains(where: { $0 == 0x0D || $0 == 0x00 }) else { return nil }
+            facts.add(name: name, value: value, at: headers.count)
             headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
-        return ResponseHead(status: status, version: minor == UInt8(ascii: "1") ? "1.1" : "1.0", headers: headers)
+        let version = minor == UInt8(ascii: "1") ? "1.1" : "1.0"
+        // A folded line changed a value after it was noted: noted again.
+        guard !folded else { return ResponseHead(status: status, version: version, headers: headers) }
+        return ResponseHead(status: status, version: version, headers: headers, facts: facts)
     }
 
     /// The index of the first LF in `bytes` at or after `start`.
@@ -352,13 +488,6 @@ struct HTTP1ResponseParser {
         guard start < bytes.count, let base = bytes.baseAddress,
               let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
         return base.distance(to: UnsafeRawPointer(found))
-    }
-
-    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

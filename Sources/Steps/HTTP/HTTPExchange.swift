@@ -167,7 +167,7 @@ final class HTTPExchange: HopDelegate {
 
     func hopHead(_ head: ResponseHead) -> Bool {
         if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
-        if Self.redirectStatuses.contains(head.status), let location = head.value("location"),
+        if Self.redirectStatuses.contains(head.status), let location = head.value(.location),
            let target = request.url.resolving(location) {
             if redirects < redirectLimit {
                 redirectTarget = target
@@ -191,9 +191,9 @@ final class HTTPExchange: HopDelegate {
         // A HEAD, 204 or 304 response has no body, whatever its
         // Content-Length says (the size of what a GET would get).
         let hasBody = request.method != "HEAD" && head.status != 204 && head.status != 304
-        expected = hasBody ? head.value("content-length").flatMap { Int64($0.trimmingSpaces) } : nil
+        expected = hasBody ? head.value(.contentLength).flatMap { Int64($0.trimmingSpaces) } : nil
         do {
-            decoder = try ContentDecoder.make(for: head.value("content-encoding"))
+            decoder = try ContentDecoder.make(for: head.value(.contentEncoding))
         } catch {
             failure = StepFailure(.network, "\(label): \(error.message)")
             return false
@@ -319,7 +319,7 @@ final class HTTPExchange: HopDelegate {
             timings: HTTPTimings(dns: timings.dns, connect: timings.connect, tls: timings.tls,
                                  firstByte: timings.firstByte, total: max(total, timings.firstByte)))
         if step.cookies { info.cookies = engine.cookies.values(for: request.url, now: Self.epochSeconds()) }
-        let contentType = head.value("content-type")
+        let contentType = head.value(.contentType)
         let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
         let file = self.file
         self.file = nil

@@ -1,3 +1,5 @@
+import WorkflowModel
+
 /// An `http://` or `https://` URL, split for sending (spec §11).
 ///
 /// The URL is sent as written after interpolation: `%XX` escapes already in
@@ -27,7 +29,7 @@ struct RequestURL: Sendable, Hashable {
     /// `host` or `host:port` (the port only when it is not the scheme's
     /// default), IPv6 in brackets: the `Host` header.
     var authority: String {
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        let name = ASCIIByte.occurs(UInt8(ascii: ":"), in: host) ? "[\(host)]" : host
         return port == Self.defaultPort(scheme) ? name : "\(name):\(port)"
     }
 

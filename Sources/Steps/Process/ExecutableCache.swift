@@ -1,3 +1,4 @@
+import WorkflowModel
 import CSystemShims
 import Glibc
 import PromiseEngine
@@ -48,7 +49,7 @@ final class ExecutableCache: Sendable {
 
     /// `ExecutableLookup.resolve`, remembered for bare names.
     func resolve(_ program: String, environment: [String: String], workingDirectory: String) throws(SpawnError) -> String {
-        guard inotify >= 0, !program.isEmpty, !program.utf8.contains(UInt8(ascii: "/")) else {
+        guard inotify >= 0, !program.isEmpty, !ASCIIByte.occurs(UInt8(ascii: "/"), in: program) else {
             return try ExecutableLookup.resolve(program, environment: environment, workingDirectory: workingDirectory)
         }
         let searchPath = environment["PATH"] ?? ExecutableLookup.defaultSearchPath

@@ -1,3 +1,5 @@
+import WorkflowModel
+
 /// `sh "make test"` without the shell, as GNU make does for recipe lines:
 /// a command that is only plain words (no quoting, expansion, redirection,
 /// operators, comments or assignments) runs its program directly. `/bin/sh
@@ -27,7 +29,7 @@ enum ShellFastPath {
             current.append(byte)
         }
         if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
-        guard let first = words.first, !first.utf8.contains(UInt8(ascii: "=")), !shellWords.contains(first) else { return nil }
+        guard let first = words.first, !ASCIIByte.occurs(UInt8(ascii: "="), in: first), !shellWords.contains(first) else { return nil }
         return words
     }
 

@@ -13,4 +13,11 @@ package enum ASCIIByte {
     package static func isIdentifierContinue(_ byte: UInt8) -> Bool {
         isIdentifierStart(byte) || isDigit(byte) || byte == 0x2D
     }
+
+    /// Whether `byte` occurs in `text`, read in place (a `String`'s UTF-8
+    /// view searched element by element costs tens of instructions a byte).
+    @inlinable
+    package static func occurs(_ byte: UInt8, in text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? text.utf8.contains(byte)
+    }
 }

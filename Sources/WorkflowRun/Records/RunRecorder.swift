@@ -139,7 +139,7 @@ final class RunRecorder: Sendable {
             entry.attemptStarted = now
             entry.attemptWall = wall
             if entry.firstStarted == nil { entry.firstStarted = now }
-            let templated = resolved != nil && entry.record.summary.utf8.contains(UInt8(ascii: "{"))
+            let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary)
             // A copy of the record only for an observer that shows it.
             guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated) }
             return (entry.record, templated)
