@@ -59,11 +59,13 @@ final class HTTP1Transport: HopTransport {
     }
 
     func checkIn(_ connection: HTTP1Connection) {
-        guard (idle[connection.origin]?.count ?? 0) < Self.idleLimit else {
-            connection.close()
-            return
+        // One lookup: the origin's list is changed in place.
+        func keep(in list: inout [HTTP1Connection]) -> Bool {
+            guard list.count < Self.idleLimit else { return false }
+            list.append(connection)
+            return true
         }
-        idle[connection.origin, default: []].append(connection)
+        if !keep(in: &idle[connection.origin, default: []]) { connection.close() }
     }
 
     /// Opens a socket to `address` and registers it. Returns the connection

@@ -246,7 +246,28 @@ struct RequestURL: Sendable, Hashable {
 
 /// Scheme, host and port (RFC 6454).
 struct Origin: Sendable, Hashable {
-    var scheme: String
-    var host: String
-    var port: Int
+    let scheme: String
+    let host: String
+    let port: Int
+    /// Hashed once: the connection pool looks an origin up at every request.
+    private let hash: Int
+
+    init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        var hasher = Hasher()
+        hasher.combine(scheme)
+        hasher.combine(host)
+        hasher.combine(port)
+        hash = hasher.finalize()
+    }
+
+    static func == (a: Origin, b: Origin) -> Bool {
+        a.hash == b.hash && a.port == b.port && a.host == b.host && a.scheme == b.scheme
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
 }

@@ -130,8 +130,8 @@ final class RunRecorder: Sendable {
     func start(_ id: String, resolved: ResolvedStep? = nil) {
         let now = clock.now()
         let wall = WallClock.now()
-        let (started, templated): (StepRecord?, Bool) = state.withLock { state in
-            guard let entry = state.entries[id] else { return (nil, false) }
+        let (started, templated): (StepRecord?, Entry?) = state.withLock { state in
+            guard let entry = state.entries[id] else { return (nil, nil) }
             entry.record.status = .running
             entry.record.attempts += 1
             entry.cancelledWith = nil
@@ -139,17 +139,18 @@ final class RunRecorder: Sendable {
             entry.attemptStarted = now
             entry.attemptWall = wall
             if entry.firstStarted == nil { entry.firstStarted = now }
-            let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary)
+            let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary) ? entry : nil
             // A copy of the record only for an observer that shows it.
             guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated) }
             return (entry.record, templated)
         }
         var record = started
         // Only a step written with `{{ }}` pays for a summary of its own,
-        // made outside the lock.
-        if templated, let resolved {
+        // made outside the lock (and stored through the entry, not looked
+        // up again).
+        if let templated, let resolved {
             let summary = StepSummary.describe(resolved)
-            state.withLock { state in state.entries[id]?.record.summary = summary }
+            state.withLock { _ in templated.record.summary = summary }
             record?.summary = summary
         }
         if let record { observer?.stepStarted(masked(record)) }

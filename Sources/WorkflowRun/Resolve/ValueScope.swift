@@ -32,7 +32,11 @@ package final class ValueScope: Sendable {
     package func declare(_ name: String, value: String, secret: Bool = false) {
         state.withLock { state in
             state.variables[name] = value
-            if secret { state.secretNames.insert(name) } else { state.secretNames.remove(name) }
+            if secret {
+                state.secretNames.insert(name)
+            } else if !state.secretNames.isEmpty {
+                state.secretNames.remove(name)
+            }
         }
     }
 

@@ -11,7 +11,8 @@ import WorkflowModel
 /// A freed slot goes to the next waiter only once the releasing thread has
 /// delivered the outcome that freed it (`Propagation.defer`): when a step's
 /// failure makes its fail-fast group cancel the others, they are cancelled
-/// before a slot could start one of them.
+/// before a slot could start one of them. A slot freed while nobody waits
+/// is free at once.
 package final class Slots: Sendable {
     private struct Waiter {
         let id: Int
@@ -83,6 +84,15 @@ package final class Slots: Sendable {
     /// Gives `count` slots back: the first waiters get them as far as they
     /// go, once this thread has delivered what it is delivering.
     package func giveBack(_ count: Int) {
+        // With nobody waiting there is no one to start too early: the
+        // slots are free at once (the next iteration of a foreach at its
+        // limit then takes one without waiting).
+        let freed: Bool = state.withLock { state in
+            guard state.head == state.waiters.count else { return false }
+            state.available += count
+            return true
+        }
+        guard !freed else { return }
         Propagation.defer { [self] in
             let granted: [Waiter] = state.withLock { state in
                 state.available += count
