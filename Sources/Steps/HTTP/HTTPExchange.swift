@@ -14,7 +14,7 @@ import RunnerSystem
 /// `HTTPClient` hands it over before it starts.
 final class HTTPExchange: HopDelegate {
     /// `GET http://...`, for messages.
-    let label: String
+    var label: String { step.label }
     private let step: ResolvedHTTPRequest
     private let prepared: PreparedRequest
     private let resolver: Resolver<StepResult>
@@ -54,7 +54,6 @@ final class HTTPExchange: HopDelegate {
 
     init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
          configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?) {
-        self.label = "\(step.method.rawValue) \(step.url)"
         self.step = step
         self.prepared = prepared
         self.resolver = resolver
@@ -326,7 +325,6 @@ final class HTTPExchange: HopDelegate {
         let body = self.body
         self.body = []
         let step = self.step, saveTarget = self.saveTarget, resolver = self.resolver, received = self.received
-        let label = self.label
         let settle: @Sendable () -> Void = {
             var result = partial
             result.body = file == nil
@@ -348,7 +346,7 @@ final class HTTPExchange: HopDelegate {
                     try FileSystem.commit(file.fd, temporary: file.path, to: saveTarget)
                 } catch {
                     unlink(file.path)
-                    resolver.reject(StepFailure(.file, "\(label): save \(error)", result: result))
+                    resolver.reject(StepFailure(.file, "\(step.label): save \(error)", result: result))
                     return
                 }
                 result.path = saveTarget

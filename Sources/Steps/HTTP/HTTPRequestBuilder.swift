@@ -21,7 +21,7 @@ enum HTTPRequestBuilder {
     static func prepare(_ step: ResolvedHTTPRequest, workingDirectory: String,
                         configuration: StepsConfiguration) throws(StepFailure) -> PreparedRequest {
         var text = step.url
-        let label = "\(step.method.rawValue) \(text)"
+        var label: String { step.label }
         if !step.query.isEmpty { text = withQuery(text, step.query) }
         guard let url = RequestURL.parse(text) else {
             throw StepFailure(.network, "\(label): not an http:// or https:// URL")
@@ -179,4 +179,10 @@ enum Base64 {
         }
         return String(decoding: output, as: UTF8.self)
     }
+}
+
+extension ResolvedHTTPRequest {
+    /// `GET http://...`, for messages: made only when one is (not at every
+    /// request).
+    var label: String { "\(method.rawValue) \(url)" }
 }

@@ -9,16 +9,31 @@ import WorkflowModel
 /// path segments are removed, as curl and browsers do (RFC 3986 §5.2.4).
 struct RequestURL: Sendable, Hashable {
     /// `http` or `https`, lower-case.
-    var scheme: String
+    let scheme: String
     /// `user:password` before the host, if any (sent as basic auth).
-    var userInfo: String?
+    let userInfo: String?
     /// Lower-case; an IPv6 address without its brackets.
-    var host: String
-    var port: Int
+    let host: String
+    let port: Int
     /// Whether the URL named the port.
-    var portWritten: Bool
+    let portWritten: Bool
     /// Path and query, starting with `/`, encoded for the request line.
     var target: String
+    /// `host` or `host:port` (the port only when it is not the scheme's
+    /// default), IPv6 in brackets: the `Host` header. Made once: every
+    /// request sends it and reports it.
+    let authority: String
+
+    init(scheme: String, userInfo: String?, host: String, port: Int, portWritten: Bool, target: String) {
+        self.scheme = scheme
+        self.userInfo = userInfo
+        self.host = host
+        self.port = port
+        self.portWritten = portWritten
+        self.target = target
+        let name = ASCIIByte.occurs(UInt8(ascii: ":"), in: host) ? "[\(host)]" : host
+        authority = port == Self.defaultPort(scheme) ? name : name + ":" + String(port)
+    }
 
     /// Scheme, host and port: what a redirect must keep for credentials
     /// to go on.
@@ -26,15 +41,15 @@ struct RequestURL: Sendable, Hashable {
 
     var isSecure: Bool { scheme == "https" }
 
-    /// `host` or `host:port` (the port only when it is not the scheme's
-    /// default), IPv6 in brackets: the `Host` header.
-    var authority: String {
-        let name = ASCIIByte.occurs(UInt8(ascii: ":"), in: host) ? "[\(host)]" : host
-        return port == Self.defaultPort(scheme) ? name : "\(name):\(port)"
-    }
-
     /// The URL without user info or fragment, as sent.
-    var text: String { "\(scheme)://\(authority)\(target)" }
+    var text: String {
+        var text = scheme
+        text.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + target.utf8.count)
+        text += "://"
+        text += authority
+        text += target
+        return text
+    }
 
     /// The path part of the target (before `?`).
     var path: Substring {

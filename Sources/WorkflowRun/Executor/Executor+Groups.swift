@@ -137,7 +137,13 @@ extension WorkflowExecutor {
         }
         @Sendable func iteration(_ index: Int) -> ExecutionContext {
             var iteration = context
-            iteration.suffix = context.suffix + "[\(index)]"
+            // `[i]` appended, not interpolated: once per iteration.
+            var suffix = context.suffix
+            suffix.reserveCapacity(suffix.utf8.count + 22)
+            suffix += "["
+            suffix += String(index)
+            suffix += "]"
+            iteration.suffix = suffix
             iteration.key = context.key + [index]
             return iteration
         }

@@ -490,19 +490,34 @@ final class RunRecorder: Sendable {
 /// The steps a run counted instead of keeping their records (successes,
 /// with no report to write): how many of each status, and their time.
 package struct OmittedRecords: Sendable, Equatable {
-    package var byStatus: [StepStatus: Int] = [:]
+    /// How many of each status, by the status's place in `StepStatus`
+    /// (counted at every step past the kept ones: no hashing).
+    private var counts = [Int](repeating: 0, count: Self.statuses.count)
     package var duration: Duration = .zero
 
     package init() {}
 
-    package var count: Int { byStatus.values.reduce(0, +) }
+    /// How many of each status (those with any).
+    package var byStatus: [StepStatus: Int] {
+        var result: [StepStatus: Int] = [:]
+        for (status, count) in zip(Self.statuses, counts) where count > 0 { result[status] = count }
+        return result
+    }
+
+    package var count: Int { counts.reduce(0, +) }
 
     mutating func add(_ record: StepRecord) {
-        byStatus[record.status, default: 0] += 1
+        add(record.status, count: 1)
         duration += record.duration ?? .zero
     }
 
     mutating func add(_ status: StepStatus, count: Int) {
-        byStatus[status, default: 0] += count
+        counts[Self.place(of: status)] += count
+    }
+
+    private static let statuses = StepStatus.allCases
+
+    private static func place(of status: StepStatus) -> Int {
+        statuses.firstIndex(of: status) ?? 0
     }
 }

@@ -2,7 +2,7 @@ import PromiseEngine
 import WorkflowModel
 
 /// How a step ended (reports and console).
-package enum StepStatus: String, Sendable, Hashable {
+package enum StepStatus: String, Sendable, Hashable, CaseIterable {
     /// Not yet ended (only while the run goes on).
     case pending
     case running
