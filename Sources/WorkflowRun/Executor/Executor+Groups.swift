@@ -125,7 +125,7 @@ extension WorkflowExecutor {
         let perIteration = stepsPerIteration
         let mode: LaneRun.Mode = .all(keepGoing: (foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
                                       || context.countsFailures)
-        let limit = foreach.parallel ? foreach.limit : 1
+        let limit = foreach.parallel ? laneLimit(of: foreach) : 1
         // `rate N/s`: the k-th iteration is due k/N seconds after the group
         // starts, whatever the earlier ones take (an open model).
         let groupStart = clock.now()
@@ -180,6 +180,22 @@ extension WorkflowExecutor {
                 recorder.countSkipped((notStarted - listed.count) * perIteration)
             })
         return run.run()
+    }
+
+    /// How many iterations of a parallel foreach run at once: its
+    /// `limit`, and no more than its slots allow when its body is one step
+    /// that takes them (a `foreach ... parallel { sh ... }` under `-j 8`
+    /// runs 8 iterations, not 1,000 of which 992 wait in the slots' queue:
+    /// the same steps start in the same order, and an iteration that never
+    /// started is skipped as before). Not under a `rate` (its iterations
+    /// start when due), nor for a step with `retry` (it gives its slot
+    /// back between attempts).
+    private func laneLimit(of foreach: ForeachGroup) -> Int? {
+        guard foreach.rate == nil, foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
+              case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
+              let (slots, count) = slotDemand(node, step) else { return foreach.limit }
+        let fit = max(1, slots.capacity / count)
+        return min(foreach.limit ?? fit, fit)
     }
 
     /// When lane or iteration `index` of a group with `rate` per second

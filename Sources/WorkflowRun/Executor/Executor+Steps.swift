@@ -105,23 +105,7 @@ extension WorkflowExecutor {
             let sleeping = after(duration, clock: clock)
             return cancellable(sleeping, timeout: node.attributes.timeout, in: context) { _ in nil }
         case .shell, .exec, .http, .file:
-            // Process steps on this machine take `cpus` of the `-j` slots;
-            // on Slurm, one of the `--slurm-jobs` (spec §14).
-            let slots: Slots?
-            var count = 1
-            switch step {
-            case .shell, .exec:
-                let placement = node.attributes.placement
-                if placement.executor == .slurm {
-                    slots = slurmSlots
-                } else {
-                    slots = processSlots
-                    count = placement.cpus ?? 1
-                }
-            case .http: slots = httpSlots
-            default: slots = nil
-            }
-            guard let slots else { return start(node, step, id, context, release: nil) }
+            guard let (slots, count) = slotDemand(node, step) else { return start(node, step, id, context, release: nil) }
             // Free slots (a group's limit at or under them): taken at once,
             // with no claim and no promise to wait on.
             if let taken = slots.take(count: count) {
@@ -131,6 +115,23 @@ extension WorkflowExecutor {
             return lease.granted.then { [self] () -> Promise<StepResult?> in
                 start(node, step, id, context, release: nil)
             }.ensure { lease.release() }
+        }
+    }
+
+    /// The slots a step takes while it runs, and how many: a process step
+    /// on this machine `cpus` of the `-j` slots, on Slurm one of the
+    /// `--slurm-jobs` (spec §14); an `http` step one of the
+    /// `--http-connections`. None for the others.
+    func slotDemand(_ node: Node, _ step: Step) -> (slots: Slots, count: Int)? {
+        switch step {
+        case .shell, .exec:
+            let placement = node.attributes.placement
+            if placement.executor == .slurm { return (slurmSlots, 1) }
+            return (processSlots, min(max(1, placement.cpus ?? 1), processSlots.capacity))
+        case .http:
+            return (httpSlots, 1)
+        default:
+            return nil
         }
     }
 
