@@ -25,6 +25,14 @@ enum ProcessEnd: Sendable {
     /// until then (no exit code): reports show what a cancelled or
     /// timed-out step printed.
     case cancelled(ProcessRecord)
+
+    /// The output it kept, in bytes: what settling it may read through.
+    var keptBytes: Int {
+        switch self {
+        case .finished(let record), .cancelled(let record):
+            return record.standardOutput.text.utf8.count + record.standardError.text.utf8.count
+        }
+    }
 }
 
 /// One running child and its process group, from start to reaping.

@@ -116,13 +116,14 @@ struct ProcessStepRunner: Sendable {
         let input = Array((options.stdin ?? "").utf8)
         let execution = ProcessExecution(child: child, marker: marker, detached: options.detach, id: context.id, standardInput: input, sink: context.output,
                                          settings: settings, started: started, table: table) { end in
-            // Settled off the loop thread: what the executor chains on the
-            // promise (expectations on up to 1 MiB of output, the next
-            // step's spawn) runs where it settles, and the loop thread only
-            // reads, reaps and times. (Settling here saved a thread wake-up
-            // per step, about 5% of 1,000 `true` steps, at the cost of
-            // stalling every pipe while such work ran.)
-            DispatchQueue.global().async {
+            // What the executor chains on the promise (expectations and
+            // captures over the output, the next step's spawn) runs where it
+            // settles. A step that kept little output settles here, on the
+            // loop thread, at once: no worker woken per step (1,000 `true`
+            // steps: a third fewer context switches, 3% less wall time). One
+            // that kept more settles on a worker, so that checking up to
+            // 1 MiB of output does not stall every other step's pipes.
+            let settle: @Sendable () -> Void = {
                 switch end {
                 case .cancelled(var record):
                     // What it printed until it was stopped, for the reports.
@@ -142,6 +143,11 @@ struct ProcessStepRunner: Sendable {
                     }))
                 }
             }
+            if end.keptBytes <= Self.settlesInPlace {
+                settle()
+            } else {
+                DispatchQueue.global().async(execute: settle)
+            }
         }
         let loop = EventLoop.shared
         if !table.insert(execution) {
@@ -153,6 +159,10 @@ struct ProcessStepRunner: Sendable {
         execution.start()
         resolver.onCancel { loop.execute { execution.cancel() } }
     }
+
+    /// Output kept up to this many bytes: the step settles on the loop
+    /// thread (beyond, on a worker).
+    static let settlesInPlace = 64 * 1024
 
     /// The step's result, or the failure its expectations found.
     static func result(of record: ProcessRecord, _ options: ResolvedProcessOptions) throws(StepFailure) -> StepResult {
