@@ -102,7 +102,7 @@ struct ResultChecker {
     /// without case).
     private func headerValues(_ name: String) -> [String] {
         let wanted = name.lowercased()
-        return result.headers.filter { $0.name.lowercased() == wanted }.map(\.value)
+        return result.headers.values(named: wanted)
     }
 
     /// `to contain "x"`, `not to match 'y'`, `to be "z"`: for messages.

@@ -27,9 +27,9 @@ struct CookieJar {
     private var nextCreation = 0
 
     /// Takes the `Set-Cookie` headers of a response to `url`.
-    mutating func store(_ headers: [(name: String, value: String)], from url: RequestURL, now: Int64) {
-        for header in headers where header.name.equalsLowercase("set-cookie") {
-            store(header.value, from: url, now: now)
+    mutating func store(_ headers: HeaderList, from url: RequestURL, now: Int64) {
+        for value in headers.values(named: "set-cookie") {
+            store(value, from: url, now: now)
         }
     }
 

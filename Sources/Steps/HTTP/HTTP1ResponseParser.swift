@@ -1,3 +1,4 @@
+import WorkflowModel
 import Glibc
 
 /// A response's status line and headers.
@@ -6,7 +7,7 @@ struct ResponseHead: Sendable {
     /// `1.1`, `1.0` or `2`.
     var version: String
     /// In order, names as received; a name may repeat.
-    var headers: [(name: String, value: String)]
+    var headers: HeaderList
     /// What the client reads of the headers (where the ones it looks up
     /// are, how the body is framed), found once, as the head was parsed.
     let facts: HeaderFacts
@@ -20,10 +21,10 @@ struct ResponseHead: Sendable {
                 value.withUTF8 { value in facts.add(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), at: index) }
             }
         }
-        self.init(status: status, version: version, headers: headers, facts: facts)
+        self.init(status: status, version: version, headers: HeaderList(headers), facts: facts)
     }
 
-    init(status: Int, version: String, headers: [(name: String, value: String)], facts: HeaderFacts) {
+    init(status: Int, version: String, headers: HeaderList, facts: HeaderFacts) {
         self.status = status
         self.version = version
         self.headers = headers
@@ -38,7 +39,7 @@ struct ResponseHead: Sendable {
 
     /// The first header of a name the client reads, without a search.
     func value(_ header: KnownHeader) -> String? {
-        facts.position(of: header).map { headers[$0].value }
+        facts.position(of: header).map { headers.value(at: $0) }
     }
 }
 
@@ -455,16 +456,22 @@ struct HTTP1ResponseParser {
             status = status * 10 + Int(byte - 0x30)
         }
         guard statusLine.count == 12 || statusLine[12] == 0x20 else { return nil }
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(12)
+        // Names and values stay where they are: the head is kept as one
+        // buffer with their places, and strings are made only if read.
+        var spans: [HeaderList.Span] = []
+        spans.reserveCapacity(12)
+        /// An obsolete folded line continues the value of header `index`.
+        var folds: [(index: Int, text: Range<Int32>)] = []
         var facts = HeaderFacts()
-        var folded = false
+        guard let base = bytes.baseAddress else { return nil }
+        func place(_ part: UnsafeRawBufferPointer) -> Range<Int32> {
+            let start = Int32(base.distance(to: part.baseAddress ?? base))
+            return start..<(start + Int32(part.count))
+        }
         while let line = nextLine(), !line.isEmpty {
             if line[0] == 0x20 || line[0] == 0x09 {
-                // An obsolete folded line continues the previous value.
-                guard !headers.isEmpty else { return nil }
-                folded = true
-                headers[headers.count - 1].value += " " + String(decoding: HeaderFacts.trimmed(line), as: UTF8.self)
+                guard !spans.isEmpty else { return nil }
+                folds.append((spans.count - 1, place(HeaderFacts.trimmed(line))))
                 continue
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
@@ -474,13 +481,19 @@ struct HTTP1ResponseParser {
             // A bare CR or a NUL in a value (RFC 9112 §2.2) could reach a
             // later request's headers (a cookie): refused.
             guard !value.contains(where: { $0 == 0x0D || $0 == 0x00 }) else { return nil }
-            facts.add(name: name, value: value, at: headers.count)
-            headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            facts.add(name: name, value: value, at: spans.count)
+            spans.append(HeaderList.Span(name: place(name), value: place(value)))
         }
         let version = minor == UInt8(ascii: "1") ? "1.1" : "1.0"
-        // A folded line changed a value after it was noted: noted again.
-        guard !folded else { return ResponseHead(status: status, version: version, headers: headers) }
-        return ResponseHead(status: status, version: version, headers: headers, facts: facts)
+        let kept = HeaderList(bytes: Array(bytes), spans: spans)
+        guard !folds.isEmpty else { return ResponseHead(status: status, version: version, headers: kept, facts: facts) }
+        // Folded values, joined with a space, as text (and noted again).
+        var headers = Array(kept)
+        for fold in folds {
+            let text = UnsafeRawBufferPointer(rebasing: bytes[Int(fold.text.lowerBound)..<Int(fold.text.upperBound)])
+            headers[fold.index].value += " " + String(decoding: text, as: UTF8.self)
+        }
+        return ResponseHead(status: status, version: version, headers: headers)
     }
 
     /// The index of the first LF in `bytes` at or after `start`.

@@ -38,7 +38,7 @@ package struct StepResult: Sendable, BoxedFields {
         /// An HTTP response's status.
         package var status: Int?
         /// An HTTP response's headers, in order, names as received; a name may repeat.
-        package var headers: [(name: String, value: String)]
+        package var headers: HeaderList
         /// An HTTP response's body, decoded as text (empty when saved to a file).
         package var body: CapturedText?
         /// A file step's path.
@@ -60,7 +60,7 @@ package struct StepResult: Sendable, BoxedFields {
 
     package init(
         stdout: CapturedText? = nil, stderr: CapturedText? = nil, exitCode: Int? = nil,
-        terminatingSignal: Int? = nil, status: Int? = nil, headers: [(name: String, value: String)] = [],
+        terminatingSignal: Int? = nil, status: Int? = nil, headers: HeaderList = [],
         body: CapturedText? = nil, path: String? = nil, content: String? = nil,
         duration: Duration = .zero, captures: [String: String] = [:], http: HTTPExchangeInfo? = nil
     ) {
@@ -74,11 +74,7 @@ package struct StepResult: Sendable, BoxedFields {
     /// that name in the order they came, joined with `, ` (RFC 9110 §5.3,
     /// what `curl -i`'s lines say together); nil when none came.
     package func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        var joined: String?
-        for header in storage.fields.headers where header.name.lowercased() == wanted {
-            joined = joined.map { $0 + ", " + header.value } ?? header.value
-        }
-        return joined
+        let values = storage.fields.headers.values(named: name.lowercased())
+        return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }

@@ -9,7 +9,7 @@ enum RetryAfter {
     static func wait(after error: any Error, cap: Duration?, now: Double) -> Duration? {
         guard let failure = error as? StepFailure, let result = failure.result,
               let status = result.status, status == 429 || status == 503,
-              let header = result.headers.last(where: { $0.name.lowercased() == "retry-after" })?.value,
+              let header = result.headers.values(named: "retry-after").last,
               let asked = parse(header, now: now) else { return nil }
         guard let cap else { return asked }
         return min(asked, cap)
