@@ -299,23 +299,32 @@ final class HTTP1Hop: HopHandle {
     private func writeHead() {
         var head: [UInt8] = []
         head.reserveCapacity(256)
-        head += request.method.utf8
+        /// Appends a string's bytes in one copy (not byte by byte).
+        func add(_ text: String) {
+            if text.utf8.withContiguousStorageIfAvailable({ head.append(contentsOf: $0) }) == nil { head += text.utf8 }
+        }
+        func endLine() {
+            head.append(0x0D)
+            head.append(0x0A)
+        }
+        add(request.method)
         head.append(0x20)
-        head += request.url.target.utf8
-        head += " HTTP/1.1\r\n".utf8
+        add(request.url.target)
+        add(" HTTP/1.1\r\n")
         if request.host?.isEmpty != true {
-            head += "Host: ".utf8
-            head += (request.host ?? request.url.authority).utf8
-            head += [0x0D, 0x0A]
+            add("Host: ")
+            add(request.host ?? request.url.authority)
+            endLine()
         }
         for (name, value) in request.headers {
-            if name.equalsLowercase("connection"), value.lowercased().contains("close") { closesConnection = true }
-            head += name.utf8
-            head += [UInt8(ascii: ":"), 0x20]
-            head += value.utf8
-            head += [0x0D, 0x0A]
+            if name.utf8.count == 10, name.equalsLowercase("connection"), value.lowercased().contains("close") { closesConnection = true }
+            add(name)
+            head.append(UInt8(ascii: ":"))
+            head.append(0x20)
+            add(value)
+            endLine()
         }
-        head += [0x0D, 0x0A]
+        endLine()
         switch request.body {
         case .none:
             break

@@ -136,14 +136,11 @@ final class HTTPExchange: HopDelegate {
             }
             stepHeaders.append(header)
         }
-        var result: [(name: String, value: String)] = []
-        result.reserveCapacity(stepHeaders.count + 6)
-        if !replaced.contains("user-agent") { result.append(("User-Agent", Self.userAgent)) }
-        if !replaced.contains("accept") { result.append(("Accept", "*/*")) }
-        if !replaced.contains("accept-encoding"), !ContentDecoder.acceptEncoding.isEmpty {
-            result.append(("Accept-Encoding", ContentDecoder.acceptEncoding))
-        }
-        result += stepHeaders
+        // The defaults as they are (shared, not rebuilt) unless the step
+        // replaced one of them.
+        var result = replaced.isEmpty ? Self.defaultHeaders
+            : Self.defaultHeaders.filter { !replaced.contains($0.name.lowercased()) }
+        if !stepHeaders.isEmpty { result += stepHeaders }
         if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
             result.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
         }
@@ -161,6 +158,13 @@ final class HTTPExchange: HopDelegate {
     }
 
     private static let userAgent = "promise-run/\(PromiseRunVersion.current)"
+
+    /// What the client sends unless a step's header replaces it.
+    private static let defaultHeaders: [(name: String, value: String)] = {
+        var headers = [("User-Agent", userAgent), ("Accept", "*/*")]
+        if !ContentDecoder.acceptEncoding.isEmpty { headers.append(("Accept-Encoding", ContentDecoder.acceptEncoding)) }
+        return headers
+    }()
 
     // MARK: - The hop's response (HopDelegate)
 

@@ -23,6 +23,9 @@ struct RequestURL: Sendable, Hashable {
     /// default), IPv6 in brackets: the `Host` header. Made once: every
     /// request sends it and reports it.
     let authority: String
+    /// Scheme, host and port: what a redirect must keep for credentials
+    /// to go on, and what the connection pool keys on (hashed once).
+    let origin: Origin
 
     init(scheme: String, userInfo: String?, host: String, port: Int, portWritten: Bool, target: String) {
         self.scheme = scheme
@@ -33,11 +36,8 @@ struct RequestURL: Sendable, Hashable {
         self.target = target
         let name = ASCIIByte.occurs(UInt8(ascii: ":"), in: host) ? "[\(host)]" : host
         authority = port == Self.defaultPort(scheme) ? name : name + ":" + String(port)
+        origin = Origin(scheme: scheme, host: host, port: port)
     }
-
-    /// Scheme, host and port: what a redirect must keep for credentials
-    /// to go on.
-    var origin: Origin { Origin(scheme: scheme, host: host, port: port) }
 
     var isSecure: Bool { scheme == "https" }
 
