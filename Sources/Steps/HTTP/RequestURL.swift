@@ -160,6 +160,13 @@ struct RequestURL: Sendable, Hashable {
     /// reference, merged with `basePath`): fragment dropped, dot segments
     /// removed, unsendable bytes encoded.
     private static func requestTarget(_ rest: ArraySlice<UInt8>, basePath: Substring?) -> String {
+        // The common case, an absolute path with nothing to drop, remove
+        // or encode: sent as written, in one copy.
+        if basePath == nil, rest.first == UInt8(ascii: "/"),
+           !rest.contains(where: { $0 == UInt8(ascii: "#") || needsEncoding($0) }),
+           !hasDotSegment(rest[..<(rest.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex)]) {
+            return String(decoding: rest, as: UTF8.self)
+        }
         var part = rest
         if let hash = part.firstIndex(of: UInt8(ascii: "#")) { part = part[..<hash] }
         var pathPart = part
@@ -192,7 +199,7 @@ struct RequestURL: Sendable, Hashable {
 
     /// RFC 3986 §5.2.4, on a path that starts with `/`.
     static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
-        guard hasDotSegment(path) else { return path }
+        guard hasDotSegment(path[...]) else { return path }
         var output: [ArraySlice<UInt8>] = []
         let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var trailingSlash = false
@@ -218,13 +225,13 @@ struct RequestURL: Sendable, Hashable {
     }
 
     /// Whether a segment of the path is `.` or `..`.
-    private static func hasDotSegment(_ path: [UInt8]) -> Bool {
-        var index = 0
-        while index < path.count {
-            if path[index] == UInt8(ascii: "."), index == 0 || path[index - 1] == UInt8(ascii: "/") {
+    private static func hasDotSegment(_ path: ArraySlice<UInt8>) -> Bool {
+        var index = path.startIndex
+        while index < path.endIndex {
+            if path[index] == UInt8(ascii: "."), index == path.startIndex || path[index - 1] == UInt8(ascii: "/") {
                 var end = index + 1
-                if end < path.count, path[end] == UInt8(ascii: ".") { end += 1 }
-                if end == path.count || path[end] == UInt8(ascii: "/") { return true }
+                if end < path.endIndex, path[end] == UInt8(ascii: ".") { end += 1 }
+                if end == path.endIndex || path[end] == UInt8(ascii: "/") { return true }
             }
             index += 1
         }
