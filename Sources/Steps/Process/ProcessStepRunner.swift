@@ -94,10 +94,17 @@ struct ProcessStepRunner: Sendable {
             if error.code == EMFILE || error.code == ENFILE {
                 if table.runningCount > 0 {
                     let next = min(delay * 2, .milliseconds(500))
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay.components.attoseconds / 1_000_000_000)
-                                                                                       + Int(delay.components.seconds) * 1_000_000_000)) {
-                        start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver,
-                              started: started, delay: next)
+                    // The wait is a timer of the loop, and the next try runs
+                    // there: not a Dispatch worker, since libdispatch's pool
+                    // monitor opens /proc/<tid>/stat every second while its
+                    // queues have work, and ends the process when that open
+                    // fails, as it does while descriptors run out.
+                    let loop = EventLoop.shared
+                    loop.execute {
+                        _ = loop.schedule(after: delay) {
+                            start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver,
+                                  started: started, delay: next)
+                        }
                     }
                     return
                 }
