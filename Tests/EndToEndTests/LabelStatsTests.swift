@@ -52,4 +52,42 @@ struct LabelStatsTests {
         #expect((run.report?["stepsNotListed"] as? [String: Any])?["succeeded"] as? Int == 200)
         #expect(run.stats("say")?["count"] as? Int == 1200)
     }
+
+    @Test("past 1,000 runs a foreach of one step records each run as it ends: the same counts, failures listed as they ran")
+    func unregisteredRunsCountTheSame() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // Writing over a folder fails: run 1100 of `put`, after its label
+        // passed the records it keeps.
+        try FileManager.default.createDirectory(atPath: space.path("out/1100.txt"), withIntermediateDirectories: true)
+        let run = try space.run("""
+        workflow "many"
+        foreach n in range(1, 1200) parallel limit 8 keep-going {
+          put: file write "out/{{n}}.txt" "{{n}}"
+        }
+        """, ["-q"])
+        #expect(run.status == 1)
+        #expect(run.stats("put")?["count"] as? Int == 1200)
+        #expect(run.stats("put")?["failed"] as? Int == 1)
+        #expect((run.report?["stepsNotListed"] as? [String: Any])?["succeeded"] as? Int == 199)
+        // The first 1,000 and the failure, with the values it ran with.
+        #expect(run.steps.count == 1001, "\(run.steps.count)")
+        let failed = try #require(run.steps.first { $0["status"] as? String == "failed" })
+        #expect(failed["id"] as? String == "put[1099]")
+        #expect((failed["summary"] as? String)?.contains("out/1100.txt") == true, "\(failed)")
+        #expect(space.read("out/1200.txt") == "1200")
+
+        // Processes, with no report: the failure is named and counted.
+        try space.write("sh.workflow", """
+        workflow "sh"
+        foreach n in range(1, 1200) parallel keep-going {
+          check: sh "test {{n}} -ne 1100"
+        }
+        """)
+        let plain = try Binary.run(["--color", "never", "sh.workflow"], in: space.folder)
+        #expect(plain.status == 1)
+        #expect(plain.stdout.contains("1200 steps: 1199 succeeded, 1 failed"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("check[1099]  sh    failed"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("check  1200  1199       1"), "\(plain.stdout)")
+    }
 }

@@ -152,14 +152,23 @@ extension WorkflowExecutor {
         let schedule = foreach.rate.map { rate in
             LaneRun.Schedule(due: { index in Self.due(index, from: groupStart, rate: rate) }, clock: timers)
         }
+        let lean = leanIterations(of: foreach, in: context)
         let run = LaneRun(
             count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart, schedule: schedule,
             skipListed: RunRecorder.recordsPerLabel,
             aggregate: { [self] errors, more in aggregate(errors, more: more, group: id, mode: mode) },
             start: { [self] index, scope in
                 var iteration = iteration(index)
-                registerSteps(in: foreach.body, key: iteration.key, suffix: iteration.suffix, group: id)
-                if items.count != nil { recorder.plan(-perIteration) }
+                if let lean, lean.isPast() {
+                    iteration.unregistered = UnregisteredStep(
+                        id: lean.node.id + iteration.suffix, label: lean.node.label, kind: lean.step.kindName,
+                        summary: summary(of: lean.node, lean.step), key: iteration.key + [0], group: id,
+                        executor: lean.node.isProcessStep ? lean.node.attributes.placement.executor ?? .local : nil,
+                        planned: items.count != nil)
+                } else {
+                    registerSteps(in: foreach.body, key: iteration.key, suffix: iteration.suffix, group: id)
+                    if items.count != nil { recorder.plan(-perIteration) }
+                }
                 iteration.values = ValueScope(parent: context.values, isLabelScope: true)
                 iteration.values.declare(foreach.variable, value: items[index])
                 iteration.cancel = scope
@@ -180,6 +189,35 @@ extension WorkflowExecutor {
                 recorder.countSkipped((notStarted - listed.count) * perIteration)
             })
         return run.run()
+    }
+
+    /// A foreach whose iterations, once its step ran as many times as a
+    /// label keeps records of, are recorded as they end and not
+    /// registered as they start: from then on a success is counted, not
+    /// kept, so registering it (a record made, stored, then dropped) is
+    /// work no report reads. Only for a body of one `sh`, `exec`, `http`
+    /// or `file` step without `retry` (its attempts are recorded), without
+    /// `sources` (up-to-date marks), on this machine (a Slurm job's
+    /// record), when nothing shows steps as they start (a console's live
+    /// area), and for a process step when no report keeps output tails (a
+    /// cancelled one's). nil otherwise.
+    private func leanIterations(of foreach: ForeachGroup, in context: ExecutionContext) -> LeanIterations? {
+        guard observer?.showsStart(ofAttempt: 1) != true,
+              foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
+              case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
+              node.attributes.placement.executor != .slurm,
+              let key = LabelStats.key(of: node.id + context.suffix + "[0]") else { return nil }
+        switch step {
+        case .shell(_, let options), .exec(_, let options):
+            // A cancelled process's output so far goes to its record
+            // through its registration.
+            guard options.sources.isEmpty, configuration.reportOutputLimit == 0 else { return nil }
+        case .http, .file:
+            break
+        default:
+            return nil
+        }
+        return LeanIterations(node: node, step: step, statsKey: key, recorder: recorder)
     }
 
     /// How many iterations of a parallel foreach run at once: its

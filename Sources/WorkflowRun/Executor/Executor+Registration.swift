@@ -20,7 +20,7 @@ extension WorkflowExecutor {
 
     /// A step's summary, made once per step of the workflow: every
     /// iteration's record shares the text.
-    private func summary(of node: Node, _ step: Step) -> String {
+    func summary(of node: Node, _ step: Step) -> String {
         if let known = summaries.withLock({ $0[node.id] }) { return known }
         let made = StepSummary.describe(step)
         summaries.withLock { $0[node.id] = made }

@@ -7,10 +7,17 @@ extension WorkflowExecutor {
     /// attempt; a step that never started is skipped.
     func runStep(_ node: Node, _ step: Step, _ context: ExecutionContext) -> Promise<Void> {
         let id = node.id + context.suffix
+        let unregistered = context.unregistered
         guard !context.cancel.isCancelled else {
-            recorder.skip([id])
+            if let unregistered {
+                recorder.finishUnregistered(unregistered, status: .skipped, startedAt: nil, duration: nil)
+            } else {
+                recorder.skip([id])
+            }
             return .cancelled()
         }
+        // An unregistered step's record says when it was let start.
+        let startedAt = unregistered == nil ? nil : WallClock.now()
         // Latency runs from when the step was ready (its slots' waits
         // inside), or from its iteration's scheduled start (spec §16).
         let due = context.latencyStart?.take()
@@ -51,20 +58,40 @@ extension WorkflowExecutor {
                 if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
                 let latency = clock.now() - ready
                 for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency) }
-                recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness)
+                if let unregistered {
+                    recorder.finishUnregistered(unregistered, status: .succeeded, result: result, startedAt: startedAt,
+                                                duration: latency, latency: latency, lateness: lateness)
+                } else {
+                    recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness)
+                }
                 return .outcome(.fulfilled(()))
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
                 let latency = clock.now() - ready
                 for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency) }
-                recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness)
+                if var unregistered {
+                    // What ran, with its values, as a registered step's record says.
+                    if ASCIIByte.occurs(UInt8(ascii: "{"), in: unregistered.summary),
+                       let resolved = try? resolve(step, id: id, in: context.values) {
+                        unregistered.summary = StepSummary.describe(resolved)
+                    }
+                    recorder.finishUnregistered(unregistered, status: .failed, failure: failure, allowedFailure: allowed,
+                                                startedAt: startedAt, duration: latency, latency: latency, lateness: lateness)
+                } else {
+                    recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness)
+                }
                 guard allowed else { return .outcome(.rejected(runError)) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).
                 if let label = node.label, let result = failure.result { context.values.store(overAllAttempts(result), label: label) }
                 return .outcome(.fulfilled(()))
             case .cancelled:
+                if let unregistered {
+                    // Let start (its slot is free at once, see leanIterations).
+                    recorder.finishUnregistered(unregistered, status: .cancelled, startedAt: startedAt, duration: clock.now() - ready)
+                    return .outcome(.cancelled)
+                }
                 let started = recorder.status(of: id) == .running
                 recorder.finish(id, status: started ? .cancelled : .skipped)
                 return .outcome(.cancelled)
@@ -151,10 +178,10 @@ extension WorkflowExecutor {
             resolved = try resolve(step, id: id, in: context.values)
         } catch {
             release?()
-            recorder.start(id)
+            if context.unregistered == nil { recorder.start(id) }
             return Promise(error: error)
         }
-        recorder.start(id, resolved: resolved)
+        if context.unregistered == nil { recorder.start(id, resolved: resolved) }
         let running: Promise<StepResult>
         do {
             let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)

@@ -250,6 +250,10 @@ struct ExecutionContext: Sendable {
     /// The groups with thresholds around this point: each hears every
     /// step that ends inside it.
     var measures: [GroupMeasure] = []
+    /// A foreach iteration whose one step is recorded when it ends, not
+    /// registered when it starts (`leanIterations`): what its record
+    /// needs then.
+    var unregistered: UnregisteredStep? = nil
 }
 
 /// When an iteration was due to start (`rate`): its first step's latency

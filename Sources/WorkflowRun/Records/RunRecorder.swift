@@ -276,72 +276,120 @@ final class RunRecorder: Sendable {
             guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status == .succeeded && entry.upToDate != nil ? .upToDate : status
             entry.record.upToDateFrom = status == .succeeded ? entry.upToDate : nil
-            entry.record.allowedFailure = allowedFailure
-            entry.record.handledBy = allowedFailure && status == .failed ? "allow-failure" : nil
             entry.record.duration = elapsed ?? (status == .skipped ? nil : .zero)
             let produced = result ?? failure?.result ?? entry.cancelledWith
             entry.cancelledWith = nil
-            entry.record.exitCode = produced?.exitCode
-            entry.record.httpStatus = produced?.status
-            if let job = produced?.slurmJob { entry.record.slurmJob = job }
-            if var http = produced?.http {
-                if !http.cookies.isEmpty { http.cookies = [] }
-                entry.record.http = http
-            } else {
-                entry.record.http = nil
-            }
-            // An earlier run of the step (a group's retry) leaves nothing.
-            entry.record.failure = nil
-            entry.record.outputTail = nil
-            entry.record.standardOutput = nil
-            entry.record.standardError = nil
-            if outputLimit > 0 {
-                if let stdout = produced?.stdout { entry.record.standardOutput = tail(stdout) }
-                if let stderr = produced?.stderr { entry.record.standardError = tail(stderr) }
-            }
             if entry.record.attemptLog.count < 2 { entry.record.attemptLog = [] }
-            if var failure {
-                failure.message = secrets.mask(failure.message)
-                failure.result = nil
-                entry.record.failure = failure
-                if let stderr = produced?.stderr?.text, !stderr.isEmpty {
-                    entry.record.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
-                }
-            }
+            fill(&entry.record, produced: produced, failure: failure, allowedFailure: allowedFailure)
             let record = entry.record
-            let succeeded = record.status == .succeeded || record.status == .upToDate
-            // Statistics per label; past 1,000 runs of a label, its
-            // records are kept only for its first 1,000 failures (spec §16):
-            // millions of requests hold memory flat.
-            if let key = LabelStats.key(of: id) {
-                let order = state.stats.count
-                // One lookup: added to, and its counts read, in place.
-                func add(_ stats: inout LabelStats) -> (count: Int, failed: Int) {
-                    stats.add(record, latency: latency ?? record.duration ?? .zero, lateness: lateness, end: WallClock.now())
-                    return (stats.count, stats.failed)
-                }
-                let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
-                if counts.count > Self.recordsPerLabel,
-                   succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel) {
-                    state.entries.remove(at: index)
-                    state.omitted.add(record)
-                    return record
-                }
-            }
-            // A success past the first ones is counted, not kept, when no
-            // report will read it (the console shows only the steps that
-            // did not succeed once there are many).
-            if let kept = successesKept, succeeded {
-                if state.keptSuccesses >= kept {
-                    state.entries.remove(at: index)
-                    state.omitted.add(record)
-                } else {
-                    state.keptSuccesses += 1
-                }
+            if account(record, latency: latency, lateness: lateness, in: &state) {
+                state.entries.remove(at: index)
+                state.omitted.add(record)
             }
             return record
         }
         if let record { observer?.stepFinished(masked(record)) }
+    }
+
+    /// A step of an iteration that was never registered ended (its label
+    /// ran more times than it keeps records of, and nothing watches it
+    /// start: `WorkflowExecutor.leanIterations`). It counts as `finish`
+    /// counts it; a record is kept only for a step that did not succeed
+    /// while its label still keeps those, and made for the observer.
+    func finishUnregistered(_ step: UnregisteredStep, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+                            allowedFailure: Bool = false, startedAt: Double?, duration: Duration?,
+                            latency: Duration? = nil, lateness: Duration? = nil) {
+        var record = StepRecord(id: step.id, label: step.label, kind: step.kind, summary: step.summary, order: 0)
+        record.status = status
+        record.group = step.group
+        record.executor = step.executor
+        record.startedAt = startedAt
+        record.attempts = startedAt == nil ? 0 : 1
+        record.duration = duration
+        fill(&record, produced: result ?? failure?.result, failure: failure, allowedFailure: allowedFailure)
+        let made = record
+        state.withLock { state in
+            if step.planned { state.planned -= 1 }
+            if account(made, latency: latency, lateness: lateness, in: &state) {
+                state.omitted.add(made)
+            } else {
+                var kept = made
+                kept.order = state.nextOrder
+                state.nextOrder += 1
+                state.entries[step.id] = Entry(record: kept, key: step.key)
+            }
+        }
+        observer?.stepFinished(masked(made))
+    }
+
+    /// Fills in what a step's end says: exit code, HTTP status and
+    /// exchange, Slurm job, output tails, failure (masked).
+    private func fill(_ record: inout StepRecord, produced: StepResult?, failure: StepFailure?, allowedFailure: Bool) {
+        record.allowedFailure = allowedFailure
+        record.handledBy = allowedFailure && record.status == .failed ? "allow-failure" : nil
+        record.exitCode = produced?.exitCode
+        record.httpStatus = produced?.status
+        if let job = produced?.slurmJob { record.slurmJob = job }
+        if var http = produced?.http {
+            if !http.cookies.isEmpty { http.cookies = [] }
+            record.http = http
+        } else {
+            record.http = nil
+        }
+        // An earlier run of the step (a group's retry) leaves nothing.
+        record.failure = nil
+        record.outputTail = nil
+        record.standardOutput = nil
+        record.standardError = nil
+        if outputLimit > 0 {
+            if let stdout = produced?.stdout { record.standardOutput = tail(stdout) }
+            if let stderr = produced?.stderr { record.standardError = tail(stderr) }
+        }
+        if var failure {
+            failure.message = secrets.mask(failure.message)
+            failure.result = nil
+            record.failure = failure
+            if let stderr = produced?.stderr?.text, !stderr.isEmpty {
+                record.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
+            }
+        }
+    }
+
+    /// Adds an ended step to its label's statistics; true when its record
+    /// is counted instead of kept (under the lock).
+    private func account(_ record: StepRecord, latency: Duration?, lateness: Duration?, in state: inout State) -> Bool {
+        let succeeded = record.status == .succeeded || record.status == .upToDate
+        // Statistics per label; past 1,000 runs of a label, its records
+        // are kept only for its first 1,000 failures (spec §16): millions
+        // of requests hold memory flat.
+        if let key = LabelStats.key(of: record.id) {
+            let order = state.stats.count
+            // One lookup: added to, and its counts read, in place.
+            func add(_ stats: inout LabelStats) -> (count: Int, failed: Int) {
+                stats.add(record, latency: latency ?? record.duration ?? .zero, lateness: lateness, end: WallClock.now())
+                return (stats.count, stats.failed)
+            }
+            let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
+            if counts.count > Self.recordsPerLabel,
+               succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel) {
+                return true
+            }
+        }
+        // A success past the first ones is counted, not kept, when no
+        // report will read it (the console shows only the steps that did
+        // not succeed once there are many).
+        if let kept = successesKept, succeeded {
+            if state.keptSuccesses >= kept { return true }
+            state.keptSuccesses += 1
+        }
+        return false
+    }
+
+    /// Whether the steps of statistics key `key` ran as many times as a
+    /// label keeps records of: from then on their successes are counted,
+    /// not kept, whatever the reports.
+    func isPastKeptRecords(_ key: String) -> Bool {
+        state.withLock { ($0.stats[key]?.count ?? 0) >= Self.recordsPerLabel }
     }
 
     /// The successes counted instead of kept.
@@ -520,4 +568,18 @@ package struct OmittedRecords: Sendable, Equatable {
     private static func place(of status: StepStatus) -> Int {
         statuses.firstIndex(of: status) ?? 0
     }
+}
+
+/// What a step's record says of it before it runs, for a step the
+/// recorder finishes without having registered it.
+struct UnregisteredStep: Sendable {
+    var id: String
+    var label: String?
+    var kind: String
+    var summary: String
+    var key: [Int]
+    var group: String?
+    var executor: Placement.ExecutorKind?
+    /// Its iteration was counted in the plan (the list's length known).
+    var planned: Bool
 }
