@@ -191,11 +191,12 @@ extension WorkflowExecutor {
         return run.run()
     }
 
-    /// A foreach whose iterations, once its step ran as many times as a
-    /// label keeps records of, are recorded as they end and not
-    /// registered as they start: from then on a success is counted, not
-    /// kept, so registering it (a record made, stored, then dropped) is
-    /// work no report reads. Only for a body of one `sh`, `exec`, `http`
+    /// A foreach whose iterations, once a success of its step would be
+    /// counted and not kept (its label ran as many times as it keeps
+    /// records of, or the run keeps no more successes, having no report
+    /// to write), are recorded as they end and not registered as they
+    /// start: registering them (a record made, stored, then dropped) is
+    /// work nothing reads. Only for a body of one `sh`, `exec`, `http`
     /// or `file` step without `retry` (its attempts are recorded), without
     /// `sources` (up-to-date marks), on this machine (a Slurm job's
     /// record), when nothing shows steps as they start (a console's live

@@ -1,8 +1,8 @@
 import Synchronization
 import WorkflowModel
 
-/// A foreach's one step, and whether its label already ran as many times
-/// as it keeps records of (`WorkflowExecutor.leanIterations`).
+/// A foreach's one step, and whether a success of it would already be
+/// counted and not kept (`WorkflowExecutor.leanIterations`).
 final class LeanIterations: Sendable {
     let node: Node
     let step: Step

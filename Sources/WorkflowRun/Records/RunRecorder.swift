@@ -291,9 +291,9 @@ final class RunRecorder: Sendable {
         if let record { observer?.stepFinished(masked(record)) }
     }
 
-    /// A step of an iteration that was never registered ended (its label
-    /// ran more times than it keeps records of, and nothing watches it
-    /// start: `WorkflowExecutor.leanIterations`). It counts as `finish`
+    /// A step of an iteration that was never registered ended (a success
+    /// of it would be counted, not kept, and nothing watches it start:
+    /// `WorkflowExecutor.leanIterations`). It counts as `finish`
     /// counts it; a record is kept only for a step that did not succeed
     /// while its label still keeps those, and made for the observer.
     func finishUnregistered(_ step: UnregisteredStep, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
@@ -385,11 +385,15 @@ final class RunRecorder: Sendable {
         return false
     }
 
-    /// Whether the steps of statistics key `key` ran as many times as a
-    /// label keeps records of: from then on their successes are counted,
-    /// not kept, whatever the reports.
+    /// Whether a success of the steps of statistics key `key` would be
+    /// counted, not kept: they ran as many times as a label keeps records
+    /// of, or the run keeps no more successes (no report to write). Once
+    /// true, true for the rest of the run.
     func isPastKeptRecords(_ key: String) -> Bool {
-        state.withLock { ($0.stats[key]?.count ?? 0) >= Self.recordsPerLabel }
+        state.withLock { state in
+            if let kept = successesKept, state.keptSuccesses >= kept { return true }
+            return (state.stats[key]?.count ?? 0) >= Self.recordsPerLabel
+        }
     }
 
     /// The successes counted instead of kept.
