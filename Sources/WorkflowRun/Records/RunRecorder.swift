@@ -171,14 +171,7 @@ final class RunRecorder: Sendable {
         attempt.exitCode = produced?.exitCode
         attempt.httpStatus = produced?.status
         attempt.retryAfter = retryAfter
-        if var failure {
-            failure.message = secrets.mask(failure.message)
-            failure.result = nil
-            attempt.failure = failure
-            if let stderr = produced?.stderr?.text, !stderr.isEmpty {
-                attempt.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
-            }
-        }
+        if let failure { (attempt.failure, attempt.outputTail) = described(failure, produced: produced) }
         let made = attempt
         state.withLock { state in state.entries[id]?.record.attemptLog.append(made) }
     }
@@ -345,14 +338,18 @@ final class RunRecorder: Sendable {
             if let stdout = produced?.stdout { record.standardOutput = tail(stdout) }
             if let stderr = produced?.stderr { record.standardError = tail(stderr) }
         }
-        if var failure {
-            failure.message = secrets.mask(failure.message)
-            failure.result = nil
-            record.failure = failure
-            if let stderr = produced?.stderr?.text, !stderr.isEmpty {
-                record.outputTail = Self.lastLines(of: secrets.mask(stderr), count: 10)
-            }
-        }
+        if let failure { (record.failure, record.outputTail) = described(failure, produced: produced) }
+    }
+
+    /// A failure as a record keeps it: its message masked, without the
+    /// result it carried, and the last lines of standard error (masked).
+    private func described(_ failure: StepFailure, produced: StepResult?) -> (StepFailure, outputTail: String?) {
+        var failure = failure
+        failure.message = secrets.mask(failure.message)
+        failure.result = nil
+        var tail: String?
+        if let stderr = produced?.stderr?.text, !stderr.isEmpty { tail = Self.lastLines(of: secrets.mask(stderr), count: 10) }
+        return (failure, tail)
     }
 
     /// Adds an ended step to its label's statistics; true when its record
