@@ -44,7 +44,10 @@ package final class EventLoop: Sendable {
     private struct Handlers: @unchecked Sendable {
         // @unchecked: the handlers are called on the loop thread only; the
         // lock hands the state they capture over from the registering thread.
-        var byToken: [Token: (UInt32) -> Void] = [:]
+        /// Room for many more than are ever registered at once: kept
+        /// sparse, a lookup or a removal (three of each per process step)
+        /// touches one bucket, not a run of neighbours to rehash.
+        var byToken: [Token: (UInt32) -> Void] = Dictionary(minimumCapacity: 1024)
     }
 
     private init() {
