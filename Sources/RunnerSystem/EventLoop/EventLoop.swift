@@ -84,7 +84,10 @@ package final class EventLoop: Sendable {
             inbox.append(work)
             return inbox.count == 1
         }
-        if wasEmpty { _ = csh_eventfd_signal(wakeFD) }
+        // The loop's own thread has no one to wake: the loop runs its
+        // inbox before it waits again (a step that settles on the loop and
+        // starts the next one saves a write, a wake-up and a read).
+        if wasEmpty, !inLoop { _ = csh_eventfd_signal(wakeFD) }
     }
 
     /// A new id for `register`. Any thread.
@@ -157,6 +160,8 @@ package final class EventLoop: Sendable {
                 }
             }
             runDueTimers()
+            // Work the loop's own thread handed itself while it ran.
+            runInbox()
         }
     }
 
