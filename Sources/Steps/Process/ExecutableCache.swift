@@ -34,6 +34,9 @@ final class ExecutableCache: Sendable {
         var watched: [String: String] = [:]
         /// Bumped whenever a change empties `found`.
         var generation = 0
+        /// The last lookup found, compared before `found` is hashed: a
+        /// foreach's steps mostly start one program.
+        var last: (key: Key, found: String)?
     }
 
     private let inotify: Int32
@@ -56,7 +59,10 @@ final class ExecutableCache: Sendable {
         let key = Key(searchPath: searchPath, program: program, workingDirectory: workingDirectory)
         let cached: String? = state.withLock { state in
             applyChanges(&state)
-            return state.found[key]
+            if let last = state.last, last.key == key { return last.found }
+            let found = state.found[key]
+            if let found { state.last = (key, found) }
+            return found
         }
         if let cached { return cached }
 
@@ -85,6 +91,7 @@ final class ExecutableCache: Sendable {
         let changes = csh_inotify_drain(inotify)
         guard changes != 0 else { return }
         state.found.removeAll()
+        state.last = nil
         state.generation += 1
         if changes & 2 != 0 {
             // A watched folder went away (or events were lost): watch anew.

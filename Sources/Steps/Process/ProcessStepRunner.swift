@@ -21,12 +21,12 @@ struct ProcessStepRunner: Sendable {
                                        feedsStandardInput: options.stdin != nil)
             // A script without a `#!` line cannot be executed directly; the
             // shell would run it as a shell script, and so does the fallback.
-            return run(request, options, in: context, onNotExecutable: shellRequest(command, options, context))
+            return run(request, options, in: context, onNotExecutable: command)
         }
-        return run(shellRequest(command, options, context), options, in: context)
+        return run(Self.shellRequest(command, options, context), options, in: context)
     }
 
-    private func shellRequest(_ command: String, _ options: ResolvedProcessOptions, _ context: StepContext) -> SpawnRequest {
+    private static func shellRequest(_ command: String, _ options: ResolvedProcessOptions, _ context: StepContext) -> SpawnRequest {
         SpawnRequest(executable: "/bin/sh", arguments: ["sh", "-c", command],
                      environment: context.environment, workingDirectory: context.workingDirectory,
                      feedsStandardInput: options.stdin != nil)
@@ -50,13 +50,13 @@ struct ProcessStepRunner: Sendable {
     }
 
     /// - Parameters:
-    ///   - onNotExecutable: what to start instead when the program is not
-    ///     an executable format (ENOEXEC).
+    ///   - onNotExecutable: the shell command to start instead when the
+    ///     program is not an executable format (ENOEXEC).
     ///   - adjust: looks at what the process left before expectations are
     ///     checked, and may change it or fail the step (the Slurm executor
     ///     takes `srun`'s own messages out of stderr here).
     func run(_ request: SpawnRequest, _ options: ResolvedProcessOptions, in context: StepContext,
-             onNotExecutable fallback: SpawnRequest? = nil, adjust: RecordAdjustment? = nil) -> Promise<StepResult> {
+             onNotExecutable fallback: String? = nil, adjust: RecordAdjustment? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
         start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver, started: .now,
@@ -72,7 +72,7 @@ struct ProcessStepRunner: Sendable {
     /// some and tries again (5 ms, doubling to 500 ms); with none running
     /// there is nothing to wait for, and the step fails saying so.
     private func start(_ request: SpawnRequest, _ options: ResolvedProcessOptions, in context: StepContext,
-                       onNotExecutable fallback: SpawnRequest?, adjust: RecordAdjustment?, resolver: Resolver<StepResult>,
+                       onNotExecutable fallback: String?, adjust: RecordAdjustment?, resolver: Resolver<StepResult>,
                        started: ContinuousClock.Instant, delay: Duration) {
         if resolver.isCancelRequested {
             resolver.cancel()
@@ -86,7 +86,7 @@ struct ProcessStepRunner: Sendable {
             do {
                 child = try Spawner.spawn(marked)
             } catch where error.code == ENOEXEC && fallback != nil {
-                var fallback = fallback!
+                var fallback = Self.shellRequest(fallback!, options, context)
                 fallback.marker = marker
                 child = try Spawner.spawn(fallback)
             }

@@ -16,9 +16,10 @@ final class ProcessTable: Sendable {
         var lingering: Set<pid_t> = []
         /// After `killAll`/`terminateAll`: new processes are refused.
         var closed = false
-        /// Every step's mark, to its step id and whether it is detached (for
-        /// the leftovers' warnings).
-        var steps: [String: (id: String, detached: Bool)] = [:]
+        /// Every step's mark, its step id and whether it is detached (for
+        /// the leftovers' warnings): appended, looked up only when something
+        /// was left behind.
+        var steps: [(mark: String, id: String, detached: Bool)] = []
         /// A mark was made: a process may have been started with it.
         var marked = false
         /// What finished steps left running, found at the end of the run.
@@ -42,7 +43,7 @@ final class ProcessTable: Sendable {
         state.withLock { state in
             guard !state.closed else { return false }
             state.running[execution.pid] = execution
-            state.steps[execution.marker] = (execution.id, execution.detached)
+            state.steps.append((execution.marker, execution.id, execution.detached))
             return true
         }
     }
@@ -118,8 +119,10 @@ final class ProcessTable: Sendable {
             !process.marks.contains(where: runningMarks.contains)
         }
         // Those of `detach` steps were meant to live this long: no warning.
+        let byMark = leftovers.isEmpty ? [:]
+            : Dictionary(steps.map { ($0.mark, (id: $0.id, detached: $0.detached)) }, uniquingKeysWith: { first, _ in first })
         let reported = leftovers.compactMap { process -> LeftoverProcess? in
-            let step = process.marks.lazy.compactMap { steps[$0] }.first
+            let step = process.marks.lazy.compactMap { byMark[String($0)] }.first
             if step?.detached == true { return nil }
             return LeftoverProcess(step: step?.id ?? "?", pid: process.pid, command: ProcessGroupScan.commandLine(of: process.pid))
         }

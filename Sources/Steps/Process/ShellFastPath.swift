@@ -1,3 +1,4 @@
+import PromiseEngine
 import WorkflowModel
 
 /// `sh "make test"` without the shell, as GNU make does for recipe lines:
@@ -12,8 +13,19 @@ import WorkflowModel
 /// that behaves differently from the program of the same name (`cd`,
 /// `exit`, `echo`, `printf`, `pwd`, ...), goes through the shell as written.
 enum ShellFastPath {
+    /// The last command split, and its words: the steps of a foreach
+    /// mostly run one command, split once.
+    private static let last = Lock<(command: String, words: [String]?)?>(nil)
+
     /// The words of `command` if it can run without a shell, else nil.
     static func words(_ command: String) -> [String]? {
+        if let hit = last.withLock({ $0?.command == command ? $0 : nil }) { return hit.words }
+        let words = split(command)
+        last.withLock { $0 = (command, words) }
+        return words
+    }
+
+    private static func split(_ command: String) -> [String]? {
         // Bytes, not characters: every byte a plain word may hold is ASCII.
         var words: [String] = []
         var current: [UInt8] = []

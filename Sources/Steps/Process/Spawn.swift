@@ -40,14 +40,13 @@ struct SpawnError: Error, CustomStringConvertible {
 enum Spawner {
     /// Starts the child in a process group of its own (see `csh_spawn`).
     static func spawn(_ request: SpawnRequest) throws(SpawnError) -> SpawnedChild {
-        var output: [Int32] = [-1, -1]
-        var errorPipe: [Int32] = [-1, -1]
-        var input: [Int32] = [-1, -1]
+        // Pairs of descriptors on the stack: no array allocated per spawn.
+        var output = Pipe(), errorPipe = Pipe(), input = Pipe()
         func closeAll() {
-            for fd in output + errorPipe + input where fd >= 0 { close(fd) }
+            for fd in [output.read, output.write, errorPipe.read, errorPipe.write, input.read, input.write] where fd >= 0 { close(fd) }
         }
-        guard csh_pipe(&output, 1, 0) == 0, csh_pipe(&errorPipe, 1, 0) == 0,
-              !request.feedsStandardInput || csh_pipe(&input, 0, 1) == 0 else {
+        guard output.open(readNonBlocking: true), errorPipe.open(readNonBlocking: true),
+              !request.feedsStandardInput || input.open(readNonBlocking: false) else {
             let code = errno
             closeAll()
             throw SpawnError(message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(systemReason(code))",
@@ -74,7 +73,7 @@ enum Spawner {
             result = withCStrings(request.arguments) { argv in
                 withExtendedLifetime(environment) {
                     csh_spawn(&pid, &pidFD, request.executable, argv, envp, folder,
-                              input[0], output[1], errorPipe[1])
+                              input.read, output.write, errorPipe.write)
                 }
             }
             // A program written just now (a `file write` step, then `sh
@@ -85,20 +84,38 @@ enum Spawner {
             usleep(useconds_t(1000 << min(attempt, 5)))
         }
         // The child's ends belong to the child now.
-        close(output[1])
-        close(errorPipe[1])
-        if input[0] >= 0 { close(input[0]) }
-        output[1] = -1
-        errorPipe[1] = -1
-        input[0] = -1
+        close(output.write)
+        close(errorPipe.write)
+        if input.read >= 0 { close(input.read) }
+        output.write = -1
+        errorPipe.write = -1
+        input.read = -1
 
         guard result == 0 else {
             closeAll()
             throw SpawnError(message: describeFailure(result, request), code: result)
         }
 
-        return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input[1],
-                            standardOutput: output[0], standardError: errorPipe[0])
+        return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input.write,
+                            standardOutput: output.read, standardError: errorPipe.read)
+    }
+
+    /// A pipe's two ends, -1 until opened. Both close-on-exec.
+    private struct Pipe {
+        var read: Int32 = -1
+        var write: Int32 = -1
+
+        /// Opens it; the read end non-blocking, or (`readNonBlocking`
+        /// false) the write end. False with errno set when it fails.
+        mutating func open(readNonBlocking: Bool) -> Bool {
+            var ends: (Int32, Int32) = (-1, -1)
+            let made = withUnsafeMutableBytes(of: &ends) { bytes in
+                csh_pipe(bytes.baseAddress!.assumingMemoryBound(to: Int32.self), readNonBlocking ? 1 : 0, readNonBlocking ? 0 : 1)
+            }
+            guard made == 0 else { return false }
+            (read, write) = ends
+            return true
+        }
     }
 
     /// How often a spawn that failed with ETXTBSY is tried again (waiting

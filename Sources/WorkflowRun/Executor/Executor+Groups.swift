@@ -152,7 +152,7 @@ extension WorkflowExecutor {
         let schedule = foreach.rate.map { rate in
             LaneRun.Schedule(due: { index in Self.due(index, from: groupStart, rate: rate) }, clock: timers)
         }
-        let lean = leanIterations(of: foreach, in: context)
+        let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
         let run = LaneRun(
             count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart, schedule: schedule,
             skipListed: RunRecorder.recordsPerLabel,
@@ -160,17 +160,12 @@ extension WorkflowExecutor {
             start: { [self] index, scope in
                 var iteration = iteration(index)
                 if let lean, lean.isPast() {
-                    iteration.unregistered = UnregisteredStep(
-                        id: lean.node.id + iteration.suffix, label: lean.node.label, kind: lean.step.kindName,
-                        summary: summary(of: lean.node, lean.step), key: iteration.key + [0], group: id,
-                        executor: lean.node.isProcessStep ? lean.node.attributes.placement.executor ?? .local : nil,
-                        planned: items.count != nil)
+                    iteration.unregistered = lean
                 } else {
                     registerSteps(in: foreach.body, key: iteration.key, suffix: iteration.suffix, group: id)
                     if items.count != nil { recorder.plan(-perIteration) }
                 }
-                iteration.values = ValueScope(parent: context.values, isLabelScope: true)
-                iteration.values.declare(foreach.variable, value: items[index])
+                iteration.values = ValueScope(parent: context.values, item: (foreach.variable, items[index]))
                 iteration.cancel = scope
                 iteration.selection = nil
                 // Its first step's latency runs from its due moment (spec §16).
@@ -202,7 +197,8 @@ extension WorkflowExecutor {
     /// record), when nothing shows steps as they start (a console's live
     /// area), and for a process step when no report keeps output tails (a
     /// cancelled one's). nil otherwise.
-    private func leanIterations(of foreach: ForeachGroup, in context: ExecutionContext) -> LeanIterations? {
+    private func leanIterations(of foreach: ForeachGroup, planned: Bool, group: String,
+                                in context: ExecutionContext) -> LeanIterations? {
         guard observer?.showsStart(ofAttempt: 1) != true,
               foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
               case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
@@ -218,7 +214,10 @@ extension WorkflowExecutor {
         default:
             return nil
         }
-        return LeanIterations(node: node, step: step, statsKey: key, recorder: recorder)
+        let shared = UnregisteredStep(id: "", label: node.label, kind: step.kindName, summary: summary(of: node, step), key: [],
+                                      group: group, executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil,
+                                      planned: planned, statsKey: key)
+        return LeanIterations(node: node, step: step, statsKey: key, recorder: recorder, shared: shared)
     }
 
     /// How many iterations of a parallel foreach run at once: its

@@ -7,7 +7,7 @@ extension WorkflowExecutor {
     /// attempt; a step that never started is skipped.
     func runStep(_ node: Node, _ step: Step, _ context: ExecutionContext) -> Promise<Void> {
         let id = node.id + context.suffix
-        let unregistered = context.unregistered
+        let unregistered = context.unregistered?.step(id: id, key: context.key)
         guard !context.cancel.isCancelled else {
             if let unregistered {
                 recorder.finishUnregistered(unregistered, status: .skipped, startedAt: nil, duration: nil)

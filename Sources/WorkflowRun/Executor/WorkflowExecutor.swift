@@ -252,8 +252,8 @@ struct ExecutionContext: Sendable {
     var measures: [GroupMeasure] = []
     /// A foreach iteration whose one step is recorded when it ends, not
     /// registered when it starts (`leanIterations`): what its record
-    /// needs then.
-    var unregistered: UnregisteredStep? = nil
+    /// shares with the other iterations'.
+    var unregistered: LeanIterations? = nil
 }
 
 /// When an iteration was due to start (`rate`): its first step's latency

@@ -303,7 +303,7 @@ final class RunRecorder: Sendable {
         let made = record
         state.withLock { state in
             if step.planned { state.planned -= 1 }
-            if account(made, latency: latency, lateness: lateness, in: &state) {
+            if account(made, statsKey: step.statsKey, latency: latency, lateness: lateness, in: &state) {
                 state.omitted.add(made)
             } else {
                 var kept = made
@@ -354,12 +354,13 @@ final class RunRecorder: Sendable {
 
     /// Adds an ended step to its label's statistics; true when its record
     /// is counted instead of kept (under the lock).
-    private func account(_ record: StepRecord, latency: Duration?, lateness: Duration?, in state: inout State) -> Bool {
+    private func account(_ record: StepRecord, statsKey: String? = nil, latency: Duration?, lateness: Duration?,
+                         in state: inout State) -> Bool {
         let succeeded = record.status == .succeeded || record.status == .upToDate
         // Statistics per label; past 1,000 runs of a label, its records
         // are kept only for its first 1,000 failures (spec §16): millions
         // of requests hold memory flat.
-        if let key = LabelStats.key(of: record.id) {
+        if let key = statsKey ?? LabelStats.key(of: record.id) {
             let order = state.stats.count
             // One lookup: added to, and its counts read, in place.
             func add(_ stats: inout LabelStats) -> (count: Int, failed: Int) {
@@ -583,4 +584,6 @@ struct UnregisteredStep: Sendable {
     var executor: Placement.ExecutorKind?
     /// Its iteration was counted in the plan (the list's length known).
     var planned: Bool
+    /// Its statistics' key (`LabelStats.key(of: id)`), known beforehand.
+    var statsKey: String? = nil
 }

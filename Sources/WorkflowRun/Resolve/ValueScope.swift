@@ -21,12 +21,25 @@ package final class ValueScope: Sendable {
     package let isLabelScope: Bool
     /// The error a catch handles, for `{{error.*}}` and `rethrow`.
     package let caught: RunError?
+    /// A foreach iteration's item: its variable, set once, looked up
+    /// after what `declare` set here (no table made per iteration).
+    private let item: (name: String, value: String)?
     private let state = Lock(State())
 
     package init(parent: ValueScope?, isLabelScope: Bool = false, caught: RunError? = nil) {
         self.parent = parent
         self.isLabelScope = isLabelScope || parent == nil
         self.caught = caught
+        item = nil
+    }
+
+    /// A foreach iteration's scope (a label scope) with its item as
+    /// variable `item.name`.
+    package init(parent: ValueScope, item: (name: String, value: String)) {
+        self.parent = parent
+        isLabelScope = true
+        caught = nil
+        self.item = item
     }
 
     package func declare(_ name: String, value: String, secret: Bool = false) {
@@ -48,6 +61,7 @@ package final class ValueScope: Sendable {
                 state.variables[name].map { ($0, state.secretNames.contains(name)) }
             }
             if let found { return found }
+            if let item = current.item, item.name == name { return (item.value, false) }
             scope = current.parent
         }
         return nil
