@@ -59,8 +59,13 @@ struct ProcessStepRunner: Sendable {
              onNotExecutable fallback: String? = nil, adjust: RecordAdjustment? = nil) -> Promise<StepResult> {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
-        start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver, started: .now,
-              delay: .milliseconds(5))
+        // Started on a spawning thread: several children wait for their
+        // exec at once, and the caller (the executor, the event loop) goes on.
+        let started = ContinuousClock.now
+        SpawnThreads.shared.submit(alone: table.runningCount == 0) {
+            start(request, options, in: context, onNotExecutable: fallback, adjust: adjust, resolver: resolver, started: started,
+                  delay: .milliseconds(5))
+        }
         return promise
     }
 
