@@ -72,26 +72,34 @@ extension WorkflowExecutor {
 
     /// The lines of `text` (LF or CR LF) that hold more than spaces.
     static func nonEmptyLines(_ text: String) -> [String] {
-        var lines: [String] = []
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        func take(_ end: String.UTF8View.Index) {
-            var slice = bytes[start..<end]
-            if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
-            // Blank (only what `trim` removes: space, tab, CR, VT, FF): skipped.
-            guard slice.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0B && $0 != 0x0C }) else { return }
-            lines.append(String(Substring(slice)))
-        }
-        var index = start
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "\n") {
-                take(index)
-                start = bytes.index(after: index)
+        var text = text
+        // Over the bytes in place: a list of 100,000 URLs is read once per
+        // run, and each line costs a scan and one copy.
+        return text.withUTF8 { bytes in
+            var lines: [String] = []
+            var start = 0
+            func take(_ end: Int) {
+                var end = end
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                // Blank (only what `trim` removes: space, tab, CR, VT, FF): skipped.
+                var blank = true
+                for index in start..<end {
+                    let byte = bytes[index]
+                    if byte != 0x20, byte != 0x09, byte != 0x0D, byte != 0x0B, byte != 0x0C {
+                        blank = false
+                        break
+                    }
+                }
+                guard !blank else { return }
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
             }
-            index = bytes.index(after: index)
+            for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "\n") {
+                take(index)
+                start = index + 1
+            }
+            if start < bytes.count { take(bytes.count) }
+            return lines
         }
-        if start < bytes.endIndex { take(bytes.endIndex) }
-        return lines
     }
 }
 
