@@ -299,32 +299,26 @@ final class HTTP1Hop: HopHandle {
     private func writeHead() {
         var head: [UInt8] = []
         head.reserveCapacity(256)
-        /// Appends a string's bytes in one copy (not byte by byte).
-        func add(_ text: String) {
-            if text.utf8.withContiguousStorageIfAvailable({ head.append(contentsOf: $0) }) == nil { head += text.utf8 }
-        }
-        func endLine() {
-            head.append(0x0D)
-            head.append(0x0A)
-        }
-        add(request.method)
+        Self.add(request.method, to: &head)
         head.append(0x20)
-        add(request.url.target)
-        add(" HTTP/1.1\r\n")
+        Self.add(request.url.target, to: &head)
+        Self.add(" HTTP/1.1\r\n", to: &head)
         if request.host?.isEmpty != true {
-            add("Host: ")
-            add(request.host ?? request.url.authority)
-            endLine()
+            Self.add("Host: ", to: &head)
+            Self.add(request.host ?? request.url.authority, to: &head)
+            Self.endLine(&head)
         }
+        var closes = false
         for (name, value) in request.headers {
-            if name.utf8.count == 10, name.equalsLowercase("connection"), value.lowercased().contains("close") { closesConnection = true }
-            add(name)
+            if name.utf8.count == 10, name.equalsLowercase("connection"), value.lowercased().contains("close") { closes = true }
+            Self.add(name, to: &head)
             head.append(UInt8(ascii: ":"))
             head.append(0x20)
-            add(value)
-            endLine()
+            Self.add(value, to: &head)
+            Self.endLine(&head)
         }
-        endLine()
+        if closes { closesConnection = true }
+        Self.endLine(&head)
         switch request.body {
         case .none:
             break
@@ -341,6 +335,16 @@ final class HTTP1Hop: HopHandle {
         output = head
         outputOffset = 0
         sentAll = false
+    }
+
+    /// Appends a string's bytes in one copy (not byte by byte).
+    private static func add(_ text: String, to head: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ head.append(contentsOf: $0) }) == nil { head += text.utf8 }
+    }
+
+    private static func endLine(_ head: inout [UInt8]) {
+        head.append(0x0D)
+        head.append(0x0A)
     }
 
     private func flush() {

@@ -328,14 +328,16 @@ final class HTTPExchange: HopDelegate {
         self.file = nil
         let body = self.body
         self.body = []
-        let step = self.step, saveTarget = self.saveTarget, resolver = self.resolver, received = self.received
+        // What the settling reads of the step, not the whole request.
+        let expectations = step.expectations, captures = step.captures, method = step.method, url = step.url
+        let saveTarget = self.saveTarget, resolver = self.resolver, received = self.received
         let settle: @Sendable () -> Void = {
             var result = partial
             result.body = file == nil
                 ? CapturedText(text: BodyText.decode(body, contentType: contentType), totalBytes: body.count)
                 : CapturedText(text: "", totalBytes: Int(received))
             do {
-                try ExpectationEvaluator.checkHTTP(&result, expectations: step.expectations, captures: step.captures,
+                try ExpectationEvaluator.checkHTTP(&result, expectations: expectations, captures: captures,
                                                    savedTo: file == nil ? nil : saveTarget)
             } catch {
                 if let file {
@@ -350,7 +352,7 @@ final class HTTPExchange: HopDelegate {
                     try FileSystem.commit(file.fd, temporary: file.path, to: saveTarget)
                 } catch {
                     unlink(file.path)
-                    resolver.reject(StepFailure(.file, "\(step.label): save \(error)", result: result))
+                    resolver.reject(StepFailure(.file, "\(method.rawValue) \(url): save \(error)", result: result))
                     return
                 }
                 result.path = saveTarget
