@@ -37,7 +37,7 @@ build_stepsbench() {
 build_spawn_ceiling() {
     spawn_ceiling="$work/spawn-ceiling"
     cc -O2 -I "$repo/Sources/CSystemShims/include" -o "$spawn_ceiling" \
-        "$here/spawn-ceiling.c" "$repo/Sources/CSystemShims/shims.c"
+        "$here/spawn-ceiling.c" "$repo/Sources/CSystemShims/shims.c" -lpthread
 }
 
 # Starts nginx on 127.0.0.1 (a free port) serving $work/www; sets $port.

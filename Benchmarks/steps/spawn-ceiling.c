@@ -13,16 +13,24 @@
  * stderr (read ends non-blocking), the child's pidfd and both pipes in
  * epoll, the output read until both pipes close, the exit read without
  * reaping, then the reap, and the next child started at once. It is the
- * ceiling for promise-run's process steps: no runner that keeps the two
- * streams apart can be faster.
+ * floor for a runner that keeps the two streams apart and starts its
+ * children from one thread (issue 29's anchor).
+ *
+ * `capture-threads N` is the same with the starts handed to N threads
+ * (as promise-run's spawning threads do, Sources/Steps/Process/
+ * SpawnThreads.swift): a start holds its thread until the child's exec,
+ * and on a loaded machine that is mostly the child's wait for a core, so
+ * one starting thread sets the pace. It is the floor for that design.
  *
  *   cc -O2 -I ../../Sources/CSystemShims/include -o spawn-ceiling \
- *       spawn-ceiling.c ../../Sources/CSystemShims/shims.c && ./spawn-ceiling 1000 8 [posix|capture]
+ *       spawn-ceiling.c ../../Sources/CSystemShims/shims.c -lpthread \
+ *       && ./spawn-ceiling 1000 8 [posix|capture|capture-threads N]
  */
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -116,15 +124,99 @@ static int capture(int count, int concurrency, char **arguments) {
     return failed == 0 ? 0 : 1;
 }
 
+/* capture-threads: the slots free to start a child in, handed to the
+ * starting threads. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    int *free_slots, free_count, started, count, epoll, error;
+    struct running *children;
+    char **arguments;
+} starts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void *starting_thread(void *unused) {
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&starts.lock);
+        while (starts.free_count == 0 && starts.started < starts.count) pthread_cond_wait(&starts.ready, &starts.lock);
+        if (starts.started >= starts.count) {
+            pthread_mutex_unlock(&starts.lock);
+            return NULL;
+        }
+        int slot = starts.free_slots[--starts.free_count];
+        starts.started++;
+        pthread_mutex_unlock(&starts.lock);
+        if (start(starts.epoll, &starts.children[slot], starts.arguments) != 0) starts.error = 1;
+    }
+}
+
+static void free_slot(int slot) {
+    pthread_mutex_lock(&starts.lock);
+    starts.free_slots[starts.free_count++] = slot;
+    pthread_cond_signal(&starts.ready);
+    pthread_mutex_unlock(&starts.lock);
+}
+
+static int capture_threads(int count, int concurrency, int threads, char **arguments) {
+    starts.epoll = epoll_create1(EPOLL_CLOEXEC);
+    starts.children = calloc((size_t)concurrency, sizeof *starts.children);
+    starts.free_slots = calloc((size_t)concurrency, sizeof(int));
+    starts.count = count;
+    starts.arguments = arguments;
+    for (int i = 0; i < concurrency; i++) starts.free_slots[starts.free_count++] = i;
+    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
+    for (int i = 0; i < threads; i++) pthread_create(&ids[i], NULL, starting_thread, NULL);
+    int finished = 0, failed = 0;
+    char buffer[65536];
+    struct epoll_event events[64];
+    while (finished < count && !starts.error) {
+        int ready = epoll_wait(starts.epoll, events, 64, -1);
+        if (ready < 0 && errno == EINTR) continue;
+        for (int e = 0; e < ready; e++) {
+            struct running *child = (struct running *)(uintptr_t)(events[e].data.u64 >> 2);
+            int which = (int)(events[e].data.u64 & 3);
+            if (which == 0) {
+                if (child->pidfd < 0) continue;
+                int code, status;
+                if (csh_peek_exit(child->pid, &code, &status) != 1) continue;
+                if (code != CLD_EXITED || status != 0) failed++;
+                epoll_ctl(starts.epoll, EPOLL_CTL_DEL, child->pidfd, NULL);
+                close(child->pidfd);
+                child->pidfd = -1;
+                child->exited = 1;
+            } else {
+                int *fd = which == 1 ? &child->out : &child->err;
+                if (*fd < 0) continue;
+                ssize_t got = read(*fd, buffer, sizeof buffer);
+                if (got > 0) child->bytes += got;
+                else if (got == 0 || errno != EAGAIN) forget(starts.epoll, fd, child);
+            }
+            if (child->exited && child->open_pipes == 0 && child->pid > 0) {
+                int status;
+                waitpid(child->pid, &status, 0);
+                child->pid = 0;
+                finished++;
+                free_slot((int)(child - starts.children));
+            }
+        }
+    }
+    pthread_mutex_lock(&starts.lock);
+    pthread_cond_broadcast(&starts.ready);
+    pthread_mutex_unlock(&starts.lock);
+    for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
+    return failed == 0 && !starts.error ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: spawn-ceiling COUNT CONCURRENCY [posix]\n");
+        fprintf(stderr, "usage: spawn-ceiling COUNT CONCURRENCY [posix|capture|capture-threads N]\n");
         return 2;
     }
     int count = atoi(argv[1]), concurrency = atoi(argv[2]);
     int posix = argc > 3 && strcmp(argv[3], "posix") == 0;
     char *arguments[] = {"true", NULL};
     if (argc > 3 && strcmp(argv[3], "capture") == 0) return capture(count, concurrency, arguments);
+    if (argc > 4 && strcmp(argv[3], "capture-threads") == 0) return capture_threads(count, concurrency, atoi(argv[4]), arguments);
 
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
