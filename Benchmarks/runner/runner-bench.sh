@@ -38,7 +38,7 @@ echo "## 1,000 true process steps, concurrency 8"
 seq 1000 > numbers
 hyperfine --warmup 3 --runs 20 --export-markdown processes.md \
     -n "C clone loop, as promise-run spawns (no runner: the ceiling)" "$spawn_ceiling 1000 8" \
-    -n "C runner: output captured, pipes and pidfds in epoll (the ceiling for a runner)" "$spawn_ceiling 1000 8 capture" \
+    -n "C runner: output captured, pipes and pidfds in epoll (one starting thread)" "$spawn_ceiling 1000 8 capture" \
     -n "C posix_spawn loop" "$spawn_ceiling 1000 8 posix" \
     -n "promise-run -j 8 (sh \"true\": exec'd directly)" "$bin -q -j 8 trues.workflow" \
     -n "promise-run -j 8 (sh \"true;\": through /bin/sh)" "$bin -q -j 8 sh-trues.workflow" \
