@@ -78,6 +78,35 @@ static int start(int epoll, struct running *child, char **arguments) {
     return 0;
 }
 
+/* One epoll event of the capture modes: output read, or the exit noted
+ * (without reaping). Returns the child once it is over (exited, both
+ * pipes closed) and reaped, else NULL. */
+static struct running *handle(int epoll, struct epoll_event *event, char *buffer, size_t size, int *failed) {
+    struct running *child = (struct running *)(uintptr_t)(event->data.u64 >> 2);
+    int which = (int)(event->data.u64 & 3);
+    if (which == 0) {
+        if (child->pidfd < 0) return NULL;
+        int code, status;
+        if (csh_peek_exit(child->pid, &code, &status) != 1) return NULL;
+        if (code != CLD_EXITED || status != 0) (*failed)++;
+        epoll_ctl(epoll, EPOLL_CTL_DEL, child->pidfd, NULL);
+        close(child->pidfd);
+        child->pidfd = -1;
+        child->exited = 1;
+    } else {
+        int *fd = which == 1 ? &child->out : &child->err;
+        if (*fd < 0) return NULL;
+        ssize_t got = read(*fd, buffer, size);
+        if (got > 0) child->bytes += got;
+        else if (got == 0 || errno != EAGAIN) forget(epoll, fd, child);
+    }
+    if (!child->exited || child->open_pipes != 0 || child->pid <= 0) return NULL;
+    int status;
+    waitpid(child->pid, &status, 0);
+    child->pid = 0;
+    return child;
+}
+
 static int capture(int count, int concurrency, char **arguments) {
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     struct running *children = calloc((size_t)concurrency, sizeof *children);
@@ -91,33 +120,12 @@ static int capture(int count, int concurrency, char **arguments) {
         int ready = epoll_wait(epoll, events, 64, -1);
         if (ready < 0 && errno == EINTR) continue;
         for (int e = 0; e < ready; e++) {
-            struct running *child = (struct running *)(uintptr_t)(events[e].data.u64 >> 2);
-            int which = (int)(events[e].data.u64 & 3);
-            if (which == 0) {
-                if (child->pidfd < 0) continue;
-                int code, status;
-                if (csh_peek_exit(child->pid, &code, &status) != 1) continue;
-                if (code != CLD_EXITED || status != 0) failed++;
-                epoll_ctl(epoll, EPOLL_CTL_DEL, child->pidfd, NULL);
-                close(child->pidfd);
-                child->pidfd = -1;
-                child->exited = 1;
-            } else {
-                int *fd = which == 1 ? &child->out : &child->err;
-                if (*fd < 0) continue;
-                ssize_t got = read(*fd, buffer, sizeof buffer);
-                if (got > 0) child->bytes += got;
-                else if (got == 0 || errno != EAGAIN) forget(epoll, fd, child);
-            }
-            if (child->exited && child->open_pipes == 0 && child->pid > 0) {
-                int status;
-                waitpid(child->pid, &status, 0);
-                child->pid = 0;
-                finished++;
-                if (started < count) {
-                    if (start(epoll, child, arguments) != 0) return 1;
-                    started++;
-                }
+            struct running *child = handle(epoll, &events[e], buffer, sizeof buffer, &failed);
+            if (child == NULL) continue;
+            finished++;
+            if (started < count) {
+                if (start(epoll, child, arguments) != 0) return 1;
+                started++;
             }
         }
     }
@@ -132,7 +140,7 @@ static struct {
     int *free_slots, free_count, started, count, epoll, error;
     struct running *children;
     char **arguments;
-} starts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+} starts = {.lock = PTHREAD_MUTEX_INITIALIZER, .ready = PTHREAD_COND_INITIALIZER};
 
 static void *starting_thread(void *unused) {
     (void)unused;
@@ -173,31 +181,10 @@ static int capture_threads(int count, int concurrency, int threads, char **argum
         int ready = epoll_wait(starts.epoll, events, 64, -1);
         if (ready < 0 && errno == EINTR) continue;
         for (int e = 0; e < ready; e++) {
-            struct running *child = (struct running *)(uintptr_t)(events[e].data.u64 >> 2);
-            int which = (int)(events[e].data.u64 & 3);
-            if (which == 0) {
-                if (child->pidfd < 0) continue;
-                int code, status;
-                if (csh_peek_exit(child->pid, &code, &status) != 1) continue;
-                if (code != CLD_EXITED || status != 0) failed++;
-                epoll_ctl(starts.epoll, EPOLL_CTL_DEL, child->pidfd, NULL);
-                close(child->pidfd);
-                child->pidfd = -1;
-                child->exited = 1;
-            } else {
-                int *fd = which == 1 ? &child->out : &child->err;
-                if (*fd < 0) continue;
-                ssize_t got = read(*fd, buffer, sizeof buffer);
-                if (got > 0) child->bytes += got;
-                else if (got == 0 || errno != EAGAIN) forget(starts.epoll, fd, child);
-            }
-            if (child->exited && child->open_pipes == 0 && child->pid > 0) {
-                int status;
-                waitpid(child->pid, &status, 0);
-                child->pid = 0;
-                finished++;
-                free_slot((int)(child - starts.children));
-            }
+            struct running *child = handle(starts.epoll, &events[e], buffer, sizeof buffer, &failed);
+            if (child == NULL) continue;
+            finished++;
+            free_slot((int)(child - starts.children));
         }
     }
     pthread_mutex_lock(&starts.lock);

@@ -64,16 +64,10 @@ package final class Pacer: PromiseClock, @unchecked Sendable {
     }
 
     private func startThread() {
-        var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { argument in
-            let pacer = Unmanaged<Pacer>.fromOpaque(argument!).takeUnretainedValue()
-            csh_name_thread("pr-pacer")
+        startDetachedThread(named: "pr-pacer") { [self] in
             csh_set_timer_slack(1_000)
-            pacer.run()
-            return nil
-        }, Unmanaged.passUnretained(self).toOpaque())
-        precondition(made == 0, "pthread_create: \(systemReason(made))")
-        pthread_detach(thread)
+            run()
+        }
     }
 
     private func run() {

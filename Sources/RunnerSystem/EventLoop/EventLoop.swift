@@ -63,15 +63,7 @@ package final class EventLoop: Sendable {
     private func startThread() {
         guard !threadStarted.load(ordering: .acquiring),
               threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { argument in
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box.toOpaque())
-        precondition(made == 0, "pthread_create: \(systemReason(made))")
-        pthread_detach(thread)
+        startDetachedThread(named: "promise-run.io") { [self] in run() }
     }
 
     /// Whether the caller runs on the loop thread.
@@ -141,7 +133,6 @@ package final class EventLoop: Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
-        csh_name_thread("promise-run.io")
         var events = [csh_event](repeating: csh_event(), count: 64)
         while true {
             let timeout = millisecondsToNextTimer()

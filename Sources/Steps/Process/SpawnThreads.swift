@@ -1,4 +1,3 @@
-import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
@@ -66,25 +65,12 @@ final class SpawnThreads: Sendable {
             return !queue.threadsStarted
         }
         if startThreads {
-            for index in 0..<count { startThread(index) }
+            for _ in 0..<count { startDetachedThread(named: "pr-spawn") { [self] in run() } }
         }
         ready.signal()
     }
 
-    private func startThread(_ index: Int) {
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { argument in
-            let threads = Unmanaged<SpawnThreads>.fromOpaque(argument!).takeRetainedValue()
-            threads.run()
-            return nil
-        }, box.toOpaque())
-        precondition(made == 0, "pthread_create: \(systemReason(made))")
-        pthread_detach(thread)
-    }
-
     private func run() {
-        csh_name_thread("promise-run.spawn")
         while true {
             ready.wait()
             let start: Start? = queue.withLock { queue in
