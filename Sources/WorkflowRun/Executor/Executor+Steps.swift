@@ -27,23 +27,6 @@ extension WorkflowExecutor {
         let retried = (node.attributes.retry?.count ?? 0) > 0
         let attemptsAllowed = (node.attributes.retry?.count ?? 0) + 1
         let timeout = node.attributes.timeout
-        let attempts = withRetry(node.attributes.retry, timeout: timeout, in: context) { [self] number in
-            let attempt = runAttempt(node, step, id, context)
-            guard retried else { return attempt }
-            // Each attempt is kept for the reports: when it started, how
-            // it ended and why (and the wait a Retry-After asked for).
-            return attempt.tap { [self] outcome in
-                switch outcome {
-                case .fulfilled(let result):
-                    recorder.attemptEnded(id, status: .succeeded, result: result)
-                case .rejected(let error):
-                    let wait = number < attemptsAllowed ? RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) : nil
-                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait)
-                case .cancelled:
-                    recorder.attemptEnded(id, status: .cancelled)
-                }
-            }
-        }
         /// `{{label.duration}}` is the step's time over all its attempts,
         /// as the console table and the reports say (docs/language.md).
         @Sendable func overAllAttempts(_ result: StepResult) -> StepResult {
@@ -52,7 +35,9 @@ extension WorkflowExecutor {
             result.duration = elapsed
             return result
         }
-        return attempts.derive(.inline, .outcome { [self] outcome in
+        // How the step ends, for the records and the chain: applied in the
+        // attempt's own last link when there is one attempt (no promise more).
+        let finish: @Sendable (Outcome<StepResult?>) -> Outcome<Void> = { [self] outcome in
             switch outcome {
             case .fulfilled(let result):
                 if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
@@ -64,7 +49,7 @@ extension WorkflowExecutor {
                 } else {
                     recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness)
                 }
-                return .outcome(.fulfilled(()))
+                return .fulfilled(())
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
@@ -81,28 +66,53 @@ extension WorkflowExecutor {
                 } else {
                     recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness)
                 }
-                guard allowed else { return .outcome(.rejected(runError)) }
+                guard allowed else { return .rejected(runError) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).
                 if let label = node.label, let result = failure.result { context.values.store(overAllAttempts(result), label: label) }
-                return .outcome(.fulfilled(()))
+                return .fulfilled(())
             case .cancelled:
                 if let unregistered {
                     // Let start (its slot is free at once, see leanIterations).
                     recorder.finishUnregistered(unregistered, status: .cancelled, startedAt: startedAt, duration: clock.now() - ready)
-                    return .outcome(.cancelled)
+                    return .cancelled
                 }
                 let started = recorder.status(of: id) == .running
                 recorder.finish(id, status: started ? .cancelled : .skipped)
-                return .outcome(.cancelled)
+                return .cancelled
             }
-        })
+        }
+        guard retried else { return runAttempt(node, step, id, context, finishing: finish) }
+        let attempts = withRetry(node.attributes.retry, timeout: timeout, in: context) { [self] number in
+            let attempt = runAttempt(node, step, id, context) { $0 }
+            // Each attempt is kept for the reports: when it started, how
+            // it ended and why (and the wait a Retry-After asked for).
+            return attempt.tap { [self] outcome in
+                switch outcome {
+                case .fulfilled(let result):
+                    recorder.attemptEnded(id, status: .succeeded, result: result)
+                case .rejected(let error):
+                    let wait = number < attemptsAllowed ? RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) : nil
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait)
+                case .cancelled:
+                    recorder.attemptEnded(id, status: .cancelled)
+                }
+            }
+        }
+        return attempts.derive(.inline, .outcome { .outcome(finish($0)) })
     }
 
     /// One attempt. Steps that reach outside wait for their slot (`-j`,
     /// `--http-connections`) first: a waiting step is not running, and its
     /// timeout has not started.
-    private func runAttempt(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext) -> Promise<StepResult?> {
+    ///
+    /// - Parameter finishing: how the attempt's outcome ends its promise,
+    ///   applied in the attempt's last link (the step's end, when it has
+    ///   one attempt).
+    private func runAttempt<Output: Sendable>(
+        _ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
+        finishing: @escaping @Sendable (Outcome<StepResult?>) -> Outcome<Output>
+    ) -> Promise<Output> {
         switch step {
         case .log(let template):
             return firstly { () throws(RunError) -> Promise<StepResult?> in
@@ -111,13 +121,13 @@ extension WorkflowExecutor {
                 recorder.logged(id, message: text)
                 observer?.log(text, step: id)
                 return Promise(value: nil)
-            }
+            }.derive(.inline, .outcome { .outcome(finishing($0)) })
         case .fail(let template):
             return firstly { () throws -> Promise<StepResult?> in
                 recorder.start(id)
                 let text = try interpolator.render(template, in: context.values, stepID: id)
                 throw StepFailure(.fail, text)
-            }
+            }.derive(.inline, .outcome { .outcome(finishing($0)) })
         case .rethrow:
             return firstly { () throws -> Promise<StepResult?> in
                 recorder.start(id)
@@ -126,22 +136,24 @@ extension WorkflowExecutor {
                 }
                 caught.passedOnBy.append(id)
                 throw caught
-            }
+            }.derive(.inline, .outcome { .outcome(finishing($0)) })
         case .sleep(let duration):
             recorder.start(id)
             let sleeping = after(duration, clock: clock)
-            return cancellable(sleeping, timeout: node.attributes.timeout, in: context) { _ in nil }
+            return cancellable(sleeping, timeout: node.attributes.timeout, in: context, finishing: finishing) { _ in nil }
         case .shell, .exec, .http, .file:
-            guard let (slots, count) = slotDemand(node, step) else { return start(node, step, id, context, release: nil) }
+            guard let (slots, count) = slotDemand(node, step) else {
+                return start(node, step, id, context, release: nil, finishing: finishing)
+            }
             // Free slots (a group's limit at or under them): taken at once,
             // with no claim and no promise to wait on.
             if let taken = slots.take(count: count) {
-                return start(node, step, id, context, release: { slots.giveBack(taken) })
+                return start(node, step, id, context, release: { slots.giveBack(taken) }, finishing: finishing)
             }
             let lease = slots.lease(count: count, in: context.cancel)
             return lease.granted.then { [self] () -> Promise<StepResult?> in
-                start(node, step, id, context, release: nil)
-            }.ensure { lease.release() }
+                start(node, step, id, context, release: nil) { $0 }
+            }.ensure { lease.release() }.derive(.inline, .outcome { .outcome(finishing($0)) })
         }
     }
 
@@ -166,12 +178,13 @@ extension WorkflowExecutor {
     /// recorded as started, run (from the store or the shared cache when
     /// it is up to date), cancellable. `release` (the slots taken without
     /// a claim) runs exactly once, as the attempt ends.
-    private func start(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
-                       release: (@Sendable () -> Void)?) -> Promise<StepResult?> {
+    private func start<Output: Sendable>(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
+                                         release: (@Sendable () -> Void)?,
+                                         finishing: @escaping @Sendable (Outcome<StepResult?>) -> Outcome<Output>) -> Promise<Output> {
         // The group may have been cancelled while this step waited.
         guard !context.cancel.isCancelled else {
             release?()
-            return .cancelled()
+            return Promise(outcome: finishing(.cancelled))
         }
         let resolved: ResolvedStep
         do {
@@ -179,7 +192,7 @@ extension WorkflowExecutor {
         } catch {
             release?()
             if context.unregistered == nil { recorder.start(id) }
-            return Promise(error: error)
+            return Promise(outcome: finishing(.rejected(error)))
         }
         if context.unregistered == nil { recorder.start(id, resolved: resolved) }
         let running: Promise<StepResult>
@@ -188,9 +201,9 @@ extension WorkflowExecutor {
             running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
         } catch {
             release?()
-            return Promise(error: error)
+            return Promise(outcome: finishing(.rejected(error)))
         }
-        return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release) { $0 }
+        return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release, finishing: finishing) { $0 }
     }
 
     /// A process step with `sources` (spec §13): its stored result when it
@@ -255,11 +268,14 @@ extension WorkflowExecutor {
 
     /// Cancels `work` when the scope is cancelled or its timeout expires; a
     /// timeout becomes a failure of kind `timeout` once the work stopped.
-    /// Its value goes through `transform` (in the same link of the chain).
-    /// `ending` runs first when the work ends, in that same link.
-    private func cancellable<Value, Output>(_ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext,
-                                            ending: (@Sendable () -> Void)? = nil,
-                                            _ transform: @escaping @Sendable (Value) -> Output) -> Promise<Output> {
+    /// Its value goes through `transform`, and the outcome through
+    /// `finishing` (in the same link of the chain). `ending` runs first
+    /// when the work ends, in that same link.
+    private func cancellable<Value, Output: Sendable>(
+        _ work: Promise<Value>, timeout: Duration?, in context: ExecutionContext, ending: (@Sendable () -> Void)? = nil,
+        finishing: @escaping @Sendable (Outcome<StepResult?>) -> Outcome<Output>,
+        _ transform: @escaping @Sendable (Value) -> StepResult?
+    ) -> Promise<Output> {
         let registration = context.cancel.onCancel { work.cancel() }
         // Most steps have no timeout: no flag, no timer.
         let flag = timeout == nil ? nil : TimeoutFlag()
@@ -274,9 +290,9 @@ extension WorkflowExecutor {
             timer?.cancel()
             context.cancel.removeHandler(registration)
             if let timeout, let flag, flag.fired, !outcome.isFulfilled {
-                return .outcome(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))")))
+                return .outcome(finishing(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))"))))
             }
-            return .outcome(outcome.map(transform))
+            return .outcome(finishing(outcome.map(transform)))
         })
     }
 
