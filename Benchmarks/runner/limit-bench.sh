@@ -13,8 +13,8 @@
 #      (output captured, pidfds and pipes in epoll) and `xargs -P8 -I{}`;
 #      beside them the same C runner with its starts on 4 threads;
 #   5. a run of 50 steps that are all up to date (`sources`/`generates`)
-#      against `make -s` on the same 50 rules, median of 30, one fixed
-#      environment (`env -i`);
+#      against `make -s` on the same 50 rules, median of 30 (three rounds
+#      of 10, the commands in turn), one fixed environment (`env -i`);
 #   6. `--version` against make's no-op.
 #
 #   Benchmarks/runner/limit-bench.sh [runs]
@@ -108,14 +108,32 @@ echo "**ratio (promise-run / C runner): $(ratio "$(stat_of spawn.json 1 mean)" "
 echo "promise-run / the C runner with 4 starting threads (the floor for its design): $(ratio "$(stat_of spawn.json 1 mean)" "$(stat_of spawn.json 2 mean)")x by means"
 
 echo
-echo "## 5. 50 up-to-date steps against make -s (30 runs, env -i)"
+echo "## 5. 50 up-to-date steps against make -s (30 runs each: 3 rounds of 10, taken in turn; env -i)"
 fixed=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$work")
 (cd noop && "${fixed[@]}" "$bin" -q build.workflow >/dev/null && "${fixed[@]}" make -s >/dev/null)
-hyperfine --warmup 5 --runs 30 -N --export-json noop.json --export-markdown noop.md \
-    -n "promise-run -q build.workflow (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work $bin -q noop/build.workflow" \
-    -n "make -s -C noop (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work make -s -C noop" \
-    -n "promise-run --version" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work $bin --version" >&2
-cat noop.md
+# Runs of a few milliseconds move with the machine's state (the rows
+# before leave it warm or busy): the commands take turns in three rounds,
+# so that a drift reaches each of them alike; the medians are over all 30.
+for round in 1 2 3; do
+    hyperfine --warmup 3 --runs 10 -N --export-json "noop$round.json" \
+        -n "promise-run -q build.workflow (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work $bin -q noop/build.workflow" \
+        -n "make -s -C noop (50 up to date)" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work make -s -C noop" \
+        -n "promise-run --version" "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=$work $bin --version" >&2
+done
+python3 - <<'PY'
+import json, statistics
+rounds = [json.load(open(f"noop{r}.json"))["results"] for r in (1, 2, 3)]
+merged = []
+for index, first in enumerate(rounds[0]):
+    times = [t for results in rounds for t in results[index]["times"]]
+    merged.append({"command": first["command"], "times": times, "mean": statistics.mean(times)})
+json.dump({"results": merged}, open("noop.json", "w"))
+print("| Command | Median [ms] | Mean [ms] | Min [ms] | Max [ms] |")
+print("|:---|---:|---:|---:|---:|")
+for row in merged:
+    t = row["times"]
+    print(f"| `{row['command']}` | {statistics.median(t) * 1000:.2f} | {statistics.mean(t) * 1000:.2f} | {min(t) * 1000:.2f} | {max(t) * 1000:.2f} |")
+PY
 echo
 echo "medians: promise-run $(python3 -c "print(f'{$(stat_of noop.json 0 median) * 1000:.2f}')") ms, make $(python3 -c "print(f'{$(stat_of noop.json 1 median) * 1000:.2f}')") ms, --version $(python3 -c "print(f'{$(stat_of noop.json 2 median) * 1000:.2f}')") ms"
 echo "**no-op ratio (promise-run / make, medians): $(ratio "$(stat_of noop.json 0 median)" "$(stat_of noop.json 1 median)")x** (goal ≤ 2x)"
