@@ -44,6 +44,21 @@ package struct FileSystem: Sendable {
     }
 
     package static func isDirectory(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFDIR }
+    package static func isRegularFile(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFREG }
+
+    /// What is there, for messages: `a folder`, `a FIFO`, `a character device`...
+    package static func kindName(_ info: stat) -> String {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return "a file"
+        case S_IFDIR: return "a folder"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
     package static func isSymbolicLink(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFLNK }
 
     /// Whether anything (following links) is at `path`.
@@ -82,7 +97,11 @@ package struct FileSystem: Sendable {
     /// `durable: false` skips the flushes (the incremental store: an entry
     /// lost in a crash only means running the step again): a reader still
     /// never sees a part.
+    /// Only a regular file or a link is replaced: a device, a FIFO, a
+    /// socket or a folder at `path` is refused (as root, a rename over
+    /// `/dev/null` would replace the system's).
     package func writeAtomically(_ path: String, contents: UnsafeRawBufferPointer, durable: Bool = true) throws {
+        try Self.checkReplaceable(path)
         let folder = Paths.parent(of: path)
         try makeDirectories(folder)
         let (temporary, fd) = try Self.createTemporaryFile(near: path)
@@ -104,13 +123,61 @@ package struct FileSystem: Sendable {
         }
     }
 
-    /// Adds to the end of the file (made if missing, with its folders).
+    /// Throws unless what is at `path` may be replaced by a rename: nothing,
+    /// a regular file or a link.
+    package static func checkReplaceable(_ path: String) throws {
+        if let info = try linkInfo(path), !isRegularFile(info), !isSymbolicLink(info) {
+            throw FileError(path, reason: "is \(kindName(info)); only a regular file is replaced")
+        }
+    }
+
+    /// Adds to the end of the file (made if missing, with its folders),
+    /// through a link to its target. A character device (`/dev/stderr`)
+    /// is written as it is; a FIFO only while it has a reader, waiting for
+    /// room without blocking, so that cancelling stops it; a folder, a
+    /// block device or a socket is refused.
     package func append(_ path: String, contents: UnsafeRawBufferPointer) throws {
         try makeDirectories(Paths.parent(of: path))
-        let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666) }
-        guard fd >= 0 else { throw FileError(path) }
+        let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o666) }
+        guard fd >= 0 else {
+            if errno == ENXIO { throw FileError(path, reason: "is a FIFO that nothing reads") }
+            throw FileError(path)
+        }
         defer { close(fd) }
-        try writeAll(fd, contents, path: path)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFCHR:
+            // Writes to these do not wait for a reader.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            try writeAll(fd, contents, path: path)
+        case S_IFIFO:
+            try writeAllWaiting(fd, contents, path: path)
+        default:
+            throw FileError(path, reason: "is \(Self.kindName(info)); file append writes to files, character devices and FIFOs")
+        }
+    }
+
+    /// Writes to a non-blocking descriptor, waiting for room a tenth of a
+    /// second at a time and looking at `cancelled` between waits.
+    private func writeAllWaiting(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            try checkCancelled()
+            let written = write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, Self.chunkSize))
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN:
+                var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&waiting, 1, 100)
+            case EPIPE: throw FileError(path, reason: "its reader went away")
+            default: throw FileError(path)
+            }
+        }
     }
 
     /// A new, empty file next to `path` named `.NAME.XXXXXX.tmp`, open for writing.

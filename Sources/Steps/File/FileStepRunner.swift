@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import PromiseEngine
 import WorkflowModel
 import RunnerSystem
@@ -38,7 +39,7 @@ struct FileStepRunner: Sendable {
         }
         switch operation {
         case .write(let target, let content):
-            let file = path(target)
+            let file = try FileSystem.followingLinks(path(target))
             var text = content
             try text.withUTF8 { try fileSystem.writeAtomically(file, contents: UnsafeRawBufferPointer($0)) }
             return StepResult(path: file)
@@ -49,6 +50,11 @@ struct FileStepRunner: Sendable {
             return StepResult(path: file)
         case .read(let target):
             let file = path(target)
+            // A FIFO or a terminal would hold the step past its timeout.
+            var info = stat()
+            if stat(file, &info) == 0, !FileSystem.isRegularFile(info) {
+                throw FileError(file, reason: "is \(FileSystem.kindName(info)); file read reads regular files")
+            }
             let bytes = try fileSystem.read(file, limit: readLimit)
             return StepResult(path: file, content: String(decoding: bytes, as: UTF8.self))
         case .copy(let from, let to):
@@ -63,6 +69,8 @@ struct FileStepRunner: Sendable {
             return StepResult(path: destination)
         case .delete(let target):
             let file = path(target)
+            // The executor refuses more (DeleteGuard); the root never goes.
+            guard Paths.normalized(file) != "/" else { throw FileError(file, reason: "refused: the root folder") }
             try fileSystem.delete(file)
             return StepResult(path: file)
         case .mkdir(let target):

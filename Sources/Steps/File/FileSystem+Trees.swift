@@ -35,17 +35,41 @@ extension FileSystem {
             }
         } else if Self.isSymbolicLink(info) {
             let target = try Self.linkTarget(source)
+            try Self.checkReplaceable(destination)
             if let existing = try Self.linkInfo(destination), !Self.isDirectory(existing) { unlink(destination) }
             guard symlink(target, destination) == 0 else { throw FileError(destination) }
-        } else {
+        } else if Self.isRegularFile(info) {
             try copyFile(source, mode: info.st_mode & 0o7777, to: destination)
+        } else {
+            throw FileError(source, reason: "is \(Self.kindName(info)); file copy copies files, links and folders")
         }
     }
 
+    /// Where a write to `path` lands: the path itself, or, when it is a
+    /// symbolic link, the file the link leads to (made if missing), as a
+    /// shell's `>` writes. The link stays a link.
+    static func followingLinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            guard let info = try linkInfo(current), isSymbolicLink(info) else { return current }
+            let target = try linkTarget(current)
+            current = Paths.absolute(target, from: Paths.parent(of: current))
+        }
+        throw FileError(path, reason: "too many levels of symbolic links")
+    }
+
     private func copyFile(_ source: String, mode: mode_t, to destination: String) throws {
-        let input = retryingOnInterrupt { open(source, O_RDONLY | O_CLOEXEC) }
+        // Not blocking in open: a FIFO put there since the look is refused below.
+        let input = retryingOnInterrupt { open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW) }
         guard input >= 0 else { throw FileError(source) }
         defer { close(input) }
+        var opened = stat()
+        guard fstat(input, &opened) == 0 else { throw FileError(source) }
+        guard Self.isRegularFile(opened) else {
+            throw FileError(source, reason: "is \(Self.kindName(opened)); file copy copies files, links and folders")
+        }
+        _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) & ~O_NONBLOCK)
+        try Self.checkReplaceable(destination)
         let (temporary, output) = try Self.createTemporaryFile(near: destination)
         do {
             _ = fchmod(output, mode)
@@ -78,6 +102,7 @@ extension FileSystem {
     /// Renames; across file systems, copies then deletes the source.
     func move(_ source: String, to destination: String) throws {
         guard try Self.linkInfo(source) != nil else { throw FileError(source, code: ENOENT) }
+        try Self.checkReplaceable(destination)
         try makeDirectories(Paths.parent(of: destination))
         if rename(source, destination) == 0 { return }
         let code = errno

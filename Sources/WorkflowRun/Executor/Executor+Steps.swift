@@ -198,6 +198,11 @@ extension WorkflowExecutor {
         let running: Promise<StepResult>
         do {
             let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+            if case .file(.delete(let written)) = step, case .file(.delete(let path)) = resolved,
+               let refusal = DeleteGuard.refusal(written: written, resolved: path, stepFolder: stepContext.workingDirectory,
+                                                 workflowFolder: directory) {
+                throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
+            }
             running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
         } catch {
             release?()

@@ -38,6 +38,18 @@ enum Binary {
         return try runCommand(binary.path, arguments, stdin: stdin, in: directory, environment: environment)
     }
 
+    /// Runs the binary as `run` does, killed (SIGKILL) if it has not ended
+    /// within `seconds`: a test of a hang fails instead of hanging the
+    /// suite. `ended` is false when it had to be killed.
+    static func run(_ arguments: [String], within seconds: Int, in directory: URL? = nil,
+                    environment: [String: String] = [:]) throws -> (outcome: Outcome, ended: Bool, elapsed: Duration) {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        let started = ContinuousClock.now
+        let outcome = try runCommand("/usr/bin/timeout", ["-s", "KILL", "\(seconds)", binary.path] + arguments,
+                                     in: directory, environment: environment)
+        return (outcome, !(outcome.status == 137 || outcome.status == 124), started.duration(to: .now))
+    }
+
     /// Runs any program the same way (output to files, not pipes, so that a
     /// stray grandchild cannot keep the test waiting).
     static func runCommand(_ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,

@@ -11,6 +11,11 @@ struct Workspace {
         folder = try Binary.temporaryFolder()
     }
 
+    /// A folder the caller made (and removes).
+    init(folder: URL) {
+        self.folder = folder
+    }
+
     func remove() {
         try? FileManager.default.removeItem(at: folder)
     }
