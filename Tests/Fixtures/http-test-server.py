@@ -6,10 +6,10 @@ that (self-signed) certificate instead.
 
 Routes:
   /hello                 200, "hello"
-  /retry-after?key=K&after=S[&status=N][&date=1]
+  /retry-after?key=K&after=S[&status=N][&date=1][&value=V]
                          first request of K: N (429) with Retry-After S
-                         (or an HTTP date S+1 s ahead); then 200 with the
-                         seconds since the first
+                         (or an HTTP date S+1 s ahead, or V as it is);
+                         then 200 with the seconds since the first
   /json                  200, a fixed JSON document
   /headers               200, with X-Custom and ETag headers
   /status/N              status N, body "status N"
@@ -139,7 +139,9 @@ class Handler(BaseHTTPRequestHandler):
                     RETRY_FIRST[key] = time.time()
             if first is None:
                 after = int(query.get("after", ["1"])[0])
-                if query.get("date", ["0"])[0] == "1":
+                if "value" in query:
+                    value = query["value"][0]
+                elif query.get("date", ["0"])[0] == "1":
                     value = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + after + 1))
                 else:
                     value = str(after)

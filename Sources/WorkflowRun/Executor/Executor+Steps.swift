@@ -93,7 +93,8 @@ extension WorkflowExecutor {
                     recorder.attemptEnded(id, status: .succeeded, result: result)
                 case .rejected(let error):
                     let wait = number < attemptsAllowed ? RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) : nil
-                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait)
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait?.duration)
+                    if let wait { observer?.retryWaiting(step: id, for: wait.duration, capped: wait.capped) }
                 case .cancelled:
                     recorder.attemptEnded(id, status: .cancelled)
                 }
