@@ -142,7 +142,7 @@ final class HTTPExchange: HopDelegate {
             : Self.defaultHeaders.filter { !replaced.contains($0.name.lowercased()) }
         if !stepHeaders.isEmpty { result += stepHeaders }
         if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
-            result.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
+            result.append(("Authorization", "Basic " + BasicAuthToken.of(userInfo: userInfo)))
         }
         var cookie = stepCookie
         if step.cookies, let stored = engine.cookies.header(for: hop.url, now: Self.epochSeconds()) {
@@ -401,10 +401,5 @@ final class HTTPExchange: HopDelegate {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec)
-    }
-
-    /// `%XX` escapes decoded (user info in a URL).
-    static func percentDecoded(_ text: String) -> String {
-        Filter.percentDecoded(text)
     }
 }
