@@ -170,6 +170,16 @@ final class HTTPExchange: HopDelegate {
 
     func hopHead(_ head: ResponseHead) -> Bool {
         if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
+        if redirectLimit > 0, Self.redirectStatuses.contains(head.status), let location = head.value(.location),
+           request.url.resolving(location) == nil {
+            // Followed only to http(s): `file:`, `ftp:`, `gopher:` or a
+            // URL that cannot be read is not a success of the step either.
+            self.head = head
+            let shown = location.count > 200 ? location.prefix(199) + "…" : Substring(location)
+            failure = StepFailure(.network, "\(label): the server redirected (\(head.status)) to '\(shown)', which is not "
+                                  + "an http:// or https:// URL; redirects are followed only to http and https")
+            return false
+        }
         if Self.redirectStatuses.contains(head.status), let location = head.value(.location),
            let target = request.url.resolving(location) {
             if redirects < redirectLimit {
