@@ -199,6 +199,9 @@ extension WorkflowExecutor {
         let running: Promise<StepResult>
         do {
             let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+            if let refused = NulBytes.failure(in: resolved, folder: stepContext.workingDirectory, environment: given, id: id) {
+                throw refused
+            }
             running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
         } catch {
             release?()
