@@ -206,7 +206,9 @@ final class HTTPExchange: HopDelegate {
         let hasBody = request.method != "HEAD" && head.status != 204 && head.status != 304
         expected = hasBody ? head.value(.contentLength).flatMap { Int64($0.trimmingSpaces) } : nil
         do {
-            decoder = try ContentDecoder.make(for: head.value(.contentEncoding))
+            // A step that asks for `identity` (the shared cache does) gets
+            // the bytes as they came, whatever coding the server used.
+            decoder = asksForIdentity ? nil : try ContentDecoder.make(for: head.value(.contentEncoding))
         } catch {
             failure = StepFailure(.network, "\(label): \(error.message)")
             return false
@@ -225,6 +227,11 @@ final class HTTPExchange: HopDelegate {
             return false
         }
         return true
+    }
+
+    /// Whether the step sends `Accept-Encoding: identity`: no decoding.
+    private var asksForIdentity: Bool {
+        prepared.headers.contains { $0.name.equalsLowercase("accept-encoding") && $0.value.trimmingSpaces.equalsLowercase("identity") }
     }
 
     func hopBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
