@@ -91,6 +91,35 @@ struct HTTPEndToEndTests {
         #expect(!other.contains("authorization"), "\(other)")
     }
 
+    @Test("a redirect to file:, gopher:, dict:, ftp: or no URL at all fails the step, over HTTP and HTTPS; redirects 0 keeps it")
+    func redirectsOnlyToHTTP() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let tls = try TestServers.tls()
+        let targets = ["file:///etc/passwd", "gopher://127.0.0.1:70/1x", "dict://127.0.0.1:2628/d:x", "ftp://127.0.0.1/x",
+                       "http://[::1", "https://"]
+        var workflow = ""
+        for (index, target) in targets.enumerated() {
+            let location = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
+            workflow += "plain\(index): http GET \"{{base}}/redirect-to?location=\(location)\" { allow-failure }\n"
+            workflow += "tls\(index): http GET \"\(tls.url)/redirect-to?location=\(location)\" { insecure; allow-failure }\n"
+        }
+        workflow += "asked: http GET \"{{base}}/redirect-to?location=file%3A%2F%2F%2Fetc%2Fpasswd\" { redirects 0; expect status 302 }\n"
+        let run = try run(workflow, in: space)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for (index, target) in targets.enumerated() {
+            for id in ["plain\(index)", "tls\(index)"] {
+                let error = run.error(of: id)
+                #expect(run.step(id)?["status"] as? String == "failed", "\(id) to \(target): \(run.step(id) ?? [:])")
+                #expect(error?["kind"] as? String == "network", "\(id): \(error ?? [:])")
+                #expect((error?["message"] as? String)?.contains("the server redirected (302) to '\(target)', which is not an http:// "
+                                                                 + "or https:// URL") == true, "\(id): \(error ?? [:])")
+                #expect(run.step(id)?["httpStatus"] as? Int == 302, "\(id): \(run.step(id) ?? [:])")
+            }
+        }
+        #expect(run.step("asked")?["status"] as? String == "succeeded")
+    }
+
     @Test("redirects N is honoured exactly up to 100; one more fails with kind network")
     func manyRedirects() throws {
         let space = try Workspace()

@@ -66,4 +66,39 @@ struct RetryAfterTests {
         #expect(attempts(run, "other").first?["retryAfterSeconds"] == nil)
         #expect(attempts(run, "other").count == 2)
     }
+
+    @Test("a Retry-After of years, or a date in 9999, waits at most 10 minutes, and the console says so as the wait starts")
+    func absurdWaitsCapped() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = UUID().uuidString
+        // No step timeout: only the workflow's 2 s ends the waits.
+        let (run, seconds) = try space.run("""
+        workflow "patient"
+        timeout 2s
+        parallel {
+          seconds: http GET "\(base)/retry-after?key=\(key)-s&value=99999999999999" { retry 1 }
+          date: http GET "\(base)/retry-after?key=\(key)-d&status=503&value=Fri, 31 Dec 9999 23:59:59 GMT" { retry 1 }
+        }
+        """, killedAfter: 60)
+        #expect(seconds < 30, "the run took \(seconds) s")
+        #expect(run.status != 137, "killed: \(run.stdout)\(run.stderr)")
+        for id in ["seconds", "date"] {
+            #expect(run.stdout.contains("↻ \(id): server asked to wait 10m (Retry-After capped)"), "\(run.stdout)")
+        }
+    }
+
+    @Test("a Retry-After within the step's limits is waited as asked, and the console says how long")
+    func waitShown() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "polite"
+        get: http GET "\(base)/retry-after?key=\(UUID().uuidString)&after=1" { retry 1 }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("↻ get: server asked to wait 1s (Retry-After)\n"), "\(run.stdout)")
+    }
 }

@@ -93,4 +93,44 @@ struct SecretMaskingTests {
         #expect(run.step("get")?["url"] as? String == "\(base)/echo?t=***", "\(run.step("get") ?? [:])")
         #expect(!(run.reportText ?? "").contains("ss/wd-1234"))
     }
+
+    @Test("Basic authentication made from a secret (basic-auth, a URL's user info) is masked when a server echoes it back")
+    func basicAuthenticationEchoed() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let base = try TestServers.plain()
+        let password = "Pa55-w0rd-from-var-7781"
+        let word = "env w0rd/é:42"
+        let withUser = base.replacingOccurrences(of: "http://", with: "http://ci:{{word | url}}@")
+        // The echo answers the request's path and headers; the step fails
+        // and shows it, and a log prints it whole.
+        let quiet = #"header "User-Agent" ""; header "Accept" ""; header "Accept-Encoding" ""; expect status 201; allow-failure"#
+        let summary = space.path("step-summary.md")
+        let run = try space.run("""
+        workflow "echoed"
+        secret password = "not this one"
+        secret word = "{{env.ECHO_WORD}}"
+        auth: http GET "\(base)/echo" { basic-auth "ci" "{{password}}"; \(quiet) }
+        userinfo: http GET "\(withUser)/echo?u={{word}}" { \(quiet) }
+        log "{{auth.body}}"
+        log "{{userinfo.body}}"
+        """, ["-v", "--var", "password=\(password)", "--report", "junit=junit.xml", "--report", "markdown=summary.md",
+              "--report", "html=page.html"], environment: ["ECHO_WORD": word, "GITHUB_STEP_SUMMARY": summary])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.statuses == ["auth failed", "userinfo failed", "log@6:1 succeeded", "log@7:1 succeeded"], "\(run.statuses)")
+        // What the server saw: the derived tokens were sent.
+        #expect(run.stdout.contains(#""authorization": "Basic ***""#), "\(run.stdout)")
+        var derived: [String] = [password, word]
+        for secret in [password, word] {
+            for form in [secret, secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret] {
+                derived.append(Data("ci:\(form)".utf8).base64EncodedString())
+            }
+        }
+        let shown = ["report.json", "junit.xml", "summary.md", "page.html"].map { ($0, space.read($0)) }
+            + [("stdout", run.stdout), ("stderr", run.stderr), ("GITHUB_STEP_SUMMARY", try? String(contentsOfFile: summary, encoding: .utf8))]
+        for (name, text) in shown {
+            let text = try #require(text, "\(name) was written")
+            #expect(!derived.contains { text.contains($0) }, "\(name) shows \(derived.filter { text.contains($0) })")
+        }
+    }
 }

@@ -263,6 +263,19 @@ struct SharedCacheTests {
         #expect(log.split(separator: "\n").filter { $0.hasPrefix("PUT /corrupt/\(name)/ac/") }.count == 2, "\(log)")
     }
 
+    @Test("the cache asks its store for the bytes as stored (Accept-Encoding: identity): a store that would send a gzip bomb sends the object")
+    func identityFromTheStore() throws {
+        let store = try TestServers.cacheStore()
+        let url = "\(store.url)/bomb/\(UUID().uuidString)"
+        let (second, result) = try storedThenRun(url)
+        defer { second.remove() }
+        #expect(result.status == 0, "\(result.stdout)\(result.said)")
+        #expect(!result.said.contains("warning"), "\(result.said)")
+        #expect(result.step("build")?["from"] as? String == "cache", "\(result.stdout)\(result.said)")
+        #expect(runs(second) == 0)
+        #expect(second.read("out/upper.txt") == "HELLO CACHE\n")
+    }
+
     @Test("an entry that names a file outside the step's folder is refused as corrupt")
     func entryOutsideTheFolder() throws {
         let store = try TestServers.cacheStore()

@@ -14,7 +14,11 @@ Objects live in memory, per route prefix:
   /corrupt/...  as /ok, but a GET of a cas/ object answers other bytes
   /badentry/... as /ok, but a GET of an ac/ entry answers text that is not
                 an entry
+  /bomb/...     as /ok, but a GET of a cas/ object from a client that
+                accepts gzip answers a gzip bomb (50 MB of zeros in 48 KB,
+                Content-Encoding: gzip) instead of the object
 """
+import gzip
 import os
 import sys
 import threading
@@ -25,6 +29,14 @@ port_file, log_file = sys.argv[1], sys.argv[2]
 objects = {}
 lock = threading.Lock()
 TOKEN = "Bearer sekret-token-42"
+BOMB = []
+
+
+def bomb():
+    with lock:
+        if not BOMB:
+            BOMB.append(gzip.compress(bytes(50 * 1024 * 1024)))
+        return BOMB[0]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -37,9 +49,11 @@ class Handler(BaseHTTPRequestHandler):
         with lock, open(log_file, "a") as log:
             log.write(f"{self.command} {self.path} {self.headers.get('Authorization', '-')}\n")
 
-    def answer(self, status, body=b""):
+    def answer(self, status, body=b"", headers=()):
         self.send_response(status)
         self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -68,6 +82,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404)
         if mode == "corrupt" and "/cas/" in self.path:
             body = b"not what was stored\n"
+        if mode == "bomb" and "/cas/" in self.path and "gzip" in self.headers.get("Accept-Encoding", ""):
+            return self.answer(200, bomb(), [("Content-Encoding", "gzip")])
         if mode == "badentry" and "/ac/" in self.path:
             body = b'{"format": "promise-run-cache/1", "files": [{"path": "../../etc/evil", "mode": 420, "sha256": "' + b"0" * 64 + b'", "size": 1}]}'
         self.answer(200, body)

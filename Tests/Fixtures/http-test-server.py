@@ -6,10 +6,10 @@ that (self-signed) certificate instead.
 
 Routes:
   /hello                 200, "hello"
-  /retry-after?key=K&after=S[&status=N][&date=1]
+  /retry-after?key=K&after=S[&status=N][&date=1][&value=V]
                          first request of K: N (429) with Retry-After S
-                         (or an HTTP date S+1 s ahead); then 200 with the
-                         seconds since the first
+                         (or an HTTP date S+1 s ahead, or V as it is);
+                         then 200 with the seconds since the first
   /json                  200, a fixed JSON document
   /headers               200, with X-Custom and ETag headers
   /status/N              status N, body "status N"
@@ -33,6 +33,8 @@ Routes:
   /duplicate-headers     200, X-Dup sent twice
   /fruit                 200, X-Fruit sent four times (Apple, Banana, Cherry, Date)
   /encoded/CODING        200, a text compressed with gzip, deflate, br or zstd
+  /bomb?mb=N             200, N MB of zeros gzip-compressed (about 1,030 to 1),
+                         Content-Encoding: gzip
 
 With `--tls CERT KEY` it speaks HTTPS; `--client-ca CA` then also requires
 a client certificate signed by CA.
@@ -89,6 +91,16 @@ def encoded(coding):
         return zstd_compress(COMPRESSED_TEXT)
     return None
 
+BOMBS = {}
+
+
+def bomb(megabytes):
+    with RETRY_LOCK:
+        if megabytes not in BOMBS:
+            BOMBS[megabytes] = gzip.compress(bytes(megabytes * 1024 * 1024))
+        return BOMBS[megabytes]
+
+
 JSON_DOCUMENT = {
     "token": "abc123",
     "ok": True,
@@ -139,7 +151,9 @@ class Handler(BaseHTTPRequestHandler):
                     RETRY_FIRST[key] = time.time()
             if first is None:
                 after = int(query.get("after", ["1"])[0])
-                if query.get("date", ["0"])[0] == "1":
+                if "value" in query:
+                    value = query["value"][0]
+                elif query.get("date", ["0"])[0] == "1":
                     value = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + after + 1))
                 else:
                     value = str(after)
@@ -245,6 +259,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, "fruit", headers=[("X-Fruit", name) for name in ("Apple", "Banana", "Cherry", "Date")])
         elif len(parts) == 2 and parts[0] == "encoded" and encoded(parts[1]) is not None:
             self.send_body(200, encoded(parts[1]), headers=[("Content-Encoding", parts[1])])
+        elif url.path == "/bomb":
+            self.send_body(200, bomb(int(query.get("mb", ["50"])[0])), "application/octet-stream",
+                           headers=[("Content-Encoding", "gzip")])
         elif url.path == "/multipart":
             # The parts as a server reads them: name, filename, type, content.
             from email.parser import BytesParser

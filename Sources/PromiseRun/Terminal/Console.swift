@@ -153,6 +153,15 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         emit([style.yellow("warning: ") + message]) { _ in }
     }
 
+    /// `↻ get: server asked to wait 10m (Retry-After capped)`, as the
+    /// wait starts (a retry's own line comes when it is over).
+    func retryWaiting(step id: String, for wait: Duration, capped: Bool) {
+        guard settings.verbosity != .quiet else { return }
+        let line = "\(style.yellow("↻")) \(id): server asked to wait \(DurationText.format(wait))"
+            + (capped ? " (Retry-After capped)" : " (Retry-After)")
+        emit([line]) { _ in }
+    }
+
     func transfer(step id: String, received: Int64, expected: Int64?) {
         // Only the live view shows transfers.
         guard settings.live else { return }

@@ -3,11 +3,18 @@ import RunnerSystem
 
 /// Undoes a response's `Content-Encoding` (gzip, deflate, br, zstd) as
 /// the body streams in, with the libraries libcurl itself links, loaded at
-/// first use.
+/// first use. A body that decodes to more than `ratioLimit` times the
+/// bytes that came so far is refused: a small download must not become
+/// gigabytes in memory or on disk (a decompression bomb).
 final class ContentDecoder {
     private let decoder: OpaquePointer
     private var output = [UInt8](repeating: 0, count: 64 * 1024)
     let name: String
+    /// Bytes that came (encoded) and bytes they decoded to, so far.
+    private var received = 0, decoded = 0
+
+    /// The most bytes a body may decode to for each byte of it that came.
+    static let ratioLimit = 1000
 
     /// The `Accept-Encoding` value: what can be decoded here.
     static let acceptEncoding: String = {
@@ -56,6 +63,7 @@ final class ContentDecoder {
     func decode(_ input: UnsafeRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(DecodeError) {
         var offset = 0
         var message = [CChar](repeating: 0, count: 256)
+        received += input.count
         while true {
             var consumed = 0, produced = 0
             let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset }
@@ -67,6 +75,12 @@ final class ContentDecoder {
                 throw DecodeError(message: "the \(name) body is corrupt: " + cText(message))
             }
             offset += consumed
+            decoded += produced
+            if decoded > Self.ratioLimit * received {
+                throw DecodeError(message: "the \(name) body decodes to more than \(Self.ratioLimit) times its size as it came "
+                                  + "(\(decoded) bytes from \(received), \(decoded / max(received, 1)) to 1); at most "
+                                  + "\(Self.ratioLimit) to 1 is taken, a larger ratio is a decompression bomb")
+            }
             if produced > 0 {
                 let keepGoing = output.withUnsafeBytes { deliver(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
                 if !keepGoing { return }

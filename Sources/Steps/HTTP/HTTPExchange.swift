@@ -142,7 +142,7 @@ final class HTTPExchange: HopDelegate {
             : Self.defaultHeaders.filter { !replaced.contains($0.name.lowercased()) }
         if !stepHeaders.isEmpty { result += stepHeaders }
         if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
-            result.append(("Authorization", "Basic " + Base64.encode(Self.percentDecoded(userInfo).utf8)))
+            result.append(("Authorization", "Basic " + BasicAuthToken.of(userInfo: userInfo)))
         }
         var cookie = stepCookie
         if step.cookies, let stored = engine.cookies.header(for: hop.url, now: Self.epochSeconds()) {
@@ -170,6 +170,16 @@ final class HTTPExchange: HopDelegate {
 
     func hopHead(_ head: ResponseHead) -> Bool {
         if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
+        if redirectLimit > 0, Self.redirectStatuses.contains(head.status), let location = head.value(.location),
+           request.url.resolving(location) == nil {
+            // Followed only to http(s): `file:`, `ftp:`, `gopher:` or a
+            // URL that cannot be read is not a success of the step either.
+            self.head = head
+            let shown = location.count > 200 ? location.prefix(199) + "…" : Substring(location)
+            failure = StepFailure(.network, "\(label): the server redirected (\(head.status)) to '\(shown)', which is not "
+                                  + "an http:// or https:// URL; redirects are followed only to http and https")
+            return false
+        }
         if Self.redirectStatuses.contains(head.status), let location = head.value(.location),
            let target = request.url.resolving(location) {
             if redirects < redirectLimit {
@@ -196,7 +206,9 @@ final class HTTPExchange: HopDelegate {
         let hasBody = request.method != "HEAD" && head.status != 204 && head.status != 304
         expected = hasBody ? head.value(.contentLength).flatMap { Int64($0.trimmingSpaces) } : nil
         do {
-            decoder = try ContentDecoder.make(for: head.value(.contentEncoding))
+            // A step that asks for `identity` (the shared cache does) gets
+            // the bytes as they came, whatever coding the server used.
+            decoder = asksForIdentity ? nil : try ContentDecoder.make(for: head.value(.contentEncoding))
         } catch {
             failure = StepFailure(.network, "\(label): \(error.message)")
             return false
@@ -215,6 +227,11 @@ final class HTTPExchange: HopDelegate {
             return false
         }
         return true
+    }
+
+    /// Whether the step sends `Accept-Encoding: identity`: no decoding.
+    private var asksForIdentity: Bool {
+        prepared.headers.contains { $0.name.equalsLowercase("accept-encoding") && $0.value.trimmingSpaces.equalsLowercase("identity") }
     }
 
     func hopBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -401,10 +418,5 @@ final class HTTPExchange: HopDelegate {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec)
-    }
-
-    /// `%XX` escapes decoded (user info in a URL).
-    static func percentDecoded(_ text: String) -> String {
-        Filter.percentDecoded(text)
     }
 }

@@ -39,8 +39,7 @@ enum HTTPRequestBuilder {
             headers.append((name, value))
         }
         if let auth = step.basicAuth {
-            let credentials = auth.user + ":" + auth.password
-            addIfMissing(&headers, "Authorization", "Basic " + Base64.encode(credentials.utf8))
+            addIfMissing(&headers, "Authorization", "Basic " + BasicAuthToken.of(user: auth.user, password: auth.password))
         }
         var body = RequestBody.none
         switch step.body {
@@ -151,33 +150,6 @@ enum HTTPRequestBuilder {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// Base64 (RFC 4648), for `Authorization: Basic`.
-enum Base64 {
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 2 < input.count {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)],
-                       alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
-            index += 3
-        }
-        let rest = input.count - index
-        if rest == 1 {
-            let value = UInt32(input[index]) << 16
-            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
-        } else if rest == 2 {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)],
-                       UInt8(ascii: "=")]
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }
 

@@ -35,8 +35,8 @@ extension WorkflowExecutor {
 
     /// Runs `attempt` again after a failure, as `retry N [delay D] [backoff D]`
     /// says; never after cancellation. An http attempt answered 429 or 503
-    /// with `Retry-After` waits that long instead, at most `timeout`
-    /// (spec §16).
+    /// with `Retry-After` waits that long instead, at most `timeout` and
+    /// `RetryAfter.longest` (spec §16).
     func withRetry<Value: Sendable>(
         _ policy: RetryPolicy?, timeout: Duration? = nil, in context: ExecutionContext,
         _ attempt: @escaping @Sendable (Int) -> Promise<Value>
@@ -53,7 +53,7 @@ extension WorkflowExecutor {
         let scope = context.cancel
         let result = retry(maxAttempts: policy.count + 1, delay: delay, clock: clock,
                            shouldRetry: { _ in !scope.isCancelled },
-                           delayAfter: { error, _ in RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) },
+                           delayAfter: { error, _ in RetryAfter.wait(after: error, cap: timeout, now: WallClock.now())?.duration },
                            attempt)
         let registration = scope.onCancel { result.cancel() }
         return result.ensure { scope.removeHandler(registration) }

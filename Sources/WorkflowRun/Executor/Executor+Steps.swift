@@ -93,7 +93,8 @@ extension WorkflowExecutor {
                     recorder.attemptEnded(id, status: .succeeded, result: result)
                 case .rejected(let error):
                     let wait = number < attemptsAllowed ? RetryAfter.wait(after: error, cap: timeout, now: WallClock.now()) : nil
-                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait)
+                    recorder.attemptEnded(id, status: .failed, failure: describe(error, step: id).1, retryAfter: wait?.duration)
+                    if let wait { observer?.retryWaiting(step: id, for: wait.duration, capped: wait.capped) }
                 case .cancelled:
                     recorder.attemptEnded(id, status: .cancelled)
                 }
@@ -198,6 +199,9 @@ extension WorkflowExecutor {
         let running: Promise<StepResult>
         do {
             let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+            if let refused = NulBytes.failure(in: resolved, folder: stepContext.workingDirectory, environment: given, id: id) {
+                throw refused
+            }
             if case .file(.delete(let written)) = step, case .file(.delete(let path)) = resolved,
                let refusal = DeleteGuard.refusal(written: written, resolved: path, stepFolder: stepContext.workingDirectory,
                                                  workflowFolder: directory) {

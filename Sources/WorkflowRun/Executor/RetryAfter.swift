@@ -2,17 +2,30 @@ import WorkflowModel
 
 /// `Retry-After` (RFC 9110 §10.2.3) on a 429 or 503 answer to an http step
 /// with `retry` (spec §16): the wait before the next attempt, instead of
-/// its `delay`, capped by the step's timeout.
+/// its `delay`, capped by the step's timeout and by `longest`.
 enum RetryAfter {
-    /// The wait a failed attempt asks for; nil when it asks for none (not
-    /// an http failure, another status, no or a malformed header).
-    static func wait(after error: any Error, cap: Duration?, now: Double) -> Duration? {
+    /// The longest wait a server's `Retry-After` gets, whatever it asks
+    /// (a step without a timeout would otherwise stall for good on
+    /// `99999999999999` or a date in 9999).
+    static let longest: Duration = .seconds(600)
+
+    /// The wait before the next attempt, and whether it is shorter than
+    /// the server asked.
+    struct Wait: Equatable {
+        var duration: Duration
+        var capped: Bool
+    }
+
+    /// The wait a failed attempt asks for, at most `cap` and `longest`;
+    /// nil when it asks for none (not an http failure, another status, no
+    /// or a malformed header).
+    static func wait(after error: any Error, cap: Duration?, now: Double) -> Wait? {
         guard let failure = error as? StepFailure, let result = failure.result,
               let status = result.status, status == 429 || status == 503,
               let header = result.headers.values(named: "retry-after").last,
               let asked = parse(header, now: now) else { return nil }
-        guard let cap else { return asked }
-        return min(asked, cap)
+        let allowed = min(cap ?? longest, longest)
+        return asked > allowed ? Wait(duration: allowed, capped: true) : Wait(duration: asked, capped: false)
     }
 
     /// Seconds (`120`) or an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`,

@@ -19,10 +19,14 @@ package protocol ExecutionObserver: Sendable {
     func transfer(step id: String, received: Int64, expected: Int64?)
     /// Something the user should know that fails nothing (secrets masked).
     func warning(_ message: String)
+    /// A step's next attempt waits `wait`, as the server's `Retry-After`
+    /// asked; `capped` when it asked for longer.
+    func retryWaiting(step id: String, for wait: Duration, capped: Bool)
 }
 
 extension ExecutionObserver {
     package func showsStart(ofAttempt attempt: Int) -> Bool { true }
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
     package func warning(_ message: String) {}
+    package func retryWaiting(step id: String, for wait: Duration, capped: Bool) {}
 }

@@ -4,9 +4,13 @@ import WorkflowModel
 extension WorkflowExecutor {
     /// The step with every template replaced by its text, as the step
     /// runner gets it: the only place a step's templates are evaluated.
+    /// The Basic authentication token an http step makes of a secret is a
+    /// secret from here on.
     func resolve(_ step: Step, id: String, in values: ValueScope) throws(RunError) -> ResolvedStep {
         do {
-            return try step.resolved { template in try interpolator.render(template, in: values, stepID: id) }
+            let resolved = try step.resolved { template in try interpolator.render(template, in: values, stepID: id) }
+            if case .http(let request) = resolved, !secrets.isEmpty { secrets.addTokens(madeBy: request) }
+            return resolved
         } catch let error as RunError {
             throw error
         } catch {

@@ -28,6 +28,22 @@ package final class Secrets: Sendable {
         }
     }
 
+    /// Adds the `Authorization: Basic` token an http step makes from a
+    /// secret (in `basic-auth` or in the URL's user info): a server that
+    /// echoes its request shows the token, which gives the secret away.
+    package func addTokens(madeBy request: ResolvedHTTPRequest) {
+        if let auth = request.basicAuth, holdsSecret(auth.user) || holdsSecret(auth.password) {
+            add(BasicAuthToken.of(user: auth.user, password: auth.password))
+        }
+        if let info = BasicAuthToken.userInfo(inURL: request.url), holdsSecret(info) || holdsSecret(Filter.percentDecoded(info)) {
+            add(BasicAuthToken.of(userInfo: info))
+        }
+    }
+
+    private func holdsSecret(_ text: String) -> Bool {
+        !text.isEmpty && mask(text) != text
+    }
+
     /// The value and the forms of it that are worth masking.
     static func forms(of value: String) -> [String] {
         var forms = [value]

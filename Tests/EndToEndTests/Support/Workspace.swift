@@ -59,10 +59,23 @@ struct Workspace {
     /// before the file name and a JSON report.
     func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
         try write("test.workflow", workflow)
-        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["test.workflow"],
-                                     in: folder, environment: environment)
+        let outcome = try Binary.run(Self.reportArguments + arguments + ["test.workflow"], in: folder, environment: environment)
         return WorkflowRun(outcome: outcome, reportText: read("report.json"))
     }
+
+    /// The same under `timeout -s KILL`: a run that would stall is killed
+    /// after `seconds` (its status is then 137) and the test goes on.
+    /// Returns the run and how many seconds it took.
+    func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
+             killedAfter seconds: Int) throws -> (run: WorkflowRun, seconds: Double) {
+        try write("test.workflow", workflow)
+        let (outcome, _, elapsed) = try Binary.run(Self.reportArguments + arguments + ["test.workflow"], within: seconds,
+                                                   in: folder, environment: environment)
+        return (WorkflowRun(outcome: outcome, reportText: read("report.json")), Double(elapsed.components.seconds)
+                    + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    private static let reportArguments = ["--report", "json=report.json", "--color", "never"]
 }
 
 /// One run of a workflow: exit code, output, and the JSON report parsed.

@@ -30,8 +30,12 @@ package struct CacheLocation: Sendable, Equatable {
         }
     }
 
-    /// The secrets it carries, for masking.
-    package var secrets: [String] { [password, token].compactMap { $0 }.filter { !$0.isEmpty } }
+    /// The secrets it carries, for masking: the password, its Basic
+    /// authentication token, the token.
+    package var secrets: [String] {
+        let basic = password.flatMap { $0.isEmpty ? nil : BasicAuthToken.of(user: user ?? "", password: $0) }
+        return [password, basic, token].compactMap { $0 }.filter { !$0.isEmpty }
+    }
 
     /// Parses `--cache`'s value; the error says what is wrong and what to
     /// write instead.

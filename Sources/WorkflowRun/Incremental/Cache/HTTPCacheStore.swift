@@ -8,7 +8,9 @@ import WorkflowModel
 /// 404 is "not there"), `HEAD` asks for one, `PUT` writes one. Requests go
 /// through the run's own HTTP transport (TLS, proxies, `--cacert`), never
 /// use the run's cookies, and each has `timeout`: a request that takes
-/// longer is cancelled and reported as `timeout`.
+/// longer is cancelled and reported as `timeout`. Each asks for
+/// `Accept-Encoding: identity`, and what comes is kept as it came (never
+/// decoded): an object is the bytes stored, checked by their SHA-256.
 struct HTTPCacheStore: CacheStore {
     let base: String
     let location: CacheLocation
@@ -26,9 +28,12 @@ struct HTTPCacheStore: CacheStore {
         return (nil, [])
     }
 
+    private static let identity = NamedText(name: "Accept-Encoding", value: "identity")
+
     /// One request; its result, or a `CacheProblem`.
     private func send(_ method: String, _ name: String, body: ResolvedBody = .none, save: String? = nil) -> Promise<StepResult> {
-        let (basic, headers) = authorization
+        let (basic, credentials) = authorization
+        let headers = [Self.identity] + credentials
         let request = ResolvedHTTPRequest(method: HTTPMethod(rawValue: method), url: base + "/" + name, headers: headers,
                                           body: body, save: save,
                                           // Every status is an answer here (404 is "not there"): no default check.
