@@ -3,7 +3,9 @@ import PromiseEngine
 /// `.env` files (spec §12): `NAME=VALUE` lines; blank lines and `#`
 /// comments ignored; an `export ` prefix allowed; values unquoted (cut at
 /// ` #`, spaces trimmed), in single quotes (as written), or in double quotes
-/// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation.
+/// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation. An error
+/// says where (`path:line:col`) and what is wrong, never the line's text
+/// (a `.env` file holds secrets).
 package enum Dotenv {
     /// A line that is not `NAME=VALUE`: where, and what to write instead.
     package struct ParseError: Error, Sendable, CustomStringConvertible {
@@ -39,13 +41,13 @@ package enum Dotenv {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ParseError(path: path, line: number, column: column,
-                                 message: "expected NAME=VALUE, found '\(line.prefix(40))'; comment a line out with '#'")
+                                 message: "expected NAME=VALUE, but the line has no '='; comment a line out with '#'")
             }
             let name = line[..<equals].trimmingTrailingSpaces()
             guard let first = name.first, first == "_" || first.isASCII && first.isLetter,
                   name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
                 throw ParseError(path: path, line: number, column: column,
-                                 message: "'\(name)' cannot be a variable name: letters, digits and _ only, not starting with a digit")
+                                 message: "the text before '=' cannot be a variable name: letters, digits and _ only, not starting with a digit")
             }
             let valueColumn = column + line.distance(from: line.startIndex, to: equals) + 1
             let value = try parseValue(line[line.index(after: equals)...], path: path, line: number, column: valueColumn)
@@ -91,7 +93,7 @@ package enum Dotenv {
         let rest = text[index...].drop { $0 == " " || $0 == "\t" }
         guard rest.isEmpty || rest.hasPrefix("#") else {
             throw ParseError(path: path, line: line, column: column,
-                             message: "unexpected '\(rest.prefix(20))' after the quoted value; quote the whole value")
+                             message: "unexpected text after the quoted value; quote the whole value")
         }
         return value
     }

@@ -43,10 +43,18 @@ extension FileSystem {
         }
     }
 
-    /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
+    /// A regular file's bytes as UTF-8 text (at most `inputLimit`), or the
+    /// reason it cannot be read: a workflow input (`lines(...)`, `.env`
+    /// files, the store's and the cache's entries).
     package static func readText(_ path: String) -> Result<String, FileError> {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A regular file's bytes (at most `inputLimit`), or the reason it
+    /// cannot be read: a workflow input (includes, `readText`).
+    package static func readBytes(_ path: String) -> Result<[UInt8], FileError> {
         do {
-            return .success(String(decoding: try FileSystem().read(path), as: UTF8.self))
+            return .success(try FileSystem().read(path, limit: inputLimit))
         } catch let error as FileError {
             return .failure(error)
         } catch {

@@ -49,7 +49,7 @@ struct FileStepRunner: Sendable {
             return StepResult(path: file)
         case .read(let target):
             let file = path(target)
-            let bytes = try fileSystem.read(file, limit: readLimit)
+            let bytes = try fileSystem.read(file, limit: readLimit, regularOnly: false)
             return StepResult(path: file, content: String(decoding: bytes, as: UTF8.self))
         case .copy(let from, let to):
             let source = path(from)

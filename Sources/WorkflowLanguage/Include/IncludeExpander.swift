@@ -144,12 +144,12 @@ struct IncludeExpander {
             diagnostics.append(Diagnostic(.error, "include cycle: \(chain.joined(separator: " → "))", at: pathRange))
             return
         }
-        switch FileSystem.readText(resolved) {
+        switch FileSystem.readBytes(resolved) {
         case .failure(let error):
             diagnostics.append(Diagnostic(.error, "cannot include '\(path)': \(error.reason) (the path is relative to \(file.displayPath))",
                                           at: pathRange))
-        case .success(let text):
-            append(SourceFile(path: resolved, text: text), includedFrom: place, stack: stack + [real])
+        case .success(let bytes):
+            append(SourceFile(path: resolved, bytes: bytes), includedFrom: place, stack: stack + [real])
         }
     }
 

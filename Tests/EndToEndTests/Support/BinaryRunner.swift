@@ -112,3 +112,28 @@ extension Binary.Outcome {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [[String: Any]]
     }
 }
+
+extension Binary {
+    /// How a bounded run ended: the outcome, and whether `timeout` had to
+    /// stop it.
+    struct Bounded {
+        var outcome: Outcome
+        var timedOut: Bool
+        var seconds: Double
+        /// Exit 0, 1 or 2, in time: no crash (a signal is exit 128+N through
+        /// the shell), no hang.
+        var endedWell: Bool { !timedOut && outcome.exitedNormally && (0...2).contains(outcome.status) }
+    }
+
+    /// Runs the binary under `timeout` (stopped after `seconds`) with at
+    /// most 2 GB of address space: a hang or a runaway read fails the test
+    /// instead of the machine.
+    static func runBounded(_ arguments: [String], seconds: Int, stdin: String = "", in directory: URL? = nil) throws -> Bounded {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        let started = Date()
+        let outcome = try runCommand("/bin/bash", ["-c", "ulimit -v 2000000; exec timeout -k 2 \(seconds) \"$0\" \"$@\"", binary.path] + arguments,
+                                     stdin: stdin, in: directory)
+        return Bounded(outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137,
+                       seconds: Date().timeIntervalSince(started))
+    }
+}
