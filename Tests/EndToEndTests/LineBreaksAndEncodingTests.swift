@@ -66,6 +66,26 @@ struct LineBreaksAndEncodingTests {
         #expect(cr.stderr.hasPrefix("cr.workflow:4:6: error: unknown step 'nope'"), "\(cr.stderr)")
     }
 
+    @Test(".env files and --var-file read CRLF and CR line breaks as line breaks, not as part of a value")
+    func envAndVarFilesWithCRLF() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("crlf.env", "A=1\r\nB=2\r\n")
+        try space.write("cr.env", "C=3\rD=4\r")
+        try space.write("vars", "v=5\r\nw=6\rx=7\n")
+        let run = try space.run("""
+            var v = ""
+            var w = ""
+            var x = ""
+            dotenv "cr.env"
+            log "={{env.A}},{{env.B}},{{v}},{{w}},{{x}}"
+            a: sh "echo =$C,$D"
+            """, ["--env-file", "crlf.env", "--var-file", "vars"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "=") == ["=1,2,5,6,7"])
+        #expect(run.stdout.contains("[a] =3,4\n"), "\(run.stdout)")
+    }
+
     @Test("fmt writes LF line breaks everywhere, inside \"\"\" strings too, and the string's value is the same")
     func fmtNormalisesLineBreaks() throws {
         let space = try Workspace()

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerSystem
 
 /// `--var-file PATH`: `NAME=VALUE` lines, as repeated `--var` options, for
 /// values that should not sit on a command line (where every user of the
@@ -15,8 +16,7 @@ enum VarFile {
         case .failure(let error): throw UsageError(message: "\(Option.varFile.spec.long): \(error.message)")
         }
         var variables: [(name: String, value: String)] = []
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        for (index, rawLine) in lines.enumerated() {
+        for (index, rawLine) in Dotenv.lines(of: text).enumerated() {
             var line = rawLine
             line = line.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }

@@ -26,10 +26,9 @@ package enum Dotenv {
     package static func parse(_ text: String, path: String) throws(ParseError) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in lines(of: text) {
             number += 1
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+            var line = rawLine
             let indent = line.prefix { $0 == " " || $0 == "\t" }.count
             line = line.dropFirst(indent)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -54,6 +53,13 @@ package enum Dotenv {
             pairs.append((String(name), value))
         }
         return pairs
+    }
+
+    /// The lines of `text`, broken at LF, CRLF or a lone CR, each one break
+    /// (as in a workflow file): a `.env` saved on Windows reads as on Linux.
+    package static func lines(of text: String) -> [Substring] {
+        // "\r\n" is one Character.
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
     }
 
     private static func parseValue(_ raw: Substring, path: String, line: Int, column: Int) throws(ParseError) -> String {
