@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import WorkflowModel
 
 /// JSON-RPC over a pair of descriptors (the language server's stdin and
 /// stdout): a thread reads frames and hands each message to `receive`, in
@@ -62,14 +63,6 @@ package final class Connection: Sendable {
 
     /// Whether the bytes are valid UTF-8.
     package static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
+        firstInvalidUTF8(bytes) == nil
     }
 }

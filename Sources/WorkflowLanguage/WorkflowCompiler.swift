@@ -39,6 +39,10 @@ package enum WorkflowCompiler {
         for problem in includeProblems {
             diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
         }
+        if let invalid = firstInvalidUTF8(source.bytes) {
+            diagnostics.error("this byte (0x\(String(source.bytes[invalid], radix: 16, uppercase: true))) is not UTF-8; a workflow file is UTF-8 text: save it as UTF-8",
+                              at: SourceRange(start: invalid, end: invalid + 1))
+        }
         let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
         var repeatedLabels: Set<String> = []
         if !diagnostics.isFull {

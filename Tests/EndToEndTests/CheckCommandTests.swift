@@ -52,6 +52,18 @@ struct CheckCommandTests {
         #expect(outcome.stderr.hasPrefix("<stdin>:2:1: warning: this never runs"))
     }
 
+    /// The language server checks on every pause in typing: a long chain
+    /// of `needs` must not take seconds (it took 13 s at 20,000 steps).
+    @Test("check of a 20,000-step needs chain ends well within 20 s")
+    func longNeedsChainIsCheckedQuickly() throws {
+        var text = "parallel {\n  s0: sh \"true\"\n"
+        for index in 1..<20_000 { text += "  s\(index): sh \"echo {{s\(index - 1).stdout}}\" { needs s\(index - 1) }\n" }
+        text += "}\n"
+        let check = try Binary.runBounded(["check", "-"], seconds: 20, stdin: text)
+        #expect(!check.timedOut, "still checking after \(check.seconds) s")
+        #expect(check.outcome.status == 0 && check.outcome.stdout == "<stdin>: ok (20000 steps)\n", "\(check.outcome.stderr.prefix(300))")
+    }
+
     @Test func missingFile() throws {
         let outcome = try Binary.run(["check", "x.workflow"])
         #expect(outcome.status == 2)

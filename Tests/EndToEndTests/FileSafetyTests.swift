@@ -130,10 +130,10 @@ struct FileSafetyTests {
         """
         if device { workflow += "\ne: file write \"null\" \"x\" { allow-failure }" }
         try space.write("test.workflow", workflow)
-        let (outcome, ended, _) = try Binary.run(["--report", "json=report.json", "--color", "never", "test.workflow"],
-                                                 within: 30, in: space.folder)
-        #expect(ended, "a write to a FIFO hung")
-        let run = WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
+        let bounded = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"],
+                                            seconds: 30, in: space.folder)
+        #expect(!bounded.timedOut, "a write to a FIFO hung")
+        let run = WorkflowRun(outcome: bounded.outcome, reportText: space.read("report.json"))
         for id in ["a", "b", "c", "d"] + (device ? ["e"] : []) {
             let message = run.message(of: id)
             #expect(message.contains("is a FIFO") || message.contains("is a character device"), "\(id): \(message)")
@@ -153,8 +153,8 @@ struct FileSafetyTests {
         a: file append "fifo" "x" { allow-failure }
         b: file read "fifo" { timeout 1s; allow-failure }
         """)
-        let first = try Binary.run(["--report", "json=report.json", "--color", "never", "test.workflow"], within: 30, in: space.folder)
-        #expect(first.ended, "a FIFO held the run")
+        let first = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
+        #expect(!first.timedOut, "a FIFO held the run")
         let run = WorkflowRun(outcome: first.outcome, reportText: space.read("report.json"))
         #expect(run.message(of: "a").contains("FIFO that nothing reads"))
         #expect(run.step("b")?["status"] as? String == "failed")
@@ -170,9 +170,9 @@ struct FileSafetyTests {
         var big = "\(big)"
         a: file append "fifo" "{{big}}" { timeout 1s }
         """)
-        let second = try Binary.run(["--report", "json=report.json", "--color", "never", "test.workflow"], within: 30, in: space.folder)
-        #expect(second.ended, "a full FIFO held the step past its timeout")
-        #expect(second.elapsed < .seconds(20))
+        let second = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
+        #expect(!second.timedOut, "a full FIFO held the step past its timeout")
+        #expect(second.seconds < 20)
         let timedOut = WorkflowRun(outcome: second.outcome, reportText: space.read("report.json"))
         #expect(timedOut.error(of: "a")?["kind"] as? String == "timeout", "\(second.outcome.stdout)")
     }

@@ -34,7 +34,7 @@ struct ArgumentsTests {
             defer { fclose(file) }
             return fputs(pointer, file)
         }
-        #expect(usageError("--var-file \(path) ci.workflow") == "\(path):1: expected NAME=VALUE, found 'bad line'")
+        #expect(usageError("--var-file \(path) ci.workflow") == "\(path):1: expected NAME=VALUE, but the line has no '=' after a name")
         #expect(usageError("--var-file /nonexistent/vars ci.workflow")?.hasPrefix("--var-file: ") == true)
     }
 

@@ -1,3 +1,5 @@
+import WorkflowModel
+
 /// How positions count characters on a line (LSP 3.17
 /// `PositionEncodingKind`): UTF-16 code units unless the client offers
 /// another.
@@ -37,11 +39,10 @@ package struct LineIndex: Sendable {
     /// The byte offset where each line starts.
     package let starts: [Int]
 
+    /// Lines end at LF, CRLF or a lone CR, as LSP 3.17 and `check` count them.
     package init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        var starts = [0]
-        for (offset, byte) in bytes.enumerated() where byte == 0x0A { starts.append(offset + 1) }
-        self.starts = starts
+        self.starts = LineBreaks.lineStarts(bytes)
     }
 
     /// The line holding a byte offset.

@@ -11,11 +11,13 @@ import RunnerSystem
 
 /// Reads a workflow file, or standard input for `-`.
 enum SourceReader {
-    /// The file, or the one-line reason it cannot be read:
+    /// The file (a regular file of at most `FileSystem.inputLimit` bytes),
+    /// or the one-line reason it cannot be read:
     /// `cannot read 'x.workflow': No such file or directory`.
     static func read(_ path: String) -> Result<SourceFile, ReadError> {
         do {
-            let bytes = path == "-" ? try FileSystem().readStandardInput() : try FileSystem().read(path)
+            let bytes = path == "-" ? try FileSystem().readStandardInput(limit: FileSystem.inputLimit)
+                : try FileSystem().read(path, limit: FileSystem.inputLimit)
             return .success(SourceFile(path: path, bytes: bytes))
         } catch let error as FileError {
             return .failure(ReadError(path: path, reason: error.reason))

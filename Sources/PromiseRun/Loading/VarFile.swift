@@ -1,11 +1,13 @@
 import Glibc
+import RunnerSystem
 
 /// `--var-file PATH`: `NAME=VALUE` lines, as repeated `--var` options, for
 /// values that should not sit on a command line (where every user of the
 /// machine can read them). Blank lines and lines starting with `#` are
 /// skipped; `export ` before a name is allowed; spaces around the value
 /// go, and a value in single or double quotes loses them (nothing inside
-/// is interpreted).
+/// is interpreted). An error says `PATH:LINE` and what is wrong, never the
+/// line's text (the file holds secrets).
 enum VarFile {
     static func read(_ path: String) throws(UsageError) -> [(name: String, value: String)] {
         let text: String
@@ -14,18 +16,17 @@ enum VarFile {
         case .failure(let error): throw UsageError(message: "\(Option.varFile.spec.long): \(error.message)")
         }
         var variables: [(name: String, value: String)] = []
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        for (index, rawLine) in lines.enumerated() {
+        for (index, rawLine) in Dotenv.lines(of: text).enumerated() {
             var line = rawLine
             line = line.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") { line = line.dropFirst(7).drop { $0 == " " } }
             guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
-                throw UsageError(message: "\(path):\(index + 1): expected NAME=VALUE, found '\(line.prefix(60))'")
+                throw UsageError(message: "\(path):\(index + 1): expected NAME=VALUE, but the line has no '=' after a name")
             }
             let name = String(line[..<equals]).trimmingCharacters(in: " \t")
             guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }), !name.isEmpty else {
-                throw UsageError(message: "\(path):\(index + 1): '\(name.prefix(60))' is not a variable name")
+                throw UsageError(message: "\(path):\(index + 1): the text before '=' is not a variable name (letters, digits, '_' and '-')")
             }
             var value = Substring(String(line[line.index(after: equals)...]).trimmingCharacters(in: " \t"))
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {

@@ -3,7 +3,9 @@ import PromiseEngine
 /// `.env` files (spec §12): `NAME=VALUE` lines; blank lines and `#`
 /// comments ignored; an `export ` prefix allowed; values unquoted (cut at
 /// ` #`, spaces trimmed), in single quotes (as written), or in double quotes
-/// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation.
+/// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation. An error
+/// says where (`path:line:col`) and what is wrong, never the line's text
+/// (a `.env` file holds secrets).
 package enum Dotenv {
     /// A line that is not `NAME=VALUE`: where, and what to write instead.
     package struct ParseError: Error, Sendable, CustomStringConvertible {
@@ -24,10 +26,9 @@ package enum Dotenv {
     package static func parse(_ text: String, path: String) throws(ParseError) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in lines(of: text) {
             number += 1
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+            var line = rawLine
             let indent = line.prefix { $0 == " " || $0 == "\t" }.count
             line = line.dropFirst(indent)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -39,19 +40,26 @@ package enum Dotenv {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ParseError(path: path, line: number, column: column,
-                                 message: "expected NAME=VALUE, found '\(line.prefix(40))'; comment a line out with '#'")
+                                 message: "expected NAME=VALUE, but the line has no '='; comment a line out with '#'")
             }
             let name = line[..<equals].trimmingTrailingSpaces()
             guard let first = name.first, first == "_" || first.isASCII && first.isLetter,
                   name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
                 throw ParseError(path: path, line: number, column: column,
-                                 message: "'\(name)' cannot be a variable name: letters, digits and _ only, not starting with a digit")
+                                 message: "the text before '=' cannot be a variable name: letters, digits and _ only, not starting with a digit")
             }
             let valueColumn = column + line.distance(from: line.startIndex, to: equals) + 1
             let value = try parseValue(line[line.index(after: equals)...], path: path, line: number, column: valueColumn)
             pairs.append((String(name), value))
         }
         return pairs
+    }
+
+    /// The lines of `text`, broken at LF, CRLF or a lone CR, each one break
+    /// (as in a workflow file): a `.env` saved on Windows reads as on Linux.
+    package static func lines(of text: String) -> [Substring] {
+        // "\r\n" is one Character.
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
     }
 
     private static func parseValue(_ raw: Substring, path: String, line: Int, column: Int) throws(ParseError) -> String {
@@ -91,7 +99,7 @@ package enum Dotenv {
         let rest = text[index...].drop { $0 == " " || $0 == "\t" }
         guard rest.isEmpty || rest.hasPrefix("#") else {
             throw ParseError(path: path, line: line, column: column,
-                             message: "unexpected '\(rest.prefix(20))' after the quoted value; quote the whole value")
+                             message: "unexpected text after the quoted value; quote the whole value")
         }
         return value
     }

@@ -20,13 +20,16 @@ extension FileSystem {
 
     /// Reads a file a chunk at a time into a buffer sized for it (at most
     /// 1 MiB, never zeroed: a small file costs a page, not a megabyte);
-    /// false when it cannot be opened or read.
+    /// false when it cannot be opened or read, or is not a regular file
+    /// (a FIFO among `sources` must not hold the run).
     package static func readChunks(_ path: String, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var info = stat()
-        let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        guard fstat(descriptor, &info) == 0, isRegularFile(info) else { return false }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        let size = Int(info.st_size)
         let capacity = min(1 << 20, max(4096, size + 1))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
@@ -43,10 +46,18 @@ extension FileSystem {
         }
     }
 
-    /// The file's bytes as UTF-8 text, or the system's reason it cannot be read.
+    /// A regular file's bytes as UTF-8 text (at most `inputLimit`), or the
+    /// reason it cannot be read: a workflow input (`lines(...)`, `.env`
+    /// files, the store's and the cache's entries).
     package static func readText(_ path: String) -> Result<String, FileError> {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A regular file's bytes (at most `inputLimit`), or the reason it
+    /// cannot be read: a workflow input (includes, `readText`).
+    package static func readBytes(_ path: String) -> Result<[UInt8], FileError> {
         do {
-            return .success(String(decoding: try FileSystem().read(path), as: UTF8.self))
+            return .success(try FileSystem().read(path, limit: inputLimit))
         } catch let error as FileError {
             return .failure(error)
         } catch {

@@ -228,25 +228,52 @@ package struct FileSystem: Sendable {
 
     // MARK: - Reading
 
+    /// The most a workflow input is read into memory: the workflow file,
+    /// includes, `lines(...)`, `.env` files, `--var-file`, the entries of the
+    /// incremental store and the shared cache (as `file read`'s limit).
+    package static let inputLimit = 64 << 20
+
     /// The whole file, when it is at most `limit` bytes: the one reader of
     /// whole files (workflow files, includes, `lines(...)`, `.env` files,
     /// `file read`, multipart parts, the incremental store).
+    ///
+    /// Anything but a regular file is refused with its kind ("a FIFO, not
+    /// a regular file"): the path is looked at before it is opened (a
+    /// device is never opened), and opened without waiting (a FIFO's open
+    /// would wait for a writer), then looked at again.
     package func read(_ path: String, limit: Int = .max) throws -> [UInt8] {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        var before = stat()
+        guard stat(path, &before) == 0 else { throw FileError(path) }
+        try Self.requireRegular(before, path)
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw FileError(path) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileError(path) }
-        if Self.isDirectory(info) { throw FileError(path, code: EISDIR) }
+        // Swapped for something else between the stat and the open.
+        try Self.requireRegular(info, path)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         if Int(info.st_size) > limit {
-            throw FileError(path, reason: "\(info.st_size) bytes, more than the \(limit)-byte limit for reading into memory")
+            throw FileError(path, reason: "\(info.st_size) bytes, more than the \(Self.sizeText(limit)) limit for reading into memory")
         }
         return try readAll(fd, path: path, limit: limit, expected: Int(info.st_size))
     }
 
+    /// Throws unless `info` is a regular file's, saying what it is instead.
+    private static func requireRegular(_ info: stat, _ path: String) throws {
+        if isRegularFile(info) { return }
+        if isDirectory(info) { throw FileError(path, code: EISDIR) }
+        throw FileError(path, reason: "\(kindName(info)), not a regular file; only regular files are read here")
+    }
+
+    /// `64 MiB` for a whole number of MiB, else the bytes.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes)-byte"
+    }
+
     /// Everything standard input holds, to its end (`-` for a workflow).
-    package func readStandardInput() throws -> [UInt8] {
-        try readAll(0, path: "<stdin>", limit: .max, expected: 0)
+    package func readStandardInput(limit: Int = .max) throws -> [UInt8] {
+        try readAll(0, path: "<stdin>", limit: limit, expected: 0)
     }
 
     private func readAll(_ fd: Int32, path: String, limit: Int, expected: Int) throws -> [UInt8] {
@@ -275,7 +302,7 @@ package struct FileSystem: Sendable {
             // The size fstat gave is there: no read for the end of the file.
             if count == expected && expected > 0 { return Array(UnsafeRawBufferPointer(start: buffer, count: count)) }
             if count > limit {
-                throw FileError(path, reason: "more than the \(limit)-byte limit for reading into memory")
+                throw FileError(path, reason: "more than the \(Self.sizeText(limit)) limit for reading into memory")
             }
         }
     }

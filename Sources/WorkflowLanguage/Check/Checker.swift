@@ -33,6 +33,12 @@ struct Checker {
     private var enclosing: [String] = []
     /// Labels of the children of the parallel groups around this point.
     private var parallelSiblings: [Set<String>] = []
+    /// The parallel groups around this point, innermost last: what each
+    /// lane's needs finished.
+    private var lanes: [NeedsReach] = []
+    /// Siblings walked from to answer what a lane's needs finished (the
+    /// work `needs` costs: linear in a chain).
+    private(set) var needsVisits = 0
 
     /// By label id: the index in `reasons` of why the label stopped being
     /// surely finished (-1: it did not), for the error's note.
@@ -49,6 +55,14 @@ struct Checker {
         self.diagnostics = diagnostics
         self.brokenNames = brokenNames
         self.bytes = bytes
+    }
+
+    /// Whether a label surely finished here: before this point, or in a
+    /// sibling the current lane of a parallel group around it needs.
+    private mutating func isFinished(_ id: Int32) -> Bool {
+        if finished.contains(id) { return true }
+        for depth in lanes.indices.reversed() where lanes[depth].waitsFor(id) { return true }
+        return false
     }
 
     /// Pops finished labels back to `height`, remembering why.
@@ -267,15 +281,18 @@ struct Checker {
         parallelSiblings.append(Set(children.compactMap(\.label?.text)))
         let start = finished.height
         var provides = Array(repeating: [Int32](), count: children.count)
+        // What a child's needs finished is asked of `lanes` when a
+        // reference is not finished otherwise (see `isFinished`).
+        lanes.append(NeedsReach(needs))
         for index in order {
-            for needed in NeedsGraph.closure(of: index, needs) {
-                finished.push(contentsOf: provides[needed])
-            }
+            lanes[lanes.count - 1].begin(index)
             let childStart = finished.height
             checkNode(children[index])
             provides[index] = Array(finished.ids(since: childStart))
+            for id in provides[index] { lanes[lanes.count - 1].record(id, finishedBy: index) }
             forget(to: start, because: reason)
         }
+        needsVisits += lanes.removeLast().visits
         parallelSiblings.removeLast()
         if parallel {
             for provided in provides { finished.push(contentsOf: provided) }
@@ -407,7 +424,7 @@ struct Checker {
             return
         }
         guard checkField(field, of: info, expression) else { return }
-        guard !finished.contains(info.id) else { return }
+        guard !isFinished(info.id) else { return }
         var notes: [Diagnostic.Note] = []
         if enclosing.contains(label) {
             notes.append(.init("this is inside '\(label)' itself, which is still running"))

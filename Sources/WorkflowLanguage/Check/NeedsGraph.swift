@@ -27,19 +27,6 @@ enum NeedsGraph {
         return order
     }
 
-    /// Everything `child` needs, directly or not.
-    static func closure(of child: Int, _ needs: [[Int]]) -> [Int] {
-        var seen = Set<Int>()
-        var stack = needs[child]
-        var result: [Int] = []
-        while let next = stack.popLast() {
-            guard seen.insert(next).inserted, next != child else { continue }
-            result.append(next)
-            stack += needs[next]
-        }
-        return result
-    }
-
     /// Each cycle once, as the children in it, in the order of the edges,
     /// starting with the lowest index.
     static func cycles(_ needs: [[Int]]) -> [[Int]] {

@@ -8,7 +8,8 @@ import WorkflowModel
 /// statement), a step's attributes in a fixed order (the order among
 /// `expect`s, headers and form fields kept), a group's own attributes
 /// (`desc`, `timeout`, `retry`, `needs`, `allow-failure`) first in its
-/// block. Strings are kept byte for byte (`"""` bodies too). Formatting a
+/// block. Strings are kept byte for byte (`"""` bodies too, but for their
+/// line breaks); every line break of the output is LF. Formatting a
 /// formatted file changes nothing, and the lowered graph is the same.
 package enum WorkflowFormatter {
     /// The canonical text of a file that checks; nil when it has errors
@@ -95,7 +96,13 @@ private struct Layout {
 
     private func line(_ offset: Int) -> Int { lineStarts.location(of: offset).line }
 
-    private func text(_ token: Token) -> String { String(decoding: bytes[token.start..<token.end], as: UTF8.self) }
+    /// A token as written; a `"""` string's line breaks (CRLF, CR) as LF,
+    /// like every other line of the output (its value is the same).
+    private func text(_ token: Token) -> String {
+        let written = bytes[token.start..<token.end]
+        guard token.kind == .multilineString else { return String(decoding: written, as: UTF8.self) }
+        return String(decoding: LineBreaks.normalized(written), as: UTF8.self)
+    }
 
     /// Comments before `offset` not yet placed.
     private mutating func commentsBefore(_ offset: Int) -> [(offset: Int, text: String)] {

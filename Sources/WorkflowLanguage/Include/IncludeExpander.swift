@@ -33,8 +33,9 @@ struct IncludeExpander {
         var lineStart = 0
         while lineStart < bytes.count {
             if startsInclude(bytes, at: lineStart) { return true }
-            guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else { break }
-            lineStart = newline + 1
+            let next = LineBreaks.line(from: lineStart, in: bytes).next
+            guard next < bytes.count else { break }
+            lineStart = next
         }
         return false
     }
@@ -58,9 +59,7 @@ struct IncludeExpander {
             }
         }
         while lineStart < source.count {
-            let newline = source[lineStart...].firstIndex(of: 0x0A)
-            let lineEnd = newline ?? source.count
-            let next = newline.map { $0 + 1 } ?? source.count
+            let (lineEnd, next) = LineBreaks.line(from: lineStart, in: source)
             let virtualLineStart = bytes.count
             if includedFrom != nil, Self.startsWord(source, at: lineStart, "workflow") || Self.startsWord(source, at: lineStart, "timeout") {
                 // Kept as a comment: the error below says why.
@@ -74,7 +73,7 @@ struct IncludeExpander {
                 // The line stays, as a comment, so that problems point at it.
                 bytes.append(UInt8(ascii: "#"))
                 bytes += source[(lineStart + 1)..<next]
-                if next == source.count, source.last != 0x0A { bytes.append(0x0A) }
+                if next == source.count, !LineBreaks.endsWithBreak(source[...]) { bytes.append(0x0A) }
                 let lineBytesEnd = next
                 closeRun(at: lineBytesEnd)
                 include(line: Array(source[lineStart..<lineEnd]), virtualStart: virtualLineStart, from: file,
@@ -90,7 +89,7 @@ struct IncludeExpander {
             lineStart = next
             lineNumber += 1
         }
-        if source.last != 0x0A, !source.isEmpty, runStart < source.count { bytes.append(0x0A) }
+        if !LineBreaks.endsWithBreak(source[...]), runStart < source.count { bytes.append(0x0A) }
         closeRun(at: source.count)
     }
 
@@ -144,12 +143,12 @@ struct IncludeExpander {
             diagnostics.append(Diagnostic(.error, "include cycle: \(chain.joined(separator: " → "))", at: pathRange))
             return
         }
-        switch FileSystem.readText(resolved) {
+        switch FileSystem.readBytes(resolved) {
         case .failure(let error):
             diagnostics.append(Diagnostic(.error, "cannot include '\(path)': \(error.reason) (the path is relative to \(file.displayPath))",
                                           at: pathRange))
-        case .success(let text):
-            append(SourceFile(path: resolved, text: text), includedFrom: place, stack: stack + [real])
+        case .success(let bytes):
+            append(SourceFile(path: resolved, bytes: bytes), includedFrom: place, stack: stack + [real])
         }
     }
 

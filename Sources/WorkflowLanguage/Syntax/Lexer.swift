@@ -117,9 +117,10 @@ struct Lexer {
                 position += 1
             } else if byte == UInt8(ascii: "#") {
                 while position < bytes.count, bytes[position] != 0x0A, bytes[position] != 0x0D { position += 1 }
-            } else if byte == UInt8(ascii: "\\"), peek(1) == 0x0A {
-                // A backslash at the end of a line continues the statement.
-                position += 2
+            } else if byte == UInt8(ascii: "\\"), let next = peek(1), next == 0x0A || next == 0x0D {
+                // A backslash at the end of a line continues the statement
+                // (whatever the line break: LF, CRLF or CR).
+                position += next == 0x0D && peek(2) == 0x0A ? 3 : 2
             } else {
                 return
             }

@@ -35,16 +35,15 @@ struct TemplateParser {
 
     private func parseMultiline(_ token: Token, _ diagnostics: inout DiagnosticBag) -> Template {
         // Lines between the opening line and the closing delimiter's line.
-        var position = token.start + 3
-        while position < token.end, bytes[position] != 0x0A { position += 1 }
-        position += 1
+        // Lines break at LF, CRLF or CR (`LineBreaks`); the value's breaks are LF.
+        let position = LineBreaks.line(from: token.start + 3, in: bytes).next
         guard position < token.end,
               token.end - token.start >= 6,
               bytes[token.end - 1] == UInt8(ascii: "\""), bytes[token.end - 2] == UInt8(ascii: "\""), bytes[token.end - 3] == UInt8(ascii: "\"")
         else { return Template(parts: []) }
         let closingQuotes = token.end - 3
         var closingLineStart = closingQuotes
-        while closingLineStart > position, bytes[closingLineStart - 1] != 0x0A { closingLineStart -= 1 }
+        while closingLineStart > position, bytes[closingLineStart - 1] != 0x0A, bytes[closingLineStart - 1] != 0x0D { closingLineStart -= 1 }
         let indentation = bytes[closingLineStart..<closingQuotes]
         // Literal text gathers in one byte buffer until an expression comes:
         // joining strings line by line copied the text so far each time
@@ -61,10 +60,8 @@ struct TemplateParser {
         var first = true
         var joinWithPrevious = false
         while lineStart < closingLineStart {
-            var lineEnd = lineStart
-            while lineEnd < closingLineStart, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-            var contentEnd = lineEnd
-            if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let (lineEnd, nextLine) = LineBreaks.line(from: lineStart, in: bytes)
+            var contentEnd = min(lineEnd, closingLineStart)
             if !first, !joinWithPrevious { literal.append(0x0A) }
             first = false
             // A line ending in an unescaped `\` continues on the next line
@@ -91,7 +88,7 @@ struct TemplateParser {
                     at: SourceRange(start: lineStart, end: contentEnd),
                     notes: [.init("the closing delimiter is here", at: SourceRange(start: closingQuotes, end: closingQuotes + 3))])
             }
-            lineStart = lineEnd + 1
+            lineStart = nextLine
         }
         flush()
         return Template(parts: parts)

@@ -144,15 +144,9 @@ package struct LineTable: Sendable {
     package let starts: [Int]
     package let count: Int
 
+    /// Lines end at LF, CRLF or a lone CR (`LineBreaks`).
     package init(bytes: [UInt8]) {
-        var starts = [0]
-        starts.reserveCapacity(bytes.count / 24 + 1)
-        bytes.withUnsafeBufferPointer { buffer in
-            for index in 0..<buffer.count where buffer[index] == 0x0A {
-                starts.append(index + 1)
-            }
-        }
-        self.starts = starts
+        self.starts = LineBreaks.lineStarts(bytes)
         self.count = bytes.count
     }
 

@@ -38,18 +38,6 @@ enum Binary {
         return try runCommand(binary.path, arguments, stdin: stdin, in: directory, environment: environment)
     }
 
-    /// Runs the binary as `run` does, killed (SIGKILL) if it has not ended
-    /// within `seconds`: a test of a hang fails instead of hanging the
-    /// suite. `ended` is false when it had to be killed.
-    static func run(_ arguments: [String], within seconds: Int, in directory: URL? = nil,
-                    environment: [String: String] = [:]) throws -> (outcome: Outcome, ended: Bool, elapsed: Duration) {
-        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
-        let started = ContinuousClock.now
-        let outcome = try runCommand("/usr/bin/timeout", ["-s", "KILL", "\(seconds)", binary.path] + arguments,
-                                     in: directory, environment: environment)
-        return (outcome, !(outcome.status == 137 || outcome.status == 124), started.duration(to: .now))
-    }
-
     /// Runs any program the same way (output to files, not pipes, so that a
     /// stray grandchild cannot keep the test waiting).
     static func runCommand(_ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
@@ -122,5 +110,31 @@ extension Binary.Outcome {
     /// nil when it is not one.
     var jsonObjects: [[String: Any]]? {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [[String: Any]]
+    }
+}
+
+extension Binary {
+    /// How a bounded run ended: the outcome, and whether `timeout` had to
+    /// stop it.
+    struct Bounded {
+        var outcome: Outcome
+        var timedOut: Bool
+        var seconds: Double
+        /// Exit 0, 1 or 2, in time: no crash (a signal is exit 128+N through
+        /// the shell), no hang.
+        var endedWell: Bool { !timedOut && outcome.exitedNormally && (0...2).contains(outcome.status) }
+    }
+
+    /// Runs the binary under `timeout` (stopped after `seconds`) with at
+    /// most 2 GB of address space: a hang or a runaway read fails the test
+    /// instead of the machine.
+    static func runBounded(_ arguments: [String], seconds: Int, stdin: String = "", in directory: URL? = nil,
+                           environment: [String: String] = [:]) throws -> Bounded {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        let started = Date()
+        let outcome = try runCommand("/bin/bash", ["-c", "ulimit -v 2000000; exec timeout -k 2 \(seconds) \"$0\" \"$@\"", binary.path] + arguments,
+                                     stdin: stdin, in: directory, environment: environment)
+        return Bounded(outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137,
+                       seconds: Date().timeIntervalSince(started))
     }
 }

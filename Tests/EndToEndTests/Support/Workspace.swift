@@ -69,10 +69,9 @@ struct Workspace {
     func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
              killedAfter seconds: Int) throws -> (run: WorkflowRun, seconds: Double) {
         try write("test.workflow", workflow)
-        let (outcome, _, elapsed) = try Binary.run(Self.reportArguments + arguments + ["test.workflow"], within: seconds,
-                                                   in: folder, environment: environment)
-        return (WorkflowRun(outcome: outcome, reportText: read("report.json")), Double(elapsed.components.seconds)
-                    + Double(elapsed.components.attoseconds) / 1e18)
+        let bounded = try Binary.runBounded(Self.reportArguments + arguments + ["test.workflow"], seconds: seconds,
+                                            in: folder, environment: environment)
+        return (WorkflowRun(outcome: bounded.outcome, reportText: read("report.json")), bounded.seconds)
     }
 
     private static let reportArguments = ["--report", "json=report.json", "--color", "never"]
