@@ -23,4 +23,18 @@ enum CacheSetting {
             return .failure(error)
         }
     }
+
+    /// The environment steps get: promise-run's own cache credentials taken
+    /// out (`PROMISE_RUN_CACHE_TOKEN`, and `PROMISE_RUN_CACHE` when its URL
+    /// carries user info), so that no step, script or test a step runs can
+    /// read them. A cache URL without credentials is passed on.
+    static func withoutCredentials(_ environment: [String: String]) -> [String: String] {
+        var scrubbed = environment
+        scrubbed["PROMISE_RUN_CACHE_TOKEN"] = nil
+        if let url = environment["PROMISE_RUN_CACHE"], let scheme = url.firstRange(of: "://"),
+           url[scheme.upperBound...].prefix(while: { $0 != "/" }).contains("@") {
+            scrubbed["PROMISE_RUN_CACHE"] = nil
+        }
+        return scrubbed
+    }
 }

@@ -32,7 +32,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         httpConnections: options.httpConnections,
         keepGoing: options.keepGoing,
         variableOverrides: options.variableOverrides,
-        environment: environment,
+        environment: CacheSetting.withoutCredentials(environment),
         timeout: options.timeout,
         currentDirectory: ProcessEnvironment.currentDirectory(),
         output: console,

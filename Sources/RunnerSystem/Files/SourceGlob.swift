@@ -26,6 +26,35 @@ package enum SourceGlob {
         return files
     }
 
+    /// Whether `matches(pattern, ...)` could give `path` (relative to the
+    /// same base, without `..`), decided from the text alone: the pattern
+    /// matches the path, or a folder holding it. Wildcards skip names
+    /// that start with `.`, as `matches` does; an absolute pattern covers
+    /// no relative path. (What a shared cache's entry may restore.)
+    package static func covers(_ pattern: String, path: String) -> Bool {
+        guard !pattern.hasPrefix("/") else { return false }
+        let wanted = pattern.split(separator: "/").filter { $0 != "." }
+        let names = path.split(separator: "/").filter { $0 != "." }
+        guard !wanted.contains("..") else { return false }
+        func named(_ segment: Substring, _ name: Substring) -> Bool {
+            guard segment.contains(where: { "*?[".contains($0) }) else { return segment == name }
+            if name.hasPrefix(".") && !segment.hasPrefix(".") { return false }
+            return fnmatch(String(segment), String(name), 0) == 0
+        }
+        func match(_ pi: Int, _ ni: Int) -> Bool {
+            if pi == wanted.count {
+                // A folder the pattern named stands for the files below it.
+                return ni == names.count ? true : ni > 0 && !names[ni...].contains { $0.hasPrefix(".") }
+            }
+            if wanted[pi] == "**" {
+                if match(pi + 1, ni) { return true }
+                return ni < names.count && !names[ni].hasPrefix(".") && match(pi, ni + 1)
+            }
+            return ni < names.count && named(wanted[pi], names[ni]) && match(pi + 1, ni + 1)
+        }
+        return !names.isEmpty && match(0, 0)
+    }
+
     /// The matches of `pattern` that are folders, absolute.
     package static func folders(_ pattern: String, base: String) -> [String] {
         FileSystem.glob(pattern, base: base).map { Paths.absolute($0, from: base) }.filter(FileSystem.isDirectory)

@@ -244,10 +244,19 @@ extension WorkflowExecutor {
         }
         let store = self.store, runner = self.runner, recorder = self.recorder
         let folder = context.workingDirectory
+        // A success whose output or captures hold a secret is kept by
+        // neither the store nor the cache (their files are plain JSON, the
+        // cache's shared): it runs every time, and says so.
+        let storable: @Sendable (StepResult) -> Bool = { [secrets, observer] result in
+            guard secrets.appear(in: result) else { return true }
+            observer?.warning("\(id): its output or captures hold a secret value, so it is not stored in the incremental store "
+                              + "or the shared cache; it runs every time")
+            return false
+        }
         guard let cache = configuration.cache,
               let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
             return runner.run(step, in: context).tap { outcome in
-                if case .fulfilled(let result) = outcome {
+                if case .fulfilled(let result) = outcome, storable(result) {
                     store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
                 }
             }
@@ -257,16 +266,20 @@ extension WorkflowExecutor {
         let staging = Paths.join(directory, ".promise-run/cache")
         let run: @Sendable () -> Promise<StepResult> = {
             runner.run(step, in: context).tap { outcome in
-                if case .fulfilled(let result) = outcome {
+                if case .fulfilled(let result) = outcome, storable(result) {
                     store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
                     cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id)
                 }
             }
         }
         if configuration.force { return run() }
+        let protectedFiles = Set(([workflow.source.path] + workflow.source.segments.map(\.file.path)).map { path in
+            Paths.normalized(Paths.absolute(path, from: configuration.currentDirectory))
+        })
         return cache.lookup(key, step: id, staging: staging).then { entry -> Promise<StepResult> in
             guard let entry else { return run() }
-            return cache.restore(entry, into: folder, step: id).then { restored -> Promise<StepResult> in
+            return cache.restore(entry, into: folder, generates: process.generates, protected: protectedFiles,
+                                 step: id).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
                 store.save(id: id, fingerprint: fingerprint, result: entry.result, files: computed.files)

@@ -44,6 +44,14 @@ package final class Secrets: Sendable {
         !text.isEmpty && mask(text) != text
     }
 
+    /// Whether a step's stored text (its output and captures, what the
+    /// incremental store and the shared cache would keep) holds a secret.
+    package func appear(in result: StepResult) -> Bool {
+        guard values.withLock({ !$0.isEmpty }) else { return false }
+        return holdsSecret(result.stdout?.text ?? "") || holdsSecret(result.stderr?.text ?? "")
+            || result.captures.values.contains(where: holdsSecret)
+    }
+
     /// The value and the forms of it that are worth masking.
     static func forms(of value: String) -> [String] {
         var forms = [value]

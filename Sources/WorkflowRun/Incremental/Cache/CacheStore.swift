@@ -23,8 +23,11 @@ package struct CacheProblem: Error, Sendable {
 /// promise is rejected only with a `CacheProblem`.
 protocol CacheStore: Sendable {
     /// The object into `path` (atomically: the file appears whole or not
-    /// at all); false when the store has no such object.
-    func download(_ name: String, to path: String) -> Promise<Bool>
+    /// at all); false when the store has no such object. An object of
+    /// more than `limit` bytes is refused (`failed`) as soon as that shows,
+    /// and so is one that is not a regular file: a store never holds the
+    /// run with an endless object.
+    func download(_ name: String, to path: String, limit: Int) -> Promise<Bool>
     /// Whether the store has the object.
     func contains(_ name: String) -> Promise<Bool>
     /// Stores the file's contents under `name`.

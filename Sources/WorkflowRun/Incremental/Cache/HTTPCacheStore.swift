@@ -31,7 +31,10 @@ struct HTTPCacheStore: CacheStore {
     private static let identity = NamedText(name: "Accept-Encoding", value: "identity")
 
     /// One request; its result, or a `CacheProblem`.
-    private func send(_ method: String, _ name: String, body: ResolvedBody = .none, save: String? = nil) -> Promise<StepResult> {
+    /// `limit`: the most bytes a saved body may have; a larger one (said
+    /// by its Content-Length or seen as it comes) stops the request.
+    private func send(_ method: String, _ name: String, body: ResolvedBody = .none, save: String? = nil,
+                      limit: Int = .max) -> Promise<StepResult> {
         let (basic, credentials) = authorization
         let headers = [Self.identity] + credentials
         let request = ResolvedHTTPRequest(method: HTTPMethod(rawValue: method), url: base + "/" + name, headers: headers,
@@ -39,16 +42,27 @@ struct HTTPCacheStore: CacheStore {
                                           // Every status is an answer here (404 is "not there"): no default check.
                                           expectations: [.status([.range(100...599)])],
                                           cookies: false, basicAuth: basic)
-        let work = runner.run(.http(request), in: StepContext(id: "cache", workingDirectory: "/", environment: [:]))
+        let running = Lock<(work: Promise<StepResult>?, tooLarge: Bool)>((nil, false))
+        let bound = Int64(limit)
+        let transfer: @Sendable (Int64, Int64?) -> Void = { received, expected in
+            guard received > bound || (expected ?? 0) > bound else { return }
+            running.withLock { $0.tooLarge = true }
+            running.withLock { $0.work }?.cancel()
+        }
+        let work = runner.run(.http(request), in: StepContext(id: "cache", workingDirectory: "/", environment: [:],
+                                                              transfer: limit == .max ? nil : transfer))
+        running.withLock { $0.work = work }
         let timer = clock.schedule(after: timeout) { work.cancel() }
         let shown = "\(method) \(base)/\(name)"
-        let limit = timeout
+        let waited = timeout
         return work.derive(.inline, .outcome { outcome in
             timer.cancel()
             switch outcome {
             case .fulfilled(let result): return .outcome(.fulfilled(result))
+            case .cancelled where running.withLock({ $0.tooLarge }):
+                return .outcome(.rejected(CacheProblem(.failed, "\(shown): more than the \(limit) bytes its entry says; refused")))
             case .cancelled:
-                return .outcome(.rejected(CacheProblem(.timeout, "\(shown): no answer within \(DurationText.format(limit))")))
+                return .outcome(.rejected(CacheProblem(.timeout, "\(shown): no answer within \(DurationText.format(waited))")))
             case .rejected(let error):
                 let failure = error as? StepFailure
                 let kind: CacheProblem.Kind = failure?.kind == .network ? .unreachable : .failed
@@ -63,9 +77,9 @@ struct HTTPCacheStore: CacheStore {
         return CacheProblem(status == 401 || status == 403 ? .refused : .failed, "\(method) \(url): status \(status)\(why)")
     }
 
-    func download(_ name: String, to path: String) -> Promise<Bool> {
+    func download(_ name: String, to path: String, limit: Int) -> Promise<Bool> {
         let url = base + "/" + name
-        return send("GET", name, save: path).map { result throws -> Bool in
+        return send("GET", name, save: path, limit: limit).map { result throws -> Bool in
             let status = result.status ?? 0
             if status == 200 { return true }
             unlink(path)

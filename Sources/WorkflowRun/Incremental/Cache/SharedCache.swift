@@ -39,7 +39,7 @@ package final class SharedCache: Sendable {
         self.drainLimit = drainLimit
         self.clock = clock
         switch location.kind {
-        case .folder(let folder): store = FolderCacheStore(folder: folder)
+        case .folder(let folder): store = FolderCacheStore(folder: folder, clock: clock, timeout: timeout)
         case .http(let base): store = HTTPCacheStore(base: base, location: location, runner: runner, clock: clock, timeout: timeout)
         }
     }
@@ -100,7 +100,7 @@ package final class SharedCache: Sendable {
             warn("\(id): \(error); the step runs as if there were no cache")
             return Promise(value: nil)
         }
-        return store.download("ac/" + key, to: path).derive(.inline, .outcome { [self] outcome in
+        return store.download("ac/" + key, to: path, limit: FileSystem.inputLimit).derive(.inline, .outcome { [self] outcome in
             switch outcome {
             case .fulfilled(false): return .outcome(.fulfilled(nil))
             case .fulfilled(true):
@@ -138,54 +138,38 @@ package final class SharedCache: Sendable {
         })
     }
 
-    /// Restores the entry's files into `folder`: each is downloaded beside
-    /// its place, its SHA-256 checked and its mode set; then all are
-    /// renamed into place. True when all were; false (said) when any could
-    /// not be, and then none is.
-    func restore(_ entry: CacheEntry, into folder: String, step id: String) -> Promise<Bool> {
-        struct Staged: Sendable {
-            var file: CacheEntry.File
-            var target: String
-            var temporary: String
-        }
-        var staged: [Staged] = []
-        do {
-            for file in entry.files {
-                let target = Paths.absolute(file.path, from: folder)
-                try FileSystem().makeDirectories(Paths.parent(of: target))
-                let temporary = Paths.parent(of: target) + "/." + Paths.lastComponent(of: target) + ".\(UInt32.random(in: 0...UInt32.max)).restore"
-                staged.append(Staged(file: file, target: target, temporary: temporary))
-            }
+    /// Restores the entry's files into `folder` (`CacheRestore`: only what
+    /// the step's `generates` covers, never through a link, never the
+    /// workflow's own files): each is downloaded beside its place (at most
+    /// its entry's size), its SHA-256 checked and its mode set; then all
+    /// are renamed into place. True when all were; false (said) when any
+    /// could not be, and then none is and nothing made is left.
+    func restore(_ entry: CacheEntry, into folder: String, generates: [String], protected: Set<String>,
+                 step id: String) -> Promise<Bool> {
+        let restore: CacheRestore
+        do throws(CacheProblem) {
+            restore = try CacheRestore.prepare(entry, into: folder, generates: generates, protected: protected)
         } catch {
-            warn("\(id): \(error); the step runs")
+            warn("\(id): \(error.message); the step runs")
             return Promise(value: false)
         }
-        let all = staged
-        let discard: @Sendable () -> Void = { for item in all { unlink(item.temporary) } }
-        return when(resolved: all, limit: 16) { [store] item in
-            store.download("cas/" + item.file.sha256, to: item.temporary).map { found throws -> Void in
+        return when(resolved: restore.items, limit: 16) { [store] item in
+            store.download("cas/" + item.file.sha256, to: item.temporary, limit: item.file.size).map { found throws -> Void in
                 guard found else { throw CacheProblem(.failed, "\(item.file.path): its contents (\(item.file.sha256.prefix(12))…) are not in the cache") }
-                guard SHA256.hex(ofFile: item.temporary) == item.file.sha256 else {
-                    throw CacheProblem(.failed, "\(item.file.path): its contents do not match their SHA-256; refused")
-                }
-                guard chmod(item.temporary, mode_t(item.file.mode)) == 0 else {
-                    throw CacheProblem(.failed, "\(item.file.path): \(FileError(item.temporary))")
-                }
+                try restore.check(item)
             }
         }.derive(.inline, .outcome { [self] outcome in
             guard case .fulfilled(let outcomes) = outcome else {
-                discard()
+                restore.discard()
                 return .outcome(.cancelled)
             }
             if let failed = outcomes.first(where: { $0.error != nil }), let error = failed.error {
-                discard()
+                restore.discard()
                 problem(error, step: id, writing: false)
                 return .outcome(.fulfilled(false))
             }
-            for item in all where rename(item.temporary, item.target) != 0 {
-                let failure = FileError(item.target)
-                discard()
-                warn("\(id): \(failure); the step runs")
+            if let failure = restore.commit() {
+                warn("\(id): \(failure); nothing was restored, the step runs")
                 return .outcome(.fulfilled(false))
             }
             return .outcome(.fulfilled(true))
