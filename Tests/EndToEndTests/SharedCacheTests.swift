@@ -276,6 +276,23 @@ struct SharedCacheTests {
         #expect(second.read("out/upper.txt") == "HELLO CACHE\n")
     }
 
+    @Test("an HTTP store that sends an object without end is stopped at the size its entry gives, long before the cache timeout")
+    func endlessObject() throws {
+        let store = try TestServers.cacheStore()
+        let url = "\(store.url)/endless/\(UUID().uuidString)"
+        let first = try checkout(), second = try checkout()
+        defer { first.remove(); second.remove() }
+        #expect(try run(first, ["--cache", url]).status == 0)
+        let started = ContinuousClock.now
+        let result = try run(second, ["--cache", url, "--cache-timeout", "60s"])
+        #expect(started.duration(to: .now) < .seconds(30))
+        #expect(result.status == 0, "\(result.said)")
+        #expect(result.said.contains("bytes its entry says; refused"), "\(result.said)")
+        #expect(runs(second) == 1)
+        #expect(second.read("out/upper.txt") == "HELLO CACHE\n")
+        #expect(try leftovers(second).isEmpty)
+    }
+
     @Test("an entry that names a file outside the step's folder is refused as corrupt")
     func entryOutsideTheFolder() throws {
         let store = try TestServers.cacheStore()

@@ -14,6 +14,8 @@ Objects live in memory, per route prefix:
   /corrupt/...  as /ok, but a GET of a cas/ object answers other bytes
   /badentry/... as /ok, but a GET of an ac/ entry answers text that is not
                 an entry
+  /endless/...  as /ok, but a GET of a cas/ object answers zeros without
+                end (no Content-Length) until the client goes away
   /bomb/...     as /ok, but a GET of a cas/ object from a client that
                 accepts gzip answers a gzip bomb (50 MB of zeros in 48 KB,
                 Content-Encoding: gzip) instead of the object
@@ -82,6 +84,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404)
         if mode == "corrupt" and "/cas/" in self.path:
             body = b"not what was stored\n"
+        if mode == "endless" and "/cas/" in self.path and self.command == "GET":
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            zeros = bytes(1 << 16)
+            try:
+                for _ in range(1 << 16):  # at most 4 GiB, then the test has failed anyway
+                    self.wfile.write(zeros)
+            except OSError:
+                pass
+            self.close_connection = True
+            return None
         if mode == "bomb" and "/cas/" in self.path and "gzip" in self.headers.get("Accept-Encoding", ""):
             return self.answer(200, bomb(), [("Content-Encoding", "gzip")])
         if mode == "badentry" and "/ac/" in self.path:
