@@ -73,3 +73,31 @@ enum ExpectationEvaluator {
         return values.dropLast().joined(separator: ", ") + " or " + values.last!
     }
 }
+
+extension ExpectationEvaluator {
+    /// Whether checking these runs a regular expression (`matches`). Such
+    /// a check runs off the event loop, and the step settles as cancelled
+    /// when asked, even while the expression still runs: a pattern that
+    /// backtracks for minutes (`'^(a+)+$'`) never holds the other steps,
+    /// `--timeout` or Ctrl-C.
+    static func usesPatterns(_ expectations: [ResolvedExpectation], _ captures: [Capture]) -> Bool {
+        func pattern(_ predicate: ResolvedTextPredicate) -> Bool {
+            if case .matches = predicate.test { return true }
+            return false
+        }
+        for expectation in expectations {
+            switch expectation {
+            case .text(_, let predicate) where pattern(predicate): return true
+            case .header(_, .text(let predicate)) where pattern(predicate): return true
+            case .json(_, .matches): return true
+            default: continue
+            }
+        }
+        return captures.contains { capture in
+            switch capture.source {
+            case .matches, .headerMatches: return true
+            default: return false
+            }
+        }
+    }
+}

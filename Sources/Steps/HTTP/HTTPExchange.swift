@@ -380,7 +380,12 @@ final class HTTPExchange: HopDelegate {
         // the loop thread at once (the next request of a foreach starts
         // without a hop). A save (fsync) or a large body (a JSON parse)
         // goes to a worker so that the loop does not stall.
-        if file != nil || body.count > 256 * 1024 {
+        if !expectations.isEmpty || !captures.isEmpty, ExpectationEvaluator.usesPatterns(expectations, captures) {
+            // A regular expression may run for minutes: off the loop, and a
+            // cancel (a timeout, Ctrl-C) settles the step at once.
+            resolver.onCancel { resolver.cancel() }
+            DispatchQueue.global().async(execute: settle)
+        } else if file != nil || body.count > 256 * 1024 {
             DispatchQueue.global().async(execute: settle)
         } else {
             settle()

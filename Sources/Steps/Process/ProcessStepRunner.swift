@@ -126,6 +126,8 @@ struct ProcessStepRunner: Sendable {
                                                  outputLinger: configuration.outputLinger,
                                                  outputLimit: configuration.outputTailLimit)
         let input = Array((options.stdin ?? "").utf8)
+        let patterns = !options.expectations.isEmpty || !options.captures.isEmpty
+            ? ExpectationEvaluator.usesPatterns(options.expectations, options.captures) : false
         let execution = ProcessExecution(child: child, marker: marker, detached: options.detach, id: context.id, standardInput: input, sink: context.output,
                                          settings: settings, started: started, table: table) { end in
             // What the executor chains on the promise (expectations and
@@ -155,7 +157,12 @@ struct ProcessStepRunner: Sendable {
                     }))
                 }
             }
-            if end.keptBytes <= Self.settlesInPlace {
+            if patterns {
+                // The process is over: a cancel (a timeout, Ctrl-C) settles
+                // the step now, whatever the expression is still doing.
+                resolver.onCancel { resolver.cancel() }
+                DispatchQueue.global().async(execute: settle)
+            } else if end.keptBytes <= Self.settlesInPlace {
                 settle()
             } else {
                 DispatchQueue.global().async(execute: settle)

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// A regular expression that backtracks for minutes (`'^(a+)+$'` on a
+/// line of a's and a b) never freezes the run (issue 39, item 14): it is
+/// checked off the event loop, so the other steps go on, and a step
+/// `timeout`, `--timeout` and Ctrl-C end the run at once.
+@Suite("End to end: a slow regular expression never freezes the run")
+struct SlowPatternTests {
+    /// About 2^28 backtracking steps: minutes, where the run ends in seconds.
+    static let slowStep = #"slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" { expect stdout matches '^(a+)+$' }"#
+
+    @Test("a step timeout ends the step, and a step beside it goes on")
+    func stepTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let (run, seconds) = try space.run("""
+        parallel {
+          slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" {
+            expect stdout matches '^(a+)+$'
+            timeout 1s
+          }
+          other: sh "sleep 0.3 && echo other-done"
+        }
+        """, killedAfter: 60)
+        #expect(seconds < 30, "the run took \(seconds) s")
+        #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
+        #expect(run.step("other")?["status"] as? String == "succeeded", "\(run.statuses)")
+    }
+
+    @Test("--timeout ends the run (exit 124)")
+    func runTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let (run, seconds) = try space.run(Self.slowStep, ["--timeout", "1s"], killedAfter: 60)
+        #expect(seconds < 30, "the run took \(seconds) s")
+        #expect(run.status == 124, "\(run.stdout)\(run.stderr)")
+    }
+
+    @Test("an HTTP step's capture by a slow pattern ends at the step's timeout too")
+    func httpCapture() throws {
+        let server = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let (run, seconds) = try space.run("""
+        slow: http GET "\(server)/large?bytes=28" {
+          capture x = body matches '^(x+)+y$'
+          timeout 1s
+        }
+        """, killedAfter: 60)
+        #expect(seconds < 30, "the run took \(seconds) s")
+        #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
+    }
+
+    @Test("SIGINT ends the run at once (exit 130)")
+    func interrupt() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", Self.slowStep + "\n")
+        let binary = try #require(Binary.url).path
+        let started = ContinuousClock.now
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", [
+            "timeout", "-s", "KILL", "60", "python3", TestServers.fixture("signal-after.py"), "1", "\(SIGINT)",
+            binary, "--color", "never", space.path("test.workflow"),
+        ])
+        #expect(started.duration(to: .now) < .seconds(30))
+        #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "130", "\(outcome.stdout)\(outcome.stderr)")
+    }
+}
