@@ -62,6 +62,32 @@ struct HTTPClientHeadersTests {
         #expect(removed["host"] == authority)
     }
 
+    @Test("a Content-Type the step sets is sent on a request without a body, as every header it sets", arguments: ["http", "https"])
+    func contentTypeWithoutABody(scheme: String) throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let tls = try TestServers.tls()
+        let base = scheme == "http" ? try TestServers.plain() : tls.url
+        let run = try space.run("""
+        patch: http PATCH "\(base)/echo" {
+          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+          header "Content-Type" "application/example"
+          header "If-Match" "\\"v1\\""
+        }
+        get: http GET "\(base)/echo" {
+          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+          header "Content-Type" "application/json"
+        }
+        log "=patch {{patch.json.headers}}"
+        log "=get {{get.json.headers}}"
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let patch = try received(run, "=patch ")
+        #expect(patch["content-type"] == "application/example", "\(patch)")
+        #expect(patch["if-match"] == "\"v1\"", "\(patch)")
+        #expect(try received(run, "=get ")["content-type"] == "application/json")
+    }
+
     @Test("a step's Host is not sent on a redirect to another origin")
     func hostStaysWithItsOrigin() throws {
         let space = try Workspace()

@@ -109,6 +109,8 @@ struct ThresholdTests {
           expect failures < 1.5x
           expect rate >= fast
           expect latency max == 1s
+          expect latncy p99 < 250ms
+          expect durations p99 < 1s
           hit: sh "true"
         }
         expect latency p99 < 1s
@@ -120,8 +122,10 @@ struct ThresholdTests {
             "bad.workflow:6:21: error: '1.5x' is not a count of failures",
             "bad.workflow:7:18: error: expected a rate after 'rate >=', as in 'expect rate >= 490/s'",
             "bad.workflow:8:22: error: a threshold is a bound: write <, <=, > or >= after 'max', not '=='",
-            "bad.workflow:11:1: error: 'expect latency' is a threshold of a group, checked when the group ends",
-            "bad.workflow:12:46: error: 'expect latency' is a threshold of a group, checked when the group ends; write it in the block of the group around this step",
+            "bad.workflow:9:10: error: unknown threshold subject 'latncy'; did you mean 'latency'?",
+            "bad.workflow:10:10: error: unknown threshold subject 'durations'",
+            "bad.workflow:13:1: error: 'expect latency' is a threshold of a group, checked when the group ends",
+            "bad.workflow:14:46: error: 'expect latency' is a threshold of a group, checked when the group ends; write it in the block of the group around this step",
         ])
     }
 

@@ -9,8 +9,22 @@ import PromiseTestSupport
 struct LatencyHistogramTests {
     /// Nearest-rank percentile of sorted values.
     private func exact(_ sorted: [Int64], _ p: Double) -> Int64 {
-        let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
+        let rank = max(1, (Int((p * 1000).rounded()) * sorted.count + 99_999) / 100_000)
         return sorted[min(sorted.count, rank) - 1]
+    }
+
+    @Test("a percentile at a round count is the value of its exact nearest rank (p99.9 of 1,000 is the 999th, not the maximum)",
+          arguments: [1, 10, 100, 1_000, 10_000])
+    func roundCounts(_ count: Int) {
+        for (p, thousandths) in [(50.0, 50_000), (90, 90_000), (95, 95_000), (99, 99_000), (99.9, 99_900), (99.99, 99_990)] {
+            // ⌈p/100 × count⌉ in integers: the rank the value must come from.
+            let rank = max(1, (thousandths * count + 99_999) / 100_000)
+            var histogram = LatencyHistogram()
+            for position in 1...count {
+                histogram.record(microseconds: position < rank ? 10 : position == rank ? 20 : 100)
+            }
+            #expect(histogram.percentile(p) == 20, "p\(p) of \(count): rank \(rank)")
+        }
     }
 
     @Test("every percentile within 1% of the exact one, over values from microseconds to minutes")

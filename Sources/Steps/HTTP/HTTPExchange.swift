@@ -129,7 +129,10 @@ final class HTTPExchange: HopDelegate {
             } else if name.equalsLowercase("content-length") {
                 continue
             } else if name.equalsLowercase("content-type") {
-                if hop.body.length == nil { continue }
+                // A redirect that dropped the body drops its type; a step
+                // that never had a body sends the type it set (a PATCH of
+                // conditions, a GET some API asks a type of).
+                if hop.body.length == nil, prepared.body.length != nil { continue }
             } else if let client = Self.clientHeaders.first(where: { name.equalsLowercase($0) }) {
                 replaced.insert(client)
                 if header.value.isEmpty { continue }

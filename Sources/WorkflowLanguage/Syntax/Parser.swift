@@ -19,6 +19,13 @@ struct BlockContext {
     }
 
     var owner: Owner
+    /// A group's own block, where `expect` writes a threshold.
+    var holdsThresholds: Bool {
+        switch owner {
+        case .group, .lanes: return true
+        case .workflow, .clause: return false
+        }
+    }
     /// Somewhere inside a catch body: `rethrow` and `{{error.*}}` are allowed.
     var insideCatch: Bool
     /// The group owning this block is a direct child of a parallel group, so

@@ -94,6 +94,13 @@ extension Parser {
             advance()
             attributes.values.thresholds.append(try parseThreshold(labels: &attributes.thresholdLabels))
             return nil
+        case "expect" where context.holdsThresholds && peekNext().kind == .identifier
+            && !Parser.expectationSubjects.contains(text(peekNext())):
+            // In a group's block, `expect WORD` is a threshold: a word that
+            // is neither a threshold's subject nor a step's is a misspelling.
+            let subject = peekNext()
+            throw error("unknown threshold subject '\(text(subject))'"
+                        + Suggestion.phrase(for: text(subject), among: Parser.thresholdSubjects), at: subject.range)
         case "cookies":
             advance()
             guard current.kind == .identifier, text(current) == "off" || text(current) == "on" else {

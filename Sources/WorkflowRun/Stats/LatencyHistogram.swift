@@ -65,7 +65,13 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// exact minimum and maximum at the ends.
     package func percentile(_ p: Double) -> Int64 {
         guard count > 0 else { return 0 }
-        let rank = max(1, UInt64((p / 100 * Double(count)).rounded(.up)))
+        // The rank ⌈p/100 × count⌉ in integers (p to a thousandth): in
+        // binary floating point 99.9/100 × 1,000 is 999.0000000000001,
+        // which rounds up to the maximum.
+        let thousandths = UInt64(max(0, min(100_000, (p * 1000).rounded())))
+        let product = thousandths.multipliedFullWidth(by: count)
+        let (quotient, remainder) = UInt64(100_000).dividingFullWidth(product)
+        let rank = max(1, quotient + (remainder > 0 ? 1 : 0))
         if rank >= count { return maximum }
         var seen: UInt64 = 0
         for (index, value) in counts.enumerated() where value > 0 {
