@@ -111,13 +111,23 @@ struct CancellationEndToEndTests {
               file write "ensured.txt" "yes"
             }
             """)
-            let runner = try RunningBinary(["-j", "8", "--report", "json=report.json", "--color", "never", "test.workflow"], in: space.folder)
+            let runner = try RunningBinary(["-j", "8", "--report", "json=report.json", "--report", "junit=junit.xml",
+                                            "--report", "markdown=report.md", "--report", "html=report.html",
+                                            "--color", "never", "test.workflow"], in: space.folder)
             try await runner.waitForOutput("READY")
             runner.send(signal)
             let status = try await runner.waitForExit()
             #expect(status == code)
             #expect(space.read("ensured.txt") == "yes")
             #expect(space.read("report.json")?.contains("\"interrupted\"") == true)
+            // Red in every report, as a --timeout is (cli.md Part four).
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
+            let junit = space.read("junit.xml") ?? ""
+            #expect(junit.contains("failures=\"1\""), "\(junit)")
+            #expect(junit.contains("<failure message=\"interrupted by \(name)\""), "\(junit)")
+            #expect(space.read("report.json")?.contains("interrupted by \(name)") == true)
+            #expect(space.read("report.md")?.contains("interrupted by \(name)") == true, "\(space.read("report.md") ?? "")")
+            #expect(space.read("report.html")?.contains("interrupted by \(name)") == true)
             #expect(processes(containing: sleep).isEmpty, "processes left behind after signal \(signal)")
         }
     }

@@ -70,7 +70,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     signals.running(
         first: { signal in
             console.note(style.yellow("⊘ \(SignalWatcher.name(of: signal)): stopping; running ensures (send it again to stop at once)"))
-            executor.interrupt()
+            executor.interrupt(because: "interrupted by \(SignalWatcher.name(of: signal))")
         },
         second: { signal in
             console.stop()

@@ -133,6 +133,9 @@ package final class WorkflowExecutor: Sendable {
     /// `sources` patterns already said to match nothing (pattern and folder).
     let warnedPatterns = Lock<Set<String>>([])
     private let ending = Lock<RunResult.Status?>(nil)
+    /// What stopped an interrupted run ("interrupted by SIGINT"): its
+    /// failure in every report, as a `--timeout` is.
+    private let interruption = Lock<String?>(nil)
     var clock: any PromiseClock { configuration.clock }
 
     package init(workflow: Workflow, configuration: ExecutionConfiguration, runner: any StepRunner,
@@ -168,7 +171,8 @@ package final class WorkflowExecutor: Sendable {
 
     /// Stops the run as Ctrl-C does: cancels everything running, skips
     /// what has not started, runs the ensures. `status` says why.
-    package func interrupt(_ status: RunResult.Status = .interrupted) {
+    package func interrupt(_ status: RunResult.Status = .interrupted, because reason: String? = nil) {
+        if let reason { interruption.withLock { $0 = $0 ?? reason } }
         let first: Bool = ending.withLock { ending in
             guard ending == nil else { return false }
             ending = status
@@ -212,6 +216,12 @@ package final class WorkflowExecutor: Sendable {
                 let message = "the run timed out after \(DurationText.format(limit)) (--timeout)"
                 error = RunError(stepID: workflow.name, kind: .timeout, message: message,
                                  others: error.map { [$0] } ?? [])
+            }
+            if status == .interrupted {
+                // Red in every report (a cancelled step is no failure of its
+                // own): the run's failure, as a timeout's.
+                let message = interruption.withLock { $0 } ?? "interrupted"
+                error = RunError(stepID: workflow.name, kind: .signal, message: message, others: error.map { [$0] } ?? [])
             }
             var result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
                                    records: recorder.records(), groups: recorder.groups(),
