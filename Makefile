@@ -37,7 +37,7 @@ test:
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log || { \
 		echo "== what failed (the whole output: .build/test-output.log)"; \
-		grep -E '^✘|error: |: error|failed \(' .build/test-output.log | head -60; exit 1; }
+		.ci/failed-tests .build/test-output.log; exit 1; }
 
 # The engine's concurrency stress tests under ThreadSanitizer.
 test-tsan:

@@ -45,13 +45,28 @@ struct ArgumentsTests {
         expected.httpConnections = 8
         expected.keepGoing = true
         expected.timeout = .seconds(90)
-        expected.variables = [("a", "1"), ("b", "x=y")]
+        expected.variables = [VariableSetting("a", "1"), VariableSetting("b", "x=y")]
         expected.reports = [ReportRequest(format: .json, path: "r.json"), ReportRequest(format: .junit, path: "r.xml")]
         expected.output = .grouped
         expected.color = .never
         expected.verbosity = .verbose
         expected.dryRun = true
         #expect(command == .run(expected))
+    }
+
+    @Test("--executor and --slurm-jobs are parsed, and options that differ in them differ")
+    func executorAndSlurmJobs() throws {
+        let command = try parse("--executor slurm --slurm-jobs 8 ci.workflow").get()
+        var expected = RunOptions(file: "ci.workflow")
+        expected.executor = .slurm
+        expected.slurmJobs = 8
+        #expect(command == .run(expected))
+        var other = expected
+        other.executor = .local
+        #expect(command != .run(other))
+        other = expected
+        other.slurmJobs = 9
+        #expect(command != .run(other))
     }
 
     @Test func defaults() throws {

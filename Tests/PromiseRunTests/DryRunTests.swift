@@ -15,7 +15,7 @@ struct DryRunTests {
             """)
         let workflow = try #require(WorkflowCompiler.compile(source).workflow)
         var options = RunOptions(file: "d.workflow")
-        options.variables = [("target", "release")]
+        options.variables = [VariableSetting("target", "release")]
         options.timeout = .seconds(60)
         options.jobs = 3
         options.keepGoing = true

@@ -58,7 +58,19 @@ extension ReportRequest.Format {
     }
 }
 
-/// Everything `promise-run [OPTIONS] FILE` was given.
+/// One `--var NAME=VALUE` (or a line of a `--var-file`).
+struct VariableSetting: Equatable, Sendable {
+    var name: String
+    var value: String
+
+    init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Everything `promise-run [OPTIONS] FILE` was given (`==` compares every
+/// option: it is derived).
 struct RunOptions: Equatable, Sendable {
     /// The workflow file; `-` for standard input.
     var file: String
@@ -85,7 +97,7 @@ struct RunOptions: Equatable, Sendable {
     /// `--timeout D`: for the whole workflow.
     var timeout: Duration?
     /// `--var NAME=VALUE`, in order (a later one wins).
-    var variables: [(name: String, value: String)] = []
+    var variables: [VariableSetting] = []
     var reports: [ReportRequest] = []
     /// `--report-output N`: KiB of each process step's stdout and stderr
     /// the reports keep (0: none).
@@ -115,16 +127,6 @@ struct RunOptions: Equatable, Sendable {
         var overrides: [String: String] = [:]
         for variable in variables { overrides[variable.name] = variable.value }
         return overrides
-    }
-
-    static func == (lhs: RunOptions, rhs: RunOptions) -> Bool {
-        lhs.file == rhs.file && lhs.targets == rhs.targets && lhs.envFiles == rhs.envFiles && lhs.force == rhs.force && lhs.watch == rhs.watch && lhs.jobs == rhs.jobs && lhs.httpConnections == rhs.httpConnections
-            && lhs.keepGoing == rhs.keepGoing && lhs.timeout == rhs.timeout
-            && lhs.variables.map(\.name) == rhs.variables.map(\.name) && lhs.variables.map(\.value) == rhs.variables.map(\.value)
-            && lhs.reports == rhs.reports && lhs.reportOutputKiB == rhs.reportOutputKiB && lhs.output == rhs.output && lhs.color == rhs.color
-            && lhs.verbosity == rhs.verbosity && lhs.dryRun == rhs.dryRun
-            && lhs.insecure == rhs.insecure && lhs.caCertificate == rhs.caCertificate
-            && lhs.cache == rhs.cache && lhs.cacheReadOnly == rhs.cacheReadOnly && lhs.cacheTimeout == rhs.cacheTimeout
     }
 }
 
@@ -325,7 +327,7 @@ enum Arguments {
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
                     throw UsageError(message: "\(reader.name) takes NAME=VALUE, not '\(text)'")
                 }
-                options.variables.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+                options.variables.append(VariableSetting(String(text[..<equals]), String(text[text.index(after: equals)...])))
             case .report:
                 let text = try reader.value(for: argument)
                 guard let equals = text.firstIndex(of: "=") else {

@@ -9,13 +9,13 @@ import RunnerSystem
 /// is interpreted). An error says `PATH:LINE` and what is wrong, never the
 /// line's text (the file holds secrets).
 enum VarFile {
-    static func read(_ path: String) throws(UsageError) -> [(name: String, value: String)] {
+    static func read(_ path: String) throws(UsageError) -> [VariableSetting] {
         let text: String
         switch SourceReader.read(path) {
         case .success(let source): text = String(decoding: source.bytes, as: UTF8.self)
         case .failure(let error): throw UsageError(message: "\(Option.varFile.spec.long): \(error.message)")
         }
-        var variables: [(name: String, value: String)] = []
+        var variables: [VariableSetting] = []
         for (index, rawLine) in Dotenv.lines(of: text).enumerated() {
             var line = rawLine
             line = line.drop { $0 == " " || $0 == "\t" }
@@ -32,7 +32,7 @@ enum VarFile {
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
                 value = value.dropFirst().dropLast()
             }
-            variables.append((name, String(value)))
+            variables.append(VariableSetting(name, String(value)))
         }
         return variables
     }
