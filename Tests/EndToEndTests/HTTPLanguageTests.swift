@@ -281,4 +281,36 @@ struct HTTPLanguageTests {
             #expect(text.contains(key), "json: \(key)")
         }
     }
+
+    @Test("a URL written whole is checked before running: scheme, host and port said where they are wrong")
+    func literalURLsChecked() throws {
+        try Workspace.expectCheckRefuses("""
+        a: http GET "htp:/x"
+        b: http GET "127.0.0.1:8080/raw"
+        c: http GET "http://127.0.0.1:99999/x"
+        d: http GET "http:///path"
+        e: http GET "http://127.0.0.1:80a/x"
+        f: http GET "http:/127.0.0.1/x"
+        g: http GET "http://127.0.0.1:{{port}}/fine-at-check"
+        """, with: [
+            "bad.workflow:1:13: error: 'htp:/x' is not an http:// or https:// URL (its scheme is 'htp'; did you mean 'http'?)",
+            "bad.workflow:2:13: error: '127.0.0.1:8080/raw' is not an http:// or https:// URL (it has no scheme; write it as 'http://127.0.0.1:8080/raw')",
+            "bad.workflow:3:13: error: 'http://127.0.0.1:99999/x': its port 99999 is out of range (1 to 65535)",
+            "bad.workflow:4:13: error: 'http:///path' has no host",
+            "bad.workflow:5:13: error: 'http://127.0.0.1:80a/x': its port '80a' is not a number",
+            "bad.workflow:6:13: error: 'http:/127.0.0.1/x': write 'http://' with two slashes before the host",
+        ])
+    }
+
+    @Test("a URL made at run time with a port out of range fails its step saying so")
+    func portOutOfRangeAtRunTime() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        var port = "99999"
+        a: http GET "http://127.0.0.1:{{port}}/x"
+        """)
+        #expect(run.status == 1)
+        #expect(run.message(of: "a").contains("its port 99999 is out of range (1 to 65535)"), "\(run.stdout)")
+    }
 }

@@ -24,7 +24,7 @@ enum HTTPRequestBuilder {
         var label: String { step.label }
         if !step.query.isEmpty { text = withQuery(text, step.query) }
         guard let url = RequestURL.parse(text) else {
-            throw StepFailure(.network, "\(label): not an http:// or https:// URL")
+            throw StepFailure(.network, "\(label): " + (HTTPURLShape.problem(text) ?? "not an http:// or https:// URL"))
         }
         var headers: [(name: String, value: String)] = []
         for header in step.headers {

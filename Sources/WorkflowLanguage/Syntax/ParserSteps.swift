@@ -88,7 +88,13 @@ extension Parser {
             }
             method = HTTPMethod(rawValue: name)
             advance()
-            templates.append(try parseTemplate("after 'http \(name)' (the URL)"))
+            let urlToken = current
+            let url = try parseTemplate("after 'http \(name)' (the URL)")
+            // Written whole (no `{{ }}`): its shape is known before running.
+            if case .literal(let text)? = url.parts.first, url.parts.count == 1, let problem = HTTPURLShape.problem(text) {
+                diagnostics.error(problem, at: urlToken.range)
+            }
+            templates.append(url)
         case "file":
             guard current.kind == .identifier else {
                 throw error("expected a file operation after 'file' (\(Parser.fileOperations.joined(separator: ", "))), found \(found)")
