@@ -89,13 +89,13 @@ struct ConsoleEndToEndTests {
     /// Runs `workflow` in a workspace of its own on a pseudo-terminal of
     /// `columns` columns (`script` copies what it printed); returns the
     /// exit code and that, escape sequences and all.
-    private func onTerminal(_ workflow: String, columns: Int = 80,
+    private func onTerminal(_ workflow: String, _ arguments: [String] = [], columns: Int = 80,
                             term: String = "xterm") throws -> (status: Int32, screen: String) {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", workflow)
         let binary = try #require(Binary.url).path
-        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) test.workflow", "typescript"],
+        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments.joined(separator: " ")) test.workflow", "typescript"],
                                             in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
         return (outcome.status, space.read("typescript") ?? "")
     }
@@ -184,6 +184,51 @@ struct ConsoleEndToEndTests {
         #expect(lines.filter { $0.contains("tick: past its first 1000 runs (and 1000 failures), its runs are counted, not printed") }.count == 1,
                 "\(run.stdout.suffix(2000))")
         #expect(run.stats("tick")?["count"] as? Int == 1005)
+    }
+
+    /// A step's output holding a title-setting OSC, a BEL, a clear-screen
+    /// and a tab, shown by a `log`, a `fail` message (and its `-v` start
+    /// line) and the stderr tail of the failure.
+    static let controlText = """
+    src: sh "printf 'A\\\\033]0;pwned\\\\007B\\\\033[2JC\\tD'"
+    log "log: {{src.stdout}}"
+    f: fail "fail: {{src.stdout}}" { allow-failure }
+    bad: sh "printf 'err\\\\033[2Jboom\\n' >&2; exit 1"
+    """
+
+    /// What `controlText` must show: its control characters escaped, its
+    /// tab a tab. The only escape sequences are the console's own: on a
+    /// terminal, the live area's redraw, and colors unless `--color never`.
+    private static func expectEscapedControlText(_ output: String, onTerminal: Bool, colored: Bool,
+                                                 sourceLocation: SourceLocation = #_sourceLocation) {
+        for shown in ["log: A\\e]0;pwned\\x07B\\e[2JC\tD", "fail: A\\e]0;pwned\\x07B\\e[2JC\tD", "err\\e[2Jboom"] {
+            #expect(output.contains(shown), "\(shown.debugDescription) in \(output.debugDescription)", sourceLocation: sourceLocation)
+        }
+        var own = output
+        if onTerminal { own = own.replacing(/\u{1B}\[[0-9]+F\u{1B}\[J/, with: "") }
+        if colored { own = own.replacing(/\u{1B}\[[0-9;]*m/, with: "") }
+        #expect(!own.unicodeScalars.contains("\u{1B}"), "\(output.debugDescription)", sourceLocation: sourceLocation)
+        #expect(!output.unicodeScalars.contains("\u{07}"), sourceLocation: sourceLocation)
+    }
+
+    @Test("control characters from steps (log, fail, stderr tail) are shown escaped, never sent to the terminal, piped or not",
+          arguments: [[String](), ["--color", "never"]])
+    func controlCharactersEscapedWhenPiped(arguments: [String]) throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", Self.controlText)
+        let outcome = try Binary.run(["--output", "quiet", "-v"] + arguments + ["test.workflow"], in: space.folder)
+        #expect(outcome.status == 1, "\(outcome.stdout)\(outcome.stderr)")
+        Self.expectEscapedControlText(outcome.stdout + outcome.stderr, onTerminal: false, colored: false)
+    }
+
+    @Test("on a terminal, control characters from steps are shown escaped; the only escape sequences are the console's own (colors, live area)",
+          .enabled(if: hasScript), arguments: [[String](), ["--color", "never"]])
+    func controlCharactersEscapedOnTerminal(arguments: [String]) throws {
+        let (status, screen) = try onTerminal(Self.controlText, ["--output", "quiet", "-v"] + arguments)
+        #expect(status == 1, "\(screen)")
+        Self.expectEscapedControlText(screen, onTerminal: true, colored: arguments.isEmpty)
+        if arguments.isEmpty { #expect(screen.contains("\u{1B}[31m"), "colored by default on a terminal") }
     }
 
     @Test("-q prints the final line alone, with no blank line before it")

@@ -130,7 +130,7 @@ enum CheckDiagnostics {
         var text = ""
         for diagnostic in result.diagnostics where diagnostic.severity != .note {
             let file = diagnostic.range.flatMap { result.source.location(of: $0.start).file } ?? result.source.displayPath
-            var properties = "file=\(escapeProperty(GitHubPaths.annotationPath(file)))"
+            var properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(file)))"
             if let range = diagnostic.range {
                 let start = result.source.location(of: range.start)
                 let end = result.source.location(of: range.end)
@@ -138,16 +138,8 @@ enum CheckDiagnostics {
             }
             var message = diagnostic.message
             for note in diagnostic.notes { message += "\nnote: " + note.message }
-            text += "::\(diagnostic.severity == .error ? "error" : "warning") \(properties)::\(escapeData(message))\n"
+            text += "::\(diagnostic.severity == .error ? "error" : "warning") \(properties)::\(GitHubCommands.escapeData(message))\n"
         }
         return text
-    }
-
-    private static func escapeData(_ text: String) -> String {
-        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
-    }
-
-    private static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
     }
 }

@@ -15,7 +15,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     // `--executor`: where process steps that do not say run (spec §14).
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
-    let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
+    let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),
+                             githubActions: environment["GITHUB_ACTIONS"] == "true")
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
     DescriptorLimit.raise()
     let currentDirectory = ProcessEnvironment.currentDirectory()

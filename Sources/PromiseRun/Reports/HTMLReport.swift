@@ -220,7 +220,9 @@ enum HTMLReport {
         return path
     }
 
+    /// Text for the page's title: one line, control characters and line
+    /// breaks shown escaped, markup characters and `"` as references.
     static func escape(_ text: String) -> String {
-        JUnitReport.escape(text).replacing("\"", with: "&quot;")
+        JUnitReport.escape(text.escapingControlCharacters(keepingLines: false)).replacing("\"", with: "&quot;")
     }
 }

@@ -127,19 +127,32 @@ enum JUnitReport {
         duration.secondsText
     }
 
+    /// An XML attribute's value, quotes included: as `escape`, and `"`,
+    /// LF and tab as references too (a parser turns them raw into spaces).
     static func attribute(_ text: String) -> String {
-        "\"" + escape(text).replacing("\"", with: "&quot;") + "\""
+        "\"" + escape(text).replacingScalars { scalar in
+            switch scalar {
+            case "\"": "&quot;"
+            case "\n": "&#10;"
+            case "\t": "&#9;"
+            default: nil
+            }
+        } + "\""
     }
 
-    /// XML text: markup characters escaped, characters XML 1.0 forbids dropped.
+    /// XML text: markup characters escaped, a CR as `&#13;` (a parser
+    /// would read a raw one as part of a line break), characters XML 1.0
+    /// forbids shown escaped (`\e`, `\x07`), U+FFFE and U+FFFF dropped.
     static func escape(_ text: String) -> String {
         text.replacingScalars { scalar in
             switch scalar {
             case "&": "&amp;"
             case "<": "&lt;"
             case ">": "&gt;"
-            case "\t", "\n", "\r": nil
-            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): ""
+            case "\r": "&#13;"
+            case "\t", "\n": nil
+            case _ where scalar.value < 0x20: ControlCharacters.escape(scalar)
+            case _ where (0xFFFE...0xFFFF).contains(scalar.value): ""
             default: nil
             }
         }

@@ -140,7 +140,7 @@ enum MarkdownReport {
     }
 
     private static func lastLines(_ text: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = text.escapingControlCharacters(keepingLines: true).split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         let kept = lines.suffix(tailLines)
         let note = lines.count > tailLines ? "… (\(lines.count - tailLines) lines before)\n" : ""
@@ -152,8 +152,10 @@ enum MarkdownReport {
         "<details><summary>\(title)</summary>\n\n" + fenced(text) + "</details>\n\n"
     }
 
-    /// A fenced block whose fence is longer than any run of backticks in it.
+    /// A fenced block whose fence is longer than any run of backticks in
+    /// it; control characters shown escaped, a CR LF as a line break.
     static func fenced(_ text: String) -> String {
+        let text = text.escapingControlCharacters(keepingLines: true)
         var longest = 0, run = 0
         for character in text {
             if character == "`" { run += 1; longest = max(longest, run) } else { run = 0 }
@@ -165,7 +167,7 @@ enum MarkdownReport {
 
     /// Inline code, with a fence the text cannot close.
     static func code(_ text: String) -> String {
-        let flat = text.replacing("\n", with: " ")
+        let flat = oneLine(text)
         if flat.contains("`") { return "``" + flat + "``" }
         return "`" + flat + "`"
     }
@@ -174,7 +176,7 @@ enum MarkdownReport {
     /// Markdown's and HTML's markup characters escaped (a `|` would end the
     /// cell, a `<img>` or a backtick run would be markup).
     static func cell(_ text: String) -> String {
-        inline(text.replacing("\r", with: ""))
+        inline(text)
     }
 
     /// Text shown as written inside a line (a heading, a table cell):
@@ -182,10 +184,16 @@ enum MarkdownReport {
     /// markup backslash-escaped (CommonMark §2.4), line breaks as spaces.
     static func inline(_ text: String) -> String {
         var escaped = ""
-        for character in text {
+        for character in oneLine(text) {
             if "\\`*_[]<>#|~&!".contains(character) { escaped.append("\\") }
-            escaped.append(character == "\n" ? " " : character)
+            escaped.append(character)
         }
         return escaped
+    }
+
+    /// Every line break (LF, CR LF, a lone CR, and Unicode's) as a space,
+    /// other control characters shown escaped: text that stays on its line.
+    private static func oneLine(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 }).escapingControlCharacters(keepingLines: true)
     }
 }

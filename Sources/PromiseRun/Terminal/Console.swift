@@ -85,7 +85,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     func stepStarted(_ record: StepRecord) {
         let why = record.attempts > 1 ? Self.retryReason(record) : ""
         let line: String? = settings.verbosity == .verbose
-            ? "\(style.dim("▶")) \(record.id) \(style.dim(record.summary))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") + why : "")"
+            ? "\(style.dim("▶")) \(record.id) \(style.dim(ConsoleStyle.foreignLine(record.summary)))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") + why : "")"
             : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)\(why)" : nil)
         // Without a live area, only a line to print needs the lock.
         guard settings.live || line != nil else { return }
@@ -104,7 +104,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var cause = failure.kind.rawValue
         if let status = last.httpStatus, failure.kind == .http || failure.kind == .expect { cause = "http \(status)" }
         if let exit = last.exitCode, failure.kind == .exit { cause = "exit \(exit)" }
-        let message = failure.message.split(separator: "\n").first.map(String.init) ?? ""
+        let message = ConsoleStyle.foreignLine(failure.message)
         let text = ": attempt \(last.number) failed (\(cause))" + (message.isEmpty ? "" : ": " + message)
         return text.count > 200 ? String(text.prefix(199)) + "…" : text
     }
@@ -146,11 +146,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     func log(_ message: String, step id: String) {
         guard settings.verbosity != .quiet else { return }
-        emit(message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) { _ in }
+        emit(style.foreignLines(message)) { _ in }
     }
 
     func warning(_ message: String) {
-        emit([style.yellow("warning: ") + message]) { _ in }
+        let lines = style.foreignLines(message)
+        emit([style.yellow("warning: ") + (lines.first ?? "")] + lines.dropFirst()) { _ in }
     }
 
     /// `↻ get: server asked to wait 10m (Retry-After capped)`, as the
@@ -206,7 +207,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             let allowed = record.allowedFailure ? style.yellow(" (allowed)") : ""
             var lines = ["\(style.symbol(.failed)) \(record.id) \(style.red(cause))\(allowed)\(time)"]
             if let message = record.failure?.message {
-                lines += message.split(separator: "\n").map { "    " + $0 }
+                lines += style.foreignLines(message).filter { !$0.isEmpty }.map { "    " + $0 }
             }
             return lines
         case .skipped:
@@ -276,7 +277,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             lines.append(TerminalSize.truncate(line, to: width))
         }
         for running in shown {
-            var line = "  \(style.dim("›")) \(running.label) "
+            var line = "  \(style.dim("›")) \(ConsoleStyle.foreignLine(running.label)) "
             // A retry's clock starts again: say which attempt it counts.
             if running.attempt > 1 { line += style.yellow("attempt \(running.attempt) ") }
             line += Format.seconds((now - running.started).seconds)

@@ -6,6 +6,9 @@ import WorkflowLanguage
 /// Colors and symbols, or plain text when color is off.
 struct ConsoleStyle: Sendable {
     let colored: Bool
+    /// Under GitHub Actions (`GITHUB_ACTIONS=true`): a line of foreign
+    /// text never reads as a workflow command (`GitHubCommands.defused`).
+    var githubActions = false
 
     func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
@@ -27,6 +30,24 @@ struct ConsoleStyle: Sendable {
         case .cancelled: return yellow("⊘")
         case .pending, .running: return dim("·")
         }
+    }
+
+    /// Text from steps and servers (a failure message, a stderr tail, the
+    /// values a `log` shows) as the console prints it: control characters
+    /// shown escaped (`\e`, `\x07`, `\r`), a tab a tab, each line break (LF,
+    /// CR LF) a new line, and under GitHub Actions no line GitHub would
+    /// read as a workflow command.
+    func foreignLines(_ text: String) -> [String] {
+        text.escapingControlCharacters(keepingLines: true).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            githubActions ? GitHubCommands.defused(String(line)) : String(line)
+        }
+    }
+
+    /// The first line of such text that is not empty, escaped the same
+    /// way, for a place that shows one line inside another (a table's
+    /// message, a retry's line).
+    static func foreignLine(_ text: String) -> String {
+        text.escapingControlCharacters(keepingLines: true).split(separator: "\n").first.map(String.init) ?? ""
     }
 
     /// A color per step for output prefixes, stable for a name.

@@ -122,7 +122,7 @@ enum Summary {
             default: painted = style.dim(status)
             }
             let duration = record.duration.map(Format.duration) ?? "-"
-            var message = record.failure.map { String($0.message.split(separator: "\n").first ?? "") } ?? ""
+            var message = record.failure.map { ConsoleStyle.foreignLine($0.message) } ?? ""
             if let handler = record.handledBy { message = "(handled by \(handler)) " + message }
             if record.upToDateFrom == .cache { message = "restored from cache" }
             var line = Format.padded(cut(record.id, idWidth), idWidth) + "  "
@@ -147,17 +147,23 @@ enum Summary {
 
     /// Which step failed, how and why, with the last lines of its stderr.
     private static func failure(_ error: RunError, records: [StepRecord], style: ConsoleStyle) -> String {
-        var text = "  \(style.bold(error.stepID)) (\(error.kind.rawValue)): \(error.message)\n"
+        var text = "  \(style.bold(error.stepID)) (\(error.kind.rawValue)): " + message(error.message, style: style)
         if let record = records.first(where: { $0.id == error.stepID }), let tail = record.outputTail {
             text += style.dim("  last lines of stderr:") + "\n"
-            for line in tail.split(separator: "\n", omittingEmptySubsequences: false) {
+            for line in style.foreignLines(tail) {
                 text += style.dim("  │ ") + line + "\n"
             }
         }
         for other in error.others.prefix(10) {
-            text += "  also \(style.bold(other.stepID)) (\(other.kind.rawValue)): \(other.message)\n"
+            text += "  also \(style.bold(other.stepID)) (\(other.kind.rawValue)): " + message(other.message, style: style)
         }
         return text
+    }
+
+    /// A failure's message after its step: its first line there, the
+    /// others below it, each ending in a line break.
+    private static func message(_ message: String, style: ConsoleStyle) -> String {
+        style.foreignLines(message).map { $0 + "\n" }.joined()
     }
 
     /// `::error` lines GitHub Actions turns into annotations, one per failed step.
@@ -169,7 +175,7 @@ enum Summary {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
             var properties = ""
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
+                properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             }
             var title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
             var message = record.failure?.message ?? "failed"
@@ -177,7 +183,7 @@ enum Summary {
             // A failure the workflow handled is a warning: the run goes on.
             let level = record.handledBy == nil ? "error" : "warning"
             if let handler = record.handledBy { title += ", handled by \(handler)" }
-            text += "::\(level) \(properties)title=\(escapeProperty(title))::\(escapeData(message))\n"
+            text += "::\(level) \(properties)title=\(GitHubCommands.escapeProperty(title))::\(GitHubCommands.escapeData(message))\n"
         }
         // A group's own failure (a timeout) and the run's (--timeout).
         for failure in ReportFailure.all(in: result) {
@@ -185,24 +191,17 @@ enum Summary {
             var properties = ""
             let nodeID = failure.id.firstIndex(of: "[").map { String(failure.id[..<$0]) } ?? failure.id
             if let location = locations[nodeID] {
-                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
+                properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             } else {
-                properties = "file=\(escapeProperty(GitHubPaths.annotationPath(workflow.source.displayPath))),"
+                properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(workflow.source.displayPath))),"
             }
             var title = "\(failure.id) failed (\(failure.failureKind.rawValue))"
             if let handler = failure.handledBy { title += ", handled by \(handler)" }
             let level = failure.handledBy == nil ? "error" : "warning"
-            text += "::\(level) \(properties)title=\(escapeProperty(title))::\(escapeData(failure.message))\n"
+            text += "::\(level) \(properties)title=\(GitHubCommands.escapeProperty(title))::\(GitHubCommands.escapeData(failure.message))\n"
         }
         return text
     }
 
-    private static func escapeData(_ text: String) -> String {
-        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
-    }
-
-    private static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
-    }
 }
 

@@ -21,6 +21,10 @@ enum MultipartBody {
                 let path = Paths.resolve(given, against: workingDirectory)
                 let bytes = try contentsOf(path, label: label)
                 let filename = quoted(String(path.split(separator: "/").last ?? ""))
+                if let type, let control = ControlCharacters.first(in: type) {
+                    throw StepFailure(.network, "\(label): the type of multipart part '\(part.name)' has a control character "
+                                      + "(\(ControlCharacters.escape(control))); it cannot be sent")
+                }
                 let mediaType = type ?? guessType(path)
                 contents.append(("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n"
                                  + "Content-Type: \(mediaType)\r\n", bytes))
@@ -42,9 +46,17 @@ enum MultipartBody {
     }
 
     /// A name or filename inside `"..."`, as browsers write it: `"` as
-    /// `%22`, CR and LF as `%0D` and `%0A`.
+    /// `%22`, CR and LF as `%0D` and `%0A` (on scalars: a CR LF is one
+    /// `Character`, which neither `"\r"` nor `"\n"` matches).
     static func quoted(_ text: String) -> String {
-        text.replacing("\"", with: "%22").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+        text.replacingScalars { scalar in
+            switch scalar {
+            case "\"": "%22"
+            case "\r": "%0D"
+            case "\n": "%0A"
+            default: nil
+            }
+        }
     }
 
     /// A media type from the file's extension; `application/octet-stream`

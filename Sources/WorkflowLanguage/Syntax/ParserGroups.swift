@@ -248,7 +248,7 @@ extension Parser {
             let argument = try parseTemplate("in \(function)(...)")
             // `split("unit integration e2e")` is one item: split splits
             // lines. Words on one line were surely meant as several.
-            if function == "split", let text = argument.literalValue, !text.contains("\n"),
+            if function == "split", let text = argument.literalValue, !text.contains(where: \.isNewline),
                text.split(separator: " ", omittingEmptySubsequences: true).count > 1 {
                 let words = text.split(separator: " ").map { "\"\($0)\"" }.joined(separator: ", ")
                 diagnostics.warning("split(...) splits lines: this text is one line, so the list has one item, '\(text)'",

@@ -271,7 +271,7 @@ extension Parser {
             attributes.allowFailure = true
         case "desc":
             let text = try parseLiteralString("after 'desc' (one line saying what this is for)")
-            if text.contains("\n") { throw error("a 'desc' is one line", at: keywordRange) }
+            if text.contains(where: \.isNewline) { throw error("a 'desc' is one line", at: keywordRange) }
             if attributes.description != nil { throw error("duplicate 'desc'", at: keywordRange) }
             attributes.description = text
             attributes.descriptionRange = keywordRange

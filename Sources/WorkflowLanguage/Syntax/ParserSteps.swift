@@ -257,7 +257,12 @@ extension Parser {
                 var type: Template?
                 if isKeyword("type") {
                     advance()
+                    let typeRange = current.range
                     type = try parseTemplate("after 'type' (a media type such as image/png)")
+                    if let literal = type?.literalValue, let control = ControlCharacters.first(in: literal) {
+                        throw error("a media type cannot hold control characters (this one has \(ControlCharacters.escape(control)))",
+                                    at: typeRange)
+                    }
                 }
                 content = .file(path: path, type: type)
             } else {

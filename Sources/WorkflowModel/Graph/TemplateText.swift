@@ -67,9 +67,11 @@ extension Reference {
 extension String {
     /// Escapes for a `"..."` template: backslash, quote, control characters,
     /// and `{{` (as `\{{`).
+    /// On scalars: a CR LF is one `Character`, which neither `"\r"` nor
+    /// `"\n"` matches.
     package func escapedForTemplate() -> String {
         var text = ""
-        let characters = Array(self)
+        let characters = Array(unicodeScalars)
         for (index, character) in characters.enumerated() {
             switch character {
             case "\\": text += "\\\\"
@@ -81,7 +83,7 @@ extension String {
                 // "{{" must not read as an interpolation.
                 let next = index + 1 < characters.count ? characters[index + 1] : nil
                 text += next == "{" ? "\\{" : "{"
-            default: text.append(character)
+            default: text.unicodeScalars.append(character)
             }
         }
         return text

@@ -53,7 +53,7 @@ package enum ExpectationText {
 
     /// A regex in a raw string when it has no `'`, else escaped.
     package static func regex(_ pattern: RegexPattern) -> String {
-        pattern.source.contains("'") || pattern.source.contains("\n")
+        pattern.source.contains("'") || pattern.source.contains(where: \.isNewline)
             ? "\"" + pattern.source.escapedForTemplate() + "\""
             : "'" + pattern.source + "'"
     }

@@ -36,7 +36,7 @@ package enum StepSummary {
     }
 
     package static func firstLine(_ text: String) -> String {
-        guard let newline = text.firstIndex(of: "\n") else { return text }
+        guard let newline = text.firstIndex(where: \.isNewline) else { return text }
         return String(text[..<newline]) + "…"
     }
 

@@ -530,8 +530,9 @@ final class RunRecorder: Sendable {
         return record
     }
 
+    /// The last `count` lines of `text` (broken at LF and CR LF), joined by LF.
     static func lastLines(of text: String, count: Int) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         if lines.last?.isEmpty == true { lines.removeLast() }
         return lines.suffix(count).joined(separator: "\n")
     }

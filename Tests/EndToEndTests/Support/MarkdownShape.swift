@@ -15,7 +15,8 @@ struct MarkdownShape {
         var block: [Substring] = []
         var table: [[String]]?
         var openDetails = 0
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // A renderer breaks lines at LF, CR LF and a lone CR.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
         for (number, line) in lines.enumerated() {
             if let open = fence {
                 if line.hasPrefix(open), line.allSatisfy({ $0 == "`" }) {
