@@ -98,6 +98,9 @@ struct HTMLReportBrowserTests {
         // The catch handled them: the page says so, in the failures list
         // and in the step's details.
         #expect(dom.contains("handled by catch at line 14: not a failure of the run"), "the page marks handled failures")
+        // Every failure here was handled: none counts as the run's own.
+        #expect(!dom.contains("<h2>Failures ("), "handled failures counted as failures")
+        #expect(dom.contains("<h2>Handled failures ("), "the handled ones have their own heading")
         #expect(unitDetails.contains("failed (handled by catch at line 14: not a failure of the run)"), "\(unitDetails)")
 
         let shot = space.path("report.png")

@@ -119,4 +119,20 @@ struct TextFromStepsTests {
         #expect(message.contains("the type of multipart part 'f' has a control character (\\r); it cannot be sent"),
                 "\(message)\n\(run.stdout)")
     }
+
+    @Test("no report keeps a control character from a step's output: Markdown, JUnit and HTML show it escaped")
+    func controlCharactersInReports() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        a: sh 'printf "bad\\001x\\033[2Jy\\n" >&2; exit 1'
+        """, ["--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"])
+        #expect(run.status == 1)
+        for name in ["report.md", "report.xml", "report.html"] {
+            let bytes = Array((space.read(name) ?? "").utf8)
+            #expect(!bytes.isEmpty, "\(name) was written")
+            #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A && $0 != 0x09 }, "\(name) holds a control character")
+        }
+        #expect(space.read("report.md")?.contains("bad\\x01x\\e[2Jy") == true, "\(space.read("report.md") ?? "")")
+    }
 }

@@ -152,18 +152,21 @@ enum HTMLPage {
         thresholdSection.appendChild(el("table", { "class": "stats thresholds" }, [el("thead", null, [thresholdHead]), el("tbody", null, rows)]));
       }
 
-      // Failures first.
+      // Failures first: the run's own, then those the workflow handled
+      // (no failure of the run, so not counted as one).
       var failures = document.getElementById("failures");
-      if (data.failures.length) {
-        failures.appendChild(el("h2", { text: "Failures (" + data.failures.length + ")" }));
-        data.failures.forEach(function (failure) {
+      [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; })],
+       ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; })]].forEach(function (part) {
+        if (!part[1].length) return;
+        failures.appendChild(el("h2", { text: part[0] + " (" + part[1].length + ")" }));
+        part[1].forEach(function (failure) {
           var box = el("div", { "class": "failure", "data-failure": failure.id }, [
             el("h3", null, [document.createTextNode(failure.id + " "), el("small", { text: "(" + failure.kind + ", " + failure.failureKind + (failure.handledBy ? ", handled by " + failure.handledBy + ": not a failure of the run" : "") + ")" })]),
             pre(failure.message)]);
           if (failure.step !== undefined) appendOutput(box, data.steps[failure.step]);
           failures.appendChild(box);
         });
-      }
+      });
 
       // The tree: groups hold their steps and groups, in workflow order.
       var groups = new Map();
