@@ -33,7 +33,7 @@ struct EditorGrammarTests {
           timeout 1m30s
           allow-failure
         }
-        r: http PURGE "u" { expect json ".n" count >= 2 }
+        r: http PURGE "http://u" { expect json ".n" count >= 2 }
         notes: log """
           hello {{who}}
           """

@@ -233,14 +233,14 @@ struct HTTPLanguageTests {
         let space = try Workspace()
         defer { space.remove() }
         let cases: [(String, String)] = [
-            ("http GET \"u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
-            ("http GET \"u\" { expect body not == \"x\" }", "expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
-            ("http GET \"u\" {\n form a \"1\"\n multipart b \"2\"\n}", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
-            ("http GET \"u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
+            ("http GET \"http://u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
+            ("http GET \"http://u\" { expect body not == \"x\" }", "expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
+            ("http GET \"http://u\" {\n form a \"1\"\n multipart b \"2\"\n}", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
+            ("http GET \"http://u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
             ("http get \"u\"", "'get' is not an HTTP method"),
-            ("http GET \"u\" { expect header \"A\" count = 2 }", "'=' assigns; compare with '=='"),
-            ("http GET \"u\" { expect json \".a\" cont \"x\" }", "did you mean 'count'?"),
-            ("http GET \"u\" { expect body count == 2 }", "'count' does not apply to 'expect body': it is text"),
+            ("http GET \"http://u\" { expect header \"A\" count = 2 }", "'=' assigns; compare with '=='"),
+            ("http GET \"http://u\" { expect json \".a\" cont \"x\" }", "did you mean 'count'?"),
+            ("http GET \"http://u\" { expect body count == 2 }", "'count' does not apply to 'expect body': it is text"),
             ("sh \"x\" { expect stdout exists }", "'exists' does not apply to 'expect stdout': it is text"),
         ]
         for (source, message) in cases {
@@ -280,6 +280,31 @@ struct HTTPLanguageTests {
         for key in ["query", "basicAuth", "multipart", "PURGE"] {
             #expect(text.contains(key), "json: \(key)")
         }
+    }
+
+    @Test("a JSON path names any key (.args.ü); contains takes a number, true, false or null as written")
+    func jsonKeysAndContainedValues() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        a: http POST "{{base}}/mirror" {
+          json '{"args": {"ü": "yes", "名前": 7}, "arr": [1, 2, true, null]}'
+          expect json ".args.ü" == "yes"
+          expect json ".args.名前" == 7
+          expect json ".arr" contains 2
+          expect json ".arr" contains true
+          expect json ".arr" contains null
+          expect json ".arr" not contains 5
+        }
+        log "=ü {{a.json.args.ü}}"
+        b: http POST "{{base}}/mirror" {
+          json '{"arr": [1, 2]}'
+          expect json ".arr" contains 3
+        }
+        """, in: space)
+        #expect(run.step("a")?["status"] as? String == "succeeded", "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "=ü ") == ["=ü yes"])
+        #expect(error(run, "b") == "expected json .arr to contain \"3\", got [1,2]")
     }
 
     @Test("a URL written whole is checked before running: scheme, host and port said where they are wrong")

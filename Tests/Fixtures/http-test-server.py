@@ -23,6 +23,7 @@ Routes:
   /large?bytes=N         N bytes of 'x' (Content-Length, or chunked=1;
                          ms=M: a pause of M ms between the head and the body)
   /echo                  any method: the request as JSON (path as sent)
+  /mirror                any method: the request's body, as application/json
   /follow-redirect/relative/foo  302 to ../bar (RFC 3986: /follow-redirect/bar)
   /follow-redirect/bar   200, "bar"
   /redirect-to?status=N&location=URL   status N with that Location
@@ -280,6 +281,8 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/big-numbers":
             self.send_body(200, '{"big": 1000000000000000000000, "next": 1000000000000000000001, "tags": ["test", "fast", 3, true]}',
                            "application/json")
+        elif url.path == "/mirror":
+            self.send_body(200, request_body.decode("utf-8", "replace"), "application/json")
         elif url.path == "/echo":
             answer = {
                 "method": self.command,

@@ -46,7 +46,7 @@ struct TextPositionTests {
         #expect(context("^") == .statement(owner: nil, afterLabel: false))
         #expect(context("build: ^") == .statement(owner: nil, afterLabel: true))
         #expect(context("build: sh \"x\" {\n  ti^") == .statement(owner: "sh", afterLabel: false))
-        #expect(context("get: http GET \"u\" {\n  header \"a\" \"{{x}}\"\n  ^") == .statement(owner: "http", afterLabel: false))
+        #expect(context("get: http GET \"http://u\" {\n  header \"a\" \"{{x}}\"\n  ^") == .statement(owner: "http", afterLabel: false))
         #expect(context("parallel {\n  a: sh \"x\" { timeout 1s }\n  ^") == .statement(owner: "parallel", afterLabel: false))
         #expect(context("if \"{{a}}\" == \"b\" {\n} else {\n  ^") == .statement(owner: "if", afterLabel: false))
         #expect(context("log \"{{ bu^") == .expression("bu"))

@@ -74,28 +74,28 @@ struct CheckerTests {
     @Test func fieldsDependOnTheStepKind() {
         #expect(messages("""
             s: sh "x"
-            h: http GET "u" { capture t = json ".t" }
+            h: http GET "http://u" { capture t = json ".t" }
             r: file read "f"
             w: file write "f" "c"
             log "{{s.stdout}}{{s.stderr}}{{s.exit}}{{s.duration}}{{h.status}}{{h.body}}{{h.header.A}}{{h.json.a}}{{h.duration}}{{h.t}}{{r.content}}{{r.path}}{{w.path}}"
             """).isEmpty)
         #expect(messages("s: sh \"x\"\nlog \"{{s.status}}\"") == ["unknown field 'status' of sh step 's'"])
-        #expect(messages("h: http GET \"u\"\nlog \"{{h.stdout}}\"") == ["unknown field 'stdout' of http step 'h'"])
+        #expect(messages("h: http GET \"http://u\"\nlog \"{{h.stdout}}\"") == ["unknown field 'stdout' of http step 'h'"])
         #expect(messages("s: sh \"x\"\nlog \"{{s.header.A}}\"") == ["unknown field 'header' of sh step 's'"])
         #expect(messages("s: sleep 1s\nlog \"{{s.duration}}\"") == ["'s' is a sleep step; sleep steps have no fields"])
     }
 
     @Test func httpStepsHaveTheExchangeFields() {
         #expect(messages("""
-            h: http GET "u"
+            h: http GET "http://u"
             log "{{h.url}} {{h.redirects}} {{h.version}} {{h.cookie.session}} {{h.timing.dns}} {{h.timing.firstByte}} {{h.timing.total}}"
             """).isEmpty)
         #expect(messages("s: sh \"x\"\nlog \"{{s.url}}\"") == ["unknown field 'url' of sh step 's'"])
         #expect(messages("s: sh \"x\"\nlog \"{{s.timing.total}}\"") == ["unknown field 'timing' of sh step 's'"])
-        #expect(messages("h: http GET \"u\"\nlog \"{{h.timing.totl}}\"") ==
+        #expect(messages("h: http GET \"http://u\"\nlog \"{{h.timing.totl}}\"") ==
                 ["unknown timing phase 'totl'; did you mean 'total'? (timing has dns, connect, tls, firstByte, total)"])
         // A capture named like a field added later keeps its meaning.
-        #expect(messages("h: http GET \"u\" { capture version = json \".version\" }\nlog \"{{h.version}}\"").isEmpty)
+        #expect(messages("h: http GET \"http://u\" { capture version = json \".version\" }\nlog \"{{h.version}}\"").isEmpty)
         #expect(messages("s: sh \"x\" { capture url = stdout matches 'u' }\nlog \"{{s.url}}\"").isEmpty)
     }
 
@@ -109,10 +109,10 @@ struct CheckerTests {
               key "k.pem"
             }
             """).isEmpty)
-        #expect(messages("h: http GET \"u\" {\n  insecure\n  insecure\n}") == ["duplicate 'insecure'"])
+        #expect(messages("h: http GET \"http://u\" {\n  insecure\n  insecure\n}") == ["duplicate 'insecure'"])
         #expect(messages("s: sh \"x\" { insecure }") == ["attribute 'insecure' does not apply to sh steps; it is for http steps"])
         // Their paths are checked like every other text of the step.
-        #expect(messages("h: http GET \"u\" {\n  cacert \"{{nope.stdout}}\"\n  key \"{{nope2.stdout}}\"\n}")
+        #expect(messages("h: http GET \"http://u\" {\n  cacert \"{{nope.stdout}}\"\n  key \"{{nope2.stdout}}\"\n}")
             == ["unknown step 'nope'", "unknown step 'nope2'"])
         #expect(messages("cookies on") == ["'cookies on' is the default; only 'cookies off' can be written"])
         #expect(messages("sequence {\n  cookies off\n  cookies off\n}") == ["duplicate 'cookies off' in this block"])
@@ -252,8 +252,8 @@ struct CheckerTests {
     }
 
     @Test func captureWithoutALabel() {
-        #expect(messages("http GET \"u\" { capture t = json \".t\" }") ==
+        #expect(messages("http GET \"http://u\" { capture t = json \".t\" }") ==
                 ["capture 't' cannot be used: the step has no label to name it by"])
-        #expect(messages("a: http GET \"u\" { capture t = json \".t\" }").isEmpty)
+        #expect(messages("a: http GET \"http://u\" { capture t = json \".t\" }").isEmpty)
     }
 }

@@ -9,7 +9,7 @@ import WorkflowTestSupport
 @Suite("Expectation text")
 struct ExpectationTextTests {
     static let source = #"""
-        h: http GET "u" {
+        h: http GET "http://u" {
           expect status 200 2xx 201-204
           expect body contains "a \"quoted\" {{x}} \\ text"
           expect body matches "it's \\d"
@@ -35,7 +35,7 @@ struct ExpectationTextTests {
         }
         let lines = request.expectations.map { "  expect " + ExpectationText.describe($0) }
             + request.captures.map { "  capture " + ExpectationText.describe($0) }
-        let again = compile("var x = \"\"\nh: http GET \"u\" {\n" + lines.joined(separator: "\n") + "\n}\n")
+        let again = compile("var x = \"\"\nh: http GET \"http://u\" {\n" + lines.joined(separator: "\n") + "\n}\n")
         #expect(again.renderedDiagnostics() == "")
         guard case .step(.http(let reread))? = again.workflow?.body.nodes.first?.kind else {
             Issue.record("no http step"); return

@@ -86,18 +86,18 @@ struct HTTPLanguageParserTests {
 
     @Test("mistakes, each with what to write instead")
     func mistakes() {
-        #expect(messages("http GET \"u\" { expect json \".a\" is integr }") == ["unknown JSON type 'integr'; did you mean 'integer'?"])
-        #expect(messages("http GET \"u\" { expect body not == \"x\" }") ==
+        #expect(messages("http GET \"http://u\" { expect json \".a\" is integr }") == ["unknown JSON type 'integr'; did you mean 'integer'?"])
+        #expect(messages("http GET \"http://u\" { expect body not == \"x\" }") ==
                 ["expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"])
-        #expect(messages("http GET \"u\" {\n multipart a \"1\"\n json \"{}\"\n}") ==
+        #expect(messages("http GET \"http://u\" {\n multipart a \"1\"\n json \"{}\"\n}") ==
                 ["a request has one body: 'body', 'json', 'form' or 'multipart'"])
-        #expect(messages("http GET \"u\" {\n basic-auth \"a\" \"b\"\n basic-auth \"c\" \"d\"\n}") == ["duplicate 'basic-auth'"])
-        #expect(messages("http GET \"u\" { header \"a:b\" \"1\" }") ==
+        #expect(messages("http GET \"http://u\" {\n basic-auth \"a\" \"b\"\n basic-auth \"c\" \"d\"\n}") == ["duplicate 'basic-auth'"])
+        #expect(messages("http GET \"http://u\" { header \"a:b\" \"1\" }") ==
                 ["'a:b' cannot be a header name: letters, digits and !#$%&'*+-.^_`|~ only"])
         #expect(messages("http Get \"u\"") ==
                 ["'Get' is not an HTTP method: a method is written in capital letters (GET, POST, PURGE); write 'GET'"])
         #expect(messages("sh \"x\" { capture u = url }") ==
                 ["capturing from url does not apply to sh steps; it is for http steps"])
-        #expect(messages("http GET \"u\" { capture c = cookie }") .first?.contains("a cookie name") == true)
+        #expect(messages("http GET \"http://u\" { capture c = cookie }") .first?.contains("a cookie name") == true)
     }
 }

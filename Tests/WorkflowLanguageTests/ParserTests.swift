@@ -239,13 +239,13 @@ struct ParserTests {
     }
 
     @Test func statusPatterns() {
-        #expect(messages("http GET \"u\" { expect status 299-200 }") == ["the status range '299-200' is empty; write the lower status first"])
-        #expect(messages("http GET \"u\" { expect status abc }") == ["expected a status (such as 200, 2xx or 200-299), found 'abc'"])
-        #expect(messages("http GET \"u\" { expect status 2x }") == ["invalid status '2x'; write a code (200), a class (2xx) or a range (200-299)"])
+        #expect(messages("http GET \"http://u\" { expect status 299-200 }") == ["the status range '299-200' is empty; write the lower status first"])
+        #expect(messages("http GET \"http://u\" { expect status abc }") == ["expected a status (such as 200, 2xx or 200-299), found 'abc'"])
+        #expect(messages("http GET \"http://u\" { expect status 2x }") == ["invalid status '2x'; write a code (200), a class (2xx) or a range (200-299)"])
     }
 
     @Test func jsonPathErrorPointsInsideTheString() {
-        let text = "http GET \"u\" {\n  expect json \".a.\" exists\n}"
+        let text = "http GET \"http://u\" {\n  expect json \".a.\" exists\n}"
         #expect(diagnostics(text) == """
             test.workflow:2:18: error: invalid JSON path: expected a key after '.' in JSON path
               expect json ".a." exists
@@ -256,7 +256,7 @@ struct ParserTests {
     }
 
     @Test func jsonPathAndRegexMustBeLiteral() {
-        #expect(messages("var p = \".a\"\nhttp GET \"u\" { expect json \"{{p}}\" exists }") ==
+        #expect(messages("var p = \".a\"\nhttp GET \"http://u\" { expect json \"{{p}}\" exists }") ==
                 ["a JSON path cannot use '{{ }}'; it must be known before anything runs"])
     }
 
@@ -266,7 +266,7 @@ struct ParserTests {
     }
 
     @Test func requestBodyKinds() throws {
-        let workflow = try workflow("http PUT \"u\" { body file \"f\" }\nhttp PUT \"u\" { json \"{}\" }\nhttp PUT \"u\" { body \"x\" }")
+        let workflow = try workflow("http PUT \"http://u\" { body file \"f\" }\nhttp PUT \"http://u\" { json \"{}\" }\nhttp PUT \"http://u\" { body \"x\" }")
         let bodies = steps(workflow.body).compactMap { step -> HTTPBody? in
             if case .http(let request) = step { return request.body }
             return nil

@@ -79,7 +79,7 @@ struct TemplateParserTests {
     @Test func stepFields() throws {
         let workflow = try workflow("""
             a: sh "x"
-            h: http GET "u"
+            h: http GET "http://u"
             log "{{a.stdout}}{{a.exit}}{{h.header.Content-Type}}{{h.json.items[0].id}}{{h.json..items}}{{h.json}}{{h.json["odd key"]}}"
             """)
         guard case .log(let template)? = steps(workflow.body).last else { Issue.record("no log"); return }

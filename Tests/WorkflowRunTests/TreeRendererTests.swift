@@ -56,7 +56,7 @@ struct TreeRendererTests {
         let workflow = try workflow("""
             parallel keep-going {
               a: sh "x" { cwd "d"; env A = "1"; stdin "in"; capture v = stdout matches 'v(.*)' }
-              b: http POST "u" {
+              b: http POST "http://u" {
                 needs a
                 header "H" "v"
                 form f "1"
@@ -86,7 +86,7 @@ struct TreeRendererTests {
             │  │  ├─ env A = "1"
             │  │  ├─ stdin "in"
             │  │  └─ capture v = stdout matches 'v(.*)'
-            │  └─ b: http POST "u"  [redirects 2, retry 3 backoff 1s, needs a]
+            │  └─ b: http POST "http://u"  [redirects 2, retry 3 backoff 1s, needs a]
             │     ├─ header "H" "v"
             │     ├─ form "f" "1"
             │     └─ save "out"

@@ -92,6 +92,13 @@ extension Parser {
             }
             if isKeyword("contains") {
                 advance()
+                // `contains 2`, `contains true`: an element written so (as a
+                // quoted "2" also finds, by the text of the element).
+                if current.kind == .number || (current.kind == .identifier && ["true", "false", "null"].contains(text(current))) {
+                    let word = text(current)
+                    advance()
+                    return .json(path, .contains(.literal(word), negated: negated))
+                }
                 return .json(path, .contains(try parseTemplate("after 'contains'"), negated: negated))
             }
             if isKeyword("matches") {

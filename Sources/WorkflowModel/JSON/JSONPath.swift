@@ -43,8 +43,11 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
+    /// A byte of a key written after `.`: letters, digits, `_`, `-`, `$`,
+    /// and any byte of a character beyond ASCII (`.args.ü`, `.名前`): a
+    /// JSON object's keys are any text.
     package static func isPlainKeyByte(_ byte: UInt8) -> Bool {
-        ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "$")
+        ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
     }
 
     /// A parse error: a message and the byte offset it is at.
