@@ -173,10 +173,12 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.send_body(200, "arrived %d" % number)
         elif url.path == "/arrivals":
-            # The arrival times of a key, in seconds after its first.
+            # The arrival times of a key, in seconds after its first (with
+            # absolute=1: the server's monotonic clock, to compare keys).
             with RETRY_LOCK:
                 times = list(ARRIVALS.get(query.get("key", [""])[0], []))
-            self.send_body(200, json.dumps([t - times[0] for t in times] if times else []), "application/json")
+            origin = 0 if query.get("absolute") == ["1"] or not times else times[0]
+            self.send_body(200, json.dumps([t - origin for t in times]), "application/json")
         elif url.path == "/json":
             self.send_body(200, json.dumps(JSON_DOCUMENT), "application/json")
         elif url.path == "/headers":

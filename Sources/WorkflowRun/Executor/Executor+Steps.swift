@@ -29,8 +29,8 @@ extension WorkflowExecutor {
         let timeout = node.attributes.timeout
         /// `{{label.duration}}` is the step's time over all its attempts,
         /// as the console table and the reports say (docs/language.md).
-        @Sendable func overAllAttempts(_ result: StepResult) -> StepResult {
-            guard retried, let elapsed = recorder.elapsed(id) else { return result }
+        @Sendable func overAllAttempts(_ result: StepResult, at now: Duration) -> StepResult {
+            guard retried, let elapsed = recorder.elapsed(id, at: now) else { return result }
             var result = result
             result.duration = elapsed
             return result
@@ -40,20 +40,25 @@ extension WorkflowExecutor {
         let finish: @Sendable (Outcome<StepResult?>) -> Outcome<Void> = { [self] outcome in
             switch outcome {
             case .fulfilled(let result):
-                if let label = node.label, let result { context.values.store(overAllAttempts(result), label: label) }
-                let latency = clock.now() - ready
+                // One instant for the field and the record: they agree.
+                let now = clock.now()
+                if let label = node.label, let result { context.values.store(overAllAttempts(result, at: now), label: label) }
+                let latency = now - ready
                 for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency) }
                 if let unregistered {
                     recorder.finishUnregistered(unregistered, status: .succeeded, result: result, startedAt: startedAt,
                                                 duration: latency, latency: latency, lateness: lateness)
                 } else {
-                    recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness)
+                    recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness, at: now)
                 }
                 return .fulfilled(())
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
-                let latency = clock.now() - ready
+                let now = clock.now()
+                // Before `finish` ends the record's time: the field covers every attempt too.
+                let produced = allowed ? failure.result.map { overAllAttempts($0, at: now) } : nil
+                let latency = now - ready
                 for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency) }
                 if var unregistered {
                     // What ran, with its values, as a registered step's record says.
@@ -64,12 +69,13 @@ extension WorkflowExecutor {
                     recorder.finishUnregistered(unregistered, status: .failed, failure: failure, allowedFailure: allowed,
                                                 startedAt: startedAt, duration: latency, latency: latency, lateness: lateness)
                 } else {
-                    recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness)
+                    recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness,
+                                    at: now)
                 }
                 guard allowed else { return .rejected(runError) }
                 // Reported as failed; the chain goes on as if it succeeded,
                 // with what the step produced (its exit code, its output).
-                if let label = node.label, let result = failure.result { context.values.store(overAllAttempts(result), label: label) }
+                if let label = node.label, let produced { context.values.store(produced, label: label) }
                 return .fulfilled(())
             case .cancelled:
                 if let unregistered {

@@ -177,8 +177,8 @@ final class RunRecorder: Sendable {
     }
 
     /// How long since the step first started (all its attempts so far).
-    func elapsed(_ id: String) -> Duration? {
-        let now = clock.now()
+    func elapsed(_ id: String, at now: Duration? = nil) -> Duration? {
+        let now = now ?? clock.now()
         return state.withLock { $0.entries[id]?.firstStarted }.map { now - $0 }
     }
 
@@ -258,8 +258,8 @@ final class RunRecorder: Sendable {
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
     func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil) {
-        let now = clock.now()
+                allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil, at ending: Duration? = nil) {
+        let now = ending ?? clock.now()
         let record: StepRecord? = state.withLock { state in
             // One lookup: the entry is read, and maybe dropped, by index.
             guard let index = state.entries.index(forKey: id) else { return nil }

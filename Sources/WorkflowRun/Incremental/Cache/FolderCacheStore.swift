@@ -48,7 +48,7 @@ struct FolderCacheStore: CacheStore {
         return onWorker("reading \(source)") { [folder] cancelled throws(CacheProblem) -> Bool in
             guard FileSystem.pathExists(source) else {
                 if !FileSystem.directoryExists(folder) {
-                    throw CacheProblem(.unreachable, "the folder \(folder) does not exist")
+                    throw CacheProblem(.unreachable, "the folder \(folder) does not exist (make it, or mount the share)")
                 }
                 return false
             }
