@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// Files matching a glob (`*`, `?`, `**`), relative to `base`: what
-/// `sources` matches. A match that is a folder stands for every file below
-/// it (as `folder/**`), so `sources "src"` means all of `src`.
+/// Files matching a glob (`*`, `?`, `**`), relative to `base`: the one
+/// matcher of `sources`, `generates`, the shared cache and what a restore
+/// may write (spec §19). A match that is a folder stands for every file
+/// below it, dotfiles included, so `sources "src"` means all of `src`.
 package enum SourceGlob {
     package static func matches(_ pattern: String, base: String) -> [String] {
         if let literal = FileSystem.literalPath(pattern) {
@@ -16,13 +17,32 @@ package enum SourceGlob {
         var files: [String] = []
         for match in FileSystem.glob(pattern, base: base) {
             let full = Paths.absolute(match, from: base)
-            if FileSystem.isDirectory(full) {
-                files += FileSystem.glob("**/*", base: full).filter { !FileSystem.isDirectory(Paths.absolute($0, from: full)) }
-                    .map { match + "/" + $0 }
+            var info = stat()
+            if lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                files += below(full).map { match + "/" + $0 }
             } else {
                 files.append(match)
             }
         }
+        return files
+    }
+
+    /// Every file below a folder, at any depth, names that start with `.`
+    /// included (spec §19: a folder stands for all of it); a link is a
+    /// file here, never followed; `.promise-run` (the runner's own store,
+    /// which changes on every run) is left out. Relative, unsorted.
+    static func below(_ folder: String) -> [String] {
+        var files: [String] = []
+        func walk(_ relative: String) {
+            let path = relative.isEmpty ? folder : folder + "/" + relative
+            for name in FileSystem.entriesOrNone(of: path) where name != ".promise-run" {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard lstat(folder + "/" + child, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR { walk(child) } else { files.append(child) }
+            }
+        }
+        walk("")
         return files
     }
 
@@ -43,8 +63,13 @@ package enum SourceGlob {
         }
         func match(_ pi: Int, _ ni: Int) -> Bool {
             if pi == wanted.count {
-                // A folder the pattern named stands for the files below it.
-                return ni == names.count ? true : ni > 0 && !names[ni...].contains { $0.hasPrefix(".") }
+                // A folder the pattern named stands for every file below it,
+                // names that start with `.` included.
+                return ni == names.count || ni > 0
+            }
+            if wanted[pi] == "**", pi == wanted.count - 1, ni > 0 {
+                // `out/**`: every file below `out`.
+                return ni < names.count
             }
             if wanted[pi] == "**" {
                 if match(pi + 1, ni) { return true }

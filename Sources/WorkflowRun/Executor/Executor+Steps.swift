@@ -244,7 +244,8 @@ extension WorkflowExecutor {
         for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: context.workingDirectory) }
         let fingerprint = computed.hex
         if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
-           Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty {
+           Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty,
+           Fingerprint.outputsIntact(entry.outputs, workingDirectory: context.workingDirectory) {
             recorder.markUpToDate(id, from: .local)
             return Promise(value: entry.result)
         }
@@ -262,8 +263,13 @@ extension WorkflowExecutor {
         guard let cache = configuration.cache,
               let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
             return runner.run(step, in: context).tap { outcome in
-                if case .fulfilled(let result) = outcome, storable(result) {
-                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+                switch outcome {
+                case .fulfilled(let result) where storable(result):
+                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files,
+                               outputs: Fingerprint.outputs(step, workingDirectory: folder))
+                case .fulfilled: break
+                // What it wrote may be half done: the next run runs it (spec §19).
+                case .rejected, .cancelled: store.forget(id: id)
                 }
             }
         }
@@ -272,9 +278,13 @@ extension WorkflowExecutor {
         let staging = Paths.join(directory, ".promise-run/cache")
         let run: @Sendable () -> Promise<StepResult> = {
             runner.run(step, in: context).tap { outcome in
-                if case .fulfilled(let result) = outcome, storable(result) {
-                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files)
+                switch outcome {
+                case .fulfilled(let result) where storable(result):
+                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files,
+                               outputs: Fingerprint.outputs(step, workingDirectory: folder))
                     cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id)
+                case .fulfilled: break
+                case .rejected, .cancelled: store.forget(id: id)
                 }
             }
         }
@@ -288,7 +298,8 @@ extension WorkflowExecutor {
                                  step: id).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
-                store.save(id: id, fingerprint: fingerprint, result: entry.result, files: computed.files)
+                store.save(id: id, fingerprint: fingerprint, result: entry.result, files: computed.files,
+                           outputs: Fingerprint.outputs(step, workingDirectory: folder))
                 return Promise(value: entry.result)
             }
         }

@@ -176,7 +176,28 @@ package enum Fingerprint {
     }
 
     private static func missing(_ process: ResolvedProcessOptions, _ workingDirectory: String) -> [String] {
-        process.generates.filter { FileSystem.glob($0, base: workingDirectory).isEmpty }
+        process.generates.filter { SourceGlob.matches($0, base: workingDirectory).isEmpty }
+    }
+
+    /// The files a step's `generates` match now, with their content hashes
+    /// (what the store remembers after a success, spec §19).
+    static func outputs(_ step: ResolvedStep, workingDirectory: String) -> [String: String] {
+        var names: Set<String> = []
+        switch step {
+        case .shell(_, let process), .exec(_, let process):
+            for pattern in process.generates { names.formUnion(SourceGlob.matches(pattern, base: workingDirectory)) }
+        default:
+            break
+        }
+        var hashes: [String: String] = [:]
+        for name in names { hashes[name] = contentHash(Paths.absolute(name, from: workingDirectory)) }
+        return hashes
+    }
+
+    /// Whether every output the store remembers is still there with the
+    /// content it had.
+    static func outputsIntact(_ remembered: [String: String], workingDirectory: String) -> Bool {
+        remembered.allSatisfy { name, hash in contentHash(Paths.absolute(name, from: workingDirectory)) == hash }
     }
 }
 
@@ -199,6 +220,9 @@ struct IncrementalStore: Sendable {
         var result: StepResult
         /// Each source file's content hash (for `--dry-run`'s reasons).
         var files: [String: String] = [:]
+        /// Each file its `generates` matched after the success, with its
+        /// content hash: a missing or changed one makes the step out of date.
+        var outputs: [String: String] = [:]
     }
 
     private func path(for id: String) -> String {
@@ -243,10 +267,22 @@ struct IncrementalStore: Sendable {
                 if case .string(let value) = member.value { files[member.key] = value }
             }
         }
-        return Entry(fingerprint: fingerprint, result: result, files: files)
+        var outputs: [String: String] = [:]
+        if case .object(let stored)? = object["outputs"] {
+            for member in stored.members {
+                if case .string(let value) = member.value { outputs[member.key] = value }
+            }
+        }
+        return Entry(fingerprint: fingerprint, result: result, files: files, outputs: outputs)
     }
 
-    func save(id: String, fingerprint: String, result: StepResult, files: [String: String] = [:]) {
+    /// Forgets a step's entry: it failed, timed out or was cancelled after
+    /// it started, and what it wrote may be half done (the next run runs it).
+    func forget(id: String) {
+        unlink(path(for: id))
+    }
+
+    func save(id: String, fingerprint: String, result: StepResult, files: [String: String] = [:], outputs: [String: String] = [:]) {
         var json = "{\n"
         json += "  \"format\": \(Filter.jsonQuoted(Self.format)),\n"
         json += "  \"step\": \(Filter.jsonQuoted(id)),\n"
@@ -261,7 +297,9 @@ struct IncrementalStore: Sendable {
         json += "  \"captures\": {" + pairs.joined(separator: ", ") + "},\n"
         var hashes: [String] = []
         for name in files.keys.sorted() { hashes.append("    " + Filter.jsonQuoted(name) + ": " + Filter.jsonQuoted(files[name] ?? "")) }
-        json += "  \"files\": {" + (hashes.isEmpty ? "" : "\n" + hashes.joined(separator: ",\n") + "\n  ") + "}\n}\n"
+        json += "  \"files\": {" + (hashes.isEmpty ? "" : "\n" + hashes.joined(separator: ",\n") + "\n  ") + "},\n"
+        let made = outputs.keys.sorted().map { "    " + Filter.jsonQuoted($0) + ": " + Filter.jsonQuoted(outputs[$0] ?? "") }
+        json += "  \"outputs\": {" + (made.isEmpty ? "" : "\n" + made.joined(separator: ",\n") + "\n  ") + "}\n}\n"
         var bytes = Array(json.utf8)
         let target = path(for: id)
         try? bytes.withUnsafeMutableBytes { try FileSystem().writeAtomically(target, contents: UnsafeRawBufferPointer($0), durable: false) }

@@ -240,16 +240,22 @@ package final class SharedCache: Sendable {
         }
     }
 
-    /// The regular files `generates` matches, with their modes, sizes and
-    /// SHA-256, relative to `folder`.
+    /// The regular files `generates` matches (a folder: every file below
+    /// it), with their modes, sizes and SHA-256, relative to `folder`.
     static func describe(generates: [String], in folder: String) throws -> [CacheEntry.File] {
         var names: Set<String> = []
-        for pattern in generates { names.formUnion(FileSystem.glob(pattern, base: folder)) }
+        for pattern in generates { names.formUnion(SourceGlob.matches(pattern, base: folder)) }
         var files: [CacheEntry.File] = []
         for name in names.sorted() {
             let path = Paths.absolute(name, from: folder)
             var info = stat()
-            guard stat(path, &info) == 0 else { throw FileError(path) }
+            guard lstat(path, &info) == 0 else { throw FileError(path) }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                // Never followed (its target may be outside the checkout),
+                // and not yet stored as a link: no entry that would restore
+                // less than the step made.
+                throw FileError(path, reason: "is a symbolic link, and the cache does not store links; the step's entry is not stored")
+            }
             guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
             let relative = CacheKey.relative(path, to: folder)
             guard CacheEntry.isContained(relative) else {

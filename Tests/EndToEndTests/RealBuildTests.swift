@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// Incremental steps on real builds (spec §19), the first slice: one
+/// matcher for sources, generates and the cache (a folder stands for every
+/// file below it, dotfiles included); the store remembers the outputs, so
+/// a deleted or changed one runs the step again; a failed step forgets its
+/// entry. Whether a step ran is read from a side effect (a line in a log),
+/// never from timing.
+@Suite("End to end: incremental steps on real builds")
+struct RealBuildTests {
+    private func runs(_ space: Workspace) -> Int {
+        (space.read("runs.log") ?? "").split(separator: "\n").count
+    }
+
+    private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
+        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+                                     in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
+        return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
+    }
+
+    @Test("generates naming a folder ('out', 'out/', 'out/**') is stored and restored whole by the cache, dotfiles and subfolders included",
+          arguments: ["out", "out/", "out/**"])
+    func folderOutputsThroughTheCache(_ pattern: String) throws {
+        let store = try Binary.temporaryFolder()
+        let first = try Workspace(), second = try Workspace()
+        defer { first.remove(); second.remove(); try? FileManager.default.removeItem(at: store) }
+        for space in [first, second] {
+            try space.write("build.workflow", """
+            mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
+              sources "src"
+              generates "\(pattern)"
+            }
+            """)
+            try space.write("src/in.txt", "in\n")
+        }
+        #expect(try run(first, ["--cache", store.path]).status == 0)
+        let restored = try run(second, ["--cache", store.path])
+        #expect(restored.step("mk")?["from"] as? String == "cache", "\(restored.stdout)\(restored.stderr)")
+        #expect(runs(second) == 0)
+        #expect(second.read("out/a.txt") == "in\n")
+        #expect(second.read("out/sub/b.txt") == "b\n")
+        #expect(second.read("out/.hidden") == "h\n")
+    }
+
+    @Test("a failed run forgets the step: with its input put back, it runs again instead of being up to date over a broken output")
+    func failureForgets() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", """
+        mk: sh "cat in.txt > out.txt; echo ran >> $RUNLOG; grep -q good in.txt" {
+          sources "in.txt"
+          generates "out.txt"
+        }
+        """)
+        try space.write("in.txt", "good\n")
+        #expect(try run(space).status == 0)
+        try space.write("in.txt", "bad\n")
+        #expect(try run(space).status == 1)
+        try space.write("in.txt", "good\n")
+        let again = try run(space)
+        #expect(again.step("mk")?["status"] as? String == "succeeded", "\(again.statuses)")
+        #expect(runs(space) == 3)
+        #expect(space.read("out.txt") == "good\n")
+    }
+
+    @Test("a deleted or changed output of a glob or folder pattern runs the step again; untouched, it is up to date",
+          arguments: ["out/*", "out"])
+    func outputsRemembered(_ pattern: String) throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", """
+        mk: sh "mkdir -p out && echo a > out/a.txt && echo b > out/b.txt && echo ran >> $RUNLOG" {
+          sources "in.txt"
+          generates "\(pattern)"
+        }
+        """)
+        try space.write("in.txt", "x\n")
+        #expect(try run(space).status == 0)
+        #expect(try run(space).step("mk")?["status"] as? String == "up-to-date")
+        try FileManager.default.removeItem(atPath: space.path("out/a.txt"))
+        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(space.read("out/a.txt") == "a\n")
+        try space.write("out/b.txt", "tampered\n")
+        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(space.read("out/b.txt") == "b\n")
+        #expect(runs(space) == 3)
+    }
+
+    @Test("a dotfile under a sources folder counts: changing it runs the step")
+    func dotfilesInSources() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", """
+        mk: sh "echo ran >> $RUNLOG" {
+          sources "src"
+        }
+        """)
+        try space.write("src/main.c", "int main;\n")
+        try space.write("src/.config", "a\n")
+        #expect(try run(space).status == 0)
+        #expect(try run(space).step("mk")?["status"] as? String == "up-to-date")
+        try space.write("src/.config", "b\n")
+        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(runs(space) == 2)
+    }
+
+    @Test("a generated link is never followed into the cache: the entry is not stored, and says why")
+    func linksAreNotUploaded() throws {
+        let store = try Binary.temporaryFolder()
+        let space = try Workspace()
+        let outside = try Binary.temporaryFolder()
+        defer { space.remove(); try? FileManager.default.removeItem(at: store); try? FileManager.default.removeItem(at: outside) }
+        try Data("outside-secret-\(UUID().uuidString)\n".utf8).write(to: outside.appendingPathComponent("private.txt"))
+        try space.write("build.workflow", """
+        mk: sh "mkdir -p out && echo a > out/a.txt && ln -sf \(outside.path)/private.txt out/link && echo ran >> $RUNLOG" {
+          sources "in.txt"
+          generates "out"
+        }
+        """)
+        try space.write("in.txt", "x\n")
+        let stored = try run(space, ["--cache", store.path])
+        #expect(stored.status == 0)
+        #expect((stored.stdout + stored.stderr).contains("is a symbolic link, and the cache does not store links"), "\(stored.stdout)")
+        let objects = FileManager.default.enumerator(atPath: store.path)?.compactMap { $0 as? String } ?? []
+        #expect(!objects.contains { $0.hasPrefix("ac/") }, "\(objects)")
+        for object in objects where object.hasPrefix("cas/") {
+            let text = (try? String(contentsOfFile: store.path + "/" + object, encoding: .utf8)) ?? ""
+            #expect(!text.contains("outside-secret"), "the link's target was uploaded")
+        }
+    }
+}
