@@ -42,6 +42,32 @@ struct WatchTests {
         print("watch: from the save to the next run: \(report.latencies) ms")
     }
 
+    @Test("a multi-stage build whose first stage writes what the second reads runs once per save, never restarting itself")
+    func generatedFilesStartNothing() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", """
+        compile: sh "mkdir -p obj && sleep 0.3 && cat src/main.c > obj/main.o && sleep 0.3 && echo =compiled" {
+          sources "src/*.c"
+          generates "obj/main.o"
+        }
+        archive: sh "cat obj/main.o > lib.a && echo =archived" {
+          sources "obj/main.o"
+          generates "lib.a"
+        }
+        """)
+        let report = try await drive(space, #"""
+        [["wait", "=archived"], ["wait", "watching"], ["sleep", 1.5], ["edit", "src/main.c", "int x;\n"],
+         ["wait", "running again"], ["wait", "=archived"], ["wait", "watching"], ["sleep", 1.5], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.code == 130)
+        #expect(!report.output.contains { $0.contains("stopping this run") }, "\(report.output)")
+        #expect(report.output.filter { $0.contains("=compiled") }.count == 2, "\(report.output)")
+        #expect(report.output.filter { $0.contains("running again") }.count == 1, "\(report.output)")
+    }
+
     @Test("a change during a run stops it, its ensures run, and the next run starts")
     func changeDuringARun() async throws {
         let space = try Workspace()

@@ -86,7 +86,12 @@ enum WatchMode {
         }
         var unique: [String] = []
         for file in files where !unique.contains(file) { unique.append(file) }
-        return ChangeWatcher(patterns: patterns, files: unique)
+        // What the build generates is its own output: a stage that writes a
+        // file the next stage reads must not stop the run that wrote it.
+        let generated = workflow.generatedPatternsWithFolders.map {
+            (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here))
+        }
+        return ChangeWatcher(patterns: patterns, files: unique, ignoring: generated)
     }
 
     /// Runs `body` on a detached thread of its own (no Foundation here).

@@ -12,15 +12,20 @@ package final class ChangeWatcher: @unchecked Sendable {
     // @unchecked: used by one thread at a time (made, then waited on).
     private let patterns: [(pattern: String, base: String)]
     private let files: [String]
+    private let ignoring: [(pattern: String, base: String)]
     private let descriptor: Int32
     private var snapshot: [String: (Int, Int)]
 
     /// - Parameters:
     ///   - patterns: globs with the folders they are relative to;
     ///   - files: more files to watch (the workflow file itself).
-    package init(patterns: [(pattern: String, base: String)], files: [String]) {
+    ///   - ignoring: globs of files whose changes never count (what the
+    ///     build itself generates), with their folders.
+    package init(patterns: [(pattern: String, base: String)], files: [String],
+                 ignoring: [(pattern: String, base: String)] = []) {
         self.patterns = patterns
         self.files = files
+        self.ignoring = ignoring
         descriptor = csh_inotify_open()
         snapshot = [:]
         snapshot = takeSnapshot()
@@ -62,12 +67,20 @@ package final class ChangeWatcher: @unchecked Sendable {
         for (pattern, base) in patterns {
             paths += SourceGlob.matches(pattern, base: base).map { SourceGlob.absolute($0, from: base) }
         }
-        for path in paths {
+        for path in paths where !isGenerated(path) {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             result[path] = (Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
         }
         return result
+    }
+
+    /// Whether a `generates` pattern covers the file (the build writes it).
+    private func isGenerated(_ path: String) -> Bool {
+        ignoring.contains { pattern, base in
+            let folder = base.hasSuffix("/") ? base : base + "/"
+            return path.hasPrefix(folder) && SourceGlob.covers(pattern, path: String(path.dropFirst(folder.count)))
+        }
     }
 
     private func difference(_ old: [String: (Int, Int)], _ new: [String: (Int, Int)]) -> String? {
