@@ -19,17 +19,11 @@ import Testing
 @Suite("End to end: a signal at any moment of a step's start")
 struct SignalsAtSpawnTests {
     @Test func noProcessOutlivesASignalAtAStart() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        let binary = try #require(Binary.url).path
         // 240 tries, two at a time; none starts after 60 s.
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("signal-at-spawn.py"), binary,
-                                                                          space.folder.path, "240", "23", "2", "60"])
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        let lines = try await SignalsAtStartTests.runFixture("signal-at-spawn.py", ["240", "23", "2", "60"])
         let problems = lines.filter { !$0.hasPrefix("done ") }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
-        let done = try #require(lines.last?.split(separator: " "), "\(outcome.stderr)")
+        let done = try #require(lines.last?.split(separator: " "))
         #expect(done.count == 6 && done[2] == "0" && done[3] == "0", "\(lines.last ?? "")")
         // Enough tries to matter even on a loaded machine, and some whose
         // step had started and whose ensure ran.

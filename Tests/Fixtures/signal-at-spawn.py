@@ -23,9 +23,12 @@ import os
 import random
 import signal
 import sys
-import threading
 import time
 import uuid
+
+# The shared module is read from this folder: no __pycache__ left in it.
+sys.dont_write_bytecode = True
+from runner_fixtures import handler_in_place, live_processes, on_threads, read
 
 binary, folder, tries = sys.argv[1], sys.argv[2], int(sys.argv[3])
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else 23
@@ -45,45 +48,25 @@ for name, text in SHAPES.items():
         f.write(text)
 
 
-def caught(pid):
-    """Whether the runner's handler is in place (SIGTERM caught)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with open("/proc/%d/status" % pid) as status:
-                for line in status:
-                    if line.startswith("SigCgt:") and int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
-                        return True
-        except OSError:
-            return False
-        time.sleep(0.0002)
-    return False
-
-
 def tagged(tag):
-    """Live processes whose environment holds `tag`, but the watchdog."""
+    """Live processes whose environment holds `tag`, but the watchdog: a
+    fork of promise-run in a session of its own, which sweeps for a moment
+    after promise-run is gone, then exits."""
     wanted = ("SIGNAL_AT_SPAWN=" + tag).encode()
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
+
+    def ours(pid):
+        if wanted not in read(pid, "environ").split(b"\0"):
+            return False
+        session = read(pid, "stat").rsplit(b")", 1)[1].split()[3].decode()
+        return session != pid or os.path.realpath("/proc/%s/exe" % pid) != os.path.realpath(binary)
+
+    def described(pid):
         try:
-            with open("/proc/%s/environ" % pid, "rb") as f:
-                if wanted not in f.read().split(b"\0"):
-                    continue
-            with open("/proc/%s/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if fields[0] in ("Z", "X"):
-                continue
-            # The watchdog: promise-run forked into a session of its own;
-            # it sweeps for a moment after promise-run is gone, then exits.
-            if fields[3] == pid and os.path.realpath("/proc/%s/exe" % pid) == os.path.realpath(binary):
-                continue
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                found.append("%s %s" % (pid, f.read().replace(b"\0", b" ").decode(errors="replace").strip()))
+            return pid + " " + read(pid, "cmdline").replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:
-            pass
-    return found
+            return pid
+
+    return [described(pid) for pid in live_processes(ours)]
 
 
 def one_try(index):
@@ -104,7 +87,7 @@ def one_try(index):
     what = "try %d (%s), %s after %.1f ms%s" % (index, shape, signal.Signals(first).name, delay * 1000,
                                                 "" if second is None else ", again %.1f ms later" % (second * 1000))
     problems = []
-    if not caught(pid):
+    if not handler_in_place(pid):
         problems.append("%s: the runner never caught SIGTERM" % what)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -146,32 +129,11 @@ def one_try(index):
 
 
 started = time.monotonic()
-lock = threading.Lock()
-queue = list(range(tries))
-problems = []
-counts = {"ran": 0, "left": 0, "ensured": 0}
-
-
-def worker():
-    while True:
-        with lock:
-            if not queue or time.monotonic() - started > budget:
-                return
-            index = queue.pop(0)
-            counts["ran"] += 1
-        found, left, ensured = one_try(index)
-        with lock:
-            problems.extend(found)
-            counts["left"] += left
-            counts["ensured"] += ensured
-
-
-threads = [threading.Thread(target=worker) for _ in range(workers)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
+results = on_threads(range(tries), workers, one_try, budget)
+problems = [problem for found, _, _ in results for problem in found]
 for problem in problems:
     print(problem)
-failed = len(set(problem.split(":")[0] for problem in problems))
-print("done %d %d %d %d %.1f" % (counts["ran"], failed, counts["left"], counts["ensured"], time.monotonic() - started))
+failed = sum(1 for found, _, _ in results if found)
+left = sum(1 for _, left, _ in results if left)
+ensured = sum(1 for _, _, ensured in results if ensured)
+print("done %d %d %d %d %.1f" % (len(results), failed, left, ensured, time.monotonic() - started))
