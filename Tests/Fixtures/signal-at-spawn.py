@@ -10,9 +10,10 @@ come from a fixed seed, so a failure can be run again.
 
 Every process of a try carries SIGNAL_AT_SPAWN=<try's tag> in its
 environment (promise-run's own, which steps inherit). When promise-run has
-exited, /proc is read for live processes with that tag (promise-run's
-watchdog, a fork of promise-run that ends a moment later, aside): there
-must be none. No try starts after BUDGET seconds. One line per problem,
+exited, /proc is read for live processes with that tag: there must be
+none. One still running promise-run's program is its watchdog (a fork
+that sweeps for a moment, then ends) or a child caught before its exec,
+and is followed until it ends or execs (`left_behind`). No try starts after BUDGET seconds. One line per problem,
 then `done RAN FAILURES LEFT ENSURED SECONDS` (RAN: tries made; LEFT:
 tries that left processes; ENSURED: tries whose ensure had to run and
 did).
@@ -48,25 +49,56 @@ for name, text in SHAPES.items():
         f.write(text)
 
 
+def program_of(pid):
+    """Whether `pid` runs promise-run's program; None when that cannot be
+    read (it is exiting, or gone)."""
+    try:
+        return os.path.realpath("/proc/%s/exe" % pid, strict=True) == os.path.realpath(binary)
+    except OSError:
+        return None
+
+
+def alive(pid):
+    try:
+        return read(pid, "stat").rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def command_of(pid):
+    try:
+        return read(pid, "cmdline").replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
 def tagged(tag):
-    """Live processes whose environment holds `tag`, but the watchdog: a
-    fork of promise-run in a session of its own, which sweeps for a moment
-    after promise-run is gone, then exits."""
+    """Live processes whose environment holds `tag`: (pid, whether it runs
+    promise-run's program). One that cannot be told is passed over."""
     wanted = ("SIGNAL_AT_SPAWN=" + tag).encode()
+    found = [(pid, program_of(pid)) for pid in live_processes(lambda pid: wanted in read(pid, "environ").split(b"\0"))]
+    return [(pid, runner) for pid, runner in found if runner is not None]
 
-    def ours(pid):
-        if wanted not in read(pid, "environ").split(b"\0"):
-            return False
-        session = read(pid, "stat").rsplit(b")", 1)[1].split()[3].decode()
-        return session != pid or os.path.realpath("/proc/%s/exe" % pid) != os.path.realpath(binary)
 
-    def described(pid):
-        try:
-            return pid + " " + read(pid, "cmdline").replace(b"\0", b" ").decode(errors="replace").strip()
-        except OSError:
-            return pid
-
-    return [described(pid) for pid in live_processes(ours)]
+def left_behind(tag):
+    """What the try left, once promise-run has exited. A process still
+    running promise-run's program is its watchdog (a fork that sweeps for
+    a moment, then exits), or a child whose start was under way, before
+    its exec: each is followed (2 s at most) until it ends or execs, and
+    one that execs was left behind."""
+    found = tagged(tag)
+    left = ["%s %s" % (pid, command_of(pid)) for pid, runner in found if not runner]
+    pending = [pid for pid, runner in found if runner]
+    deadline = time.monotonic() + 2
+    while pending and time.monotonic() < deadline:
+        time.sleep(0.005)
+        for pid in list(pending):
+            if not alive(pid):
+                pending.remove(pid)
+            elif program_of(pid) is False:
+                left.append("%s %s (it was starting)" % (pid, command_of(pid)))
+                pending.remove(pid)
+    return left + ["%s %s (neither ended nor exec'd)" % (pid, command_of(pid)) for pid in pending]
 
 
 def one_try(index):
@@ -101,13 +133,13 @@ def one_try(index):
         except ProcessLookupError:
             pass
     _, status = os.waitpid(pid, 0)
-    left = tagged(tag)
+    left = left_behind(tag)
     printed = open(output, errors="replace").read()
     if left:
         # Whether the watchdog, which sweeps once promise-run is gone,
         # ended them a moment later (a test that looks at once sees them).
         time.sleep(1)
-        later = len(tagged(tag))
+        later = sum(1 for _, runner in tagged(tag) if not runner)
         problems.append("%s: %d process(es) left (%d a second later): %s" % (what, len(left), later, "; ".join(left)))
         for entry in left:
             try:
