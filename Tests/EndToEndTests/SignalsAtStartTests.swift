@@ -15,13 +15,7 @@ import Testing
 @Suite("End to end: signals at any moment of the start")
 struct SignalsAtStartTests {
     @Test func aSignalAtAnyMomentIsNeverLostIgnoredOrFatal() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        let binary = try #require(Binary.url).path
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("signal-race.py"), binary,
-                                                             space.folder.path, "60"])
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        let lines = try await Self.runFixture("signal-race.py", ["60"])
         let problems = lines.filter { $0 != "ok" && !$0.hasPrefix("done ") }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         let done = try #require(lines.last?.split(separator: " "))
@@ -29,6 +23,18 @@ struct SignalsAtStartTests {
         // Most tries land after the step started, some before: the race is
         // exercised on both sides.
         #expect((Int(done.count == 3 ? done[2] : "") ?? 0) > 0, "\(lines.last ?? "")")
+    }
+
+    /// Runs a fixture of Tests/Fixtures with the binary, a folder of its
+    /// own and `arguments`; the lines it printed (it must exit 0).
+    static func runFixture(_ name: String, _ arguments: [String]) async throws -> [String] {
+        let space = try Workspace()
+        defer { space.remove() }
+        let binary = try #require(Binary.url).path
+        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture(name), binary,
+                                                                          space.folder.path] + arguments)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        return outcome.stdout.split(separator: "\n").map(String.init)
     }
 
     @Test("an interrupt while the workflow is checked still writes the reports, saying nothing ran")

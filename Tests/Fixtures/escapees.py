@@ -16,9 +16,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
+
+# The shared module is read from this folder: no __pycache__ left in it.
+sys.dont_write_bytecode = True
+from runner_fixtures import live_processes, on_threads, read
 
 binary, folder = sys.argv[1], sys.argv[2]
 repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 1
@@ -50,19 +53,7 @@ def workflow(kind, ending, marked):
 
 
 def marked_left(name):
-    left = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                if name.encode() in f.read():
-                    with open("/proc/%s/stat" % pid) as s:
-                        if s.read().rsplit(")", 1)[1].split()[0] != "Z":
-                            left.append(pid)
-        except OSError:
-            pass
-    return left
+    return live_processes(lambda pid: name.encode() in read(pid, "cmdline"))
 
 
 def run_case(kind, ending, failures):
@@ -106,28 +97,15 @@ def run_case(kind, ending, failures):
 
 cases = [(kind, ending) for _ in range(repeat) for kind in KINDS for ending in ENDINGS]
 cases += [("setsid", "parallel-8")] * repeat
-failures = []
-lock = threading.Lock()
-queue = list(cases)
 
 
-def worker():
-    while True:
-        with lock:
-            if not queue:
-                return
-            kind, ending = queue.pop()
-        found = []
-        run_case(kind, ending, found)
-        with lock:
-            failures.extend(found)
+def case(item):
+    found = []
+    run_case(item[0], item[1], found)
+    return found
 
 
-threads = [threading.Thread(target=worker) for _ in range(parallel)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
+failures = [failure for found in on_threads(reversed(cases), parallel, case) for failure in found]
 for failure in failures:
     print(failure)
 print("done %d %d" % (len(cases), len(failures)))

@@ -18,24 +18,14 @@ import signal
 import sys
 import time
 
+# The shared module is read from this folder: no __pycache__ left in it.
+sys.dont_write_bytecode = True
+from runner_fixtures import handler_in_place
+
 binary, folder, tries = sys.argv[1], sys.argv[2], int(sys.argv[3])
 workflow = os.path.join(folder, "s.workflow")
 with open(workflow, "w") as f:
     f.write('workflow "sig"\na: sh "sleep 5"\nensure {\n  log "=ensure ran"\n}\n')
-
-
-def caught(pid):
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with open("/proc/%d/status" % pid) as status:
-                for line in status:
-                    if line.startswith("SigCgt:") and int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
-                        return True
-        except OSError:
-            return False
-        time.sleep(0.0002)
-    return False
 
 
 ok = 0
@@ -53,7 +43,7 @@ for index in range(tries):
                          setpgroup=0)
     os.close(out)
     what = "try %d, %s after %.1f ms" % (index, signal.Signals(sig).name, delay * 1000)
-    if not caught(pid):
+    if not handler_in_place(pid):
         print("%s: the runner never caught SIGTERM" % what)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

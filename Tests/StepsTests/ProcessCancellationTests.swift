@@ -130,6 +130,38 @@ struct ProcessCancellationTests {
         #expect(!isUnreapedChild(firstGroup) && !isUnreapedChild(secondGroup))
     }
 
+    /// Issue 39, item 23: promise-run exits right after `killAll` (a second
+    /// Ctrl-C), so it returns only once what it killed is gone, starts
+    /// under way included: a child between its spawn and the table, or one
+    /// that had not yet acted on its SIGKILL, would outlive the runner.
+    @Test func killAllReturnsOnceEveryProcessIsGoneStartsUnderWayIncluded() async throws {
+        let folder = TemporaryFolder()
+        let tag = "item23-" + UUID().uuidString
+        var environment = testEnvironment
+        environment["PROCESS_CANCELLATION_TAG"] = tag
+        let context = folder.context(environment: environment)
+        for _ in 0..<5 {
+            let runner = SystemStepRunner()
+            // The first starts at once; the others are handed to the
+            // spawning threads, some still starting when killAll comes.
+            let promises = (0..<12).map { _ in runner.run(sh("sleep 1000; true"), in: context) }
+            runner.killAll()
+            #expect(Self.processes(tagged: tag).isEmpty)
+            for promise in promises { #expect(await outcome(of: promise).isCancelled) }
+        }
+    }
+
+    /// Live processes whose environment holds `PROCESS_CANCELLATION_TAG=tag`.
+    private static func processes(tagged tag: String) -> [String] {
+        let wanted = Data("PROCESS_CANCELLATION_TAG=\(tag)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { pid in
+            guard let pid = pid_t(pid), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                  environ.split(separator: 0).contains(wanted) else { return false }
+            return ProcessGroupScan.isAlive(pid)
+        }
+    }
+
     @Test func shutdownTerminatesEverythingAndWaits() async throws {
         let folder = TemporaryFolder()
         let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .milliseconds(500)))

@@ -70,6 +70,11 @@ final class ProcessExecution: @unchecked Sendable {
     private let sink: (any StepOutputSink)?
     private let settings: Settings
     private let started: ContinuousClock.Instant
+    /// A moment the child existed (made once it was spawned): a /proc scan
+    /// begun before it may lack the group and the child's mark, and must
+    /// not be read as "all gone". `started` is earlier: when the step asked,
+    /// before it waited for a spawning thread.
+    private let spawned = ContinuousClock.now
     private let table: ProcessTable
     private let onEnd: (ProcessEnd) -> Void
     private let loop = EventLoop.shared
@@ -292,7 +297,7 @@ final class ProcessExecution: @unchecked Sendable {
     /// `killing`. Returns whether any is alive.
     @discardableResult
     private func signalEscapees() -> Bool {
-        let escapees = GroupCensus.shared.processes(marked: marker, scannedAfter: started).filter { $0.group != pid }
+        let escapees = GroupCensus.shared.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
         for escapee in escapees {
             if killing {
                 escapee.signal(SIGKILL)
@@ -337,7 +342,7 @@ final class ProcessExecution: @unchecked Sendable {
             return
         }
         let escapeesAlive = signalEscapees()
-        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid, existedBy: started) {
+        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid, existedBy: spawned) {
             if let killTimer { loop.cancelTimer(killTimer) }
             finish(.cancelled(readSoFar()))
             return

@@ -79,7 +79,10 @@ struct ProcessStepRunner: Sendable {
     private func start(_ request: SpawnRequest, _ options: ResolvedProcessOptions, in context: StepContext,
                        onNotExecutable fallback: String?, adjust: RecordAdjustment?, resolver: Resolver<StepResult>,
                        started: ContinuousClock.Instant, delay: Duration) {
-        if resolver.isCancelRequested {
+        // Once the runner is shutting down nothing new may run; else the
+        // start is counted until the child is in the table (`endStart`),
+        // and the shutdown waits for it.
+        if resolver.isCancelRequested || !table.beginStart() {
             resolver.cancel()
             return
         }
@@ -96,6 +99,7 @@ struct ProcessStepRunner: Sendable {
                 child = try Spawner.spawn(fallback)
             }
         } catch {
+            table.endStart(adding: nil)
             if error.code == EMFILE || error.code == ENFILE {
                 if table.runningCount > 0 {
                     let next = min(delay * 2, .milliseconds(500))
@@ -169,11 +173,9 @@ struct ProcessStepRunner: Sendable {
             }
         }
         let loop = EventLoop.shared
-        if !table.insert(execution) {
-            // The runner is shutting down: nothing new may run.
-            execution.killedByRunner.store(true, ordering: .releasing)
-            kill(-child.pid, SIGKILL)
-        }
+        // In the table from here on (its group killed at once if the runner
+        // began shutting down while it started).
+        table.endStart(adding: execution)
         // Watched from here on, without waking the loop thread to start it.
         execution.start()
         resolver.onCancel { loop.execute { execution.cancel() } }

@@ -14,8 +14,11 @@ final class ProcessTable: Sendable {
         var running: [pid_t: ProcessExecution] = [:]
         /// Groups whose leader was reaped while members lived on.
         var lingering: Set<pid_t> = []
-        /// After `killAll`/`terminateAll`: new processes are refused.
+        /// After `killAll`/`terminateAll`: no new start begins.
         var closed = false
+        /// Starts under way (`beginStart`): a child may exist that is not
+        /// in `running` yet, and before its exec no scan can tell it is ours.
+        var starting = 0
         /// Every step's mark, its step id and whether it is detached (for
         /// the leftovers' warnings): appended, looked up only when something
         /// was left behind.
@@ -37,14 +40,44 @@ final class ProcessTable: Sendable {
         return StepMarkers.make(markPrefix)
     }
 
-    /// Adds a spawned process; false (and nothing added) once the table is
-    /// closed.
-    func insert(_ execution: ProcessExecution) -> Bool {
+    /// Before a spawn: false (and the step must not start) once the table
+    /// is closed. Each true is followed by one `endStart`.
+    ///
+    /// Between the spawn and `endStart` the child is in no table and, until
+    /// its exec, shows promise-run's own environment, without its mark: a
+    /// teardown cannot find it. So `killAll` and `terminateAll` close the
+    /// table, then wait for the starts under way to end here.
+    func beginStart() -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
+            state.starting += 1
+            return true
+        }
+    }
+
+    /// Ends a start: adds its process (none when the spawn failed). One
+    /// that ends after the table closed is added too, with its group sent
+    /// SIGKILL, here, before the start counts as over: `killAll` and
+    /// `terminateAll` then wait for it like any other.
+    func endStart(adding execution: ProcessExecution?) {
+        state.withLock { state in
+            state.starting -= 1
+            guard let execution else { return }
             state.running[execution.pid] = execution
             state.steps.append((execution.marker, execution.id, execution.detached))
-            return true
+            if state.closed {
+                execution.killedByRunner.store(true, ordering: .releasing)
+                kill(-execution.pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Waits on the calling thread until no start is under way (at most
+    /// `limit`: a start holds its thread only until the child's exec).
+    private func waitForStarts(limit: Duration = .seconds(5)) {
+        let deadline = ContinuousClock.now + limit
+        while state.withLock({ $0.starting > 0 }), ContinuousClock.now < deadline {
+            usleep(1000)
         }
     }
 
@@ -70,35 +103,54 @@ final class ProcessTable: Sendable {
     }
 
     /// SIGKILL to every group, now, from the calling thread; the running
-    /// steps then settle as cancelled once reaped. Closes the table.
+    /// steps then settle as cancelled once reaped. Closes the table, and
+    /// returns once every process it killed is gone (at most about a
+    /// second after the SIGKILLs): the runner may exit next (a second
+    /// Ctrl-C), and a child whose start was under way, or that had not yet
+    /// acted on its SIGKILL, would outlive it.
     func killAll() {
-        let executions: [ProcessExecution] = state.withLock { state in
-            state.closed = true
+        state.withLock { $0.closed = true }
+        waitForStarts()
+        let (executions, lingering): ([ProcessExecution], [pid_t]) = state.withLock { state in
             for (pid, execution) in state.running {
                 execution.killedByRunner.store(true, ordering: .releasing)
                 kill(-pid, SIGKILL)
             }
-            for group in state.lingering where Self.isOurLeaderlessGroup(group) {
-                kill(-group, SIGKILL)
-            }
+            let lingering = state.lingering.filter { Self.isOurLeaderlessGroup($0) }
+            for group in lingering { kill(-group, SIGKILL) }
             state.lingering.removeAll()
-            return Array(state.running.values)
+            return (Array(state.running.values), Array(lingering))
         }
         // Whatever carries this runner's marks, wherever it went.
         for process in ProcessGroupScan.markedProcesses(prefix: markPrefix) { process.signal(SIGKILL) }
         loop.execute {
             for execution in executions { execution.kill() }
         }
+        // A SIGKILL takes effect when its process next runs, which on a
+        // loaded machine may be a few milliseconds later.
+        let groups = executions.map(\.pid) + lingering
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline {
+            let live = ProcessGroupScan.liveGroups()
+            let marked = ProcessGroupScan.markedProcesses(prefix: markPrefix)
+            if marked.isEmpty, !groups.contains(where: { live[$0] != nil }) { return }
+            for process in marked { process.signal(SIGKILL) }
+            usleep(2000)
+        }
     }
 
     /// Cancels every running step (SIGTERM, then SIGKILL after the grace
     /// period) and does the same to the left-behind groups; the promise is
     /// fulfilled when no process of any of these groups is alive and every
-    /// leader is reaped. Closes the table.
+    /// leader is reaped. Closes the table (after the starts under way).
     func terminateAll(gracePeriod: Duration) -> Promise<Void> {
         let (promise, resolver) = Promise<Void>.pending()
+        state.withLock { $0.closed = true }
+        // A start under way ends in the table, its group killed: it is
+        // among the executions below, and its process is not taken for
+        // something a finished step left.
+        waitForStarts()
         let (executions, lingering): ([ProcessExecution], [pid_t]) = state.withLock { state in
-            state.closed = true
             let lingering = state.lingering.filter { Self.isOurLeaderlessGroup($0) }
             state.lingering.removeAll()
             return (Array(state.running.values), Array(lingering))
