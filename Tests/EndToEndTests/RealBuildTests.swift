@@ -129,4 +129,31 @@ struct RealBuildTests {
             #expect(!text.contains("outside-secret"), "the link's target was uploaded")
         }
     }
+
+    @Test("a checkout moved or copied elsewhere is still up to date (paths in the fingerprint are relative to the workflow's folder)")
+    func movedCheckout() throws {
+        let space = try Workspace()
+        let parent = try Binary.temporaryFolder()
+        defer { space.remove(); try? FileManager.default.removeItem(at: parent) }
+        try space.write("build.workflow", """
+        mk: sh "mkdir -p out && cp src/in.txt out/in.txt && echo ran >> runs.log" {
+          sources "src"
+          generates "out"
+        }
+        sub: sh "echo ran >> ../runs.log" {
+          cwd "sub"
+          sources "file.txt"
+        }
+        """)
+        try space.write("src/in.txt", "x\n")
+        try space.write("sub/file.txt", "y\n")
+        #expect(try run(space).status == 0)
+        let copy = parent.appendingPathComponent("elsewhere")
+        let moved = try Binary.runCommand("/bin/cp", ["-a", space.folder.path, copy.path])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let there = Workspace(folder: copy)
+        let again = try run(there)
+        #expect(again.statuses == ["mk up-to-date", "sub up-to-date"], "\(again.stdout)")
+        #expect(runs(there) == 2)
+    }
 }

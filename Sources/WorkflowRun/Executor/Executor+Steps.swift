@@ -239,7 +239,7 @@ extension WorkflowExecutor {
             // Unset and empty differ to a script (`${X-default}`).
             environment["env-inputs " + name] = context.environment[name].map { "=" + $0 } ?? "unset"
         }
-        let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory,
+        let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory, workflowDirectory: directory,
                                            environment: environment)
         for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: context.workingDirectory) }
         let fingerprint = computed.hex

@@ -77,7 +77,9 @@ package enum Fingerprint {
     /// content hashes), and the `sources` patterns that matched no file.
     /// `environment`: what the workflow gives the step (`env`,
     /// `--env-file`) and the `env-inputs` it names.
-    static func compute(step: ResolvedStep, workingDirectory: String, environment: [String: String])
+    /// The step's folder counts relative to `workflowDirectory` (spec §19):
+    /// a checkout moved, copied or mounted elsewhere is still up to date.
+    static func compute(step: ResolvedStep, workingDirectory: String, workflowDirectory: String, environment: [String: String])
         -> (hex: String, files: [String: String], unmatched: [String]) {
         var hash = Hash128()
         var options = ResolvedProcessOptions()
@@ -93,7 +95,7 @@ package enum Fingerprint {
         default:
             break
         }
-        hash.add(workingDirectory)
+        hash.add(CacheKey.relative(workingDirectory, to: workflowDirectory))
         for name in environment.keys.sorted() {
             hash.add(name)
             hash.add(environment[name] ?? "")
