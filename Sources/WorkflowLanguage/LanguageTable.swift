@@ -195,6 +195,10 @@ package enum LanguageTable {
         case .shell: return Word(name: filter.rawValue, doc: "quotes the value for a POSIX shell")
         case .json: return Word(name: filter.rawValue, doc: "a JSON string literal of the value")
         case .url: return Word(name: filter.rawValue, doc: "percent-encodes the value for a URL")
+        case .base: return Word(name: filter.rawValue, doc: "a path's last name: src/a.c gives a.c")
+        case .stem: return Word(name: filter.rawValue, doc: "a path's last name without its extension: src/a.c gives a")
+        case .ext: return Word(name: filter.rawValue, doc: "a path's extension, with its dot: src/a.c gives .c")
+        case .dir: return Word(name: filter.rawValue, doc: "a path's folder: src/a.c gives src (none: .)")
         }
     }
 

@@ -156,4 +156,26 @@ struct RealBuildTests {
         #expect(again.statuses == ["mk up-to-date", "sub up-to-date"], "\(again.stdout)")
         #expect(runs(there) == 2)
     }
+
+    @Test("per-file outputs named with the path filters: each file compiled into obj/STEM.o, and a second run is up to date")
+    func perFileOutputs() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", """
+        foreach f in glob("src/*.c") parallel {
+          cc: sh "mkdir -p obj && cp {{f}} obj/{{f|stem}}.o && echo {{f|base}} {{f|ext}} {{f|dir}} >> runs.log" {
+            sources "{{f}}"
+            generates "obj/{{f|stem}}.o"
+          }
+        }
+        """)
+        try space.write("src/a.c", "a\n")
+        try space.write("src/b.c", "b\n")
+        #expect(try run(space).status == 0)
+        #expect(space.read("obj/a.o") == "a\n" && space.read("obj/b.o") == "b\n")
+        #expect(Set((space.read("runs.log") ?? "").split(separator: "\n")) == ["a.c .c src", "b.c .c src"])
+        let again = try run(space)
+        #expect(again.statuses.allSatisfy { $0.hasSuffix("up-to-date") }, "\(again.statuses)")
+        #expect(runs(space) == 2)
+    }
 }

@@ -129,8 +129,8 @@ struct TemplateParserTests {
 
     @Test func errorsInsideExpressions() {
         #expect(errorsOf(#""{{ }}""#) == ["empty '{{ }}'; write a name inside, as in '{{build.stdout}}'"])
-        #expect(errorsOf(#""{{x | upper}}""#) == ["unknown filter 'upper' (filters: trim, shell, json, url)"])
-        #expect(errorsOf(#""{{x | trm}}""#) == ["unknown filter 'trm'; did you mean 'trim'? (filters: trim, shell, json, url)"])
+        #expect(errorsOf(#""{{x | upper}}""#) == ["unknown filter 'upper' (filters: trim, shell, json, url, base, stem, ext, dir)"])
+        #expect(errorsOf(#""{{x | trm}}""#) == ["unknown filter 'trm'; did you mean 'trim'? (filters: trim, shell, json, url, base, stem, ext, dir)"])
         #expect(errorsOf(#""{{x ?? "d"}}""#) == [#"'??' gives a default to an environment variable only, as in '{{env.NAME ?? "default"}}'"#])
         #expect(errorsOf(#""{{env}}""#) == ["expected '.NAME' after 'env', as in '{{env.HOME}}'"])
         #expect(errorsOf(#""{{error}}""#) == ["expected a field after 'error', as in '{{error.message}}'"])

@@ -26,4 +26,17 @@ struct FilterFunctionsTests {
     @Test func url() {
         #expect(Filter.url.apply(to: "a b/c?d=é~") == "a%20b%2Fc%3Fd%3D%C3%A9~")
     }
+
+    @Test("path filters: base, stem, ext, dir as basename, dirname and a last-dot extension give them",
+          arguments: [
+              ("src/a.c", "a.c", "a", ".c", "src"), ("a.c", "a.c", "a", ".c", "."), ("/x/y/lib.tar.gz", "lib.tar.gz", "lib.tar", ".gz", "/x/y"),
+              ("src/.bashrc", ".bashrc", ".bashrc", "", "src"), ("out/", "out", "out", "", "."), ("/a", "a", "a", "", "/"),
+              ("Makefile", "Makefile", "Makefile", "", "."), ("v1.", "v1.", "v1.", "", "."),
+          ])
+    func pathFilters(_ path: String, _ base: String, _ stem: String, _ ext: String, _ dir: String) {
+        #expect(Filter.base.apply(to: path) == base)
+        #expect(Filter.stem.apply(to: path) == stem)
+        #expect(Filter.ext.apply(to: path) == ext)
+        #expect(Filter.dir.apply(to: path) == dir)
+    }
 }

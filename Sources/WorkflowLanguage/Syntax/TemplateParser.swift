@@ -291,7 +291,7 @@ struct TemplateParser {
             }
             guard let filter = Filter(rawValue: name) else {
                 let names = Filter.allCases.map(\.rawValue)
-                return fail("unknown filter '\(name)'\(Suggestion.phrase(for: name, among: names)) (filters: trim, shell, json, url)",
+                return fail("unknown filter '\(name)'\(Suggestion.phrase(for: name, among: names)) (filters: \(names.joined(separator: ", ")))",
                             at: SourceRange(start: filterStart, end: scanner.position))
             }
             filters.append(filter)

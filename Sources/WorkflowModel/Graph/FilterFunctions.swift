@@ -10,7 +10,33 @@ extension Filter {
         case .shell: return Filter.shellQuoted(value)
         case .json: return Filter.jsonQuoted(value)
         case .url: return Filter.percentEncoded(value)
+        case .base: return Filter.pathParts(value).base
+        case .stem: return Filter.pathParts(value).stem
+        case .ext: return Filter.pathParts(value).ext
+        case .dir: return Filter.pathParts(value).dir
         }
+    }
+
+    /// A path's folder, last name, and that name's stem and extension, as
+    /// `dirname`, `basename` and Python's `PurePath` give them: a trailing
+    /// `/` is dropped, a leading dot does not start an extension
+    /// (`.bashrc` has none), the last dot does (`a.tar.gz` → `a.tar`, `.gz`).
+    package static func pathParts(_ path: String) -> (dir: String, base: String, stem: String, ext: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let dir: String, base: Substring
+        if let slash = trimmed.lastIndex(of: "/") {
+            base = trimmed[trimmed.index(after: slash)...]
+            let folder = trimmed[..<slash]
+            dir = folder.isEmpty ? "/" : String(folder)
+        } else {
+            base = trimmed
+            dir = "."
+        }
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex, base.index(after: dot) != base.endIndex else {
+            return (dir, String(base), String(base), "")
+        }
+        return (dir, String(base), String(base[..<dot]), String(base[dot...]))
     }
 
     /// Without leading and trailing spaces, tabs and line breaks.

@@ -172,4 +172,12 @@ package enum Filter: String, Sendable, Hashable, CaseIterable {
     case json
     /// Percent-encoded for a URL.
     case url
+    /// A path's last name: `src/a.c` → `a.c`.
+    case base
+    /// The last name without its extension: `src/a.c` → `a`.
+    case stem
+    /// The last name's extension, with its dot: `src/a.c` → `.c` (none: empty).
+    case ext
+    /// The folder part: `src/a.c` → `src` (none: `.`).
+    case dir
 }
