@@ -172,7 +172,6 @@ struct FileSafetyTests {
         """)
         let second = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
         #expect(!second.timedOut, "a full FIFO held the step past its timeout")
-        #expect(second.seconds < 20)
         let timedOut = WorkflowRun(outcome: second.outcome, reportText: space.read("report.json"))
         #expect(timedOut.error(of: "a")?["kind"] as? String == "timeout", "\(second.outcome.stdout)")
     }

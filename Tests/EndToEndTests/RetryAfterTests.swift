@@ -74,15 +74,14 @@ struct RetryAfterTests {
         defer { space.remove() }
         let key = UUID().uuidString
         // No step timeout: only the workflow's 2 s ends the waits.
-        let (run, seconds) = try space.run("""
+        let (run, _) = try space.run("""
         workflow "patient"
         timeout 2s
         parallel {
           seconds: http GET "\(base)/retry-after?key=\(key)-s&value=99999999999999" { retry 1 }
           date: http GET "\(base)/retry-after?key=\(key)-d&status=503&value=Fri, 31 Dec 9999 23:59:59 GMT" { retry 1 }
         }
-        """, killedAfter: 60)
-        #expect(seconds < 30, "the run took \(seconds) s")
+        """, killedAfter: 30)
         #expect(run.status != 137, "killed: \(run.stdout)\(run.stderr)")
         for id in ["seconds", "date"] {
             #expect(run.stdout.contains("↻ \(id): server asked to wait 10m (Retry-After capped)"), "\(run.stdout)")

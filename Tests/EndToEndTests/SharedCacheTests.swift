@@ -283,9 +283,8 @@ struct SharedCacheTests {
         let first = try checkout(), second = try checkout()
         defer { first.remove(); second.remove() }
         #expect(try run(first, ["--cache", url]).status == 0)
-        let started = ContinuousClock.now
+        // Stopped by the size, not by the 60 s timeout (which would say so).
         let result = try run(second, ["--cache", url, "--cache-timeout", "60s"])
-        #expect(started.duration(to: .now) < .seconds(30))
         #expect(result.status == 0, "\(result.said)")
         #expect(result.said.contains("bytes its entry says; refused"), "\(result.said)")
         #expect(runs(second) == 1)

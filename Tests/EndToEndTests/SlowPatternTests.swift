@@ -14,7 +14,7 @@ struct SlowPatternTests {
     func stepTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, seconds) = try space.run("""
+        let (run, _) = try space.run("""
         parallel {
           slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" {
             expect stdout matches '^(a+)+$'
@@ -22,8 +22,7 @@ struct SlowPatternTests {
           }
           other: sh "sleep 0.3 && echo other-done"
         }
-        """, killedAfter: 60)
-        #expect(seconds < 30, "the run took \(seconds) s")
+        """, killedAfter: 30)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
         #expect(run.step("other")?["status"] as? String == "succeeded", "\(run.statuses)")
     }
@@ -32,8 +31,7 @@ struct SlowPatternTests {
     func runTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, seconds) = try space.run(Self.slowStep, ["--timeout", "1s"], killedAfter: 60)
-        #expect(seconds < 30, "the run took \(seconds) s")
+        let (run, _) = try space.run(Self.slowStep, ["--timeout", "1s"], killedAfter: 30)
         #expect(run.status == 124, "\(run.stdout)\(run.stderr)")
     }
 
@@ -42,13 +40,12 @@ struct SlowPatternTests {
         let server = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let (run, seconds) = try space.run("""
+        let (run, _) = try space.run("""
         slow: http GET "\(server)/large?bytes=28" {
           capture x = body matches '^(x+)+y$'
           timeout 1s
         }
-        """, killedAfter: 60)
-        #expect(seconds < 30, "the run took \(seconds) s")
+        """, killedAfter: 30)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
     }
 

@@ -54,22 +54,6 @@ struct NeedsGraphTests {
         #expect(Double(large) / Double(max(1, small)) < 3, "5,000: \(small), 10,000: \(large)")
     }
 
-    /// Checking time, not only the walk: doubling a chain of needs about
-    /// doubles the check, not quadruples it (the best of three, against the
-    /// machine's noise).
-    @Test func checkingTimeOfANeedsChainGrowsLinearly() {
-        func seconds(_ count: Int) -> Double {
-            let text = needsChain(count, usingOutputs: false)
-            let clock = ContinuousClock()
-            return (0..<3).map { _ in
-                let elapsed = clock.measure { #expect(!compile(text).hasErrors) }
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }.min()!
-        }
-        let small = seconds(10_000), large = seconds(20_000)
-        #expect(large / small < 3, "10,000: \(small) s, 20,000: \(large) s")
-    }
-
     @Test func cyclesAreFoundOnceFromTheirLowestMember() {
         #expect(NeedsGraph.cycles([[1], [2], [0], []]) == [[0, 1, 2]])
         #expect(NeedsGraph.cycles([[1], [0], [3], [2]]) == [[0, 1], [2, 3]])
