@@ -13,6 +13,20 @@ struct RealBuildTests {
         (space.read("runs.log") ?? "").split(separator: "\n").count
     }
 
+    /// A project: `build.workflow` and its files, in a workspace of its own
+    /// (the caller removes it).
+    private func project(_ workflow: String, _ files: [String: String]) throws -> Workspace {
+        let space = try Workspace()
+        try space.write("build.workflow", workflow)
+        for (name, text) in files { try space.write(name, text) }
+        return space
+    }
+
+    /// How step `mk` ended in a run of the project.
+    private func mk(_ space: Workspace) throws -> String? {
+        try run(space).step("mk")?["status"] as? String
+    }
+
     private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
         let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
                                      in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
@@ -23,17 +37,14 @@ struct RealBuildTests {
           arguments: ["out", "out/", "out/**"])
     func folderOutputsThroughTheCache(_ pattern: String) throws {
         let store = try Binary.temporaryFolder()
-        let first = try Workspace(), second = try Workspace()
-        defer { first.remove(); second.remove(); try? FileManager.default.removeItem(at: store) }
-        for space in [first, second] {
-            try space.write("build.workflow", """
-            mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
-              sources "src"
-              generates "\(pattern)"
-            }
-            """)
-            try space.write("src/in.txt", "in\n")
+        let workflow = """
+        mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
+          sources "src"
+          generates "\(pattern)"
         }
+        """
+        let first = try project(workflow, ["src/in.txt": "in\n"]), second = try project(workflow, ["src/in.txt": "in\n"])
+        defer { first.remove(); second.remove(); try? FileManager.default.removeItem(at: store) }
         #expect(try run(first, ["--cache", store.path]).status == 0)
         let restored = try run(second, ["--cache", store.path])
         #expect(restored.step("mk")?["from"] as? String == "cache", "\(restored.stdout)\(restored.stderr)")
@@ -45,21 +56,18 @@ struct RealBuildTests {
 
     @Test("a failed run forgets the step: with its input put back, it runs again instead of being up to date over a broken output")
     func failureForgets() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("build.workflow", """
+        let space = try project("""
         mk: sh "cat in.txt > out.txt; echo ran >> $RUNLOG; grep -q good in.txt" {
           sources "in.txt"
           generates "out.txt"
         }
-        """)
-        try space.write("in.txt", "good\n")
+        """, ["in.txt": "good\n"])
+        defer { space.remove() }
         #expect(try run(space).status == 0)
         try space.write("in.txt", "bad\n")
         #expect(try run(space).status == 1)
         try space.write("in.txt", "good\n")
-        let again = try run(space)
-        #expect(again.step("mk")?["status"] as? String == "succeeded", "\(again.statuses)")
+        #expect(try mk(space) == "succeeded")
         #expect(runs(space) == 3)
         #expect(space.read("out.txt") == "good\n")
     }
@@ -67,58 +75,50 @@ struct RealBuildTests {
     @Test("a deleted or changed output of a glob or folder pattern runs the step again; untouched, it is up to date",
           arguments: ["out/*", "out"])
     func outputsRemembered(_ pattern: String) throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("build.workflow", """
+        let space = try project("""
         mk: sh "mkdir -p out && echo a > out/a.txt && echo b > out/b.txt && echo ran >> $RUNLOG" {
           sources "in.txt"
           generates "\(pattern)"
         }
-        """)
-        try space.write("in.txt", "x\n")
-        #expect(try run(space).status == 0)
-        #expect(try run(space).step("mk")?["status"] as? String == "up-to-date")
+        """, ["in.txt": "x\n"])
+        defer { space.remove() }
+        #expect(try mk(space) == "succeeded")
+        #expect(try mk(space) == "up-to-date")
         try FileManager.default.removeItem(atPath: space.path("out/a.txt"))
-        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(try mk(space) == "succeeded")
         #expect(space.read("out/a.txt") == "a\n")
         try space.write("out/b.txt", "tampered\n")
-        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(try mk(space) == "succeeded")
         #expect(space.read("out/b.txt") == "b\n")
         #expect(runs(space) == 3)
     }
 
     @Test("a dotfile under a sources folder counts: changing it runs the step")
     func dotfilesInSources() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("build.workflow", """
+        let space = try project("""
         mk: sh "echo ran >> $RUNLOG" {
           sources "src"
         }
-        """)
-        try space.write("src/main.c", "int main;\n")
-        try space.write("src/.config", "a\n")
-        #expect(try run(space).status == 0)
-        #expect(try run(space).step("mk")?["status"] as? String == "up-to-date")
+        """, ["src/main.c": "int main;\n", "src/.config": "a\n"])
+        defer { space.remove() }
+        #expect(try mk(space) == "succeeded")
+        #expect(try mk(space) == "up-to-date")
         try space.write("src/.config", "b\n")
-        #expect(try run(space).step("mk")?["status"] as? String == "succeeded")
+        #expect(try mk(space) == "succeeded")
         #expect(runs(space) == 2)
     }
 
     @Test("a generated link is never followed into the cache: the entry is not stored, and says why")
     func linksAreNotUploaded() throws {
-        let store = try Binary.temporaryFolder()
-        let space = try Workspace()
-        let outside = try Binary.temporaryFolder()
-        defer { space.remove(); try? FileManager.default.removeItem(at: store); try? FileManager.default.removeItem(at: outside) }
-        try Data("outside-secret-\(UUID().uuidString)\n".utf8).write(to: outside.appendingPathComponent("private.txt"))
-        try space.write("build.workflow", """
+        let store = try Binary.temporaryFolder(), outside = try Binary.temporaryFolder()
+        let space = try project("""
         mk: sh "mkdir -p out && echo a > out/a.txt && ln -sf \(outside.path)/private.txt out/link && echo ran >> $RUNLOG" {
           sources "in.txt"
           generates "out"
         }
-        """)
-        try space.write("in.txt", "x\n")
+        """, ["in.txt": "x\n"])
+        defer { space.remove(); try? FileManager.default.removeItem(at: store); try? FileManager.default.removeItem(at: outside) }
+        try Data("outside-secret-\(UUID().uuidString)\n".utf8).write(to: outside.appendingPathComponent("private.txt"))
         let stored = try run(space, ["--cache", store.path])
         #expect(stored.status == 0)
         #expect((stored.stdout + stored.stderr).contains("is a symbolic link, and the cache does not store links"), "\(stored.stdout)")
@@ -132,10 +132,7 @@ struct RealBuildTests {
 
     @Test("a checkout moved or copied elsewhere is still up to date (paths in the fingerprint are relative to the workflow's folder)")
     func movedCheckout() throws {
-        let space = try Workspace()
-        let parent = try Binary.temporaryFolder()
-        defer { space.remove(); try? FileManager.default.removeItem(at: parent) }
-        try space.write("build.workflow", """
+        let space = try project("""
         mk: sh "mkdir -p out && cp src/in.txt out/in.txt && echo ran >> runs.log" {
           sources "src"
           generates "out"
@@ -144,9 +141,9 @@ struct RealBuildTests {
           cwd "sub"
           sources "file.txt"
         }
-        """)
-        try space.write("src/in.txt", "x\n")
-        try space.write("sub/file.txt", "y\n")
+        """, ["src/in.txt": "x\n", "sub/file.txt": "y\n"])
+        let parent = try Binary.temporaryFolder()
+        defer { space.remove(); try? FileManager.default.removeItem(at: parent) }
         #expect(try run(space).status == 0)
         let copy = parent.appendingPathComponent("elsewhere")
         let moved = try Binary.runCommand("/bin/cp", ["-a", space.folder.path, copy.path])
@@ -159,18 +156,15 @@ struct RealBuildTests {
 
     @Test("per-file outputs named with the path filters: each file compiled into obj/STEM.o, and a second run is up to date")
     func perFileOutputs() throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("build.workflow", """
+        let space = try project("""
         foreach f in glob("src/*.c") parallel {
           cc: sh "mkdir -p obj && cp {{f}} obj/{{f|stem}}.o && echo {{f|base}} {{f|ext}} {{f|dir}} >> runs.log" {
             sources "{{f}}"
             generates "obj/{{f|stem}}.o"
           }
         }
-        """)
-        try space.write("src/a.c", "a\n")
-        try space.write("src/b.c", "b\n")
+        """, ["src/a.c": "a\n", "src/b.c": "b\n"])
+        defer { space.remove() }
         #expect(try run(space).status == 0)
         #expect(space.read("obj/a.o") == "a\n" && space.read("obj/b.o") == "b\n")
         #expect(Set((space.read("runs.log") ?? "").split(separator: "\n")) == ["a.c .c src", "b.c .c src"])

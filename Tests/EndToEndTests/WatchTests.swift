@@ -12,6 +12,15 @@ struct WatchTests {
         var latencies: [Double]
     }
 
+    /// A project watched: `src/main.c` and `build.workflow` in a workspace
+    /// of its own (the caller removes it).
+    private func project(_ workflow: String) throws -> Workspace {
+        let space = try Workspace()
+        try space.write("src/main.c", "int main;\n")
+        try space.write("build.workflow", workflow)
+        return space
+    }
+
     private func drive(_ space: Workspace, _ script: String) async throws -> Report {
         let binary = try #require(Binary.url).path
         let driver = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/watch-driver.py").path
@@ -21,15 +30,13 @@ struct WatchTests {
 
     @Test("a saved source runs the workflow again; an unrelated file does not; Ctrl-C ends it with 130")
     func rerunsOnChange() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("src/main.c", "int main;\n")
-        try space.write("build.workflow", """
+        let space = try project("""
         compile: sh "cat src/main.c > app && echo =compiled" {
           sources "src/**/*.c"
           generates "app"
         }
         """)
+        defer { space.remove() }
         let report = try await drive(space, #"""
         [["wait", "watching"], ["edit", "notes.txt", "x"], ["sleep", 0.5], ["edit", "src/main.c", "int x;\n"],
          ["wait", "running again"], ["wait", "watching"], ["interrupt"]]
@@ -44,10 +51,7 @@ struct WatchTests {
 
     @Test("a multi-stage build whose first stage writes what the second reads runs once per save, never restarting itself")
     func generatedFilesStartNothing() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("src/main.c", "int main;\n")
-        try space.write("build.workflow", """
+        let space = try project("""
         compile: sh "mkdir -p obj && sleep 0.3 && cat src/main.c > obj/main.o && sleep 0.3 && echo =compiled" {
           sources "src/*.c"
           generates "obj/main.o"
@@ -57,6 +61,7 @@ struct WatchTests {
           generates "lib.a"
         }
         """)
+        defer { space.remove() }
         let report = try await drive(space, #"""
         [["wait", "=archived"], ["wait", "watching"], ["sleep", 1.5], ["edit", "src/main.c", "int x;\n"],
          ["wait", "running again"], ["wait", "=archived"], ["wait", "watching"], ["sleep", 1.5], ["interrupt"]]
@@ -70,10 +75,7 @@ struct WatchTests {
 
     @Test("a change during a run stops it, its ensures run, and the next run starts")
     func changeDuringARun() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("src/main.c", "int main;\n")
-        try space.write("build.workflow", """
+        let space = try project("""
         slow: sh "echo =started; sleep 30" {
           sources "src/*.c"
         }
@@ -81,6 +83,7 @@ struct WatchTests {
           log "=cleanup"
         }
         """)
+        defer { space.remove() }
         let report = try await drive(space, #"""
         [["wait", "=started"], ["sleep", 0.3], ["edit", "src/main.c", "int y;\n"], ["wait", "stopping this run"],
          ["wait", "=cleanup"], ["wait", "running again"], ["wait", "=started"], ["interrupt"]]
@@ -93,14 +96,12 @@ struct WatchTests {
     @Test("an edited workflow file is read again and the new text runs; with errors, nothing runs until it is fixed",
           arguments: ["write", "replace"])
     func workflowEdited(save: String) async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("src/main.c", "int main;\n")
-        try space.write("build.workflow", """
+        let space = try project("""
         compile: sh "echo =first" {
           sources "src/*.c"
         }
         """)
+        defer { space.remove() }
         let report = try await drive(space, #"""
         [["wait", "watching"],
          ["\#(save)", "build.workflow", "compile: sh \"echo =second\" {\n  sources \"src/*.c\"\n}\n"],
