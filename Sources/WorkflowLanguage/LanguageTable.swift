@@ -98,6 +98,8 @@ package enum LanguageTable {
         Attribute(name: "capture", takenBy: processes.union(["http"]), doc: "a value for later steps: capture NAME = json|header|cookie|url|stdout ..."),
         Attribute(name: "sources", takenBy: processes, doc: "files whose contents decide whether the step is up to date"),
         Attribute(name: "generates", takenBy: processes, doc: "files the step makes; each must exist for it to be up to date"),
+        Attribute(name: "depfile", takenBy: processes,
+                  doc: "a Makefile dependency file the command writes (gcc -MMD -MF): its prerequisites join the sources"),
     ]
 
     package static let fileOperations: [Word] = [

@@ -20,10 +20,13 @@ struct StepExtras {
     var sources: [Template] = []
     var generates: [Template] = []
     var environmentInputs: [String] = []
+    var depfile: Template?
+    /// Where `depfile` is written (it needs `sources`).
+    var depfileRange: SourceRange?
 
     var process: ProcessOptions {
         ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach,
-                       sources: sources, generates: generates, environmentInputs: environmentInputs)
+                       sources: sources, generates: generates, environmentInputs: environmentInputs, depfile: depfile)
     }
 }
 
@@ -126,6 +129,10 @@ extension Parser {
         }
         if current.kind == .leftBrace {
             try parseStepBlock(keyword, isParallelChild: context.childrenAreParallelChildren, attributes: &attributes, extras: &extras)
+            if let range = extras.depfileRange, extras.sources.isEmpty {
+                diagnostics.error("'depfile' adds what the command discovers to the step's 'sources'; give the step 'sources' too "
+                                  + "(sources \"src/a.c\")", at: range)
+            }
         }
         let step: Step
         switch keyword {
@@ -299,6 +306,11 @@ extension Parser {
                 if !extras.generates.isEmpty { throw error("duplicate 'generates'; list every pattern after one 'generates'", at: nameRange) }
                 extras.generates = patterns
             }
+        case "depfile":
+            let path = try parseTemplate("after 'depfile' (the dependency file the command writes: depfile \"obj/a.d\")")
+            if extras.depfile != nil { throw error("duplicate 'depfile'", at: nameRange) }
+            extras.depfile = path
+            extras.depfileRange = nameRange
         case "env-inputs":
             // Inherited variables a script reads by itself: part of the
             // fingerprint of a step with `sources` (spec §13).

@@ -82,12 +82,19 @@ extension StepModel {
         /// itself; their values join the fingerprint (spec §13).
         @usableFromInline
         package var environmentInputs: [String] = []
+        /// `depfile "PATH"`: a file in Makefile dependency form the command
+        /// writes (`gcc -MMD -MF`); after a success, its prerequisites join
+        /// the step's sources for the following runs (spec §19).
+        @usableFromInline
+        package var depfile: Text?
 
         @inlinable
         package init(stdin: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                    detach: Bool = false, sources: [Text] = [], generates: [Text] = [], environmentInputs: [String] = []) {
+                    detach: Bool = false, sources: [Text] = [], generates: [Text] = [], environmentInputs: [String] = [],
+                    depfile: Text? = nil) {
             self.sources = sources
             self.generates = generates
+            self.depfile = depfile
             self.environmentInputs = environmentInputs
             self.stdin = stdin
             self.expectations = expectations

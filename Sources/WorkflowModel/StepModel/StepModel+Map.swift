@@ -51,7 +51,8 @@ extension StepModel.ProcessOptions {
     package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.ProcessOptions {
         StepModel<Other>.ProcessOptions(stdin: try stdin.mapText(transform), expectations: try expectations.mapTexts(transform),
                                         captures: captures, detach: detach, sources: try sources.mapTexts(transform),
-                                        generates: try generates.mapTexts(transform), environmentInputs: environmentInputs)
+                                        generates: try generates.mapTexts(transform), environmentInputs: environmentInputs,
+                                        depfile: try depfile.mapText(transform))
     }
 }
 

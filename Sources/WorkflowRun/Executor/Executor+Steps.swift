@@ -213,7 +213,8 @@ extension WorkflowExecutor {
                                                  workflowFolder: directory) {
                 throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
             }
-            running = incremental(resolved, id: id, in: stepContext, given: given) ?? runner.run(resolved, in: stepContext)
+            running = incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
+                ?? runner.run(resolved, in: stepContext)
         } catch {
             release?()
             return Promise(outcome: finishing(.rejected(error)))
@@ -221,13 +222,15 @@ extension WorkflowExecutor {
         return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release, finishing: finishing) { $0 }
     }
 
-    /// A process step with `sources` (spec §13): its stored result when it
-    /// is up to date (and not `--force`d); else the run, whose success
-    /// stores the new fingerprint. Nil for a step without `sources`.
-    /// `given`: the environment the workflow gives the step (`env`,
-    /// `--env-file`); the inherited variables it names in `env-inputs`
-    /// join it, and nothing else inherited counts.
-    private func incremental(_ step: ResolvedStep, id: String, in context: StepContext, given: [String: String]) -> Promise<StepResult>? {
+    /// A process step with `sources` (spec §13, §19): its stored result
+    /// when it is up to date (and not `--force`d); else the run, whose
+    /// success stores the new fingerprint, its outputs and what its
+    /// depfile lists. Nil for a step without `sources`. `given`: the
+    /// environment the workflow gives the step (`env`, `--env-file`); the
+    /// inherited variables it names in `env-inputs` join it, and nothing
+    /// else inherited counts.
+    private func incremental(_ step: ResolvedStep, node: Node, id: String, in context: StepContext, values: ValueScope,
+                             given: [String: String]) -> Promise<StepResult>? {
         let process: ResolvedProcessOptions
         switch step {
         case .shell(_, let options), .exec(_, let options): process = options
@@ -239,18 +242,21 @@ extension WorkflowExecutor {
             // Unset and empty differ to a script (`${X-default}`).
             environment["env-inputs " + name] = context.environment[name].map { "=" + $0 } ?? "unset"
         }
-        let computed = Fingerprint.compute(step: step, workingDirectory: context.workingDirectory, workflowDirectory: directory,
-                                           environment: environment)
-        for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: context.workingDirectory) }
+        let store = self.store, runner = self.runner, recorder = self.recorder
+        let hashes = store.hashes
+        let folder = context.workingDirectory
+        let storeID = IncrementalStore.key(node.id, items: values.enclosingItems)
+        let computed = Fingerprint.compute(step: step, workingDirectory: folder, workflowDirectory: directory,
+                                           environment: environment, hashes: hashes)
+        for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: folder) }
         let fingerprint = computed.hex
-        if !configuration.force, let entry = store.load(id: id), entry.fingerprint == fingerprint,
-           Fingerprint.missingOutputs(step, workingDirectory: context.workingDirectory).isEmpty,
-           Fingerprint.outputsIntact(entry.outputs, workingDirectory: context.workingDirectory) {
+        if !configuration.force, let entry = store.load(id: storeID), entry.fingerprint == fingerprint,
+           Fingerprint.missingOutputs(step, workingDirectory: folder).isEmpty,
+           Fingerprint.intact(entry.outputs, workingDirectory: folder, hashes: hashes),
+           Fingerprint.intact(entry.discovered, workingDirectory: folder, hashes: hashes) {
             recorder.markUpToDate(id, from: .local)
             return Promise(value: entry.result)
         }
-        let store = self.store, runner = self.runner, recorder = self.recorder
-        let folder = context.workingDirectory
         // A success whose output or captures hold a secret is kept by
         // neither the store nor the cache (their files are plain JSON, the
         // cache's shared): it runs every time, and says so.
@@ -260,16 +266,31 @@ extension WorkflowExecutor {
                               + "or the shared cache; it runs every time")
             return false
         }
+        // After a success: stored with its outputs and what its depfile
+        // lists; a depfile that cannot be read is said, and the step runs
+        // next time (spec §19).
+        let remember: @Sendable (StepResult) -> Void = { [observer] result in
+            var discovered: [String: String] = [:]
+            if let depfile = process.depfile {
+                switch Fingerprint.discovered(depfile: depfile, workingDirectory: folder, hashes: hashes) {
+                case .success(let found): discovered = found
+                case .failure(let problem):
+                    observer?.warning("\(id): \(problem.reason); it runs again next time")
+                    store.forget(id: storeID)
+                    return
+                }
+            }
+            store.save(id: storeID, fingerprint: fingerprint, result: result, files: computed.files,
+                       outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: discovered)
+        }
         guard let cache = configuration.cache,
               let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
             return runner.run(step, in: context).tap { outcome in
                 switch outcome {
-                case .fulfilled(let result) where storable(result):
-                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files,
-                               outputs: Fingerprint.outputs(step, workingDirectory: folder))
+                case .fulfilled(let result) where storable(result): remember(result)
                 case .fulfilled: break
                 // What it wrote may be half done: the next run runs it (spec §19).
-                case .rejected, .cancelled: store.forget(id: id)
+                case .rejected, .cancelled: store.forget(id: storeID)
                 }
             }
         }
@@ -280,11 +301,10 @@ extension WorkflowExecutor {
             runner.run(step, in: context).tap { outcome in
                 switch outcome {
                 case .fulfilled(let result) where storable(result):
-                    store.save(id: id, fingerprint: fingerprint, result: result, files: computed.files,
-                               outputs: Fingerprint.outputs(step, workingDirectory: folder))
+                    remember(result)
                     cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id)
                 case .fulfilled: break
-                case .rejected, .cancelled: store.forget(id: id)
+                case .rejected, .cancelled: store.forget(id: storeID)
                 }
             }
         }
@@ -298,8 +318,8 @@ extension WorkflowExecutor {
                                  step: id).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
-                store.save(id: id, fingerprint: fingerprint, result: entry.result, files: computed.files,
-                           outputs: Fingerprint.outputs(step, workingDirectory: folder))
+                store.save(id: storeID, fingerprint: fingerprint, result: entry.result, files: computed.files,
+                           outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes))
                 return Promise(value: entry.result)
             }
         }

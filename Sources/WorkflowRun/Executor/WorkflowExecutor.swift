@@ -199,6 +199,8 @@ package final class WorkflowExecutor: Sendable {
         return body.derive(.inline, .outcome { [self] outcome in
             runTimer?.cancel()
             recorder.closeAll()
+            // What the store saw of the files it hashed, for the next run.
+            store.hashes.save()
             let ended = ending.withLock { $0 }
             var status: RunResult.Status
             var error: RunError?

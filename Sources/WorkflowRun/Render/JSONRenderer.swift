@@ -154,6 +154,7 @@ package struct JSONRenderer: Sendable {
             + (process.detach ? [("detach", .bool(true))] : [])
         if !process.sources.isEmpty { members.append(("sources", .array(process.sources.map(template)))) }
         if !process.generates.isEmpty { members.append(("generates", .array(process.generates.map(template)))) }
+        if let depfile = process.depfile { members.append(("depfile", template(depfile))) }
         if !process.environmentInputs.isEmpty { members.append(("envInputs", .array(process.environmentInputs.map(JSONValue.string)))) }
         return members + outcomes(process.expectations, process.captures)
     }

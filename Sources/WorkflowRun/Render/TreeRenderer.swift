@@ -178,6 +178,7 @@ package struct TreeRenderer: Sendable {
             if !process.generates.isEmpty {
                 details.append(TreeItem("generates " + process.generates.map { quoted($0, scope) }.joined(separator: " ")))
             }
+            if let depfile = process.depfile { details.append(TreeItem("depfile " + quoted(depfile, scope))) }
             if !process.environmentInputs.isEmpty { details.append(TreeItem("env-inputs " + process.environmentInputs.joined(separator: " "))) }
             if process.detach { options.append("detach") }
             expectations = process.expectations

@@ -42,6 +42,18 @@ package final class ValueScope: Sendable {
         self.item = item
     }
 
+    /// The items of the foreach iterations this scope is in, outermost
+    /// first (what a step with `sources` inside them is stored by, spec §19).
+    package var enclosingItems: [String] {
+        var items: [String] = []
+        var scope: ValueScope? = self
+        while let current = scope {
+            if let item = current.item { items.append(item.value) }
+            scope = current.parent
+        }
+        return items.reversed()
+    }
+
     package func declare(_ name: String, value: String, secret: Bool = false) {
         state.withLock { state in
             state.variables[name] = value

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+/// A C project as a make user writes one (spec §19): gcc compiles each
+/// `src/*.c` into `obj/STEM.o` with `-MMD`, the step reads the depfile, a
+/// static library and a program are linked from the objects. Which steps
+/// ran is read from the log each compile appends to, never from timing.
+@Suite("End to end: a C project with depfiles, per-file steps and the stat cache")
+struct CBuildTests {
+    static let workflow = """
+    prepare: sh "mkdir -p obj bin"
+    foreach f in glob("src/*.c") parallel {
+      cc: sh "gcc -MMD -MF obj/{{f|stem}}.d -Iinclude -c -o obj/{{f|stem}}.o {{f}} && echo {{f|stem}} >> compiled.log" {
+        sources "{{f}}"
+        depfile "obj/{{f|stem}}.d"
+        generates "obj/{{f|stem}}.o"
+      }
+    }
+    lib: sh "ar rcs obj/libdemo.a obj/*.o && echo lib >> compiled.log" {
+      sources "obj/*.o"
+      generates "obj/libdemo.a"
+    }
+
+    """
+
+    static let files = [
+        "include/one.h": "#define ONE 1\n",
+        "include/two.h": "#define TWO 2\n",
+        "src/alpha.c": "#include \"one.h\"\nint alpha(void) { return ONE; }\n",
+        "src/beta.c": "#include \"two.h\"\nint beta(void) { return TWO; }\n",
+        "src/gamma.c": "#include \"one.h\"\n#include \"two.h\"\nint gamma_(void) { return ONE + TWO; }\n",
+    ]
+
+    private func project(_ workflow: String = workflow) throws -> Workspace {
+        let space = try Workspace()
+        try space.write("build.workflow", workflow)
+        for (name, text) in Self.files { try space.write(name, text) }
+        return space
+    }
+
+    /// Runs the build; the stems compiled by this run, sorted (the log is
+    /// emptied first).
+    private func build(_ space: Workspace, _ arguments: [String] = []) throws -> (run: WorkflowRun, compiled: [String]) {
+        try space.write("compiled.log", "")
+        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+                                     in: space.folder)
+        let run = WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
+        let compiled = (space.read("compiled.log") ?? "").split(separator: "\n").map(String.init).sorted()
+        return (run, compiled)
+    }
+
+    @Test("a header edited runs exactly the compiles whose depfile lists it, then the library; nothing else")
+    func headerEditRunsItsDependents() throws {
+        let space = try project()
+        defer { space.remove() }
+        let first = try build(space)
+        #expect(first.run.status == 0, "\(first.run.stdout)\(first.run.stderr)")
+        #expect(first.compiled == ["alpha", "beta", "gamma", "lib"])
+        #expect(try build(space).compiled == [])
+        try space.write("include/two.h", "#define TWO 22\n")
+        #expect(try build(space).compiled == ["beta", "gamma", "lib"])
+        try space.write("include/one.h", "#define ONE 11\n")
+        #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
+        #expect(try build(space).compiled == [])
+    }
+
+    @Test("per-file steps are stored by file, not position: adding a file compiles it alone, renaming one compiles the new name alone")
+    func storedByItem() throws {
+        let space = try project()
+        defer { space.remove() }
+        #expect(try build(space).compiled == ["alpha", "beta", "gamma", "lib"])
+        // "aardvark" sorts first: every later file moves one position.
+        try space.write("src/aardvark.c", "int aardvark(void) { return 0; }\n")
+        #expect(try build(space).compiled == ["aardvark", "lib"])
+        try FileManager.default.moveItem(atPath: space.path("src/beta.c"), toPath: space.path("src/bravo.c"))
+        #expect(try build(space).compiled == ["bravo", "lib"])
+        try FileManager.default.removeItem(atPath: space.path("src/aardvark.c"))
+        // One fewer source: the library's sources changed (its glob still
+        // matches aardvark.o, which nothing deletes), no compile runs.
+        #expect(try build(space).compiled.filter { $0 != "lib" } == [])
+    }
+
+    @Test("a depfile the command did not write is a warning, and the step runs again next time")
+    func missingDepfile() throws {
+        let space = try project("""
+        mk: sh "echo made > out.txt && echo mk >> compiled.log" {
+          sources "in.txt"
+          depfile "out.d"
+          generates "out.txt"
+        }
+
+        """)
+        defer { space.remove() }
+        try space.write("in.txt", "in\n")
+        let first = try build(space)
+        #expect(first.run.status == 0)
+        let said = first.run.stdout + first.run.stderr
+        #expect(said.contains("mk: its depfile 'out.d' cannot be read"), "\(said)")
+        #expect(said.contains("it runs again next time"))
+        #expect(try build(space).compiled == ["mk"])
+        try space.write("out.d", "out.txt: in.txt \\\n  extra\\ name.h\n")
+        try space.write("extra name.h", "x\n")
+        #expect(try build(space).compiled == ["mk"])
+        #expect(try build(space).compiled == [])
+        try space.write("extra name.h", "y\n")
+        #expect(try build(space).compiled == ["mk"])
+    }
+
+    @Test("'depfile' without 'sources' is an error before anything runs, at its line and column")
+    func depfileNeedsSources() throws {
+        let space = try project("""
+        mk: sh "true" {
+          depfile "out.d"
+        }
+
+        """)
+        defer { space.remove() }
+        let outcome = try Binary.run(["build.workflow"], in: space.folder)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("build.workflow:2:3"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("give the step 'sources' too"))
+    }
+
+    @Test("a no-op run reads no source, header or object again: their size, times and inode are as the stat cache saw them")
+    func noOpReadsNothing() throws {
+        let space = try project()
+        defer { space.remove() }
+        #expect(try build(space).compiled == ["alpha", "beta", "gamma", "lib"])
+        // Files written in the second they were hashed are hashed again
+        // (git's racily-clean rule): as on a real project, where the no-op
+        // comes seconds after the build, the files are made older here.
+        let past = Date(timeIntervalSinceNow: -30)
+        for name in Self.files.keys.map({ $0 }) + ["obj/alpha.o", "obj/beta.o", "obj/gamma.o", "obj/libdemo.a",
+                                                    "obj/alpha.d", "obj/beta.d", "obj/gamma.d"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: space.path(name))
+        }
+        // The next run hashes them once more (their change time moved); the
+        // one after reads none.
+        #expect(try build(space).compiled == [])
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
+            print("strace is not installed (.ci/install-deps installs it): the no-op's reads are not traced here")
+            return
+        }
+        let binary = try #require(Binary.url)
+        let traced = try Binary.runCommand("/usr/bin/strace", ["-f", "-e", "trace=open,openat", "-o", space.path("trace.txt"),
+                                                               binary.path, "--color", "never", "build.workflow"], in: space.folder)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let opened = (space.read("trace.txt") ?? "").split(separator: "\n").filter { line in
+            [".c\"", ".h\"", ".o\"", ".a\""].contains { line.contains($0) }
+        }
+        #expect(opened.isEmpty, "\(opened.joined(separator: "\n"))")
+        // A file rewritten with its size kept is read again, and runs its steps.
+        try space.write("include/one.h", "#define ONE 3\n")
+        #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
+    }
+}
