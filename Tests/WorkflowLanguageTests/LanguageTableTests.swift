@@ -32,6 +32,21 @@ struct LanguageTableTests {
         }
     }
 
+    @Test("both grammars colour every filter of the table inside {{ }}")
+    func grammarsKnowEveryFilter() throws {
+        let vim = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("editors/vim/syntax/promise-run.vim"), encoding: .utf8)
+        let vimFilters = try #require(vim.split(separator: "\n").first { $0.contains("promiseRunFilter") && $0.hasPrefix("syn match") })
+        let textMate = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("editors/promise-run.tmLanguage.json"),
+                                  encoding: .utf8)
+        let textMateFilters = try #require(textMate.split(separator: "\n").first { $0.contains("\\s*(trim|") })
+        for filter in LanguageTable.filters.map(\.name) {
+            #expect(vimFilters.contains("\\(\(filter)\\|") || vimFilters.contains("\\|\(filter)\\"),
+                    "the Vim syntax file does not colour the filter '\(filter)'")
+            #expect(textMateFilters.contains("(\(filter)|") || textMateFilters.contains("|\(filter)|") || textMateFilters.contains("|\(filter))"),
+                    "the TextMate grammar does not colour the filter '\(filter)'")
+        }
+    }
+
     @Test("every attribute the table gives a step kind is accepted there, and one it does not give is refused")
     func parserFollowsTheTable() {
         let examples: [String: String] = ["sh": "sh \"true\"", "exec": "exec \"true\"", "http": "http GET \"http://127.0.0.1:9/\""]

@@ -16,7 +16,7 @@ syn keyword promiseRunAttribute  header query basic-auth body json form multipar
 syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc limit rate keep-going cookies off optional
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
-syn keyword promiseRunAttribute  sources generates env-inputs
+syn keyword promiseRunAttribute  sources generates depfile env-inputs
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
 syn keyword promiseRunPredicate  latency failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
@@ -29,7 +29,8 @@ syn match   promiseRunMethod     "\<[A-Z][A-Z]\+\>"
 syn match   promiseRunOperator   "==\|!=\|<=\|>=\|<\|>\|="
 
 syn match   promiseRunEscape     contained "\\[\\\"ntr{]"
-syn region  promiseRunInterpolation contained matchgroup=promiseRunInterpolationDelimiter start="{{" end="}}"
+syn match   promiseRunFilter     contained "|\s*\zs\<\(trim\|shell\|json\|url\|base\|stem\|ext\|dir\)\>"
+syn region  promiseRunInterpolation contained matchgroup=promiseRunInterpolationDelimiter start="{{" end="}}" contains=promiseRunFilter
 syn region  promiseRunTriple     start=+"""+ end=+"""+ contains=promiseRunEscape,promiseRunInterpolation
 syn region  promiseRunString     start=+"\(""\)\@!+ skip=+\\"+ end=+"+ oneline contains=promiseRunEscape,promiseRunInterpolation
 syn region  promiseRunRaw        start=+'+ end=+'+ oneline
@@ -48,6 +49,7 @@ hi def link promiseRunNumber     Number
 hi def link promiseRunMethod     Constant
 hi def link promiseRunOperator   Operator
 hi def link promiseRunEscape     SpecialChar
+hi def link promiseRunFilter     Function
 hi def link promiseRunInterpolation Identifier
 hi def link promiseRunInterpolationDelimiter Delimiter
 hi def link promiseRunTriple     String
