@@ -73,6 +73,40 @@ struct WatchTests {
         #expect(report.output.filter { $0.contains("running again") }.count == 1, "\(report.output)")
     }
 
+    @Test("per-file steps with interpolated sources and depfiles: an edited header runs its compiles, the objects they write start nothing")
+    func perFileStepsWatchedThroughTheStore() async throws {
+        let space = try project("""
+        foreach f in glob("src/*.c") {
+          cc: sh "mkdir -p obj && gcc -MMD -MF obj/{{f|stem}}.d -Iinclude -c -o obj/{{f|stem}}.o {{f}} && echo ={{f|stem}}" {
+            sources "{{f}}"
+            depfile "obj/{{f|stem}}.d"
+            generates "obj/{{f|stem}}.o"
+          }
+        }
+        lib: sh "ar rcs lib.a obj/*.o && echo =archived" {
+          sources "obj/*.o"
+          generates "lib.a"
+        }
+        """)
+        defer { space.remove() }
+        try space.write("include/one.h", "#define ONE 1\n")
+        try space.write("src/main.c", "#include \"one.h\"\nint main(void) { return ONE; }\n")
+        try space.write("src/other.c", "int other(void) { return 0; }\n")
+        let report = try await drive(space, #"""
+        [["wait", "=archived"], ["wait", "watching"], ["sleep", 1.2], ["write", "include/one.h", "#define ONE 2\n"],
+         ["wait", "running again"], ["wait", "=archived"], ["wait", "watching"], ["sleep", 1.2],
+         ["write", "src/other.c", "int other(void) { return 1; }\n"],
+         ["wait", "running again"], ["wait", "=archived"], ["wait", "watching"], ["sleep", 1.5], ["interrupt"]]
+        """#)
+        #expect(report.failed == nil, "\(report.failed ?? "") \(report.output)")
+        #expect(report.code == 130)
+        #expect(!report.output.contains { $0.contains("stopping this run") }, "\(report.output)")
+        // First run: both; the header: main alone; other.c: other alone.
+        #expect(report.output.filter { $0.contains("=main") }.count == 2, "\(report.output)")
+        #expect(report.output.filter { $0.contains("=other") }.count == 2, "\(report.output)")
+        #expect(report.output.filter { $0.contains("running again") }.count == 2, "\(report.output)")
+    }
+
     @Test("a change during a run stops it, its ensures run, and the next run starts")
     func changeDuringARun() async throws {
         let space = try project("""

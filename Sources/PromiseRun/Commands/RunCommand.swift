@@ -11,7 +11,8 @@ import WorkflowLanguage
 /// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
 /// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
-                 onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil) async -> Int32 {
+                 onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
+                 generated: GeneratedOutputs? = nil) async -> Int32 {
     // `--executor`: where process steps that do not say run (spec §14).
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
@@ -41,6 +42,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         selection: selection,
         force: options.force)
     configuration.slurmJobs = options.slurmJobs
+    configuration.generated = generated
     // No report to write: the console needs the steps that did not succeed
     // and counts, not a record of every success (a run of 100,000
     // iterations keeps a few dozen).

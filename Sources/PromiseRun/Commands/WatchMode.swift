@@ -23,18 +23,21 @@ enum WatchMode {
         var next: (workflow: Workflow, selection: TargetSelection?)? = (workflow, selection)
         var watched = (workflow: workflow, selection: selection)
         var code: Int32 = 0
+        // What the runs generate, as their steps are resolved.
+        let generated = GeneratedOutputs()
         while true {
             // Watch from before the run: a save while it runs stops it.
             // With errors, every workflow file in the file's folder is
             // watched too: an include the broken edit added may be where the
             // fix goes.
-            let watcher = Self.watcher(for: watched.workflow, options: options, broken: next == nil)
+            let watcher = Self.watcher(for: watched.workflow, options: options, broken: next == nil, generated: generated)
             let change = ChangeSignal()
+            var watching = watcher.count
             if let (workflow, selection) = next {
                 let current = Mutex<WorkflowExecutor?>(nil)
                 let running = Atomic<Bool>(true)
                 detachedThread {
-                    guard let path = watcher.waitForChange(stop: { false }) else { return }
+                    guard let path = watcher.waitForChange(stop: { change.path != nil }) else { return }
                     if running.load(ordering: .acquiring) {
                         StandardStreams.writeOutput(style.yellow("⟳ \(relative(path)) changed: stopping this run") + "\n")
                         change.fire(path)
@@ -45,18 +48,28 @@ enum WatchMode {
                 }
                 code = await runWorkflow(workflow, options: options, selection: selection,
                                          onStart: { executor in current.withLock { $0 = executor } },
-                                         stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } })
+                                         stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } },
+                                         generated: generated)
                 running.store(false, ordering: .releasing)
                 if let signal = signals.firstSignal { return 128 + signal }
+                // What the run stored (a foreach's sources, what depfiles
+                // listed) is watched from now on, beside what was.
+                if change.path == nil {
+                    let refreshed = Self.watcher(for: workflow, options: options, broken: false, generated: generated)
+                    watching = refreshed.count
+                    detachedThread {
+                        if let path = refreshed.waitForChange(stop: { change.path != nil }) { change.fire(path) }
+                    }
+                }
             } else {
                 code = 2
                 detachedThread {
-                    if let path = watcher.waitForChange(stop: { false }) { change.fire(path) }
+                    if let path = watcher.waitForChange(stop: { change.path != nil }) { change.fire(path) }
                 }
             }
             if change.path == nil {
                 signals.waiting()
-                StandardStreams.writeOutput(style.dim("⟳ watching \(watcher.count) file\(watcher.count == 1 ? "" : "s") for changes; Ctrl-C to stop") + "\n")
+                StandardStreams.writeOutput(style.dim("⟳ watching \(watching) file\(watching == 1 ? "" : "s") for changes; Ctrl-C to stop") + "\n")
             }
             let changed = await change.next()
             // The file as it is now (an editor may have renamed a new one
@@ -73,9 +86,10 @@ enum WatchMode {
         return code
     }
 
-    /// Watches what the workflow reads: the files its `sources` match, and
-    /// always the workflow file and its includes.
-    private static func watcher(for workflow: Workflow, options: RunOptions, broken: Bool) -> ChangeWatcher {
+    /// Watches what the workflow reads: the files its `sources` match (and
+    /// those the store's entries list: interpolated `sources`, what
+    /// depfiles named), and always the workflow file and its includes.
+    private static func watcher(for workflow: Workflow, options: RunOptions, broken: Bool, generated: GeneratedOutputs) -> ChangeWatcher {
         let here = ProcessEnvironment.currentDirectory()
         var files = [SourceGlob.absolute(options.file, from: here), SourceGlob.absolute(workflow.source.path, from: here)]
         files += Set(workflow.source.segments.map { SourceGlob.absolute($0.file.path, from: here) }).sorted()
@@ -84,14 +98,19 @@ enum WatchMode {
             let folder = String(files[0].split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
             patterns.append((pattern: "**/*.workflow", base: folder.isEmpty ? "/" : folder))
         }
+        let known = IncrementalStore.knownFiles(workflowDirectory: SourceGlob.absolute(workflow.directory, from: here))
+        files += known.inputs
         var unique: [String] = []
-        for file in files where !unique.contains(file) { unique.append(file) }
+        var seen: Set<String> = []
+        for file in files where seen.insert(file).inserted { unique.append(file) }
         // What the build generates is its own output: a stage that writes a
-        // file the next stage reads must not stop the run that wrote it.
-        let generated = workflow.generatedPatternsWithFolders.map {
+        // file the next stage reads must not stop the run that wrote it
+        // (literal patterns, the outputs the store knows, and the patterns
+        // the runs resolve).
+        let literal = workflow.generatedPatternsWithFolders.map {
             (pattern: $0.pattern, base: SourceGlob.absolute($0.base.isEmpty ? "." : $0.base, from: here))
         }
-        return ChangeWatcher(patterns: patterns, files: unique, ignoring: generated)
+        return ChangeWatcher(patterns: patterns, files: unique, ignoring: literal, ignoredFiles: known.outputs, generated: generated)
     }
 
     /// Runs `body` on a detached thread of its own (no Foundation here).

@@ -66,7 +66,7 @@ extension FileSystem {
     }
 
     /// Names in a folder (not `.` and `..`), unsorted.
-    static func entriesOrNone(of folder: String) -> [String] {
+    package static func entriesOrNone(of folder: String) -> [String] {
         guard let directory = opendir(folder.isEmpty ? "." : folder) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []

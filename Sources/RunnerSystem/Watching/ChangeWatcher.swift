@@ -13,6 +13,8 @@ package final class ChangeWatcher: @unchecked Sendable {
     private let patterns: [(pattern: String, base: String)]
     private let files: [String]
     private let ignoring: [(pattern: String, base: String)]
+    private let ignoredFiles: Set<String>
+    private let generated: GeneratedOutputs?
     private let descriptor: Int32
     private var snapshot: [String: (Int, Int)]
 
@@ -20,12 +22,18 @@ package final class ChangeWatcher: @unchecked Sendable {
     ///   - patterns: globs with the folders they are relative to;
     ///   - files: more files to watch (the workflow file itself).
     ///   - ignoring: globs of files whose changes never count (what the
-    ///     build itself generates), with their folders.
+    ///     build itself generates), with their folders;
+    ///   - ignoredFiles: more such files, absolute;
+    ///   - generated: patterns added while the runs go on (a foreach's
+    ///     interpolated `generates`).
     package init(patterns: [(pattern: String, base: String)], files: [String],
-                 ignoring: [(pattern: String, base: String)] = []) {
+                 ignoring: [(pattern: String, base: String)] = [], ignoredFiles: Set<String> = [],
+                 generated: GeneratedOutputs? = nil) {
+        self.generated = generated
         self.patterns = patterns
         self.files = files
         self.ignoring = ignoring
+        self.ignoredFiles = ignoredFiles
         descriptor = csh_inotify_open()
         snapshot = [:]
         snapshot = takeSnapshot()
@@ -77,7 +85,7 @@ package final class ChangeWatcher: @unchecked Sendable {
 
     /// Whether a `generates` pattern covers the file (the build writes it).
     private func isGenerated(_ path: String) -> Bool {
-        ignoring.contains { pattern, base in
+        ignoredFiles.contains(path) || generated?.covers(path) == true || ignoring.contains { pattern, base in
             let folder = base.hasSuffix("/") ? base : base + "/"
             return path.hasPrefix(folder) && SourceGlob.covers(pattern, path: String(path.dropFirst(folder.count)))
         }

@@ -236,6 +236,7 @@ extension WorkflowExecutor {
         case .shell(_, let options), .exec(_, let options): process = options
         default: return nil
         }
+        if !process.generates.isEmpty { configuration.generated?.add(process.generates, base: context.workingDirectory) }
         guard !process.sources.isEmpty else { return nil }
         var environment = given
         for name in process.environmentInputs {
@@ -245,6 +246,7 @@ extension WorkflowExecutor {
         let store = self.store, runner = self.runner, recorder = self.recorder
         let hashes = store.hashes
         let folder = context.workingDirectory
+        let relativeFolder = CacheKey.relative(folder, to: directory)
         let storeID = IncrementalStore.key(node.id, items: values.enclosingItems)
         let computed = Fingerprint.compute(step: step, workingDirectory: folder, workflowDirectory: directory,
                                            environment: environment, hashes: hashes)
@@ -269,10 +271,11 @@ extension WorkflowExecutor {
         // After a success: stored with its outputs and what its depfile
         // lists; a depfile that cannot be read is said, and the step runs
         // next time (spec §19).
+        let start = StatCache.now()
         let remember: @Sendable (StepResult) -> Void = { [observer] result in
             var discovered: [String: String] = [:]
             if let depfile = process.depfile {
-                switch Fingerprint.discovered(depfile: depfile, workingDirectory: folder, hashes: hashes) {
+                switch Fingerprint.discovered(depfile: depfile, workingDirectory: folder, hashes: hashes, started: start) {
                 case .success(let found): discovered = found
                 case .failure(let problem):
                     observer?.warning("\(id): \(problem.reason); it runs again next time")
@@ -280,7 +283,7 @@ extension WorkflowExecutor {
                     return
                 }
             }
-            store.save(id: storeID, fingerprint: fingerprint, result: result, files: computed.files,
+            store.save(id: storeID, fingerprint: fingerprint, result: result, folder: relativeFolder, files: computed.files,
                        outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: discovered)
         }
         guard let cache = configuration.cache,
@@ -318,7 +321,7 @@ extension WorkflowExecutor {
                                  step: id).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
-                store.save(id: storeID, fingerprint: fingerprint, result: entry.result, files: computed.files,
+                store.save(id: storeID, fingerprint: fingerprint, result: entry.result, folder: relativeFolder, files: computed.files,
                            outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes))
                 return Promise(value: entry.result)
             }

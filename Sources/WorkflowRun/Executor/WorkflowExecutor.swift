@@ -43,6 +43,9 @@ package struct ExecutionConfiguration: Sendable {
     /// records and counts the rest (`RunResult.omitted`), so that a run of
     /// 100,000 iterations does not hold 100,000 records. Nil keeps all.
     package var successesKept: Int?
+    /// `--watch`: where each step's resolved `generates` patterns are
+    /// told before it runs (what the watcher never reacts to).
+    package var generated: GeneratedOutputs?
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],

@@ -154,7 +154,12 @@ package enum Fingerprint {
     /// After a success: the prerequisites the step's depfile lists, with
     /// their content hashes (spec §19), or why they cannot be had (the
     /// depfile is missing, unreadable or not in Makefile form).
-    static func discovered(depfile: String, workingDirectory: String, hashes: StatCache) -> Result<[String: String], DepfileProblem> {
+    /// A prerequisite modified after `started` (the step's start, wall
+    /// clock) is stored as changed: the command may have read it before the
+    /// edit, so the next run runs the step (as ninja compares it with the
+    /// output's time).
+    static func discovered(depfile: String, workingDirectory: String, hashes: StatCache, started: timespec)
+        -> Result<[String: String], DepfileProblem> {
         let path = Paths.absolute(depfile, from: workingDirectory)
         let text: String
         switch FileSystem.readText(path) {
@@ -165,7 +170,16 @@ package enum Fingerprint {
             return .failure(DepfileProblem(reason: "its depfile '\(depfile)' is not in Makefile dependency form (TARGET: PREREQUISITE...)"))
         }
         var found: [String: String] = [:]
-        for name in names { found[name] = hashes.hash(Paths.absolute(name, from: workingDirectory)) }
+        for name in names {
+            let path = Paths.absolute(name, from: workingDirectory)
+            var info = stat()
+            if stat(path, &info) == 0,
+               (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) >= (started.tv_sec, started.tv_nsec) {
+                found[name] = "modified while the step ran"
+            } else {
+                found[name] = hashes.hash(path)
+            }
+        }
         return .success(found)
     }
 }

@@ -11,7 +11,7 @@ import WorkflowModel
 /// is a file written atomically (a temporary file, then a rename), so two
 /// runs that overlap never leave half an entry: the last one wins. An entry
 /// that cannot be read, is corrupt or is of another format means "run it".
-struct IncrementalStore: Sendable {
+package struct IncrementalStore: Sendable {
     static let format = "promise-run-step/1"
     let folder: String
     /// What the store saw of each file it hashed (spec §19).
@@ -89,17 +89,43 @@ struct IncrementalStore: Sendable {
                      discovered: strings("discovered"))
     }
 
+    /// The files every stored entry read (its sources, what its depfile
+    /// listed) and wrote (its outputs), absolute: what `--watch` watches
+    /// beyond the literal `sources` patterns (a foreach's `"{{f}}"`), and
+    /// what it never reacts to (a foreach's `"obj/{{f|stem}}.o"`).
+    package static func knownFiles(workflowDirectory: String) -> (inputs: [String], outputs: Set<String>) {
+        let store = IncrementalStore(workflowDirectory: workflowDirectory)
+        var inputs: Set<String> = [], outputs: Set<String> = []
+        for name in FileSystem.entriesOrNone(of: store.folder) where name.hasSuffix(".json") {
+            guard case .success(let text) = FileSystem.readText(Paths.join(store.folder, name)),
+                  let document = try? JSONDocument.parse(text), case .object(let object) = document,
+                  case .string(let format)? = object["format"], format == Self.format else { continue }
+            var folder = workflowDirectory
+            if case .string(let relative)? = object["folder"] { folder = Paths.absolute(relative, from: workflowDirectory) }
+            func names(_ key: String) -> [String] {
+                guard case .object(let table)? = object[key] else { return [] }
+                return table.members.map { Paths.normalized(Paths.absolute($0.key, from: folder)) }
+            }
+            inputs.formUnion(names("files") + names("discovered"))
+            outputs.formUnion(names("outputs"))
+        }
+        return (inputs.subtracting(outputs).sorted(), outputs)
+    }
+
     /// Forgets a step's entry: it failed, timed out or was cancelled after
     /// it started, and what it wrote may be half done (the next run runs it).
     func forget(id: String) {
         unlink(path(for: id))
     }
 
-    func save(id: String, fingerprint: String, result: StepResult, files: [String: String] = [:], outputs: [String: String] = [:],
-              discovered: [String: String] = [:]) {
+    /// `folder`: the step's folder, relative to the workflow's (what the
+    /// paths of `files`, `outputs` and `discovered` are relative to).
+    func save(id: String, fingerprint: String, result: StepResult, folder: String = ".", files: [String: String] = [:],
+              outputs: [String: String] = [:], discovered: [String: String] = [:]) {
         var json = "{\n"
         json += "  \"format\": \(Filter.jsonQuoted(Self.format)),\n"
         json += "  \"step\": \(Filter.jsonQuoted(id)),\n"
+        json += "  \"folder\": \(Filter.jsonQuoted(folder)),\n"
         json += "  \"fingerprint\": \(Filter.jsonQuoted(fingerprint)),\n"
         if let exit = result.exitCode { json += "  \"exit\": \(exit),\n" }
         json += "  \"stdout\": \(Filter.jsonQuoted(result.stdout?.text ?? "")),\n"

@@ -66,8 +66,7 @@ final class StatCache: Sendable {
         }), seen.holds(for: info) {
             return seen.hash
         }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let now = Self.now()
         let hash = Fingerprint.contentHash(absolutePath)
         guard let key, hash != "unreadable" else { return hash }
         let seen = Seen(size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim), changed: Self.nanoseconds(info.st_ctim),
@@ -135,6 +134,13 @@ final class StatCache: Sendable {
                 hash: String(decoding: fields[5], as: UTF8.self))
         }
         return entries
+    }
+
+    /// The wall clock now, as file times are kept.
+    static func now() -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now
     }
 
     static func nanoseconds(_ time: timespec) -> Int64 {
