@@ -222,7 +222,12 @@ package final class SharedCache: Sendable {
             let uploads = when(fulfilled: unique.sorted { $0.key < $1.key }, limit: 8) { sha256, file in
                 store.contains("cas/" + sha256).then { present -> Promise<Void> in
                     if present { return Promise(value: ()) }
-                    return store.upload("cas/" + sha256, file: Paths.absolute(file.path, from: folder)).map { [self] in
+                    // A step that followed may have put a link in its place: never read through it.
+                    let source = Paths.absolute(file.path, from: folder)
+                    guard let info = try? FileSystem.linkInfo(source), FileSystem.isRegularFile(info) else {
+                        return Promise(error: CacheProblem(.failed, "\(file.path) is no longer a regular file"))
+                    }
+                    return store.upload("cas/" + sha256, file: source).map { [self] in
                         state.withLock { $0.bytesSent += Int64(file.size) }
                     }
                 }
@@ -255,18 +260,23 @@ package final class SharedCache: Sendable {
     /// through another link means no entry: it would restore less than the
     /// step made, or read what the link leads to.
     static func describe(generates: [String], in folder: String) throws -> [CacheEntry.File] {
-        var names: Set<String> = []
-        for pattern in generates { names.formUnion(SourceGlob.matches(pattern, base: folder)) }
+        // Each path once, however the patterns wrote it (`./out`, `out/**`).
+        var relatives: Set<String> = []
+        for pattern in generates {
+            for name in SourceGlob.matches(pattern, base: folder) {
+                let path = Paths.absolute(name, from: folder), relative = CacheKey.relative(path, to: folder)
+                guard CacheEntry.isContained(relative) else {
+                    throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
+                }
+                relatives.insert(relative)
+            }
+        }
         var files: [CacheEntry.File] = []
         var links: Set<String> = [], folders: Set<String> = []
         var inodes: [InodeNumber: String] = [:]
         // Sorted, a link comes before the paths reached through it.
-        for name in names.sorted() {
-            let path = Paths.absolute(name, from: folder)
-            let relative = CacheKey.relative(path, to: folder)
-            guard CacheEntry.isContained(relative) else {
-                throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
-            }
+        for relative in relatives.sorted() {
+            let path = Paths.absolute(relative, from: folder)
             if let link = try linkOnTheWay(to: relative, in: folder, folders: &folders) {
                 if links.contains(link) { continue }
                 throw FileError(path, reason: "is reached through the symbolic link \(link), which the cache never follows; "
