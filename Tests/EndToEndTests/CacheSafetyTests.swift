@@ -57,8 +57,12 @@ struct CacheSafetyTests {
 
         /// Replaces the entry with one naming `files` (path, mode, content, size).
         func craft(_ files: [(path: String, mode: Int, sha256: String, size: Int)]) throws {
-            let list = files.map { #"{"path": "\#($0.path)", "mode": \#($0.mode), "sha256": "\#($0.sha256)", "size": \#($0.size)}"# }
-            let entry = #"{"format": "promise-run-cache/1", "exit": 0, "stdout": "", "stderr": "", "captures": {}, "files": [\#(list.joined(separator: ", "))]}"#
+            try craft(records: files.map { #"{"path": "\#($0.path)", "mode": \#($0.mode), "sha256": "\#($0.sha256)", "size": \#($0.size)}"# })
+        }
+
+        /// Replaces the entry with one whose file list is `records` (JSON objects), of `format`.
+        func craft(records: [String], format: String = "promise-run-cache/2") throws {
+            let entry = #"{"format": "\#(format)", "exit": 0, "stdout": "", "stderr": "", "captures": {}, "files": [\#(records.joined(separator: ", "))]}"#
             try Data(entry.utf8).write(to: store.appendingPathComponent("ac/" + key))
         }
 
@@ -120,6 +124,74 @@ struct CacheSafetyTests {
         #expect(ran(setup.second), "the step should run when its entry is refused")
         #expect(!FileManager.default.fileExists(atPath: setup.second.path(".git")))
         #expect(!FileManager.default.fileExists(atPath: setup.second.path("elsewhere")))
+    }
+
+    /// Crafted entries with links: each is refused before anything is
+    /// written (the second checkout then holds only what the step's run
+    /// makes, and no link), and the step runs. `ELSEWHERE` stands for a
+    /// folder outside the checkout.
+    static let hostileLinks: [(records: [String], said: String)] = [
+        ([#"{"path": ".git/hooks/post-checkout", "link": "/bin/sh"}"#], "inside .git; refused"),
+        ([#"{"path": "out/../../x", "link": "ELSEWHERE"}"#], "outside the step's folder"),
+        ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/link/pwned", "link": "x"}"#], "below its own out/link"),
+        ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/link/pwned", "mode": 420, "sha256": "BUILT", "size": 6}"#],
+         "below its own out/link"),
+        ([#"{"path": "out/hard", "hardlink": "out/missing"}"#], "which is not a file before it in the entry"),
+        ([#"{"path": "out/hard", "hardlink": "out/upper.txt"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "BUILT", "size": 6}"#],
+         "which is not a file before it in the entry"),
+        ([#"{"path": "out/hard", "hardlink": "ELSEWHERE/file"}"#], "malformed"),
+        ([#"{"path": "out/hard", "hardlink": "../../etc/passwd"}"#], "malformed"),
+        ([#"{"path": "out/link", "link": "x", "sha256": "BUILT", "mode": 420, "size": 6}"#], "malformed"),
+        ([#"{"path": "out/link", "link": ""}"#], "malformed"),
+        ([#"{"path": "out/link", "link": "a"}"#, #"{"path": "out/./link", "link": "b"}"#], "outside the step's folder"),
+        ([#"{"path": "out/link", "link": "a"}"#, #"{"path": "out/link", "link": "b"}"#], "names out/link twice"),
+        ([#"{"path": "build.workflow", "link": "ELSEWHERE"}"#], "refused"),
+        ([#"{"path": "src/in.txt", "link": "ELSEWHERE"}"#], "does not match; refused"),
+        // All or none: a good link is not left when a file cannot be restored.
+        ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "MISSING", "size": 6}"#],
+         "not in the cache"),
+    ]
+
+    @Test("a crafted entry with links is refused before anything is written: forbidden names, paths out or below its own links, hard links to what it does not hold",
+          arguments: 0..<CacheSafetyTests.hostileLinks.count)
+    func hostileLinkEntries(_ index: Int) throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let elsewhere = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let (records, said) = Self.hostileLinks[index]
+        let built = try setup.object("built\n")
+        try setup.craft(records: records.map {
+            $0.replacingOccurrences(of: "ELSEWHERE", with: elsewhere.path).replacingOccurrences(of: "BUILT", with: built)
+                .replacingOccurrences(of: "MISSING", with: String(repeating: "0", count: 64))
+        })
+        let run = try setup.restore()
+        #expect(run.said.contains(said), "\(run.said)")
+        #expect(ran(setup.second), "the step should run when its entry is refused")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+        // What the checkout holds is its own files and what the step's run made: no link, no hard link.
+        let names = FileManager.default.enumerator(atPath: setup.second.folder.path)?.compactMap { $0 as? String } ?? []
+        #expect(Set(names.filter { !$0.hasPrefix(".promise-run") }) == ["build.workflow", "src", "src/in.txt", "out", "out/upper.txt",
+                                                                        "runs.log", "report.json"], "\(names)")
+        for name in names {
+            var info = stat()
+            #expect(lstat(setup.second.path(name), &info) == 0 && (info.st_mode & S_IFMT) != S_IFLNK, "\(name) is a link")
+            #expect((info.st_mode & S_IFMT) == S_IFDIR || info.st_nlink == 1, "\(name) has \(info.st_nlink) names")
+        }
+    }
+
+    @Test("an entry of the format before links (promise-run-cache/1) is a clean miss: the step runs and stores its entry again")
+    func oldFormat() throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        try setup.craft(records: [#"{"path": "out/upper.txt", "mode": 420, "sha256": "\#(try setup.object("built\n"))", "size": 6}"#],
+                        format: "promise-run-cache/1")
+        let run = try setup.restore()
+        #expect(run.status == 0, "\(run.said)")
+        #expect(run.said.contains("not of format promise-run-cache/2"), "\(run.said)")
+        #expect(ran(setup.second))
+        let entry = try String(contentsOf: setup.store.appendingPathComponent("ac/" + setup.key), encoding: .utf8)
+        #expect(entry.contains("promise-run-cache/2"), "the success did not replace the old entry")
     }
 
     @Test("a restored file never gets setuid, setgid, sticky or world-write bits")

@@ -108,28 +108,6 @@ struct RealBuildTests {
         #expect(runs(space) == 2)
     }
 
-    @Test("a generated link is never followed into the cache: the entry is not stored, and says why")
-    func linksAreNotUploaded() throws {
-        let store = try Binary.temporaryFolder(), outside = try Binary.temporaryFolder()
-        let space = try project("""
-        mk: sh "mkdir -p out && echo a > out/a.txt && ln -sf \(outside.path)/private.txt out/link && echo ran >> $RUNLOG" {
-          sources "in.txt"
-          generates "out"
-        }
-        """, ["in.txt": "x\n"])
-        defer { space.remove(); try? FileManager.default.removeItem(at: store); try? FileManager.default.removeItem(at: outside) }
-        try Data("outside-secret-\(UUID().uuidString)\n".utf8).write(to: outside.appendingPathComponent("private.txt"))
-        let stored = try run(space, ["--cache", store.path])
-        #expect(stored.status == 0)
-        #expect((stored.stdout + stored.stderr).contains("is a symbolic link, and the cache does not store links"), "\(stored.stdout)")
-        let objects = FileManager.default.enumerator(atPath: store.path)?.compactMap { $0 as? String } ?? []
-        #expect(!objects.contains { $0.hasPrefix("ac/") }, "\(objects)")
-        for object in objects where object.hasPrefix("cas/") {
-            let text = (try? String(contentsOfFile: store.path + "/" + object, encoding: .utf8)) ?? ""
-            #expect(!text.contains("outside-secret"), "the link's target was uploaded")
-        }
-    }
-
     @Test("a checkout moved or copied elsewhere is still up to date (paths in the fingerprint are relative to the workflow's folder)")
     func movedCheckout() throws {
         let space = try project("""

@@ -99,7 +99,7 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "bomb" and "/cas/" in self.path and "gzip" in self.headers.get("Accept-Encoding", ""):
             return self.answer(200, bomb(), [("Content-Encoding", "gzip")])
         if mode == "badentry" and "/ac/" in self.path:
-            body = b'{"format": "promise-run-cache/1", "files": [{"path": "../../etc/evil", "mode": 420, "sha256": "' + b"0" * 64 + b'", "size": 1}]}'
+            body = b'{"format": "promise-run-cache/2", "files": [{"path": "../../etc/evil", "mode": 420, "sha256": "' + b"0" * 64 + b'", "size": 1}]}'
         self.answer(200, body)
 
     do_HEAD = do_GET

@@ -61,6 +61,18 @@ package struct FileSystem: Sendable {
     }
     package static func isSymbolicLink(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFLNK }
 
+    /// A symbolic link's target text, as written (never followed); it must
+    /// be UTF-8 (it is kept as text).
+    package static func linkTarget(_ path: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count)
+        guard count >= 0 else { throw FileError(path) }
+        guard count < buffer.count, let text = String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+            throw FileError(path, reason: "a symbolic link whose target is not UTF-8 text (or longer than PATH_MAX)")
+        }
+        return text
+    }
+
     /// Whether anything (following links) is at `path`.
     package static func pathExists(_ path: String) -> Bool {
         var info = stat()

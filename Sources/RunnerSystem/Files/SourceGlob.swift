@@ -9,9 +9,10 @@ import Glibc
 package enum SourceGlob {
     package static func matches(_ pattern: String, base: String) -> [String] {
         if let literal = FileSystem.literalPath(pattern) {
-            // One stat says whether it is there and whether it is a folder.
+            // One lstat says whether it is there and whether it is a folder;
+            // a link (to a folder, or dangling) is matched as the link.
             var info = stat()
-            guard stat(Paths.absolute(literal, from: base), &info) == 0 else { return [] }
+            guard lstat(Paths.absolute(literal, from: base), &info) == 0 else { return [] }
             if (info.st_mode & S_IFMT) != S_IFDIR { return [literal] }
         }
         var files: [String] = []

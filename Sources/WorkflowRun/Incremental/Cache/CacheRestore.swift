@@ -1,18 +1,20 @@
 import Glibc
 import RunnerSystem
 
-/// Placing a shared cache entry's files in a step's folder, all or none
-/// (docs/language.md, "What a restore may write"). An entry is data from a
-/// store other checkouts write to, so it is checked before anything is
-/// made: it may name only files its step's `generates` covers, never a
-/// path through a link, never the workflow's own files, `.git` or
+/// Placing a shared cache entry's files and links in a step's folder, all
+/// or none (docs/language.md, "What a restore may write"). An entry is
+/// data from a store other checkouts write to, so it is checked before
+/// anything is made: it may name only paths its step's `generates` covers,
+/// never a path through a link, never the workflow's own files, `.git` or
 /// `.promise-run`; modes lose setuid, setgid, sticky and world-write. Then
 /// the folders it needs are made, each file is downloaded beside its place
-/// and checked, and all are renamed into place; a failure at any point puts
-/// back what was there and removes what was made.
+/// and checked, each link made beside its place (a symbolic link with its
+/// target text, never followed; a hard link of its file's download), and
+/// all are renamed into place; a failure at any point puts back what was
+/// there and removes what was made.
 struct CacheRestore: Sendable {
-    /// One file on its way: where it goes, where it is downloaded, and
-    /// where the file it replaces waits until all are placed.
+    /// One path on its way: where it goes, where it is downloaded or made,
+    /// and where what it replaces waits until all are placed.
     struct Item: Sendable {
         var file: CacheEntry.File
         var target: String
@@ -30,8 +32,8 @@ struct CacheRestore: Sendable {
     /// The folders made for it, outermost first.
     let madeFolders: [String]
 
-    /// Checks the entry and makes the folders its files need; a refusal
-    /// makes nothing.
+    /// Checks the entry (each of its paths, whatever its kind) and makes
+    /// the folders its paths need; a refusal makes nothing.
     static func prepare(_ entry: CacheEntry, into folder: String, generates: [String],
                         protected: Set<String>) throws(CacheProblem) -> CacheRestore {
         var missing: [String] = [], seen: Set<String> = []
@@ -86,19 +88,49 @@ struct CacheRestore: Sendable {
         return CacheRestore(items: items, madeFolders: made)
     }
 
+    /// The regular files, to download.
+    var downloads: [Item] { items.filter { $0.file.object != nil } }
+
     /// Checks a downloaded file and sets its mode.
     func check(_ item: Item) throws(CacheProblem) {
-        guard SHA256.hex(ofFile: item.temporary) == item.file.sha256 else {
+        guard case .file(let sha256, _, let mode) = item.file.kind else { return }
+        guard SHA256.hex(ofFile: item.temporary) == sha256 else {
             throw CacheProblem(.failed, "\(item.file.path): its contents do not match their SHA-256; refused")
         }
-        guard chmod(item.temporary, mode_t(item.file.mode & Self.allowedMode)) == 0 else {
+        guard chmod(item.temporary, mode_t(mode & Self.allowedMode)) == 0 else {
             throw CacheProblem(.failed, "\(item.file.path): \(FileError(item.temporary))")
         }
     }
 
-    /// Renames every file into place, keeping what each replaces until all
-    /// are placed; on a failure, puts everything back. Nil, or why not.
+    /// Makes each link beside its place, once every file is downloaded and
+    /// checked: a symbolic link with its target text as stored (nothing is
+    /// read or written through it), a hard link of its file's download (so
+    /// the group is placed as one inode). Nil, or why not.
+    private func makeLinks() -> String? {
+        var downloaded: [String: String] = [:]
+        for item in items where item.file.object != nil { downloaded[item.file.path] = item.temporary }
+        for item in items {
+            let made: Int32
+            switch item.file.kind {
+            case .file: continue
+            case .link(let target): made = symlink(target, item.temporary)
+            // `parse` lets a hard link name only a file before it.
+            case .hardLink(let of): made = link(downloaded[of] ?? "", item.temporary)
+            }
+            guard made == 0 else { return "\(item.file.path): \(FileError(item.temporary))" }
+        }
+        return nil
+    }
+
+    /// Makes the links, then renames every path into place, keeping what
+    /// each replaces until all are placed (a rename replaces a link at the
+    /// place, never writes through it); on a failure, puts everything back.
+    /// Nil, or why not.
     func commit() -> String? {
+        if let failure = makeLinks() {
+            discard()
+            return failure
+        }
         var placed: [(item: Item, replaced: Bool)] = []
         for item in items {
             let replaced = rename(item.target, item.backup) == 0
@@ -126,7 +158,8 @@ struct CacheRestore: Sendable {
         discard()
     }
 
-    /// Removes the downloads and the folders made (when still empty).
+    /// Removes the downloads, the links made and the folders made (when
+    /// still empty).
     func discard() {
         for item in items { unlink(item.temporary) }
         for folder in madeFolders.reversed() { rmdir(folder) }

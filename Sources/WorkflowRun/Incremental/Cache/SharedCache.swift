@@ -138,12 +138,13 @@ package final class SharedCache: Sendable {
         })
     }
 
-    /// Restores the entry's files into `folder` (`CacheRestore`: only what
-    /// the step's `generates` covers, never through a link, never the
-    /// workflow's own files): each is downloaded beside its place (at most
-    /// its entry's size), its SHA-256 checked and its mode set; then all
-    /// are renamed into place. True when all were; false (said) when any
-    /// could not be, and then none is and nothing made is left.
+    /// Restores the entry's files and links into `folder` (`CacheRestore`:
+    /// only what the step's `generates` covers, never through a link, never
+    /// the workflow's own files): each file is downloaded beside its place
+    /// (at most its entry's size), its SHA-256 checked and its mode set;
+    /// each link made beside its place; then all are renamed into place.
+    /// True when all were; false (said) when any could not be, and then
+    /// none is and nothing made is left.
     func restore(_ entry: CacheEntry, into folder: String, generates: [String], protected: Set<String>,
                  step id: String) -> Promise<Bool> {
         let restore: CacheRestore
@@ -153,9 +154,10 @@ package final class SharedCache: Sendable {
             warn("\(id): \(error.message); the step runs")
             return Promise(value: false)
         }
-        return when(resolved: restore.items, limit: 16) { [store] item in
-            store.download("cas/" + item.file.sha256, to: item.temporary, limit: item.file.size).map { found throws -> Void in
-                guard found else { throw CacheProblem(.failed, "\(item.file.path): its contents (\(item.file.sha256.prefix(12))…) are not in the cache") }
+        return when(resolved: restore.downloads, limit: 16) { [store] item in
+            let object = item.file.object ?? ("", 0)
+            return store.download("cas/" + object.sha256, to: item.temporary, limit: object.size).map { found throws -> Void in
+                guard found else { throw CacheProblem(.failed, "\(item.file.path): its contents (\(object.sha256.prefix(12))…) are not in the cache") }
                 try restore.check(item)
             }
         }.derive(.inline, .outcome { [self] outcome in
@@ -211,13 +213,21 @@ package final class SharedCache: Sendable {
                 resolver.fulfill(())
                 return
             }
-            // Unique contents once each; then the entry that names them.
-            var unique: [String: CacheEntry.File] = [:]
-            for file in files { unique[file.sha256] = file }
-            let uploads = when(fulfilled: Array(unique.values), limit: 8) { file in
-                store.contains("cas/" + file.sha256).then { present -> Promise<Void> in
+            // Unique contents once each (a link has none); then the entry
+            // that names them.
+            var unique: [String: (path: String, size: Int)] = [:]
+            for file in files {
+                if let object = file.object { unique[object.sha256] = (file.path, object.size) }
+            }
+            let uploads = when(fulfilled: unique.sorted { $0.key < $1.key }, limit: 8) { sha256, file in
+                store.contains("cas/" + sha256).then { present -> Promise<Void> in
                     if present { return Promise(value: ()) }
-                    return store.upload("cas/" + file.sha256, file: Paths.absolute(file.path, from: folder)).map { [self] in
+                    // A step that followed may have put a link in its place: never read through it.
+                    let source = Paths.absolute(file.path, from: folder)
+                    guard let info = try? FileSystem.linkInfo(source), FileSystem.isRegularFile(info) else {
+                        return Promise(error: CacheProblem(.failed, "\(file.path) is no longer a regular file"))
+                    }
+                    return store.upload("cas/" + sha256, file: source).map { [self] in
                         state.withLock { $0.bytesSent += Int64(file.size) }
                     }
                 }
@@ -240,31 +250,82 @@ package final class SharedCache: Sendable {
         }
     }
 
-    /// The regular files `generates` matches (a folder: every file below
-    /// it), with their modes, sizes and SHA-256, relative to `folder`.
+    /// What `generates` matches (a folder: every path below it), relative
+    /// to `folder`, never read through a link: a regular file with its
+    /// mode, size and SHA-256; a symbolic link with its target text (a
+    /// link to a folder is the link; its target is never read, whether it
+    /// dangles or leads out of the checkout); a file with another name
+    /// earlier in the list (the same inode) as a hard link of it. A path
+    /// reached through a link of the list is left to that link; one reached
+    /// through another link means no entry: it would restore less than the
+    /// step made, or read what the link leads to.
     static func describe(generates: [String], in folder: String) throws -> [CacheEntry.File] {
-        var names: Set<String> = []
-        for pattern in generates { names.formUnion(SourceGlob.matches(pattern, base: folder)) }
+        // Each path once, however the patterns wrote it (`./out`, `out/**`).
+        var relatives: Set<String> = []
+        for pattern in generates {
+            for name in SourceGlob.matches(pattern, base: folder) {
+                let path = Paths.absolute(name, from: folder), relative = CacheKey.relative(path, to: folder)
+                guard CacheEntry.isContained(relative) else {
+                    throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
+                }
+                relatives.insert(relative)
+            }
+        }
         var files: [CacheEntry.File] = []
-        for name in names.sorted() {
-            let path = Paths.absolute(name, from: folder)
+        var links: Set<String> = [], folders: Set<String> = []
+        var inodes: [InodeNumber: String] = [:]
+        // Sorted, a link comes before the paths reached through it.
+        for relative in relatives.sorted() {
+            let path = Paths.absolute(relative, from: folder)
+            if let link = try linkOnTheWay(to: relative, in: folder, folders: &folders) {
+                if links.contains(link) { continue }
+                throw FileError(path, reason: "is reached through the symbolic link \(link), which the cache never follows; "
+                                + "the step's entry is not stored (let generates match the link itself)")
+            }
             var info = stat()
             guard lstat(path, &info) == 0 else { throw FileError(path) }
-            if (info.st_mode & S_IFMT) == S_IFLNK {
-                // Never followed (its target may be outside the checkout),
-                // and not yet stored as a link: no entry that would restore
-                // less than the step made.
-                throw FileError(path, reason: "is a symbolic link, and the cache does not store links; the step's entry is not stored")
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                files.append(CacheEntry.File(path: relative, kind: .link(target: try FileSystem.linkTarget(path))))
+                links.insert(relative)
+            case S_IFREG:
+                let inode = InodeNumber(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+                if info.st_nlink > 1, let first = inodes[inode] {
+                    files.append(CacheEntry.File(path: relative, kind: .hardLink(of: first)))
+                    continue
+                }
+                inodes[inode] = relative
+                guard let digest = SHA256.hex(ofFile: path) else { throw FileError(path) }
+                files.append(CacheEntry.File(path: relative, kind: .file(sha256: digest, size: Int(info.st_size),
+                                                                         mode: UInt32(info.st_mode & 0o7777))))
+            default:
+                continue
             }
-            guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            let relative = CacheKey.relative(path, to: folder)
-            guard CacheEntry.isContained(relative) else {
-                throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
-            }
-            guard let digest = SHA256.hex(ofFile: path) else { throw FileError(path) }
-            files.append(CacheEntry.File(path: relative, mode: UInt32(info.st_mode & 0o7777), sha256: digest, size: Int(info.st_size)))
         }
         return files
+    }
+
+    /// A file's identity: two names with the same are hard links.
+    private struct InodeNumber: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The first folder on the way to `relative` (below `folder`) that is
+    /// a symbolic link, relative; nil when all are real folders.
+    /// `folders`: those already found real.
+    private static func linkOnTheWay(to relative: String, in folder: String, folders: inout Set<String>) throws -> String? {
+        var prefix = ""
+        for name in relative.split(separator: "/").dropLast() {
+            prefix += prefix.isEmpty ? String(name) : "/" + name
+            if folders.contains(prefix) { continue }
+            var info = stat()
+            let path = folder + "/" + prefix
+            guard lstat(path, &info) == 0 else { throw FileError(path) }
+            if FileSystem.isSymbolicLink(info) { return prefix }
+            folders.insert(prefix)
+        }
+        return nil
     }
 
     /// Waits for the uploads under way (at most `drainLimit`; those still
