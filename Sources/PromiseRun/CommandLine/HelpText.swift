@@ -91,9 +91,9 @@ enum HelpText {
         comments kept where they were, a step's attributes in a fixed order
         (desc, on-demand, timeout, retry, needs, allow-failure, cwd, env, stdin,
         detach, query, header, basic-auth, the body, redirects, save, TLS,
-        expect, capture), a group's own attributes first. Strings are kept as written.
-        Formatting a formatted file changes nothing. A file with errors is left
-        as it is. FILE '-' formats standard input to standard output.
+        expect, capture), a group's own attributes first. Strings are kept as
+        written. Formatting a formatted file changes nothing. A file with errors
+        is left as it is. FILE '-' formats standard input to standard output.
 
         options:
         \(options(for: .fmt))

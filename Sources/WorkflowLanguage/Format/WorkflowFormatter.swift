@@ -8,9 +8,10 @@ import WorkflowModel
 /// statement), a step's attributes in a fixed order (the order among
 /// `expect`s, headers and form fields kept), a group's own attributes
 /// (`desc`, `on-demand`, `timeout`, `retry`, `needs`, `allow-failure`)
-/// first in its block. Strings are kept byte for byte (`"""` bodies too, but for their
-/// line breaks); every line break of the output is LF. Formatting a
-/// formatted file changes nothing, and the lowered graph is the same.
+/// first in its block. Strings are kept byte for byte (`"""` bodies too,
+/// but for their line breaks); every line break of the output is LF.
+/// Formatting a formatted file changes nothing, and the lowered graph is
+/// the same.
 package enum WorkflowFormatter {
     /// The canonical text of a file that checks; nil when it has errors
     /// (only a file that parses can be laid out without guessing).
