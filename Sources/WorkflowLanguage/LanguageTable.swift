@@ -66,6 +66,8 @@ package enum LanguageTable {
     /// Every attribute, in the order `fmt` writes a step's.
     package static let attributes: [Attribute] = [
         Attribute(name: "desc", takenBy: every, doc: "a one-line description (list, graph)"),
+        Attribute(name: "on-demand", takenBy: every,
+                  doc: "runs only when named as a target (promise-run FILE LABEL) or needed by a lane that runs: clean, install, deploy"),
         Attribute(name: "timeout", takenBy: every, doc: "fails with kind timeout after the duration"),
         Attribute(name: "retry", takenBy: every, doc: "tries again: retry N [delay D | backoff D]"),
         Attribute(name: "needs", takenBy: every, doc: "in a parallel group: starts after these lanes succeeded"),

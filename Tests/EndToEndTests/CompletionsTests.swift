@@ -13,7 +13,9 @@ struct CompletionsTests {
       lint: sh "true"
       unit: sh "true"
     }
-    deploy: sh "true"
+    deploy: sh "true" {
+      on-demand
+    }
     each: foreach n in range(1, 2) {
       inner: sh "true"
     }
@@ -39,7 +41,7 @@ struct CompletionsTests {
         return false
     }
 
-    @Test("bash: commands and files, options, option values, formats per command, shells, target labels (not foreach-body ones)")
+    @Test("bash: commands and files, options, option values, formats per command, shells, target labels (on-demand ones too, not foreach-body ones)")
     func bash() throws {
         let (space, binaries) = try prepare("bash")
         defer { space.remove() }

@@ -117,16 +117,23 @@ struct ExecutorHarness {
     let executor: WorkflowExecutor
     let result: Promise<RunResult>
 
+    /// `targets`: as `promise-run FILE TARGET...` names them (none: an
+    /// ordinary run).
     init(_ source: String, jobs: Int = 8, keepGoing: Bool = false, variables: [String: String] = [:],
-         environment: [String: String] = [:], timeout: Duration? = nil) {
+         environment: [String: String] = [:], timeout: Duration? = nil, targets: [String] = []) {
         runner = ScriptedRunner(clock: clock)
         let compiled = WorkflowCompiler.compile(SourceFile(path: "test.workflow", bytes: Array(source.utf8)))
         guard let workflow = compiled.workflow else {
             fatalError("test workflow does not check: \(compiled.diagnostics)")
         }
+        var selection: TargetSelection?
+        if !targets.isEmpty {
+            guard case .success(let made) = TargetSelection.make(workflow, targets: targets) else { fatalError("bad targets \(targets)") }
+            selection = made
+        }
         let configuration = ExecutionConfiguration(
             jobs: jobs, keepGoing: keepGoing, variableOverrides: variables, environment: environment,
-            timeout: timeout, currentDirectory: "/tmp", clock: clock)
+            timeout: timeout, currentDirectory: "/tmp", clock: clock, selection: selection)
         executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: observer)
         result = executor.run()
     }

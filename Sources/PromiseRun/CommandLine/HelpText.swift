@@ -89,11 +89,11 @@ enum HelpText {
         Rewrites each workflow file in the canonical layout: two spaces per block,
         one statement a line, one space between words, at most one blank line,
         comments kept where they were, a step's attributes in a fixed order
-        (desc, timeout, retry, needs, allow-failure, cwd, env, stdin, detach,
-        query, header, basic-auth, the body, redirects, save, TLS, expect,
-        capture), a group's own attributes first. Strings are kept as written.
-        Formatting a formatted file changes nothing. A file with errors is left
-        as it is. FILE '-' formats standard input to standard output.
+        (desc, on-demand, timeout, retry, needs, allow-failure, cwd, env, stdin,
+        detach, query, header, basic-auth, the body, redirects, save, TLS,
+        expect, capture), a group's own attributes first. Strings are kept as
+        written. Formatting a formatted file changes nothing. A file with errors
+        is left as it is. FILE '-' formats standard input to standard output.
 
         options:
         \(options(for: .fmt))

@@ -80,7 +80,7 @@ enum Entry {
         }
         guard let (workflow, selection) = load(options) else { return 2 }
         if options.dryRun {
-            let shown = selection.map { $0.cut(workflow) } ?? workflow
+            let shown = (selection ?? .ordinary(workflow)).cut(workflow)
             switch await DryRun.cacheVerdicts(shown, options: options) {
             case .success(let cache):
                 StandardStreams.writeOutput(DryRun.render(shown, options: options, cache: cache))

@@ -11,17 +11,17 @@ enum GraphCommand {
             return 2
         }
         // `--executor`: where process steps that do not say would run.
-        var shown = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
-        if !options.targets.isEmpty {
-            switch TargetSelection.make(workflow, targets: options.targets) {
-            case .success(let selection): shown = selection.cut(shown)
-            case .failure(let errors):
-                for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
-                return 2
-            }
+        let shown = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
+        // What this run would run: the targets', or an ordinary run's (the
+        // `on-demand` steps and groups shown apart).
+        switch TargetSelection.make(workflow, targets: options.targets) {
+        case .success(let selection):
+            StandardStreams.writeOutput(render(selection.cut(shown), as: options.format))
+            return 0
+        case .failure(let errors):
+            for message in errors.messages { StandardStreams.writeError("promise-run: \(message)\n") }
+            return 2
         }
-        StandardStreams.writeOutput(render(shown, as: options.format))
-        return 0
     }
 
     static func render(_ workflow: Workflow, as format: GraphOptions.Format) -> String {

@@ -5,7 +5,7 @@ import WorkflowLanguage
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a
-/// target may name (spec §12).
+/// target may name (spec §12), `on-demand` ones marked (spec §19).
 enum ListCommand {
     static func run(_ options: ListOptions) -> Int32 {
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: StandardStreams.useColor(options.color)) else {
@@ -24,6 +24,7 @@ enum ListCommand {
             for item in items {
                 var description = item.description ?? ""
                 if item.insideForeach { description += (description.isEmpty ? "" : " ") + "(once per item: not a target)" }
+                if item.onDemand { description += (description.isEmpty ? "" : " ") + "(on demand: runs only when named)" }
                 rows.append((String(repeating: "  ", count: depth) + item.label, item.kind, description))
                 walk(item.children, depth: depth + 1)
             }
@@ -48,7 +49,7 @@ enum ListCommand {
                 ("label", .string(item.label)), ("kind", .string(item.kind)),
                 ("desc", item.description.map(JSONValue.string) ?? .null),
                 ("line", .integer(item.location.line)), ("column", .integer(item.location.column)),
-                ("target", .bool(!item.insideForeach)),
+                ("target", .bool(!item.insideForeach)), ("onDemand", .bool(item.onDemand)),
             ]
             members.append(("children", .array(item.children.map(value))))
             return .object(members)

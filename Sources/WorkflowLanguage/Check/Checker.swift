@@ -93,6 +93,7 @@ struct Checker {
         collectLabels(in: file.body, scope: 0)
         finished.reserve(ids: Int(labelCount))
         forgotten = [Int32](repeating: -1, count: Int(labelCount))
+        OnDemandPlaces.check(file.body, into: &diagnostics)
         checkBlock(file.body)
     }
 
@@ -169,7 +170,11 @@ struct Checker {
                                         notes: [.init("the chain fails here", at: failing.keyword)])
                     failedAt = nil
                 }
+                let before = finished.height
                 checkNode(node)
+                // What an `on-demand` node finished is there only in a run
+                // that names it.
+                if node.attributes.values.onDemand { forget(to: before, because: Self.onDemandReason) }
                 if case .step(.fail) = node.kind { failedAt = node }
                 if case .step(.rethrow) = node.kind { failedAt = node }
             case .catchClause(let clause):
@@ -206,6 +211,10 @@ struct Checker {
         }
         variables.pop(to: variablesStart)
     }
+
+    /// Why what an `on-demand` node finished is not surely there after it.
+    private static let onDemandReason = "'@' is on demand, or inside an on-demand group: it runs only when a target names it "
+        + "(or a lane that runs needs it)"
 
     private mutating func declare(_ name: SyntaxName, in declared: inout [String: SourceRange]) {
         if let previous = declared[name.text] {
@@ -295,7 +304,15 @@ struct Checker {
         needsVisits += lanes.removeLast().visits
         parallelSiblings.removeLast()
         if parallel {
-            for provided in provides { finished.push(contentsOf: provided) }
+            // An `on-demand` lane runs only when a lane that runs needs it.
+            let runs = TargetSelection.withNeeds(children.map { !$0.attributes.values.onDemand }, needs)
+            for (index, provided) in provides.enumerated() {
+                if runs[index] {
+                    finished.push(contentsOf: provided)
+                } else if !provided.isEmpty {
+                    remember(provided, because: Self.onDemandReason)
+                }
+            }
         }
         variables.pop(to: variablesStart)
     }

@@ -7,10 +7,11 @@ import WorkflowModel
 /// comments kept where they were (on their own line, or after a
 /// statement), a step's attributes in a fixed order (the order among
 /// `expect`s, headers and form fields kept), a group's own attributes
-/// (`desc`, `timeout`, `retry`, `needs`, `allow-failure`) first in its
-/// block. Strings are kept byte for byte (`"""` bodies too, but for their
-/// line breaks); every line break of the output is LF. Formatting a
-/// formatted file changes nothing, and the lowered graph is the same.
+/// (`desc`, `on-demand`, `timeout`, `retry`, `needs`, `allow-failure`)
+/// first in its block. Strings are kept byte for byte (`"""` bodies too,
+/// but for their line breaks); every line break of the output is LF.
+/// Formatting a formatted file changes nothing, and the lowered graph is
+/// the same.
 package enum WorkflowFormatter {
     /// The canonical text of a file that checks; nil when it has errors
     /// (only a file that parses can be laid out without guessing).

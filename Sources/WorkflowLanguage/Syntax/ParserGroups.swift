@@ -86,9 +86,7 @@ extension Parser {
         case .step, .conditional:
             break
         }
-        if label == nil, let range = attributes.descriptionRange {
-            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
-        }
+        requireLabel(label, for: attributes)
         return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: kind)
     }
 

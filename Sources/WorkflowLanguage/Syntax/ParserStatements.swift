@@ -81,7 +81,7 @@ extension Parser {
             }
             file.name = SyntaxName(text: name, range: token.range)
             return nil
-        case "timeout", "retry", "needs", "allow-failure", "desc", "executor", "partition", "cpus", "memory", "slurm-options":
+        case "timeout", "retry", "needs", "allow-failure", "desc", "on-demand", "executor", "partition", "cpus", "memory", "slurm-options":
             try parseGroupAttribute(keyword, context, into: &attributes)
             return nil
         case "expect" where Parser.thresholdSubjects.contains(text(peekNext())):
@@ -145,6 +145,7 @@ extension Parser {
         "retries": "retry", "attempts": "retry", "depends": "needs", "depends-on": "needs", "after": "needs",
         "description": "desc", "allow_failure": "allow-failure", "continue-on-error": "allow-failure",
         "ignore-errors": "allow-failure", "timeout-minutes": "timeout", "deadline": "timeout",
+        "manual": "on-demand",
     ]
 
     /// `NAME = STRING` after `env`, `var` or `secret`.
@@ -216,11 +217,25 @@ extension Parser {
                 throw error("'needs' applies only to a direct child of a parallel group")
             }
         case .clause(let owner):
+            if keyword == "on-demand", owner == "catch" || owner == "ensure" { throw error(OnDemandPlaces.insideClause) }
             let what = owner == "if" || owner == "else" ? "an '\(owner)' branch" : "a '\(owner)' body"
             throw error("'\(keyword)' has nothing to apply to in \(what); put it in the block of a step or a group, or wrap these statements in 'sequence { }'")
         }
         advance()
         try parseCommonAttribute(keyword, keywordRange: keywordRange, into: &attributes)
+    }
+
+    /// `desc` and `on-demand` are for a labelled step or group: `list`
+    /// shows the one, a target names the other.
+    mutating func requireLabel(_ label: SyntaxName?, for attributes: SyntaxAttributes) {
+        guard label == nil else { return }
+        if let range = attributes.descriptionRange {
+            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
+        }
+        if let range = attributes.onDemandRange {
+            diagnostics.error("'on-demand' keeps a step or group out of a run until a target names it, and a target names a label; "
+                              + "give this one a label (name: ...) and run it with 'promise-run FILE name'", at: range)
+        }
     }
 
     /// Sets one placement attribute; a second one is an error.
@@ -269,6 +284,10 @@ extension Parser {
         case "allow-failure":
             if attributes.allowFailure { throw error("duplicate 'allow-failure'", at: keywordRange) }
             attributes.allowFailure = true
+        case "on-demand":
+            if attributes.values.onDemand { throw error("duplicate 'on-demand'", at: keywordRange) }
+            attributes.values.onDemand = true
+            attributes.onDemandRange = keywordRange
         case "desc":
             let text = try parseLiteralString("after 'desc' (one line saying what this is for)")
             if text.contains(where: \.isNewline) { throw error("a 'desc' is one line", at: keywordRange) }

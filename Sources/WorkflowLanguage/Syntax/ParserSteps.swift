@@ -159,9 +159,7 @@ extension Parser {
         case "fail": step = .fail(templates[0])
         default: step = .rethrow
         }
-        if label == nil, let range = attributes.descriptionRange {
-            diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
-        }
+        requireLabel(label, for: attributes)
         return SyntaxNode(label: label, keyword: keywordRange, end: previousEnd, attributes: attributes, kind: .step(step))
     }
 
@@ -202,7 +200,7 @@ extension Parser {
         }
         advance()
         switch name {
-        case "timeout", "retry", "allow-failure", "desc", "executor", "partition", "cpus", "memory", "slurm-options":
+        case "timeout", "retry", "allow-failure", "desc", "on-demand", "executor", "partition", "cpus", "memory", "slurm-options":
             try parseCommonAttribute(name, keywordRange: nameRange, into: &attributes)
         case "needs":
             guard isParallelChild else {

@@ -108,6 +108,9 @@ struct SyntaxAttributes: Sendable {
 
     /// Where `desc` was written (a desc needs a label).
     var descriptionRange: SourceRange?
+    /// Where `on-demand` was written (it needs a label, and a place a
+    /// target can name).
+    var onDemandRange: SourceRange?
     /// The labels thresholds name (`expect latency of LABEL ...`), checked
     /// against the group's steps.
     var thresholdLabels: [SyntaxName] = []

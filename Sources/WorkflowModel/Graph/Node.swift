@@ -161,6 +161,10 @@ package struct Attributes: Sendable, Hashable {
         package var allowFailure = false
         /// `desc "..."`: one line saying what the step or group is for.
         package var description: String?
+        /// `on-demand` (spec §19): a labelled step or group that runs only
+        /// when a target names it or a lane that runs `needs` it
+        /// (`TargetSelection`).
+        package var onDemand = false
         /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
         /// §14). After lowering, a process step's placement includes what it
         /// inherits from its groups.
@@ -178,7 +182,7 @@ package struct Attributes: Sendable, Hashable {
         @usableFromInline
         var isEmpty: Bool {
             timeout == nil && retry == nil && environment.isEmpty && cwd == nil && needs.isEmpty && !allowFailure
-                && description == nil && placementBox == nil && thresholds.isEmpty
+                && description == nil && !onDemand && placementBox == nil && thresholds.isEmpty
         }
     }
 

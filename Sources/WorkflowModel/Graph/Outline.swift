@@ -13,6 +13,9 @@ package struct OutlineItem: Sendable, Hashable {
     package var location: SourcePosition
     /// Inside a `foreach` body (runs once per item; not a target).
     package var insideForeach: Bool
+    /// `on-demand` (spec §19): it runs only when named as a target (or
+    /// needed by a lane that runs).
+    package var onDemand: Bool
     /// The labelled steps and groups inside it.
     package var children: [OutlineItem]
 }
@@ -54,7 +57,8 @@ package enum Outline {
         }
         guard let label = node.label else { return children }
         return [OutlineItem(label: label, kind: node.kindName, description: node.attributes.description,
-                            location: node.location, insideForeach: insideForeach, children: children)]
+                            location: node.location, insideForeach: insideForeach, onDemand: node.attributes.onDemand,
+                            children: children)]
     }
 
     package enum Child {

@@ -21,6 +21,10 @@ package struct Workflow: Sendable {
     /// any other (it may refer to a step before it, and a failure in it is
     /// the chain's failure).
     package var variablePlacement: [Int]
+    /// The `on-demand` steps and groups a cut to one run leaves out
+    /// (`TargetSelection.cut`): `graph` and `--dry-run` show them apart,
+    /// as not running. Empty in a workflow as written.
+    package var leftOutOnDemand: [Node] = []
 
     /// - Parameter variablePlacement: see the property; nil puts every
     ///   variable before the body.

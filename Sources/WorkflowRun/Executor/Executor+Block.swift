@@ -13,9 +13,9 @@ extension WorkflowExecutor {
         // (results go to the label scope above it either way).
         if block.statements.contains(where: \.declares) { context.values = ValueScope(parent: outer.values) }
         let values = context.values
-        // One step or group, nothing to cut (a foreach of one request):
-        // the node's own promise is the block's.
-        if outer.selection == nil, block.statements.count == 1, case .node(let node) = block.statements[0] {
+        // One step or group, nothing to cut or leave out (a foreach of one
+        // request): the node's own promise is the block's.
+        if !outer.cut, block.statements.count == 1, case .node(let node) = block.statements[0], !node.attributes.onDemand {
             var position = context
             position.key = context.key + [0]
             guard !position.cancel.isCancelled else {
@@ -27,29 +27,26 @@ extension WorkflowExecutor {
         var chain = Promise<Void>(value: ())
         // Cut down to targets: the statements before the last one that
         // leads to a target run whole; that one runs cut (or whole, when it
-        // is a target); the rest are not selected.
-        let selection = outer.selection
-        let last = selection.map { $0.lastSelected(in: block) ?? -1 }
+        // is a target); the rest are not selected. An `on-demand` node runs
+        // only when a target names it or is inside it.
+        let cutPoint = selection.cutPoint(of: block, cut: outer.cut)
         for (index, statement) in block.statements.enumerated() {
             var position = context
             position.key = context.key + [index]
-            if let selection, let last {
-                if index > last {
-                    switch statement {
-                    case .node(let node):
-                        skipSteps(of: node, in: position, reason: TargetSelection.notSelected)
-                        continue
-                    case .environment, .variable, .dotenv:
-                        continue
-                    case .catch, .ensure:
-                        break
-                    }
+            // What is not the statement that leads to a target runs whole.
+            position.cut = false
+            switch statement {
+            case .node(let node):
+                let course = selection.course(of: node, at: index, cutAt: cutPoint)
+                guard course.runs else {
+                    skipSteps(of: node, in: position, reason: selection.reason(course, for: node))
+                    continue
                 }
-                if case .node(let node) = statement, index == last, !selection.isTarget(node) {
-                    position.selection = selection
-                } else {
-                    position.selection = nil
-                }
+                position.cut = course == .cut
+            case .environment, .variable, .dotenv:
+                if let cutPoint, index > cutPoint { continue }
+            case .catch, .ensure:
+                break
             }
             let here = position
             switch statement {

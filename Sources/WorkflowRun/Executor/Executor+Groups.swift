@@ -63,11 +63,13 @@ extension WorkflowExecutor {
             }
             let children = lanes.children
             // Cut down to targets: only the lanes that lead to one (and the
-            // siblings those need) run; the others are not selected.
-            var chosen = children.indices.map { (index: $0, cut: false) }
+            // siblings those need) run; the others are not selected. An
+            // `on-demand` lane runs only when named, or needed by one that runs.
+            let courses = selection.lanes(children, dependencies: dependencies, cut: context.cut)
+            var chosen = children.indices.map { (index: $0, cut: courses[$0] == .cut) }
             var laneDependencies = dependencies
-            if let selection = context.selection {
-                chosen = selection.lanes(children, dependencies: dependencies)
+            if !courses.allSatisfy(\.runs) {
+                chosen = chosen.filter { courses[$0.index].runs }
                 var position: [Int: Int] = [:]
                 for (slot, lane) in chosen.enumerated() { position[lane.index] = slot }
                 laneDependencies = chosen.map { lane in
@@ -76,8 +78,11 @@ extension WorkflowExecutor {
                 for index in children.indices where position[index] == nil {
                     var lane = context
                     lane.key = context.key + [index]
-                    skipSteps(of: children[index], in: lane, reason: TargetSelection.notSelected)
+                    skipSteps(of: children[index], in: lane, reason: selection.reason(courses[index], for: children[index]))
                 }
+                // Every lane left out: nothing to wait for (a race or an
+                // any of no lanes would not succeed).
+                if chosen.isEmpty { return Promise(value: ()) }
             }
             let lanesToRun = chosen
             // `rate N/s`: the k-th lane to start is due k/N s after the group starts.
@@ -94,7 +99,7 @@ extension WorkflowExecutor {
                     lane.values = values
                     lane.cancel = scope
                     lane.key = context.key + [index]
-                    if !lanesToRun[slot].cut { lane.selection = nil }
+                    lane.cut = lanesToRun[slot].cut
                     return paced(slot, from: groupStart, rate: rate, lane) { [self] paced in runNode(children[index], paced) }
                 },
                 skip: { [self] slots, _ in
@@ -167,7 +172,7 @@ extension WorkflowExecutor {
                 }
                 iteration.values = ValueScope(parent: context.values, item: (foreach.variable, items[index]))
                 iteration.cancel = scope
-                iteration.selection = nil
+                iteration.cut = false
                 // Its first step's latency runs from its due moment (spec §16).
                 if let schedule { iteration.latencyStart = LatencyStart(schedule.due(index)) }
                 return runBlock(foreach.body, iteration)

@@ -27,7 +27,7 @@ package struct ExecutionConfiguration: Sendable {
     /// keep for reports (`--report-output`); 0 keeps none.
     package var reportOutputLimit: Int
     /// `promise-run FILE TARGET...`: only what the targets need runs; nil
-    /// runs everything.
+    /// runs everything but the `on-demand` steps and groups.
     package var selection: TargetSelection?
     /// `--force`: steps with `sources` run even when up to date.
     package var force: Bool
@@ -118,6 +118,9 @@ package struct RunResult: Sendable {
 package final class WorkflowExecutor: Sendable {
     let workflow: Workflow
     let configuration: ExecutionConfiguration
+    /// What runs: the targets' cut, or an ordinary run's (every node but
+    /// the `on-demand` ones).
+    let selection: TargetSelection
     let runner: any StepRunner
     let observer: (any ExecutionObserver)?
     let secrets = Secrets()
@@ -145,6 +148,7 @@ package final class WorkflowExecutor: Sendable {
                 observer: (any ExecutionObserver)? = nil) {
         self.workflow = workflow
         self.configuration = configuration
+        selection = configuration.selection ?? .ordinary(workflow)
         self.runner = runner
         self.observer = observer
         recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock,
@@ -189,7 +193,7 @@ package final class WorkflowExecutor: Sendable {
         let start = clock.now()
         let startedAt = WallClock.now()
         let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [],
-                                       selection: configuration.selection)
+                                       cut: !selection.targets.isEmpty)
         registerSteps(in: workflow.body, key: [], suffix: "")
 
         let runTimer = configuration.timeout.map { limit in
@@ -254,8 +258,9 @@ struct ExecutionContext: Sendable {
     var suffix: String
     /// Sort key of the current block in the report.
     var key: [Int]
-    /// Targets being cut down to (`TargetSelection`); nil: run whole.
-    var selection: TargetSelection?
+    /// Being cut down to the run's targets (`WorkflowExecutor.selection`);
+    /// false: run whole (but for what is `on-demand`).
+    var cut: Bool
     /// With `rate`: the iteration's scheduled start, which its first step
     /// takes as the start of its latency (spec §16).
     var latencyStart: LatencyStart? = nil

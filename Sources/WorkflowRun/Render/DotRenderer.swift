@@ -53,6 +53,7 @@ package struct DotRenderer: Sendable {
         case .group: return "shape=box, style=\"rounded,filled\", fillcolor=\"#eeeeee\""
         case .decision: return "shape=diamond"
         case .join: return "shape=point"
+        case .notRun: return "shape=box, style=\"rounded,dashed\", fontcolor=gray40"
         }
     }
 

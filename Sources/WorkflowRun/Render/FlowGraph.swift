@@ -8,6 +8,8 @@ import WorkflowModel
 struct FlowGraph {
     enum Shape {
         case start, end, step, group, decision, join
+        /// An `on-demand` step or group this run leaves out.
+        case notRun
     }
 
     struct Box {
@@ -49,6 +51,19 @@ struct FlowGraph {
         let end = add("end", .end)
         connect([start], entries.isEmpty ? [end] : entries)
         connect(exits.isEmpty && entries.isEmpty ? [] : exits, [end])
+        // What is `on-demand` and not run by this run: apart, unconnected.
+        if !workflow.leftOutOnDemand.isEmpty {
+            openCluster("on demand, not run (a target names one)")
+            for node in workflow.leftOutOnDemand {
+                let what: String
+                switch node.kind {
+                case .step(let step): what = StepSummary.truncate(StepSummary.describe(step), to: 60)
+                case .group(let group): what = group.kindName
+                }
+                _ = add((node.label.map { $0 + ": " } ?? "") + what, .notRun)
+            }
+            closeCluster()
+        }
         root = clusterStack[0]
     }
 

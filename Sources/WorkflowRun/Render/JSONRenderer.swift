@@ -16,6 +16,9 @@ package struct JSONRenderer: Sendable {
         if let timeout = workflow.timeout { members.append(("timeout", .string(DurationText.format(timeout)))) }
         members.append(("variables", .array(workflow.variables.map(variable))))
         members.append(("body", block(workflow.body)))
+        if !workflow.leftOutOnDemand.isEmpty {
+            members.append(("onDemandNotRun", .array(workflow.leftOutOnDemand.map(node))))
+        }
         return JSONValue.object(members).rendered() + "\n"
     }
 
@@ -72,6 +75,7 @@ package struct JSONRenderer: Sendable {
         }
         if !attributes.needs.isEmpty { members.append(("needs", .array(attributes.needs.map(JSONValue.string)))) }
         if attributes.allowFailure { members.append(("allowFailure", .bool(true))) }
+        if attributes.onDemand { members.append(("onDemand", .bool(true))) }
         if let description = attributes.description { members.append(("desc", .string(description))) }
         if !attributes.thresholds.isEmpty { members.append(("thresholds", .array(attributes.thresholds.map { .string($0.text) }))) }
         if let cwd = attributes.cwd { members.append(("cwd", template(cwd))) }

@@ -30,7 +30,7 @@ package struct MermaidRenderer: Sendable {
             switch box.shape {
             case .start: output += indent + "\(id)([\(text)])\n"
             case .end: output += indent + "\(id)(((\"end\")))\n"
-            case .step: output += indent + "\(id)(\(text))\n"
+            case .step, .notRun: output += indent + "\(id)(\(text))\n"
             case .group: output += indent + "\(id)[[\(text)]]\n"
             case .decision: output += indent + "\(id){\(text)}\n"
             case .join: output += indent + "\(id)((\" \"))\n"

@@ -20,6 +20,17 @@ package struct TreeRenderer: Sendable {
         root.children += items(workflow.body, &scope)
         var output = ""
         root.write(to: &output)
+        // What is `on-demand` and not run by this run: one line each.
+        if !workflow.leftOutOnDemand.isEmpty {
+            var apart = TreeItem("on demand, not run (name one to run it: promise-run \(workflow.path) LABEL)")
+            apart.children = workflow.leftOutOnDemand.map { node in
+                var shown = node
+                shown.attributes.onDemand = false
+                return TreeItem(item(shown, nil).text)
+            }
+            output += "\n"
+            apart.write(to: &output)
+        }
         return output
     }
 
@@ -117,6 +128,7 @@ package struct TreeRenderer: Sendable {
         }
         if !attributes.needs.isEmpty { options.append("needs " + attributes.needs.joined(separator: " ")) }
         if attributes.allowFailure { options.append("allow-failure") }
+        if attributes.onDemand { options.append("on-demand") }
         if node.isProcessStep {
             // Where it runs (spec §14): a Slurm step says so with what it asks for.
             let placement = attributes.placement
