@@ -153,4 +153,43 @@ struct CBuildTests {
         try space.write("include/one.h", "#define ONE 3\n")
         #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
     }
+
+    @Test("through the shared cache (a folder and nginx WebDAV): a second checkout restores every object; one whose header differs compiles what includes it",
+          arguments: ["folder", "webdav"])
+    func sharedCacheHonoursDepfiles(_ kind: String) throws {
+        let root = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store: String
+        if kind == "webdav" {
+            guard let dav = try TestServers.nginxWebDAV() else {
+                print("nginx is not installed (.ci/install-deps installs it): the WebDAV store is not tried here")
+                return
+            }
+            store = "\(dav.url)/cache/\(UUID().uuidString)"
+        } else {
+            store = root.appendingPathComponent("store").path
+            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        }
+        var checkouts: [Workspace] = []
+        for name in ["first", "second", "third"] {
+            let space = Workspace(folder: root.appendingPathComponent(name))
+            try space.write("build.workflow", Self.workflow)
+            for (file, text) in Self.files { try space.write(file, text) }
+            checkouts.append(space)
+        }
+        let first = try build(checkouts[0], ["--cache", store])
+        #expect(first.run.status == 0, "\(first.run.stdout)\(first.run.stderr)")
+        #expect(first.compiled == ["alpha", "beta", "gamma", "lib"])
+        let second = try build(checkouts[1], ["--cache", store])
+        #expect(second.compiled == [], "\(second.run.stdout)")
+        #expect(second.run.statuses.filter { $0.hasPrefix("cc") }.allSatisfy { $0.hasSuffix("up-to-date") }, "\(second.run.statuses)")
+        #expect(FileManager.default.contents(atPath: checkouts[1].path("obj/gamma.o"))
+                == FileManager.default.contents(atPath: checkouts[0].path("obj/gamma.o")))
+        // Another value for TWO: objects built against the old one must not come back.
+        try checkouts[2].write("include/two.h", "#define TWO 20\n")
+        let third = try build(checkouts[2], ["--cache", store])
+        #expect(third.compiled == ["beta", "gamma", "lib"], "\(third.run.stdout)")
+        // And its own no-op afterwards: nothing runs.
+        #expect(try build(checkouts[2], ["--cache", store]).compiled == [])
+    }
 }

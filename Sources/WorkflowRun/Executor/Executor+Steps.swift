@@ -269,10 +269,11 @@ extension WorkflowExecutor {
             return false
         }
         // After a success: stored with its outputs and what its depfile
-        // lists; a depfile that cannot be read is said, and the step runs
-        // next time (spec §19).
+        // lists (returned, for the shared cache); a depfile that cannot be
+        // read is said, nothing is stored, and the step runs next time
+        // (spec §19).
         let start = StatCache.now()
-        let remember: @Sendable (StepResult) -> Void = { [observer] result in
+        let remember: @Sendable (StepResult) -> [String: String]? = { [observer] result in
             var discovered: [String: String] = [:]
             if let depfile = process.depfile {
                 switch Fingerprint.discovered(depfile: depfile, workingDirectory: folder, hashes: hashes, started: start) {
@@ -280,17 +281,18 @@ extension WorkflowExecutor {
                 case .failure(let problem):
                     observer?.warning("\(id): \(problem.reason); it runs again next time")
                     store.forget(id: storeID)
-                    return
+                    return nil
                 }
             }
             store.save(id: storeID, fingerprint: fingerprint, result: result, folder: relativeFolder, files: computed.files,
                        outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: discovered)
+            return discovered
         }
         guard let cache = configuration.cache,
               let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
             return runner.run(step, in: context).tap { outcome in
                 switch outcome {
-                case .fulfilled(let result) where storable(result): remember(result)
+                case .fulfilled(let result) where storable(result): _ = remember(result)
                 case .fulfilled: break
                 // What it wrote may be half done: the next run runs it (spec §19).
                 case .rejected, .cancelled: store.forget(id: storeID)
@@ -304,8 +306,9 @@ extension WorkflowExecutor {
             runner.run(step, in: context).tap { outcome in
                 switch outcome {
                 case .fulfilled(let result) where storable(result):
-                    remember(result)
-                    cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id)
+                    guard let discovered = remember(result) else { break }
+                    cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id,
+                               discovered: discovered)
                 case .fulfilled: break
                 case .rejected, .cancelled: store.forget(id: storeID)
                 }
@@ -316,13 +319,15 @@ extension WorkflowExecutor {
             Paths.normalized(Paths.absolute(path, from: configuration.currentDirectory))
         })
         return cache.lookup(key, step: id, staging: staging).then { entry -> Promise<StepResult> in
-            guard let entry else { return run() }
+            // Built against other prerequisites than this checkout's (a
+            // header its depfile listed differs here): run, and store anew.
+            guard let entry, Fingerprint.intact(entry.discovered, workingDirectory: folder, hashes: hashes) else { return run() }
             return cache.restore(entry, into: folder, generates: process.generates, protected: protectedFiles,
                                  step: id).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
                 store.save(id: storeID, fingerprint: fingerprint, result: entry.result, folder: relativeFolder, files: computed.files,
-                           outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes))
+                           outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: entry.discovered)
                 return Promise(value: entry.result)
             }
         }

@@ -39,6 +39,10 @@ struct CacheEntry: Sendable, Equatable {
     var stderr: String
     var captures: [String: String]
     var files: [File]
+    /// What the step's depfile listed after the success (paths relative to
+    /// its folder, or absolute), with their content hashes: a checkout
+    /// whose copy of one differs does not restore the entry (spec §19).
+    var discovered: [String: String] = [:]
 
     var result: StepResult {
         StepResult(stdout: CapturedText(text: stdout), stderr: CapturedText(text: stderr), exitCode: exitCode, captures: captures)
@@ -59,7 +63,14 @@ struct CacheEntry: Sendable, Equatable {
             case .hardLink(let of): return path + "\"hardlink\": \(Filter.jsonQuoted(of))}"
             }
         }.joined(separator: ", ")
-        return out + "]}\n"
+        out += "]"
+        if !discovered.isEmpty {
+            out += ", \"discovered\": {"
+            out += discovered.keys.sorted().map { Filter.jsonQuoted($0) + ": " + Filter.jsonQuoted(discovered[$0] ?? "") }
+                .joined(separator: ", ")
+            out += "}"
+        }
+        return out + "}\n"
     }
 
     /// The entry in `text`, or why it cannot be used (a corrupt or foreign
@@ -82,6 +93,14 @@ struct CacheEntry: Sendable, Equatable {
         if case .object(let stored)? = object["captures"] {
             for member in stored.members {
                 if case .string(let value) = member.value { entry.captures[member.key] = value }
+            }
+        }
+        if case .object(let stored)? = object["discovered"] {
+            for member in stored.members {
+                guard case .string(let hash) = member.value else {
+                    return .failure(CacheProblem(.failed, "a prerequisite of the entry is malformed"))
+                }
+                entry.discovered[member.key] = hash
             }
         }
         guard case .array(let files)? = object["files"] else { return .failure(CacheProblem(.failed, "the entry has no file list")) }

@@ -31,6 +31,7 @@ enum CacheKey {
         add("environment")
         for name in environment.keys.sorted() { add(name); add(environment[name] ?? "") }
         add("generates"); process.generates.forEach(add)
+        add("depfile"); add(process.depfile.map { "=" + $0 } ?? "none")
         add("sources")
         var files: Set<String> = []
         for pattern in process.sources {

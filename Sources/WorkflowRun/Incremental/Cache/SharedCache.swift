@@ -181,7 +181,9 @@ package final class SharedCache: Sendable {
     /// Stores a success: its generated files (those the store lacks), then
     /// its entry, beside the steps that follow; the run waits for them at
     /// its end (`finish`).
-    func save(_ key: String, result: StepResult, generates: [String], folder: String, staging: String, step id: String) {
+    /// `discovered`: what the step's depfile listed, with content hashes.
+    func save(_ key: String, result: StepResult, generates: [String], folder: String, staging: String, step id: String,
+              discovered: [String: String] = [:]) {
         guard !readOnly, usable, !state.withLock({ $0.writesRefused }) else { return }
         let store = self.store
         let (done, resolver) = Promise<Void>.pending()
@@ -201,7 +203,7 @@ package final class SharedCache: Sendable {
                 return
             }
             let entry = CacheEntry(exitCode: result.exitCode, stdout: result.stdout?.text ?? "", stderr: result.stderr?.text ?? "",
-                                   captures: result.captures, files: files)
+                                   captures: result.captures, files: files, discovered: discovered)
             let entryPath = Paths.join(staging, "put-\(key.prefix(16))-\(UInt32.random(in: 0...UInt32.max))")
             var bytes = Array(entry.json.utf8)
             let entrySize = Int64(bytes.count)
