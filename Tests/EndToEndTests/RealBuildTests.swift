@@ -150,4 +150,29 @@ struct RealBuildTests {
         #expect(again.statuses.allSatisfy { $0.hasSuffix("up-to-date") }, "\(again.statuses)")
         #expect(runs(space) == 2)
     }
+
+    @Test("'**' never walks through a link to a folder: a link out of the checkout and a link cycle are matched as links, nothing beyond them counts")
+    func starStarStopsAtLinks() throws {
+        let outside = try Binary.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try "int far;\n".write(to: outside.appendingPathComponent("far.c"), atomically: true, encoding: .utf8)
+        let space = try project("""
+        mk: sh "echo ran >> $RUNLOG" {
+          sources "src/**/*.c" "src/**"
+        }
+        """, ["src/a.c": "int a;\n"])
+        defer { space.remove() }
+        try FileManager.default.createSymbolicLink(atPath: space.path("src/ext"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: space.path("src/loop"), withDestinationPath: "..")
+        let bounded = try Binary.runBounded(["--color", "never", "build.workflow"], seconds: 60, in: space.folder,
+                                            environment: ["RUNLOG": space.path("runs.log")])
+        #expect(!bounded.timedOut && bounded.outcome.status == 0, "\(bounded.outcome.stdout)\(bounded.outcome.stderr)")
+        #expect(try mk(space) == "up-to-date")
+        // A file beyond the link changed: not a source of this checkout.
+        try "int farther;\n".write(to: outside.appendingPathComponent("far.c"), atomically: true, encoding: .utf8)
+        #expect(try mk(space) == "up-to-date")
+        try space.write("src/a.c", "int b;\n")
+        #expect(try mk(space) == "succeeded")
+        #expect(runs(space) == 2)
+    }
 }

@@ -82,6 +82,8 @@ extension FileSystem {
     /// Paths matching `pattern` (`*`, `?`, `[...]` within a name; `**` for
     /// any number of folders), relative to `base` as the pattern is, sorted.
     /// Names starting with `.` match only a pattern that starts with `.`.
+    /// `**` never descends through a link to a folder (as bash's globstar):
+    /// the link is matched as itself, and a link cycle ends nothing.
     package static func glob(_ pattern: String, base: String) -> [String] {
         let absolutePattern = pattern.hasPrefix("/")
         // A pattern without wildcards names one path: one stat, not one a
@@ -104,7 +106,7 @@ extension FileSystem {
                 for name in entriesOrNone(of: folder) where !name.hasPrefix(".") {
                     let path = prefix + name
                     let full = absolutePattern ? path : Paths.join(base, path)
-                    if isDirectory(full) { walkDeep(path, index) }
+                    if isFolderNotLink(full) { walkDeep(path, index) }
                 }
                 return
             }
@@ -124,11 +126,17 @@ extension FileSystem {
             let full = absolutePattern ? relative : Paths.join(base, relative)
             for name in entriesOrNone(of: full) where !name.hasPrefix(".") {
                 let path = relative + "/" + name
-                if isDirectory(absolutePattern ? path : Paths.join(base, path)) { walkDeep(path, index) }
+                if isFolderNotLink(absolutePattern ? path : Paths.join(base, path)) { walkDeep(path, index) }
             }
         }
         walk("", 0)
         return Array(Set(results)).sorted()
+    }
+
+    /// A folder, and not a link to one.
+    private static func isFolderNotLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The path a pattern without wildcards names, as `glob` gives it; nil
