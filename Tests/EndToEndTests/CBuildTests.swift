@@ -192,4 +192,43 @@ struct CBuildTests {
         // And its own no-op afterwards: nothing runs.
         #expect(try build(checkouts[2], ["--cache", store]).compiled == [])
     }
+
+    @Test("the cookbook's 'Coming from make' workflow builds a real project: clean and install only when named, a header edit compiles its dependents")
+    func cookbookRecipe() throws {
+        let block = try #require(try DocsTests.blocks(in: "docs/cookbook.md").first {
+            $0.tag == "workflow" && $0.text.contains("depfile") && $0.text.contains("install:")
+        })
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("build.workflow", block.text)
+        try space.write("include/util.h", "int twice(int);\n")
+        try space.write("src/util.c", "#include \"util.h\"\nint twice(int x) { return 2 * x; }\n")
+        try space.write("src/main.c", """
+        #include <string.h>
+        #include "util.h"
+        int main(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "--self-test") == 0 ? twice(2) != 4 : 0; }
+
+        """)
+        func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
+            let outcome = try Binary.run(["--report", "json=report.json", "--color", "never", "build.workflow"] + arguments,
+                                         in: space.folder, environment: environment)
+            return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
+        }
+        let first = try run()
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.step("clean")?["status"] as? String == "skipped")
+        #expect(first.step("install")?["status"] as? String == "skipped")
+        #expect(FileManager.default.isExecutableFile(atPath: space.path("bin/app")))
+        let noop = try run()
+        #expect(noop.statuses.filter { $0.hasPrefix("cc") || $0.hasPrefix("link") }.allSatisfy { $0.hasSuffix("up-to-date") },
+                "\(noop.statuses)")
+        try space.write("include/util.h", "int twice(int x);\n")
+        let edited = try run()
+        #expect(edited.statuses.filter { $0.hasPrefix("cc") }.filter { !$0.hasSuffix("up-to-date") }.count == 2, "\(edited.statuses)")
+        let prefix = space.path("prefix")
+        #expect(try run(["install"], environment: ["PREFIX": prefix]).status == 0)
+        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/app"))
+        #expect(try run(["clean"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: space.path("obj")) && !FileManager.default.fileExists(atPath: space.path("bin")))
+    }
 }
