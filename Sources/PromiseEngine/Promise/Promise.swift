@@ -195,7 +195,7 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     final func settle(_ outcome: __owned Outcome<Value>, _ drain: inout Drain) -> Bool {
         // Written without `withLock` and with the fields moved, not copied:
         // this is the path every link of a chain takes, and each retain or
-        // release here is an atomic instruction (Benchmarks/README.md).
+        // release here is an atomic instruction (Benchmarks/HISTORY.md).
         lock.lock()
         guard lockedState.isPending else {
             lock.unlock()
