@@ -64,6 +64,9 @@ let package = Package(
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
         // Workflow text compiled as the command compiles it, for the tests below.
         .target(name: "WorkflowTestSupport", dependencies: ["WorkflowLanguage", "WorkflowModel"], path: "Tests/WorkflowTestSupport"),
+        // The system layer on its own: the event loop, timers, the pacer,
+        // the watcher, globbing, SHA-256.
+        .testTarget(name: "RunnerSystemTests", dependencies: ["RunnerSystem", "PromiseEngine"]),
         .testTarget(name: "WorkflowModelTests", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // (Its parser and robustness tests also render what they parse.)
         .testTarget(name: "WorkflowLanguageTests", dependencies: ["WorkflowLanguage", "WorkflowModel", "WorkflowRun", "RunnerSystem",
