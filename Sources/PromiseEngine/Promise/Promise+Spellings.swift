@@ -102,7 +102,8 @@ public func when(fulfilled promises: [Promise<Void>], cancelOthersOnFailure: Boo
 }
 
 /// The promises an iterator makes, at most `concurrently` in flight (each
-/// is made only when a slot is free), values in order:
+/// is made only when a slot is free), values in order. A `concurrently`
+/// of 0 or less rejects with `PromiseError.badInput`, as PromiseKit's does:
 ///
 /// ```swift
 /// var pages = (1...100).makeIterator()
