@@ -39,13 +39,17 @@ extension Promise {
     ///     fetch()
     ///         .catch(NetworkError.self) { error in retryLater(error) }
     ///         .catch { error in report(error) }
+    /// With a `token` invalidated before the handler would run, it does not
+    /// run and the new promise is cancelled.
     @discardableResult
     public func `catch`<Failure: Error>(
         _ type: Failure.Type,
         on executor: PromiseContext = .inline,
+        token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Failure) throws -> Void
     ) -> Promise<Void> {
-        derive(executor, .outcome { outcome in
+        let body = cancelling(body, when: token)
+        return derive(executor, .outcome { outcome in
             switch outcome {
             case .fulfilled: return .outcome(.fulfilled(()))
             case .rejected(let error):
