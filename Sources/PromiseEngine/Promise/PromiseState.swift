@@ -141,9 +141,12 @@ final class PromiseExtras {
         return kept
     }
 
-    /// On fulfilling: tells the progress listeners the work is done.
+    /// On fulfilling: tells the progress listeners the work is done, unless
+    /// they last heard 1 already (a derived promise hears its upstream's
+    /// completion as progress, then completes itself).
     @usableFromInline
     func reportCompleted() {
+        guard progress < 1 else { return }
         for listener in progressListeners { listener(1) }
     }
 }

@@ -1,0 +1,100 @@
+import Dispatch
+import Testing
+@testable import PromiseEngine
+import PromiseTestSupport
+
+// Tomorrowland's documented behaviours of `makeChild()` and
+// `propagatingCancellation(on:cancelRequested:)`.
+
+@Suite("Shared promises")
+struct SharingTests {
+    @Test("makeChild settles as its parent, and is a promise of its own")
+    func makeChild() {
+        let (p, r) = Promise<Int>.pending()
+        let child = p.makeChild()
+        #expect(child !== p)
+        #expect(child.state_ == "pending")
+        r.fulfill(42)
+        #expect(child.state_ == "fulfilled(42)")
+    }
+
+    @Test("the shared promise is cancelled once all its children asked: callback, then the request up, then the children")
+    func allChildrenAsk() {
+        let order = Recorder<String>()
+        let (root, rootResolver) = Promise<Int>.pending()
+        rootResolver.onCancel {
+            order.record("root asked to cancel")
+            rootResolver.cancel()
+        }
+        let shared = root.propagatingCancellation { promise in
+            order.record("cancelRequested")
+            #expect(promise.state_ == "pending")
+        }
+        let a = shared.makeChild(), b = shared.makeChild()
+        a.cancel()
+        #expect(order.events.isEmpty, "b still wants the value")
+        b.cancel()
+        #expect(order.events == ["cancelRequested", "root asked to cancel"])
+        #expect(a.state_ == "cancelled" && b.state_ == "cancelled" && shared.state_ == "cancelled")
+        #expect(shared.makeChild().state_ == "cancelled", "a child made now is cancelled at once")
+    }
+
+    @Test("the callback gets the shared promise itself")
+    func callbackGetsShared() {
+        let (root, _) = Promise<Int>.pending()
+        let seen = Recorder<ObjectIdentifier>()
+        let shared = root.propagatingCancellation { seen.record(ObjectIdentifier($0)) }
+        shared.cancel()
+        #expect(seen.events == [ObjectIdentifier(shared)])
+    }
+
+    @Test("with no children and no cancel, nothing propagates; the value comes through")
+    func fulfilled() {
+        let (root, r) = Promise<Int>.pending()
+        let called = Counter()
+        let shared = root.propagatingCancellation { _ in called.increment() }
+        r.progress(0.5)
+        let heard = Recorder<Double>()
+        shared.onProgress { heard.record($0) }
+        r.progress(0.75)
+        r.fulfill(42)
+        #expect(shared.state_ == "fulfilled(42)")
+        #expect(called.current == 0)
+        #expect(heard.events == [0.5, 0.75, 1])
+    }
+
+    @Test("an asynchronous callback: the request goes up after it ran on its queue")
+    func asynchronousCallback() {
+        let queue = DispatchQueue(label: "cache")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 1)
+        let order = Recorder<String>()
+        let (root, rootResolver) = Promise<Int>.pending()
+        rootResolver.onCancel {
+            order.record("root asked")
+            rootResolver.cancel()
+        }
+        let shared = root.propagatingCancellation(on: .queue(queue)) { _ in
+            order.record("callback on queue: \(DispatchQueue.getSpecific(key: key) == 1)")
+        }
+        queue.suspend()
+        shared.makeChild().cancel()
+        #expect(order.events.isEmpty)
+        queue.resume()
+        queue.sync {}
+        #expect(order.events == ["callback on queue: true", "root asked"])
+    }
+
+    @Test("the root's other children keep it running")
+    func otherChildrenOfRoot() {
+        let log = Recorder<String>()
+        let (root, rootResolver) = cancellableWork("root", log)
+        let shared = root.propagatingCancellation { _ in log.record("callback") }
+        let other = root.makeChild()
+        shared.makeChild().cancel()
+        #expect(log.events == ["callback"])
+        rootResolver.fulfill(42)
+        #expect(other.state_ == "fulfilled(42)")
+        #expect(shared.state_ == "cancelled", "asked to cancel, so cancelled whatever the root became")
+    }
+}
