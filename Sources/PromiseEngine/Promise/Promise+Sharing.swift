@@ -56,16 +56,43 @@ extension Promise {
         shared.setProgressSource { [self] in
             self.addProgressListener { fraction in shared.reportProgress(fraction) }
         }
-        shared.addCancelHandler { [self] in
+        shared.follow(self) { [self] in
             context.execute {
                 cancelRequested(shared)
                 self.cancelAsChild()
             }
         }
-        observeNow({ pointer, drain in
-            // Asked to cancel: cancelled, whatever this promise became.
-            shared.settle(shared.isCancelRequested ? .cancelled : Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true)
         return shared
+    }
+
+    /// Passes every event of this promise to `resolver`: its outcome
+    /// (cancellation too) and each progress report, and returns this promise
+    /// (OMPromises' `relay:`). The relay counts as one of this promise's
+    /// children: a cancel request on the resolver's promise is its vote.
+    ///
+    /// ```swift
+    /// let (download, resolver) = Promise<[UInt8]>.pending()
+    /// show(download)                              // progress bar and result
+    /// mirror(primary).relay(to: resolver)         // primary's events drive it
+    /// ```
+    @discardableResult
+    public func relay(to resolver: Resolver<Value>) -> Promise<Value> {
+        addProgressListener { fraction in resolver.progress(fraction) }
+        resolver.onCancel { [self] in self.cancelAsChild() }
+        observeNow({ pointer, drain in
+            resolver.promise.settle(Outcome<Value>.load(from: pointer), &drain)
+        }, asChild: true)
+        return self
+    }
+
+    /// Makes this promise, a root one (no upstream), settle as `other` does,
+    /// as one of its children, or as cancelled once cancellation was asked of
+    /// it; `onCancelRequest` runs when it is asked (and should pass the
+    /// request on to `other`, now or later). Its progress is its own.
+    final func follow(_ other: Promise<Value>, onCancelRequest: @escaping @Sendable () -> Void) {
+        addCancelHandler(onCancelRequest)
+        other.observeNow({ [self] pointer, drain in
+            self.settle(self.isCancelRequested ? .cancelled : Outcome<Value>.load(from: pointer), &drain)
+        }, asChild: true)
     }
 }

@@ -97,4 +97,38 @@ struct SharingTests {
         #expect(other.state_ == "fulfilled(42)")
         #expect(shared.state_ == "cancelled", "asked to cancel, so cancelled whatever the root became")
     }
+
+    @Test("relay passes every event to another resolver: progress, then the outcome; it returns the promise")
+    func relay() {
+        let (source, sourceResolver) = Promise<Int>.pending()
+        let (target, targetResolver) = Promise<Int>.pending()
+        let heard = Recorder<Double>()
+        target.onProgress { heard.record($0) }
+        #expect(source.relay(to: targetResolver) === source)
+        sourceResolver.progress(0.5)
+        sourceResolver.fulfill(3)
+        #expect(heard.events == [0.5, 1])
+        #expect(target.state_ == "fulfilled(3)")
+        let (failed, failedResolver) = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
+        Promise<Int>(error: TestError(1)).relay(to: failedResolver)
+        Promise<Int>.cancelled().relay(to: cancelledResolver)
+        #expect(failed.state_ == "rejected(TestError(1))")
+        #expect(cancelled.state_ == "cancelled")
+    }
+
+    @Test("cancelling the relay's target is its vote to cancel the source")
+    func relayCancel() {
+        let log = Recorder<String>()
+        let (source, _) = cancellableWork("source", log)
+        let (target, targetResolver) = Promise<Int>.pending()
+        source.relay(to: targetResolver)
+        let other = source.makeChild()
+        target.cancel()
+        #expect(log.events.isEmpty, "another child still wants the source")
+        other.cancel()
+        #expect(log.events == ["cancel source"])
+        #expect(target.state_ == "cancelled")
+    }
 }
+
