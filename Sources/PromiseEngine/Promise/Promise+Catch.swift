@@ -19,16 +19,16 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        let body = cancelling(body, when: token)
-        return derive(executor, .outcome { outcome in
+        derive(executor, .guardedOutcome { outcome, allowed in
             switch outcome {
             case .fulfilled: return .outcome(.fulfilled(()))
             case .rejected(let error):
+                guard allowed else { return .outcome(.cancelled) }
                 try body(error)
                 return .outcome(.fulfilled(()))
             case .cancelled: return .outcome(.cancelled)
             }
-        })
+        }, token: token?.currentGuard)
     }
 
     /// Replaces an error with the promise `body` returns (throw to pass an error on).
@@ -45,11 +45,11 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        let body = cancelling(body, when: token)
-        return derive(executor, .outcome { outcome in
-            if case .rejected(let error) = outcome { return .promise(try body(error)) }
-            return .outcome(outcome)
-        })
+        derive(executor, .guardedOutcome { outcome, allowed in
+            guard case .rejected(let error) = outcome else { return .outcome(outcome) }
+            guard allowed else { return .outcome(.cancelled) }
+            return .promise(try body(error))
+        }, token: token?.currentGuard)
     }
 
     /// Replaces an error with a value (throw to pass an error on).
@@ -66,11 +66,11 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        let body = cancelling(body, when: token)
-        return derive(executor, .outcome { outcome in
-            if case .rejected(let error) = outcome { return .outcome(.fulfilled(try body(error))) }
-            return .outcome(outcome)
-        })
+        derive(executor, .guardedOutcome { outcome, allowed in
+            guard case .rejected(let error) = outcome else { return .outcome(outcome) }
+            guard allowed else { return .outcome(.cancelled) }
+            return .outcome(.fulfilled(try body(error)))
+        }, token: token?.currentGuard)
     }
 
     /// Runs `body` on every outcome (cancellation too) and passes the outcome on.
@@ -90,15 +90,14 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable () throws -> Void
     ) -> Promise<Value> {
-        let body = skipping(body, when: token)
-        return derive(executor, .outcome { outcome in
+        derive(executor, .guardedOutcome { outcome, allowed in
             do {
-                try body()
+                if allowed { try body() }
             } catch {
                 if case .fulfilled = outcome { throw error }
             }
             return .outcome(outcome)
-        })
+        }, token: token?.currentGuard)
     }
 
     /// As `ensure`, waiting for the promise `body` returns before passing the
@@ -114,8 +113,8 @@ extension Promise {
         onSecondaryError: (@Sendable (any Error) -> Void)? = nil,
         _ body: @escaping @Sendable () throws -> Promise<Void>
     ) -> Promise<Value> {
-        let body = skipping(body, when: token, otherwise: { Promise<Void>(value: ()) })
-        return derive(executor, .outcome { outcome in
+        derive(executor, .guardedOutcome { outcome, allowed in
+            guard allowed else { return .outcome(outcome) }
             let cleanup: Promise<Void>
             do { cleanup = try body() } catch { cleanup = Promise<Void>(error: error) }
             return .promise(cleanup.derive(.inline, .outcome { cleanupOutcome in
@@ -128,7 +127,7 @@ extension Promise {
                 default: return .outcome(outcome)
                 }
             }))
-        })
+        }, token: token?.currentGuard)
     }
 
     /// Runs `body` on every outcome at the end of a chain.
@@ -145,10 +144,9 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable () -> Void
     ) {
-        let body = skipping(body, when: token)
-        _ = derive(executor, .outcome { outcome in
-            try body()
+        _ = derive(executor, .guardedOutcome { outcome, allowed in
+            if allowed { body() }
             return .outcome(outcome)
-        }) as Promise<Value>
+        }, token: token?.currentGuard) as Promise<Value>
     }
 }

@@ -79,11 +79,10 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        let body = skipping(body, when: token)
-        return derive(executor, .map { value in
-            try body(value)
-            return value
-        })
+        derive(executor, .guardedOutcome { outcome, allowed in
+            if allowed, case .fulfilled(let value) = outcome { try body(value) }
+            return .outcome(outcome)
+        }, token: token?.currentGuard)
     }
 
     /// Looks at the outcome, whatever it is, and passes it on unchanged.
@@ -100,11 +99,10 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Outcome<Value>) -> Void
     ) -> Promise<Value> {
-        let body = skipping(body, when: token)
-        return derive(executor, .outcome { outcome in
-            try body(outcome)
+        derive(executor, .guardedOutcome { outcome, allowed in
+            if allowed { body(outcome) }
             return .outcome(outcome)
-        })
+        }, token: token?.currentGuard)
     }
 
     /// The same promise with its value discarded.

@@ -1,6 +1,5 @@
 // Invalidation tokens on promises: cancelling at a token's invalidation or
-// an owner's deinit, and the handler wrappers the chaining methods use for
-// their `token:` parameter.
+// an owner's deinit, and the check behind the chaining methods' `token:`.
 
 extension Promise {
     /// Asks this promise to cancel at the token's next invalidation (the
@@ -54,49 +53,27 @@ public protocol PromiseTokenOwner: AnyObject {
     var promiseToken: PromiseInvalidationToken { get }
 }
 
-// The wrappers below leave `body` as it is when there is no token (no
-// allocation, no check); with one, the wrapper checks it when the handler
-// would run, after any hop to another context.
-
-/// For handlers that look on: with a token invalidated since, `body` is
-/// skipped and the outcome passes on.
-@inlinable
-func skipping<Argument>(
-    _ body: @escaping @Sendable (Argument) throws -> Void, when token: PromiseInvalidationToken?
-) -> @Sendable (Argument) throws -> Void {
-    guard let check = token?.currentGuard else { return body }
-    return { argument in if check.allows { try body(argument) } }
+/// What a handler checks where it would run: whether its code may run.
+@usableFromInline
+protocol HandlerCheck: Sendable {
+    var allows: Bool { get }
 }
 
-/// `skipping` for a handler that takes nothing; `otherwise` stands in for
-/// what it would have returned.
-@inlinable
-func skipping<Result>(
-    _ body: @escaping @Sendable () throws -> Result, when token: PromiseInvalidationToken?,
-    otherwise: @escaping @Sendable () -> Result
-) -> @Sendable () throws -> Result {
-    guard let check = token?.currentGuard else { return body }
-    return { check.allows ? try body() : otherwise() }
+/// No token: always. Empty, so a closure that captures it grows by nothing.
+@usableFromInline
+struct Unguarded: HandlerCheck {
+    @inlinable init() {}
+    @inlinable var allows: Bool { true }
 }
 
-/// `skipping` for a handler that takes nothing and returns nothing.
-@inlinable
-func skipping(
-    _ body: @escaping @Sendable () throws -> Void, when token: PromiseInvalidationToken?
-) -> @Sendable () throws -> Void {
-    skipping(body, when: token, otherwise: {})
-}
+extension TokenGuard: HandlerCheck {}
 
-/// For handlers that decide the new promise's outcome: with a token
-/// invalidated since, `body` does not run and the new promise is cancelled
-/// (a `CancellationError` thrown in a handler cancels).
-@inlinable
-func cancelling<Argument, Result>(
-    _ body: @escaping @Sendable (Argument) throws -> Result, when token: PromiseInvalidationToken?
-) -> @Sendable (Argument) throws -> Result {
-    guard let check = token?.currentGuard else { return body }
-    return { argument in
-        guard check.allows else { throw CancellationError() }
-        return try body(argument)
+extension Optional where Wrapped == TokenGuard {
+    /// Whether a handler registered with this guard may run: always without
+    /// a token.
+    @inlinable
+    var allows: Bool {
+        guard let check = self else { return true }
+        return check.allows
     }
 }

@@ -122,6 +122,18 @@ struct NowOrTests {
         #expect(settled.state_ == "fulfilled(1)")
     }
 
+    @Test("a .nowOr inside a .nowOr on a pending promise runs on the innermost context")
+    func nestedNowOr() {
+        let key = DispatchSpecificKey<Int>()
+        let queue = DispatchQueue(label: "inner")
+        queue.setSpecific(key: key, value: 5)
+        let (p, r) = Promise<Int>.pending()
+        let mapped = p.map(on: .nowOr(.nowOr(.queue(queue)))) { _ in DispatchQueue.getSpecific(key: key) }
+        r.fulfill(1)
+        queue.sync {}
+        #expect(mapped.outcome?.value == 5)
+    }
+
     @Test("progress listeners on .nowOr run on its context")
     func progressOnNowOr() {
         let queue = DispatchQueue(label: "progress")
