@@ -32,17 +32,15 @@ struct DelayedPromiseTests {
 
     @Test("the work runs on its context; .nowOr runs it on the wrapped context")
     func onContext() {
-        let key = DispatchSpecificKey<Int>()
-        let queue = DispatchQueue(label: "work")
-        queue.setSpecific(key: key, value: 9)
+        let work = MarkedQueue("work")
         let seen = Recorder<String>()
-        for context in [PromiseContext.queue(queue), .nowOr(.queue(queue))] {
+        for context in [work.context, .nowOr(work.context)] {
             let delayed = DelayedPromise<Int>(on: context) { resolver in
-                seen.record("on queue: \(DispatchQueue.getSpecific(key: key) == 9), now: \(PromiseContext.isExecutingNow)")
+                seen.record("on queue: \(work.isCurrent), now: \(PromiseContext.isExecutingNow)")
                 resolver.fulfill(1)
             }
             let promise = delayed.promise
-            queue.sync {}
+            work.queue.sync {}
             #expect(promise.state_ == "fulfilled(1)")
         }
         #expect(seen.events == ["on queue: true, now: false", "on queue: true, now: false"])

@@ -3,6 +3,22 @@ import Testing
 @testable import PromiseEngine
 import PromiseTestSupport
 
+/// A serial queue that code can ask whether it runs on.
+struct MarkedQueue: Sendable {
+    let queue: DispatchQueue
+    private let key = DispatchSpecificKey<Bool>()
+
+    init(_ label: String) {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: true)
+    }
+
+    /// Whether the caller runs on this queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+    /// Handlers on this queue.
+    var context: PromiseContext { .queue(queue) }
+}
+
 @Suite("Executors")
 struct ExecutorTests {
     @Test("inline handlers run on the settling thread, at once")
@@ -69,16 +85,14 @@ struct NowOrTests {
 
     @Test("on a pending promise, a .nowOr handler runs later on its context, not executing now")
     func pendingRunsOnContext() {
-        let key = DispatchSpecificKey<Int>()
-        let queue = DispatchQueue(label: "later")
-        queue.setSpecific(key: key, value: 3)
+        let later = MarkedQueue("later")
         let seen = Recorder<String>()
         let (p, r) = Promise<Int>.pending()
-        let done = p.done(on: .nowOr(.queue(queue))) { _ in
-            seen.record("on queue: \(DispatchQueue.getSpecific(key: key) == 3), now: \(PromiseContext.isExecutingNow)")
+        let done = p.done(on: .nowOr(later.context)) { _ in
+            seen.record("on queue: \(later.isCurrent), now: \(PromiseContext.isExecutingNow)")
         }
         r.fulfill(1)
-        queue.sync {}
+        later.queue.sync {}
         #expect(done.state_ == "fulfilled(())")
         #expect(seen.events == ["on queue: true, now: false"])
     }
@@ -124,14 +138,12 @@ struct NowOrTests {
 
     @Test("a .nowOr inside a .nowOr on a pending promise runs on the innermost context")
     func nestedNowOr() {
-        let key = DispatchSpecificKey<Int>()
-        let queue = DispatchQueue(label: "inner")
-        queue.setSpecific(key: key, value: 5)
+        let inner = MarkedQueue("inner")
         let (p, r) = Promise<Int>.pending()
-        let mapped = p.map(on: .nowOr(.nowOr(.queue(queue)))) { _ in DispatchQueue.getSpecific(key: key) }
+        let mapped = p.map(on: .nowOr(.nowOr(inner.context))) { _ in inner.isCurrent }
         r.fulfill(1)
-        queue.sync {}
-        #expect(mapped.outcome?.value == 5)
+        inner.queue.sync {}
+        #expect(mapped.outcome?.value == true)
     }
 
     @Test("progress listeners on .nowOr run on its context")

@@ -65,23 +65,21 @@ struct SharingTests {
 
     @Test("an asynchronous callback: the request goes up after it ran on its queue")
     func asynchronousCallback() {
-        let queue = DispatchQueue(label: "cache")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 1)
+        let cache = MarkedQueue("cache")
         let order = Recorder<String>()
         let (root, rootResolver) = Promise<Int>.pending()
         rootResolver.onCancel {
             order.record("root asked")
             rootResolver.cancel()
         }
-        let shared = root.propagatingCancellation(on: .queue(queue)) { _ in
-            order.record("callback on queue: \(DispatchQueue.getSpecific(key: key) == 1)")
+        let shared = root.propagatingCancellation(on: cache.context) { _ in
+            order.record("callback on queue: \(cache.isCurrent)")
         }
-        queue.suspend()
+        cache.queue.suspend()
         shared.makeChild().cancel()
         #expect(order.events.isEmpty)
-        queue.resume()
-        queue.sync {}
+        cache.queue.resume()
+        cache.queue.sync {}
         #expect(order.events == ["callback on queue: true", "root asked"])
     }
 

@@ -135,8 +135,8 @@ let relayed = Promise<Int>.pending()
 Promise.value(5).relay(to: relayed.resolver)
 check(joined == "Ada" && chained == 4 && relayed.promise.outcome?.value == 5, "join, chain and relay")
 
-var none = (1...3).makeIterator()
-let refused = when(fulfilled: AnyIterator { none.next().map { Promise.value($0) } }, concurrently: 0)
+var numbers = (1...3).makeIterator()
+let refused = when(fulfilled: AnyIterator { numbers.next().map { Promise.value($0) } }, concurrently: 0)
 if case PromiseError.badInput? = refused.outcome?.error {
     check(true, "concurrently: 0 rejects with badInput")
 } else {
