@@ -2,6 +2,8 @@
 // promise-run: a workflow runner built on PromiseEngine.
 // No package dependencies: the Swift toolchain (Foundation, Dispatch,
 // Synchronization, Swift Testing) is all the product builds on.
+// Linux only: the runner is built on epoll, pidfds, signalfd, inotify and
+// /proc (PromiseEngine alone is plain Swift and builds anywhere).
 import PackageDescription
 
 let package = Package(

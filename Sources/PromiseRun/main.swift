@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // Thin: the stopping signals blocked and read before anything else (the
 // constructor in CRunnerStart did it already for a binary named

@@ -1,8 +1,6 @@
 import CRunnerStart
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reads the runner's stopping signals, SIGINT, SIGTERM and SIGHUP (a
 /// closed terminal or SSH session), also when they are sent only to its

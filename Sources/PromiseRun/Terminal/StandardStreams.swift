@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import RunnerSystem
 
 /// Writing to standard output and error, and what kind of files they are.

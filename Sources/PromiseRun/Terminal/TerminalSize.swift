@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The terminal's width, to keep live lines from wrapping.
 enum TerminalSize {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Files matching a glob (`*`, `?`, `**`), relative to `base`: the one
 /// matcher of `sources`, `generates`, the shared cache and what a restore

@@ -1,9 +1,7 @@
-#if canImport(Glibc)
 import Glibc
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
-#endif
 
 /// `include "PATH"` (spec §12): before parsing, each `include` line at the
 /// top level (at the start of its line) is turned into a comment and the

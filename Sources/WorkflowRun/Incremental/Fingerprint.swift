@@ -1,9 +1,7 @@
-#if canImport(Glibc)
 import Glibc
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
-#endif
 
 /// What decides whether a step with `sources` is up to date (spec §13):
 /// the names and contents of the files its `sources` match, and its

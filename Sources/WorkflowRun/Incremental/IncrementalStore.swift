@@ -1,10 +1,8 @@
-#if canImport(Glibc)
 import Glibc
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 import JSON
-#endif
 
 /// `.promise-run/` beside the workflow file: per step, the fingerprint of
 /// its last successful run and what it produced (exit code, output tails,
