@@ -29,9 +29,10 @@ let package = Package(
         .target(name: "JSON"),
         // What a workflow is: the graph, templates and expectations, source
         // ranges, durations, and the step contract (StepRunner,
-        // StepContext, StepResult, StepFailure). It imports only the
-        // promises and the system, so the compiler keeps it at the bottom.
-        .target(name: "WorkflowModel", dependencies: ["JSON", "PromiseEngine", "RunnerSystem"]),
+        // StepContext, StepResult, StepFailure). It imports only JSON and
+        // the promises (not the system: it reads no file), so the compiler
+        // keeps it at the bottom.
+        .target(name: "WorkflowModel", dependencies: ["JSON", "PromiseEngine"]),
         // The workflow language: lexer, parser, checker, lowering to the
         // model's graph, formatter. Nothing below it, and not the executor,
         // may import it.
