@@ -193,6 +193,31 @@ struct MetricsEndToEndTests {
         #expect(failed["exit"] as? Int == 1 && failed["latencySeconds"] is Double && failed["attempt"] as? Int == 1)
     }
 
+    @Test("--events are written while the run goes (a second at most), and an interrupted run still ends with run-end")
+    func eventsWhileRunning() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("test.workflow", """
+        workflow "long"
+        first: log "started"
+        wait: sh "sleep 60"
+        """)
+        let run = try RunningBinary(["--events", "events.jsonl", "--color", "never", "test.workflow"], in: space.folder)
+        // A few lines, far from filling the buffer: only the timer writes them.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !(space.read("events.jsonl") ?? "").contains("\"id\":\"wait\""), run.process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let early = try Self.events(space.read("events.jsonl") ?? "")
+        #expect(early.map { $0["event"] as? String ?? "?" } == ["run-start", "step-start", "step-end", "step-start"], "\(early)")
+        run.send(SIGTERM)
+        #expect(try await run.waitForExit(timeout: .seconds(60)) == 143)
+        let events = try Self.events(try #require(space.read("events.jsonl")))
+        let end = try #require(events.last)
+        #expect(end["event"] as? String == "run-end" && end["status"] as? String == "interrupted" && end["exitCode"] as? Int == 143)
+        #expect(events.contains { $0["event"] as? String == "step-end" && $0["id"] as? String == "wait" && $0["status"] as? String == "cancelled" })
+    }
+
     @Test("--events -: standard output carries the events alone; the console goes to standard error")
     func eventsOnStandardOutput() throws {
         let space = try Workspace()
