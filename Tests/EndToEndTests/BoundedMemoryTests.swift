@@ -77,6 +77,30 @@ struct BoundedMemoryTests {
         #expect(peaks[1] < peaks[0] + 8 * 1024, "peaks \(peaks) KiB")
     }
 
+    @Test("with --events and --metrics-listen, memory stays flat too: 100,000 runs of a label peak where 10,000 do")
+    func flatWhileWatched() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        var peaks: [Int] = []
+        for count in [10_000, 100_000] {
+            try space.write("many.workflow", """
+            workflow "many"
+            repeat \(count) parallel limit 64 {
+              tick: sleep 0ms
+            }
+            """)
+            let (exit, printed, peak) = try await measured(["--color", "never", "--events", space.path("events.jsonl"),
+                                                            "--metrics-listen", "127.0.0.1:\(freeLoopbackPort())",
+                                                            space.path("many.workflow")], in: space)
+            #expect(exit == 0, "\(printed)")
+            peaks.append(peak)
+            let lines = try String(contentsOfFile: space.path("events.jsonl"), encoding: .utf8).split(separator: "\n")
+            // run-start, a start and an end a run, group-end, run-end.
+            #expect(lines.count == 2 * count + 3)
+        }
+        #expect(peaks[1] < peaks[0] + 8 * 1024, "peaks \(peaks) KiB")
+    }
+
     @Test("with no report to write, a run keeps the steps that did not succeed and counts the rest; a report still gets every step")
     func successesCountedWithoutAReport() throws {
         let space = try Workspace()

@@ -20,8 +20,15 @@ final class EventStream: ExecutionObserver, Sendable {
     private let descriptor: Int32
     private let closesDescriptor: Bool
     private let state = Lock(State())
-    /// The run's mask, set once the executor exists.
-    private let mask = Lock<(@Sendable (String) -> String)?>(nil)
+    /// The run's mask, set once the executor exists. In a struct: a bare
+    /// function type in the lock's generic state would be re-wrapped in a
+    /// reabstraction thunk at each access, and a million events would
+    /// nest a million thunks.
+    private struct Mask: Sendable {
+        var apply: @Sendable (String) -> String
+    }
+
+    private let mask = Lock<Mask?>(nil)
     private static let flushBytes = 64 * 1024
 
     private init(descriptor: Int32, closesDescriptor: Bool) {
@@ -62,11 +69,11 @@ final class EventStream: ExecutionObserver, Sendable {
 
     /// Masks what the stream writes itself with the run's mask.
     func masking(with mask: @escaping @Sendable (String) -> String) {
-        self.mask.withLock { $0 = mask }
+        self.mask.withLock { $0 = Mask(apply: mask) }
     }
 
     private func masked(_ text: String) -> String {
-        mask.withLock { $0 }?(text) ?? text
+        mask.withLock { $0 }?.apply(text) ?? text
     }
 
     // MARK: - Events
