@@ -96,14 +96,7 @@ if [ "$what" = all ] || [ "$what" = memory ]; then
         load.workflow > soak.out 2>&1 &
     pid=$!
     scrape "$pid" &
-    : > rss.txt
-    while kill -0 "$pid" 2>/dev/null; do
-        rss="$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        hwm="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        [ -n "$rss" ] && echo "$SECONDS $rss $hwm" >> rss.txt
-        sleep 10
-    done
-    wait "$pid" || true
+    sample_rss "$pid"
     wait
     python3 - <<'PY'
 import json

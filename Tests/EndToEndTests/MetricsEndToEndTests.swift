@@ -258,19 +258,9 @@ struct MetricsEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         // A port another socket listens on.
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (holder, port) = loopbackSocket()
         defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) }
-        }
         try #require(listen(holder, 4) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let (run, _) = try space.run("""
         workflow "never"
         touch: sh "echo ran > ran.txt"

@@ -18,7 +18,6 @@ final class EventStream: ExecutionObserver, Sendable {
     }
 
     private let descriptor: Int32
-    private let closesDescriptor: Bool
     private let state = Lock(State())
     /// The run's mask, set once the executor exists. In a struct: a bare
     /// function type in the lock's generic state would be re-wrapped in a
@@ -31,9 +30,8 @@ final class EventStream: ExecutionObserver, Sendable {
     private let mask = Lock<Mask?>(nil)
     private static let flushBytes = 64 * 1024
 
-    private init(descriptor: Int32, closesDescriptor: Bool) {
+    private init(descriptor: Int32) {
         self.descriptor = descriptor
-        self.closesDescriptor = closesDescriptor
         state.withLock { $0.buffer.reserveCapacity(Self.flushBytes + 4096) }
     }
 
@@ -47,13 +45,13 @@ final class EventStream: ExecutionObserver, Sendable {
                 let reason = systemReason(errno)
                 return .failure(LiveOutputError(message: "\(Option.events.spec.long) -: cannot set standard output aside: \(reason)"))
             }
-            return .success(EventStream(descriptor: events, closesDescriptor: true))
+            return .success(EventStream(descriptor: events))
         }
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             return .failure(LiveOutputError(message: "\(Option.events.spec.long) \(path): cannot write it: \(systemReason(errno))"))
         }
-        return .success(EventStream(descriptor: fd, closesDescriptor: true))
+        return .success(EventStream(descriptor: fd))
     }
 
     /// Starts the timer that writes what waits at least once a second.
@@ -155,7 +153,8 @@ final class EventStream: ExecutionObserver, Sendable {
         // Under the lock: lines reach the file in the order they were made.
         state.withLock { state in
             guard !state.buffer.isEmpty else { return }
-            Self.writeAll(state.buffer, to: descriptor)
+            // A reader that went away: the run goes on without it.
+            state.buffer.withUnsafeBytes { StandardStreams.write($0, to: descriptor) }
             state.buffer.removeAll(keepingCapacity: true)
         }
     }
@@ -166,22 +165,7 @@ final class EventStream: ExecutionObserver, Sendable {
         state.withLock { state in
             guard !state.closed else { return }
             state.closed = true
-            if closesDescriptor { _ = Glibc.close(descriptor) }
-        }
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    // A reader that went away: the run goes on without it.
-                    return
-                }
-                offset += written
-            }
+            _ = Glibc.close(descriptor)
         }
     }
 }

@@ -78,9 +78,10 @@ package final class LoopHTTPServer: Sendable {
     package static func listen(_ address: String, loop: EventLoop = .shared,
                                respond: @escaping @Sendable (_ method: String, _ path: String) -> Response)
         -> Result<LoopHTTPServer, ListenError> {
-        guard let (family, host, port) = parse(address) else {
-            return .failure(ListenError(description: "'\(address)' is not an address and a port (127.0.0.1:9464, [::1]:9464)"))
-        }
+        let malformed = ListenError(description: "'\(address)' is not an address and a port (127.0.0.1:9464, [::1]:9464)")
+        guard let (family, host, port) = parse(address) else { return .failure(malformed) }
+        var bytes = in6_addr()
+        guard inet_pton(family, host, &bytes) == 1 else { return .failure(malformed) }
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(ListenError(description: "cannot listen on \(address): \(systemReason(errno))")) }
         var one: Int32 = 1
@@ -90,24 +91,15 @@ package final class LoopHTTPServer: Sendable {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &socketAddress.sin6_addr) == 1 else {
-                Glibc.close(fd)
-                return .failure(ListenError(description: "'\(address)' is not an address and a port (127.0.0.1:9464, [::1]:9464)"))
-            }
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            socketAddress.sin6_addr = bytes
+            bound = Self.bind(fd, &socketAddress)
         } else {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, host, &socketAddress.sin_addr) == 1 else {
-                Glibc.close(fd)
-                return .failure(ListenError(description: "'\(address)' is not an address and a port (127.0.0.1:9464, [::1]:9464)"))
-            }
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            // inet_pton wrote the 4 bytes of an IPv4 address first.
+            socketAddress.sin_addr = withUnsafeBytes(of: bytes) { $0.loadUnaligned(as: in_addr.self) }
+            bound = Self.bind(fd, &socketAddress)
         }
         guard bound == 0, Glibc.listen(fd, 64) == 0 else {
             let reason = systemReason(errno)
@@ -117,6 +109,13 @@ package final class LoopHTTPServer: Sendable {
         let server = LoopHTTPServer(loop: loop, listener: fd, port: port == 0 ? boundPort(fd) : port, respond: respond)
         loop.register(fd, token: server.token, events: csh_epollin()) { [server] _ in server.acceptAll() }
         return .success(server)
+    }
+
+    /// Binds `fd` to `socketAddress` (a `sockaddr_in` or `sockaddr_in6`).
+    private static func bind<Address>(_ fd: Int32, _ socketAddress: inout Address) -> Int32 {
+        withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// `HOST:PORT` or `[HOST]:PORT`: the family, the host and the port.
