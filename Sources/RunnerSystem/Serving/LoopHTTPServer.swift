@@ -11,8 +11,11 @@ import PromiseEngine
 package final class LoopHTTPServer: Sendable {
     /// What a request gets.
     package struct Response: Sendable {
+        /// The status code (200, 404, ...).
         package var status: Int
+        /// The `Content-Type` header's value.
         package var contentType: String
+        /// The body, sent as UTF-8 with its `Content-Length`.
         package var body: String
 
         /// A response of `status` with `body` as `contentType`.
