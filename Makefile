@@ -29,15 +29,14 @@ release:
 	$(SWIFT) build -c release $(STATIC) $(LINK_STDCXX) --product promise-run
 
 # The whole suite: unit, end-to-end (the built binary on real workflows
-# against real processes, files and a local HTTP server). Warnings are errors.
-# On failure the failing tests' lines are repeated last, where a CI log's
-# tail shows them.
+# against real processes, files and a local HTTP server). Warnings are
+# errors. The project is its own first user: this builds the binary, then
+# runs the target `test` of ci.workflow (the build, then the suite through
+# .ci/suite, which repeats the failing tests' lines last, where a CI log's
+# tail shows them).
 test:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	@mkdir -p .build
-	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log || { \
-		echo "== what failed (the whole output: .build/test-output.log)"; \
-		.ci/failed-tests .build/test-output.log; exit 1; }
+	"$$($(SWIFT) build --show-bin-path)/promise-run" ci.workflow test
 
 # The engine's concurrency stress tests under ThreadSanitizer.
 test-tsan:

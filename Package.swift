@@ -21,20 +21,24 @@ let package = Package(
         // descriptor limit, change watching and the event loop. At the
         // bottom, beside the promises: nothing here knows of workflows.
         .target(name: "RunnerSystem", dependencies: ["PromiseEngine", "CSystemShims"]),
+        // JSON on its own: values, the parser, paths, the one writer of
+        // strings. No dependencies: the language server's protocol and the
+        // model both stand on it.
+        .target(name: "JSON"),
         // What a workflow is: the graph, templates and expectations, source
-        // ranges, durations, JSON, and the step contract (StepRunner,
+        // ranges, durations, and the step contract (StepRunner,
         // StepContext, StepResult, StepFailure). It imports only the
         // promises and the system, so the compiler keeps it at the bottom.
-        .target(name: "WorkflowModel", dependencies: ["PromiseEngine", "RunnerSystem"]),
+        .target(name: "WorkflowModel", dependencies: ["JSON", "PromiseEngine", "RunnerSystem"]),
         // The workflow language: lexer, parser, checker, lowering to the
         // model's graph, formatter. Nothing below it, and not the executor,
         // may import it.
-        .target(name: "WorkflowLanguage", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .target(name: "WorkflowLanguage", dependencies: ["JSON", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // Running a workflow: orchestration, resolving templates into the
         // steps that run, records, scheduling, incremental steps, and the
         // renderers (tree, DOT, Mermaid, JSON, dry run). Built on the model;
         // it never sees the language.
-        .target(name: "WorkflowRun", dependencies: ["WorkflowModel", "PromiseEngine", "RunnerSystem"]),
+        .target(name: "WorkflowRun", dependencies: ["JSON", "WorkflowModel", "PromiseEngine", "RunnerSystem"]),
         // ThreadSanitizer annotations for Mutex (header only, no cost when
         // TSan is off).
         .target(name: "CSyncAnnotations"),
@@ -43,20 +47,20 @@ let package = Package(
         .target(name: "CSystemShims"),
         // The step kinds: processes, HTTP, files.
         // Steps take the model's steps and contract, never the language or the executor.
-        .target(name: "Steps", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine", "CSystemShims"]),
+        .target(name: "Steps", dependencies: ["JSON", "WorkflowModel", "RunnerSystem", "PromiseEngine", "CSystemShims"]),
         // The executable's first moments: its stopping signals blocked
         // before any thread starts, read later from a signalfd.
         .target(name: "CRunnerStart"),
         // JSON-RPC 2.0 with the LSP base protocol's framing: messages, ids,
         // errors, and a connection over two descriptors. Knows nothing of
-        // workflows (the model's JSON is its only import).
-        .target(name: "JSONRPC", dependencies: ["WorkflowModel"]),
+        // workflows (JSON is its only import).
+        .target(name: "JSONRPC", dependencies: ["JSON"]),
         // `promise-run lsp` (spec §18): the protocol's values, open
         // documents, and the features, over the language's analysis and its
         // one table of words.
-        .target(name: "LanguageServer", dependencies: ["JSONRPC", "WorkflowLanguage", "WorkflowModel", "RunnerSystem"]),
+        .target(name: "LanguageServer", dependencies: ["JSON", "JSONRPC", "WorkflowLanguage", "WorkflowModel", "RunnerSystem"]),
         // The executable: arguments, wiring, console and reports.
-        .executableTarget(name: "PromiseRun", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
+        .executableTarget(name: "PromiseRun", dependencies: ["JSON", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
                                                                     "CRunnerStart", "LanguageServer"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
@@ -64,16 +68,21 @@ let package = Package(
         .testTarget(name: "PromiseEngineTests", dependencies: ["PromiseEngine", "PromiseTestSupport"]),
         // Workflow text compiled as the command compiles it, for the tests below.
         .target(name: "WorkflowTestSupport", dependencies: ["WorkflowLanguage", "WorkflowModel"], path: "Tests/WorkflowTestSupport"),
-        .testTarget(name: "WorkflowModelTests", dependencies: ["WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // The system layer on its own: the event loop, timers, the pacer,
+        // the watcher, globbing, SHA-256.
+        .testTarget(name: "RunnerSystemTests", dependencies: ["RunnerSystem", "PromiseEngine"]),
+        // JSON on its own: the parser against RFC 8259's cases, paths, values.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "WorkflowModelTests", dependencies: ["WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
         // (Its parser and robustness tests also render what they parse.)
-        .testTarget(name: "WorkflowLanguageTests", dependencies: ["WorkflowLanguage", "WorkflowModel", "WorkflowRun", "RunnerSystem",
+        .testTarget(name: "WorkflowLanguageTests", dependencies: ["WorkflowLanguage", "WorkflowModel", "JSON", "WorkflowRun", "RunnerSystem",
                                                                   "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
         .testTarget(name: "WorkflowRunTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem",
                                                              "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
-        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
         .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
         // The language server's pieces on their own: framing, messages, positions, contexts.
-        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "WorkflowModel"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "JSON", "WorkflowModel"]),
         // Runs the built `promise-run` binary on real workflow files.
         .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
 
@@ -83,7 +92,7 @@ let package = Package(
         // the PromiseEngine product only.
         .executableTarget(
             name: "StepsBench",
-            dependencies: ["Steps", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
+            dependencies: ["JSON", "Steps", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"],
             path: "Benchmarks/Sources/StepsBench"
         ),
         .executableTarget(

@@ -5,6 +5,7 @@
 
 _Thread_local long csync_propagation_depth = 0;
 _Thread_local void *csync_propagation_deferred = 0;
+_Thread_local int csync_executing_now_flag = 0;
 
 void csync_backoff(unsigned round) {
     if (round < 16) {

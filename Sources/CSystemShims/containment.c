@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+extern char **environ;
+
 /* Raw system calls and no allocation: the same code serves the runner
  * (any thread) and the watchdog (a child forked from a threaded process,
  * where only async-signal-safe calls may be made). */
@@ -223,6 +225,13 @@ int csh_start_watchdog(const char *prefix) {
         syscall(SYS_rt_sigaction, (long)SIGPIPE, &ignore, NULL, 8L);
         unsigned long empty = 0;
         syscall(SYS_rt_sigprocmask, (long)SIG_SETMASK, &empty, NULL, 8L);
+        /* The marks it inherited (promise-run inside a step of another)
+         * renamed in its own copy of the environment, which /proc shows:
+         * the outer run must not take the watchdog, still sweeping as the
+         * inner run ends, for a process its step left behind. */
+        for (char **entry = environ; entry != NULL && *entry != NULL; entry++) {
+            if (strncmp(*entry, "PROMISE_RUN_STEP=", 17) == 0) (*entry)[0] = '_';
+        }
         char byte;
         for (;;) {
             long got = csh_sys_read(keep, &byte, 1);

@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-import WorkflowModel
+import JSON
 
 /// JSON-RPC over a pair of descriptors (the language server's stdin and
 /// stdout): a thread reads frames and hands each message to `receive`, in

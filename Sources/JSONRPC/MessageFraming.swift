@@ -1,4 +1,4 @@
-import WorkflowModel
+import JSON
 
 /// The base protocol's framing (LSP 3.17, "Base Protocol"): each message
 /// is a header part (`Content-Length: N`, optionally `Content-Type`, each
@@ -102,7 +102,9 @@ package struct FrameReader: Sendable {
                 return .failure(HeaderProblem(message: "a header line without ':' (\(line.prefix(60)))"))
             }
             let name = line[..<colon].lowercased()
-            let value = Filter.trimmed(String(line[line.index(after: colon)...]))
+            // A header's value without the spaces and tabs around it (RFC 9110, OWS).
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }.reversed()
+                .drop { $0 == " " || $0 == "\t" }.reversed())
             if name == "content-length" {
                 guard let number = Int(value), number >= 0 else {
                     return .failure(HeaderProblem(message: "Content-Length is not a number (\(value.prefix(40)))"))

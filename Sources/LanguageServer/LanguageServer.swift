@@ -4,6 +4,7 @@ import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
+import JSON
 
 /// `promise-run lsp` (spec §18): the Language Server Protocol 3.17 over
 /// standard input and output. Messages are handled one at a time, in

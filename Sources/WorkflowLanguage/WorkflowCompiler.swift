@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 /// The result of reading a workflow file: the workflow when it has no
 /// errors, and every diagnostic found.

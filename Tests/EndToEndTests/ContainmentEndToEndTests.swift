@@ -41,4 +41,24 @@ struct ContainmentEndToEndTests {
         #expect(!run.stderr.contains("'quiet' left"), "a detached step's processes end without a warning")
         #expect(processes(containing: URL(fileURLWithPath: sleeper).lastPathComponent).isEmpty)
     }
+
+    @Test("promise-run inside a step of another promise-run (a CI workflow running a build's own workflow) still contains its own steps' processes")
+    func nestedRunsKeepTheirMarks() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleeper = try markedSleep(in: space.folder)
+        let binary = try #require(Binary.url).path
+        try space.write("inner.workflow", """
+        server: sh "setsid \(sleeper) 302 &"
+        """)
+        // A shell passes one value of a variable on: the inner run's mark
+        // must not be lost to the outer's.
+        let run = try space.run("""
+        outer: exec "\(binary)" "--color" "never" "inner.workflow"
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("warning: 'server' left '\(sleeper) 302'"), "\(run.stdout)\(run.stderr)")
+        #expect(!run.stderr.contains("'outer' left"), "the inner run ended its own leftovers: \(run.stderr)")
+        #expect(processes(containing: URL(fileURLWithPath: sleeper).lastPathComponent).isEmpty)
+    }
 }

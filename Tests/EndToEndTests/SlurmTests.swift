@@ -108,16 +108,21 @@ struct SlurmTests {
         // or running (squeue reads SLURM_CONF from the environment).
         let count = "jobs=$(squeue --noheader --states=PENDING,RUNNING,SUSPENDED --format=%j) || exit 9; "
             + "echo \\\"$jobs\\\" | grep -c '^pr-' || true"
+        // The local lanes end once the job's task has started (so srun has
+        // said its job id), however long a loaded machine takes to get there.
+        func started(_ name: String) -> String {
+            "for i in $(seq 1200); do [ -e \(name) ] && break; sleep 0.1; done"
+        }
         let run = try await cluster.run("""
         race {
-          slow: sh "sleep 120" { executor slurm }
-          quick: sh "sleep 1"
+          slow: sh "touch slow.started; sleep 120" { executor slurm }
+          quick: sh "\(started("slow.started"))"
         }
         afterRace: sh "\(count)"
         sequence {
           parallel {
-            long: sh "sleep 120" { executor slurm }
-            broken: sh "sleep 1; exit 1"
+            long: sh "touch long.started; sleep 120" { executor slurm }
+            broken: sh "\(started("long.started")); exit 1"
           }
           catch {
             afterFailure: sh "\(count)"

@@ -87,6 +87,21 @@ struct PromiseKitSpellingsTests {
         #expect(try await all.value == (1...20).map { $0 * 10 })
         #expect(made.value == 20)
     }
+
+    @Test("concurrently: 0 or less rejects with a bad-input error and makes nothing", arguments: [0, -1, Int.min])
+    func iteratorBadLimit(limit: Int) {
+        let made = Mutexed<Int>(0)
+        let all = when(fulfilled: AnyIterator { () -> Promise<Int>? in
+            made.update { $0 += 1 }
+            return .value(1)
+        }, concurrently: limit)
+        guard case PromiseError.badInput(let what)? = all.outcome?.error else {
+            Issue.record("expected a bad-input rejection, got \(all.state_)")
+            return
+        }
+        #expect(what.contains("\(limit)"))
+        #expect(made.value == 0)
+    }
 }
 
 extension PromiseKitSpellingsTests {

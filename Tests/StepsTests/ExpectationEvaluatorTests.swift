@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowModel
 import Testing
 @testable import Steps
+import JSON
 
 /// The decisions of the evaluator on results made by hand (the process and
 /// HTTP suites check them end to end).

@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowModel
 import Testing
 @testable import Steps
+import JSON
 
 @Suite("HTTP expectations and captures")
 struct HTTPExpectationTests {

@@ -4,6 +4,7 @@ import PromiseEngine
 import WorkflowModel
 import Testing
 @testable import Steps
+import JSON
 
 @Suite("HTTP steps")
 struct HTTPStepTests {

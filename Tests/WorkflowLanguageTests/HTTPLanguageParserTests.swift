@@ -4,6 +4,7 @@ import PromiseTestSupport
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 import WorkflowTestSupport
+import JSON
 
 /// Spec §11's forms as the parser reads them, and their mistakes.
 @Suite("Parser: HTTP language (spec §11)")

@@ -5,6 +5,7 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 @testable import WorkflowRun
 import WorkflowTestSupport
+import JSON
 
 @Suite("Parser")
 struct ParserTests {

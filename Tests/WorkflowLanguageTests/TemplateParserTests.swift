@@ -5,6 +5,7 @@ import PromiseTestSupport
 @testable import WorkflowModel
 @testable import WorkflowLanguage
 import WorkflowTestSupport
+import JSON
 
 @Suite("Templates")
 struct TemplateParserTests {

@@ -1,6 +1,7 @@
 import Testing
 @testable import PromiseEngine
 @testable import WorkflowModel
+import JSON
 
 @Suite("StepResult fields")
 struct StepResultFieldsTests {

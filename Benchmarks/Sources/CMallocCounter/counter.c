@@ -42,3 +42,6 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     *out = pointer;
     return 0;
 }
+
+extern size_t malloc_usable_size(void *);
+size_t malloc_counter_chunk(void *pointer) { return malloc_usable_size(pointer) + sizeof(size_t); }

@@ -13,6 +13,7 @@ enum AllocationCases {
     static func table() -> [(String, Double, Double?)] {
         malloc_counter_start()
         let loop = EmbeddedEventLoop()
+        let token = PromiseInvalidationToken()
         return [
             ("a pending promise", per { keep in
                 keep.append(Promise<Int>.pending().resolver)
@@ -24,7 +25,11 @@ enum AllocationCases {
             }, bytes { keep in
                 keep.append(loop.makePromise(of: Int.self))
             }),
+            ("the malloc chunk of a pending promise (bytes)", chunk(of: Promise<Int>.pending().promise),
+             chunk(of: loop.makePromise(of: Int.self).futureResult)),
             ("a `map` link, then fulfilled", chain { $0.map { $0 &+ 1 } }, nioChain(loop) { $0.map { $0 &+ 1 } }),
+            ("a `map(token:)` link, then fulfilled (NIO: a `map` link; it has no tokens)", chain { $0.map(token: token) { $0 &+ 1 } },
+             nioChain(loop) { $0.map { $0 &+ 1 } }),
             ("a `then` link returning a settled promise", chain { $0.then { Promise(value: $0 &+ 1) } },
              nioChain(loop) { future in future.flatMap { future.eventLoop.makeSucceededFuture($0 &+ 1) } }),
             ("a `recover` link", chain { $0.recover { _ in 0 } }, nioChain(loop) { $0.recover { _ in 0 } }),
@@ -93,6 +98,13 @@ enum AllocationCases {
     /// Bytes requested from malloc per call of `body` (as `per`).
     static func bytes(_ body: (inout [Any]) -> Void) -> Double {
         per(counting: malloc_counter_bytes, body)
+    }
+
+    /// The malloc chunk `object` lives in (bytes).
+    static func chunk(of object: AnyObject) -> Double {
+        withExtendedLifetime(object) {
+            Double(malloc_counter_chunk(Unmanaged.passUnretained(object).toOpaque()))
+        }
     }
 
     /// Allocations made while `body` runs.

@@ -28,6 +28,22 @@ enum EngineCases {
         return time
     }
 
+    /// (b) with a token on every link: `map(token:)`, the token never
+    /// invalidated. Its cost over (b) is the "token on a callback".
+    static func chainWithToken(links: Int) -> Double {
+        let token = PromiseInvalidationToken()
+        var tail: Promise<Int>?
+        let time = nanosecondsPer(links) {
+            let (head, resolver) = Promise<Int>.pending()
+            var current = head
+            for _ in 0..<links { current = current.map(token: token) { $0 &+ 1 } }
+            resolver.fulfill(0)
+            tail = current
+        }
+        precondition(tail?.outcome?.value == links)
+        return time
+    }
+
     static func when(count: Int) -> Double {
         var result: Promise<[Int]>?
         let time = nanosecondsPer(count) {

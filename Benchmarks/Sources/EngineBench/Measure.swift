@@ -7,6 +7,7 @@ func measure(library: String, caseID: String) -> Double {
     case ("PromiseEngine", "b"): return EngineCases.chain(links: 100_000)
     case ("PromiseEngine", "c"): return EngineCases.when(count: 100_000)
     case ("PromiseEngine", "d"): return EngineCases.memory(count: 4_000_000)
+    case ("PromiseEngine", "e"): return EngineCases.chainWithToken(links: 100_000)
     case ("NIO", "a"): return NIOCases.createMapFulfil(count: 1_000_000)
     case ("NIO", "b"): return NIOCases.chain(links: 100_000)
     case ("NIO", "c"): return NIOCases.when(count: 100_000)
@@ -19,6 +20,7 @@ func measure(library: String, caseID: String) -> Double {
     case ("Concurrency", "b"): return ConcurrencyCases.chain(links: 100_000)
     case ("Concurrency", "c"): return ConcurrencyCases.when(count: 100_000)
     case ("Concurrency", "d"): return ConcurrencyCases.memory(count: 100_000)
+    case (_, "e"): return .nan  // tokens are PromiseEngine's (Tomorrowland's) alone
     default: fatalError("unknown \(library) \(caseID)")
     }
 }

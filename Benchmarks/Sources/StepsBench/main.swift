@@ -19,6 +19,7 @@ import Steps
 import Synchronization
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// Peak and current resident memory of this process, in MiB.
 func memory() -> (peak: Double, current: Double) {

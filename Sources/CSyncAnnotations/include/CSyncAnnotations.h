@@ -28,6 +28,13 @@ static inline long csync_propagation_current_depth(void) { return csync_propagat
 static inline void *csync_propagation_deferred_get(void) { return csync_propagation_deferred; }
 static inline void csync_propagation_deferred_set(void *list) { csync_propagation_deferred = list; }
 
+// Whether this thread runs a handler that PromiseContext.nowOr runs at once
+// (PromiseContext.isExecutingNow), saved and restored around each.
+extern _Thread_local int csync_executing_now_flag;
+
+static inline int csync_executing_now(void) { return csync_executing_now_flag; }
+static inline void csync_set_executing_now(int flag) { csync_executing_now_flag = flag; }
+
 // For PromiseEngine's spin lock: a hint to the CPU that this thread is
 // spinning (PAUSE on x86, YIELD on arm), and giving up the processor.
 static inline void csync_spin_hint(void) {

@@ -2,6 +2,7 @@ import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
+import JSON
 
 /// Completion (spec §18): statements, step kinds, the attributes the step
 /// at the cursor takes, labels after `needs`, and after `{{`: variables,

@@ -2,6 +2,7 @@ import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
+import JSON
 
 /// `check`'s diagnostics as LSP diagnostics, by the file they are in: the
 /// document, or an included file (then with a related location at the

@@ -2,6 +2,7 @@ import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
+import JSON
 
 /// Hover, go to definition, find references and rename, over the
 /// analysis's index; and the `include` lines, whose path leads to the file.

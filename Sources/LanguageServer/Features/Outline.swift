@@ -1,6 +1,7 @@
 import JSONRPC
 import WorkflowLanguage
 import WorkflowModel
+import JSON
 
 /// Document symbols (the outline of labels, groups and variables),
 /// folding ranges (every block), and formatting (`fmt`'s layout).

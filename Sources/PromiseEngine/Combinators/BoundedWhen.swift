@@ -8,7 +8,8 @@ import Synchronization
 /// starts and rejects the result with that error once nothing is in flight;
 /// with `cancelOthersOnFailure` it also asks the ones in flight to cancel
 /// (the default is false, as for the array form: they run to their end).
-/// Cancelling the result cancels what is in flight.
+/// Cancelling the result cancels what is in flight. A `limit` below 1
+/// rejects with `PromiseError.badInput` and starts nothing.
 ///
 /// ```swift
 /// when(fulfilled: urls, limit: 64) { url in fetch(url) }.done { pages in print(pages.count) }
@@ -19,6 +20,7 @@ public func when<Elements: Sequence, Value: Sendable>(
     cancelOthersOnFailure: Bool = false,
     _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
 ) -> Promise<[Value]> where Elements.Element: Sendable {
+    if let refused = BoundedRun<Elements.Element, Value>.refusal(limit: limit) { return Promise(error: refused) }
     let run = BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: true,
                          cancelInFlightOnFailure: cancelOthersOnFailure, body: body)
     return run.result.map { outcomes in
@@ -30,7 +32,8 @@ public func when<Elements: Sequence, Value: Sendable>(
 }
 
 /// As `when(fulfilled:limit:_:)`, but every element runs whatever the others
-/// do, and the result is every outcome in element order. Never rejects.
+/// do, and the result is every outcome in element order. Never rejects, but
+/// for a `limit` below 1 (`PromiseError.badInput`, nothing started).
 ///
 /// ```swift
 /// when(resolved: urls, limit: 8) { url in fetch(url) }.done { outcomes in
@@ -42,7 +45,8 @@ public func when<Elements: Sequence, Value: Sendable>(
     limit: Int,
     _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
 ) -> Promise<[Outcome<Value>]> where Elements.Element: Sendable {
-    BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: false,
+    if let refused = BoundedRun<Elements.Element, Value>.refusal(limit: limit) { return Promise(error: refused) }
+    return BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: false,
                cancelInFlightOnFailure: false, body: body).result
 }
 
@@ -84,12 +88,18 @@ final class BoundedRun<Element: Sendable, Value: Sendable>: Sendable {
     private let cancelInFlightOnFailure: Bool
     private let body: @Sendable (Element) throws -> Promise<Value>
 
+    /// The error for a limit no run can keep ("at most 0 in flight" would
+    /// never start anything; PromiseKit rejects it too), or nil.
+    static func refusal(limit: Int) -> PromiseError? {
+        limit >= 1 ? nil : .badInput("a concurrency limit of \(limit): at least 1 must be allowed in flight")
+    }
+
     init<Iterator: IteratorProtocol>(
         _ iterator: sending Iterator, limit: Int, stopOnFailure: Bool, cancelInFlightOnFailure: Bool,
         body: @escaping @Sendable (Element) throws -> Promise<Value>
     ) where Iterator.Element == Element {
         var iterator = iterator
-        state = Lock(BoundedRunState(nextElement: { iterator.next() }, limit: max(1, limit)))
+        state = Lock(BoundedRunState(nextElement: { iterator.next() }, limit: limit))
         self.stopOnFailure = stopOnFailure
         self.cancelInFlightOnFailure = cancelInFlightOnFailure
         self.body = body

@@ -4,12 +4,13 @@ extension Promise {
     /// promise reports the progress of the promise it waits on; `when`
     /// reports the mean of its inputs.
     public func onProgress(on executor: PromiseContext = .inline, _ handler: @escaping @Sendable (Double) -> Void) {
-        switch executor {
-        case .inline:
-            addProgressListener(handler)
-        case .queue(let queue):
-            addProgressListener { fraction in queue.async { handler(fraction) } }
+        guard case .inline = executor else {
+            // `.nowOr` runs on its context: progress is news of a promise
+            // still pending, never "already settled".
+            addProgressListener { fraction in executor.execute { handler(fraction) } }
+            return
         }
+        addProgressListener(handler)
     }
 
     /// The last reported progress (1 once fulfilled).

@@ -39,22 +39,26 @@ extension Promise {
     ///     fetch()
     ///         .catch(NetworkError.self) { error in retryLater(error) }
     ///         .catch { error in report(error) }
+    /// With a `token` invalidated before the handler would run, it does not
+    /// run and the new promise is cancelled.
     @discardableResult
     public func `catch`<Failure: Error>(
         _ type: Failure.Type,
         on executor: PromiseContext = .inline,
+        token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Failure) throws -> Void
     ) -> Promise<Void> {
-        derive(executor, .outcome { outcome in
+        derive(executor, .guardedOutcome { outcome, allowed in
             switch outcome {
             case .fulfilled: return .outcome(.fulfilled(()))
             case .rejected(let error):
                 guard let matched = error as? Failure else { return .outcome(.rejected(error)) }
+                guard allowed else { return .outcome(.cancelled) }
                 try body(matched)
                 return .outcome(.fulfilled(()))
             case .cancelled: return .outcome(.cancelled)
             }
-        })
+        }, token: token?.currentGuard)
     }
 }
 
@@ -102,7 +106,8 @@ public func when(fulfilled promises: [Promise<Void>], cancelOthersOnFailure: Boo
 }
 
 /// The promises an iterator makes, at most `concurrently` in flight (each
-/// is made only when a slot is free), values in order:
+/// is made only when a slot is free), values in order. A `concurrently`
+/// of 0 or less rejects with `PromiseError.badInput`, as PromiseKit's does:
 ///
 /// ```swift
 /// var pages = (1...100).makeIterator()

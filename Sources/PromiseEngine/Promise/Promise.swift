@@ -14,72 +14,74 @@ import Synchronization
 /// greeting.done { print($0) }.catch { print("failed: \($0)") }
 /// ```
 public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
-    // @unchecked: all mutable state is inside `lockedState` or the
-    // fields below it, which are only touched while holding `lock`.
+    // @unchecked: all mutable state is in the fields below, each touched
+    // only while holding `lock` (`flagWord` is also read without it, as an
+    // atomic).
     //
-    // Layout (x86-64 and arm64): 16 bytes of object header, the lock's word
-    // and the small state (16), `link` (8), `firstObserver` (16), the
-    // outcome (9 for an Int) and the two flags: 67 bytes, which malloc
-    // serves from an 80-byte chunk. A pending promise costs no more memory
-    // than a NIO future (Benchmarks/README.md).
+    // Layout (x86-64 and arm64), for a `Promise<Int>`: 16 bytes of object
+    // header, `link` (8), `firstObserver` (16), the outcome (9: the Int and
+    // its case), then the small parts packed into the outcome's last word:
+    // the state byte, the 16-bit child count and the lock's 4-byte word.
+    // 56 bytes, which malloc serves from a 64-byte chunk (a NIO future asks
+    // for 72 and gets 80). The small parts come last so that nothing pads
+    // after the 9-byte outcome; their offsets then depend on `Value`,
+    // which specialized code folds to constants and unspecialized code
+    // reads from the class's metadata (Benchmarks/README.md).
 
-    @usableFromInline
-    let lock = SpinLock()
-
-    /// The small state. Only inside `withLock`. (After the lock's 4-byte
-    /// word; alignment 4, so the two take 16 bytes.)
-    @usableFromInline
-    @exclusivity(unchecked)
-    nonisolated(unsafe) var lockedState: PromiseState
-
-    /// The upstream and the extras. Only inside `withLock`.
+    /// The upstream and the extras. Only under the lock.
     @usableFromInline
     @exclusivity(unchecked)
     nonisolated(unsafe) var link: PromiseLink
 
     /// The first observer (the usual case is exactly one); the others are in
-    /// the extras. Only inside `withLock`.
+    /// the extras. Only under the lock.
     @usableFromInline
     @exclusivity(unchecked)
     nonisolated(unsafe) var firstObserver: Observer?
 
-    /// The outcome once settled (a placeholder while pending). Read and
-    /// written only inside `withLock`.
+    /// The outcome once settled (a placeholder while pending). Written only
+    /// under the lock; read without it once settled (it no longer changes).
     @usableFromInline
     @exclusivity(unchecked)
     nonisolated(unsafe) var storedOutcome: Outcome<Value>
 
-    /// Set while the promise is rejected and nothing has observed it. Kept
-    /// outside the generic state so that `deinit`, which runs unspecialized,
-    /// need not touch generic state unless there is an error to report.
-    /// Written under the lock only. (Declared last: the two flags fit in the
-    /// padding after the outcome.)
+    /// The state byte (`PromiseState`). Written only under the lock; its
+    /// `cancelRequested` and `unhandledRejection` bits are also read without.
     @usableFromInline
-    let unhandledRejection = Atomic<Bool>(false)
+    let flagWord: Atomic<UInt8>
 
-    /// Mirrors the state's `cancelRequested` (written under the lock, after
-    /// it), so the hot path can read it without taking the lock.
+    /// The children that may still ask for cancellation: one more for each
+    /// child registered, one fewer for each that asked. At zero or below,
+    /// every child has asked. `Int16.min` when the count lives in the
+    /// extras (beyond 16 bits). Only under the lock.
     @usableFromInline
-    let cancelRequestedFlag = Atomic<Bool>(false)
+    @exclusivity(unchecked)
+    nonisolated(unsafe) var childCount: Int16
+
+    @usableFromInline
+    let lock = SpinLock()
 
     /// A pending promise that waits on `upstream` (nil for a root promise).
     @inlinable
     init(upstream: AnyPromise?) {
-        lockedState = PromiseState()
         link = upstream.map { .upstream($0) } ?? .none
         firstObserver = nil
         storedOutcome = .cancelled
+        flagWord = Atomic(Phase.pending.rawValue)
+        childCount = 0
         super.init()
     }
 
     /// A promise that is already settled.
     public init(outcome: Outcome<Value>) {
-        lockedState = PromiseState(settled: ())
+        var state = PromiseState.settled
+        if case .rejected = outcome { state.unhandledRejection = true }
         link = .none
         firstObserver = nil
         storedOutcome = outcome
+        flagWord = Atomic(state.bits)
+        childCount = 0
         super.init()
-        if case .rejected = outcome { unhandledRejection.store(true, ordering: .relaxed) }
     }
 
     /// An already fulfilled promise.
@@ -132,7 +134,7 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     deinit {
         // Runs unspecialized: touch generic state only when there is an
         // unhandled error to report.
-        guard unhandledRejection.load(ordering: .relaxed) else { return }
+        guard PromiseState(bits: flagWord.load(ordering: .relaxed)).unhandledRejection else { return }
         let unobserved: (any Error)? = withLock { state in
             guard !state.observed, state.phase == .settled else { return nil }
             return storedOutcome.error
@@ -140,15 +142,35 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         if let unobserved { UnhandledErrors.report(unobserved) }
     }
 
-    /// Runs `body` with the small state, holding the promise's lock. The
-    /// other guarded fields (`link`, `firstObserver`, `storedOutcome`) are
-    /// touched only inside `body`.
+    /// Runs `body` with the small state, holding the promise's lock, and
+    /// stores the state back if `body` changed it. The other guarded fields
+    /// (`link`, `firstObserver`, `storedOutcome`, `childCount`) are touched
+    /// only inside `body`.
     @inlinable
     @inline(__always)
     final func withLock<Result>(_ body: (inout PromiseState) -> Result) -> Result {
         lock.lock()
-        defer { lock.unlock() }
-        return body(&lockedState)
+        let before = flagWord.load(ordering: .relaxed)
+        var state = PromiseState(bits: before)
+        defer {
+            if state.bits != before { flagWord.store(state.bits, ordering: .releasing) }
+            lock.unlock()
+        }
+        return body(&state)
+    }
+
+    /// The state byte, under the lock (a plain load: only lock holders write it).
+    @inlinable
+    @inline(__always)
+    final var stateUnderLock: PromiseState {
+        PromiseState(bits: flagWord.load(ordering: .relaxed))
+    }
+
+    /// Stores the state byte, under the lock.
+    @inlinable
+    @inline(__always)
+    final func storeUnderLock(_ state: PromiseState) {
+        flagWord.store(state.bits, ordering: .releasing)
     }
 
     // MARK: - Inspecting
@@ -168,16 +190,14 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
 
     @inlinable
     public override var isCancelRequested: Bool {
-        cancelRequestedFlag.load(ordering: .acquiring)
+        PromiseState(bits: flagWord.load(ordering: .acquiring)).cancelRequested
     }
 
     /// Records that something looked at the outcome (under the lock).
     @inlinable
     final func markObserved(_ state: inout PromiseState) {
-        if !state.observed {
-            state.observed = true
-            unhandledRejection.store(false, ordering: .relaxed)
-        }
+        state.observed = true
+        state.unhandledRejection = false
     }
 
     /// The outcome without marking it observed (under the lock).
@@ -195,9 +215,10 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     final func settle(_ outcome: __owned Outcome<Value>, _ drain: inout Drain) -> Bool {
         // Written without `withLock` and with the fields moved, not copied:
         // this is the path every link of a chain takes, and each retain or
-        // release here is an atomic instruction (Benchmarks/README.md).
+        // release here is an atomic instruction (Benchmarks/HISTORY.md).
         lock.lock()
-        guard lockedState.isPending else {
+        var state = stateUnderLock
+        guard state.isPending else {
             lock.unlock()
             return false
         }
@@ -213,13 +234,14 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         }
         let notify = firstObserver != nil
         if notify {
-            lockedState.phase = .firing
+            state.phase = .firing
         } else {
-            lockedState.phase = .settled
-            if !lockedState.observed, case .rejected = storedOutcome {
-                unhandledRejection.store(true, ordering: .relaxed)
+            state.phase = .settled
+            if !state.observed, case .rejected = storedOutcome {
+                state.unhandledRejection = true
             }
         }
+        storeUnderLock(state)
         var fulfilled = false
         if case .fulfilled = storedOutcome { fulfilled = true }
         lock.unlock()
@@ -250,12 +272,14 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     final func fire(_ drain: inout Drain) {
         while true {
             lock.lock()
-            guard lockedState.phase == .firing else {
+            var state = stateUnderLock
+            guard state.phase == .firing else {
                 lock.unlock()
                 return
             }
+            state.phase = .settled
             guard let first = firstObserver.take() else {
-                lockedState.phase = .settled
+                storeUnderLock(state)
                 lock.unlock()
                 return
             }
@@ -264,7 +288,7 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
                 // promise is settled from here on, and one added from now on
                 // runs at once, after this one started, as on any settled
                 // promise.
-                lockedState.phase = .settled
+                storeUnderLock(state)
                 lock.unlock()
                 notify(first, &drain)
                 return
@@ -302,8 +326,8 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         // into the promise without an extra retain and release of its
         // context.
         lock.lock()
-        registerUnderLock(asChild: asChild)
-        guard lockedState.phase == .settled else {
+        let state = registerUnderLock(asChild: asChild)
+        guard state.phase == .settled else {
             appendObserverUnderLock(observer)
             lock.unlock()
             return
@@ -321,13 +345,39 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         drain.run()
     }
 
-    /// Records an observer: the outcome counts as looked at, and a child
-    /// counts toward cancellation votes (under the lock).
+    /// Records an observer: the outcome counts as looked at, and a child of
+    /// a pending promise counts toward cancellation votes (under the lock).
+    /// Returns the state.
     @inlinable
     @inline(__always)
-    final func registerUnderLock(asChild: Bool) {
-        markObserved(&lockedState)
-        if asChild { lockedState.children &+= 1 }
+    final func registerUnderLock(asChild: Bool) -> PromiseState {
+        var state = stateUnderLock
+        if !state.observed {
+            markObserved(&state)
+            storeUnderLock(state)
+        }
+        if asChild, state.isPending {
+            if childCount != .max, childCount != .min {
+                childCount &+= 1
+            } else {
+                _ = spillChildCount(adding: 1)
+            }
+        }
+        return state
+    }
+
+    /// Adds `delta` to the child count kept in the extras, moving it there
+    /// first (under the lock). Returns the new count. Past 32,767 children
+    /// waiting at once: rare, so the extras may pay for it.
+    @usableFromInline
+    final func spillChildCount(adding delta: Int) -> Int {
+        let extras = extrasForWritingUnderLock()
+        if childCount != .min {
+            extras.childCount = Int(childCount)
+            childCount = .min
+        }
+        extras.childCount += delta
+        return extras.childCount
     }
 
     /// `observe` with a typed closure, for paths where one more allocation
@@ -345,7 +395,6 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
         let request: (first: Handler?, more: [Handler], hooks: CombinatorHooks?, upstream: AnyPromise?)? = withLock { state in
             guard state.isPending, !state.cancelRequested else { return nil }
             state.cancelRequested = true
-            cancelRequestedFlag.store(true, ordering: .releasing)
             if case .hooks(let hooks) = link { return (nil, [], hooks, nil) }
             guard case .extras(let extras) = link else { return (nil, [], nil, upstreamUnderLock) }
             defer {
@@ -367,8 +416,11 @@ public final class Promise<Value: Sendable>: AnyPromise, @unchecked Sendable {
     override final func childRequestsCancel() -> Bool {
         withLock { state in
             guard state.isPending, !state.cancelRequested else { return false }
-            state.cancelVotes &+= 1
-            return state.cancelVotes >= state.children
+            if childCount > Int16.min + 1 {
+                childCount -= 1
+                return childCount <= 0
+            }
+            return spillChildCount(adding: -1) <= 0
         }
     }
 

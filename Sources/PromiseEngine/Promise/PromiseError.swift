@@ -16,6 +16,9 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
     case noInputs
     /// A completion handler (`seal.resolve(value, error)`) gave neither.
     case noValueNorError
+    /// An argument no call can honour, such as a concurrency limit below 1
+    /// (PromiseKit's `PMKError.badInput`); the text says which.
+    case badInput(String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,7 @@ public enum PromiseError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let ns): return "timed out after \(Duration.nanoseconds(ns).formattedForHumans)"
         case .noInputs: return "race or any of no promises"
         case .noValueNorError: return "the completion handler gave neither a value nor an error"
+        case .badInput(let what): return "bad input: \(what)"
         }
     }
 }

@@ -11,34 +11,67 @@ enum Phase: UInt8 {
     case settled
 }
 
-/// The small mutable parts of a promise, guarded by its one lock.
-/// Deliberately not generic (a generic class's `deinit` runs unspecialized,
-/// and every generic type in its stored properties costs a runtime metadata
-/// lookup there) and without pointers: its alignment is 4, so it sits right
-/// after the lock's 4-byte word with no padding. The pointer-sized parts
-/// (observers, upstream, extras) and the outcome are fields of the promise,
-/// guarded by the same lock.
+/// The small mutable parts of a promise, in one byte: its phase, whether
+/// cancellation was asked for, whether anything looked at the outcome, and
+/// whether it holds an error nobody looked at.
+///
+/// The promise keeps the byte in an atomic (`Promise.flagWord`) that only
+/// a holder of its lock writes, so two of the bits can be read without the
+/// lock: `cancelRequested` (the hot path asks it of every promise it
+/// settles) and `unhandledRejection` (`deinit`, which must not touch
+/// generic state without cause). Under the lock, `withLock` hands the byte
+/// out as this value and stores it back if it changed.
 @usableFromInline
 struct PromiseState {
-    /// Children that may ask for cancellation (derived promises, combinator
-    /// slots, awaiting tasks), and how many have asked.
-    @usableFromInline var children: UInt32 = 0
-    @usableFromInline var cancelVotes: UInt32 = 0
-    @usableFromInline var phase = Phase.pending
-    @usableFromInline var cancelRequested = false
-    /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
-    @usableFromInline var observed = false
+    @usableFromInline var bits: UInt8
 
     @inlinable
-    init() {}
+    init(bits: UInt8) {
+        self.bits = bits
+    }
+
+    @usableFromInline static var phaseMask: UInt8 { 0b0000_0011 }
+    @usableFromInline static var cancelRequestedBit: UInt8 { 0b0000_0100 }
+    @usableFromInline static var observedBit: UInt8 { 0b0000_1000 }
+    @usableFromInline static var unhandledRejectionBit: UInt8 { 0b0001_0000 }
+
+    /// A settled promise's first state.
+    @inlinable
+    static var settled: PromiseState { PromiseState(bits: Phase.settled.rawValue) }
 
     @inlinable
-    init(settled: Void) {
-        phase = .settled
+    var phase: Phase {
+        get { Phase(rawValue: bits & Self.phaseMask).unsafelyUnwrapped }
+        set { bits = (bits & ~Self.phaseMask) | newValue.rawValue }
     }
 
     @inlinable
-    var isPending: Bool { phase == .pending }
+    var isPending: Bool { bits & Self.phaseMask == Phase.pending.rawValue }
+
+    @inlinable
+    var cancelRequested: Bool {
+        get { bits & Self.cancelRequestedBit != 0 }
+        set { set(Self.cancelRequestedBit, newValue) }
+    }
+
+    /// Whether anything ever looked at the outcome (for `UnhandledErrors`).
+    @inlinable
+    var observed: Bool {
+        get { bits & Self.observedBit != 0 }
+        set { set(Self.observedBit, newValue) }
+    }
+
+    /// Rejected, settled, and nothing looked: `deinit` reports the error.
+    @inlinable
+    var unhandledRejection: Bool {
+        get { bits & Self.unhandledRejectionBit != 0 }
+        set { set(Self.unhandledRejectionBit, newValue) }
+    }
+
+    @inlinable
+    mutating func set(_ bit: UInt8, _ on: Bool) {
+        bits = on ? bits | bit : bits & ~bit
+    }
 }
 
 /// What a combinator's result asks of the combinator behind it: to cancel
@@ -91,6 +124,10 @@ final class PromiseExtras {
     /// A combinator that answers cancellation and progress itself (one
     /// reference instead of two closures).
     @usableFromInline var hooks: CombinatorHooks?
+    /// The children that may still ask for cancellation, once there are
+    /// more than the promise's 16-bit count holds (`Promise.childCount`
+    /// then reads `Int16.min`).
+    @usableFromInline var childCount = 0
 
     @inlinable
     init() {}
@@ -104,9 +141,12 @@ final class PromiseExtras {
         return kept
     }
 
-    /// On fulfilling: tells the progress listeners the work is done.
+    /// On fulfilling: tells the progress listeners the work is done, unless
+    /// they last heard 1 already (a derived promise hears its upstream's
+    /// completion as progress, then completes itself).
     @usableFromInline
     func reportCompleted() {
+        guard progress < 1 else { return }
         for listener in progressListeners { listener(1) }
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// of a second atomic read-modify-write (as a futex-based mutex must, to see
 /// whether to wake a sleeper) is what makes it cheaper than
 /// `Synchronization.Mutex`: a chain link takes the lock three times
-/// (Benchmarks/README.md).
+/// (Benchmarks/HISTORY.md).
 @usableFromInline
 struct SpinLock: ~Copyable, @unchecked Sendable {
     // @unchecked: an atomic word.

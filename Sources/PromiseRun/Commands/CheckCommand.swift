@@ -3,6 +3,7 @@ import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.

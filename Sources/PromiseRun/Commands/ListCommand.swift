@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a

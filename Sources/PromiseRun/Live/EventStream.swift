@@ -3,6 +3,7 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 import WorkflowRun
+import JSON
 
 /// `--events PATH|-` (spec §21): one JSON object a line as the run goes
 /// (`run-start`, `step-start`, `step-end`, `group-end`, `run-end`). The

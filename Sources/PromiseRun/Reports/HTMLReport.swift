@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// `--report html=PATH`: one self-contained page (inline style, script and
 /// data; nothing fetched). The run's data is a JSON block in the page; the

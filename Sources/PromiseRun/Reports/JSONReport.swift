@@ -3,6 +3,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.

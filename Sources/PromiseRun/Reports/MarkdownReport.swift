@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the

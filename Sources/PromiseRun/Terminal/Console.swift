@@ -4,6 +4,7 @@ import WorkflowRun
 import Synchronization
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// What a person sees while a workflow runs. On a terminal: finished steps
 /// printed as they end, above a live area of the running steps; elsewhere

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// How times and sizes read in the console and the reports.
 enum Format {

@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import JSON
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.

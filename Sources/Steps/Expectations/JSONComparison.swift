@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 /// `expect json PATH OP VALUE`: numbers compare by value, strings as
 /// strings, booleans and null only for (in)equality. Values of different

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 /// Checks the expectations that read a step's output (`contains`,
 /// `matches`, `header`, `json`) and takes captures. Regexes are compiled

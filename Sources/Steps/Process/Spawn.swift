@@ -59,9 +59,9 @@ enum Spawner {
         let folder = request.workingDirectory == processDirectory ? nil : request.workingDirectory
         let environment = EnvironmentBlock.block(for: request.environment)
         // The mark first, then the shared block: one small array per spawn.
-        let count = environment.environment.count
+        let count = environment.count
         let envp = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count + 2)
-        let mark = strdup(StepMarkers.variable + "=" + request.marker)
+        let mark = strdup(StepMarkers.variable + "=" + request.marker + (environment.inheritedMarks.map { "\n" + $0 } ?? ""))
         defer {
             free(mark)
             envp.deallocate()
@@ -168,6 +168,13 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePo
 /// allocations per spawn.
 final class EnvironmentBlock: Sendable {
     let environment: [String: String]
+    /// How many entries `pointers` holds (before its nil).
+    let count: Int
+    /// The marks of the runs this one runs inside (promise-run in a step
+    /// of another): joined to the step's own in one variable, never a
+    /// second entry of the same name, which a shell or Python passes on
+    /// alone (the last one wins), losing the inner run's mark.
+    let inheritedMarks: String?
     // Written once in `init`, freed in `deinit`; only read in between.
     nonisolated(unsafe) let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
@@ -182,15 +189,19 @@ final class EnvironmentBlock: Sendable {
 
     private init(_ environment: [String: String]) {
         self.environment = environment
+        inheritedMarks = environment[StepMarkers.variable]
         pointers = .allocate(capacity: environment.count + 1)
-        for (index, entry) in environment.enumerated() {
+        var index = 0
+        for entry in environment where entry.key != StepMarkers.variable {
             pointers[index] = strdup(entry.key + "=" + entry.value)
+            index += 1
         }
-        pointers[environment.count] = nil
+        count = index
+        pointers[index] = nil
     }
 
     deinit {
-        for index in 0..<environment.count { free(pointers[index]) }
+        for index in 0..<count { free(pointers[index]) }
         pointers.deallocate()
     }
 }

@@ -9,7 +9,7 @@ import RunnerSystem
 /// thread until the child has replaced itself with the program, and under
 /// load most of that wait is the child's wait for a core: 300 µs of the
 /// 350 µs a step takes in a C loop that starts 1,000 `true` eight at a
-/// time on two cores (Benchmarks/README.md, "The runner at the limit").
+/// time on two cores (Benchmarks/HISTORY.md, "The runner at the limit").
 /// One thread starting every child makes that wait the runner's pace. Here
 /// the starts are handed to a few threads, so that several children wait
 /// for their exec at once, and neither the executor's thread nor the

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 // Values in statements: durations, integers, strings, regular expressions
 // and JSON paths.

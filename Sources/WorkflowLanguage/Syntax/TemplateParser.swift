@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 /// Turns a string token into a `Template`: escapes, `{{ ... }}`
 /// expressions, and for `"""` strings the removal of the closing

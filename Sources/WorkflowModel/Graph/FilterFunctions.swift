@@ -1,3 +1,4 @@
+import JSON
 import PromiseEngine
 
 // What the filters of `{{x | filter}}` do (spec §7), on plain strings.
@@ -66,24 +67,10 @@ extension Filter {
         return String(decoding: quoted, as: UTF8.self)
     }
 
-    /// A JSON string literal, quotes included.
+    /// A JSON string literal, quotes included (the `json` filter; JSON's
+    /// one writer of strings).
     package static func jsonQuoted(_ value: String) -> String {
-        let escaped = value.replacingScalars { scalar in
-            switch scalar {
-            case "\"": return "\\\""
-            case "\\": return "\\\\"
-            case "\n": return "\\n"
-            case "\r": return "\\r"
-            case "\t": return "\\t"
-            case "\u{08}": return "\\b"
-            case "\u{0C}": return "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: return nil
-            }
-        }
-        return "\"" + escaped + "\""
+        JSONText.quoted(value)
     }
 
     /// `%XX` escapes decoded (user info in a URL, a file URI's path); a

@@ -1,4 +1,5 @@
 import PromiseEngine
+import JSON
 
 /// A string of the workflow with `{{ ... }}` interpolations: literal text
 /// and expressions, in order. Values are substituted when the step runs.

@@ -1,4 +1,5 @@
 import PromiseEngine
+import JSON
 
 /// The value fields of a finished step (spec §5), as `{{label.field}}` reads them.
 extension StepResult {

@@ -1,4 +1,5 @@
 import PromiseEngine
+import JSON
 
 extension StepModel {
     /// A condition a step's result must meet (spec §6, §11).

@@ -3,6 +3,7 @@ import Glibc
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
+import JSON
 #endif
 
 /// `.promise-run/` beside the workflow file: per step, the fingerprint of

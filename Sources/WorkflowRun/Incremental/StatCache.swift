@@ -81,7 +81,8 @@ final class StatCache: Sendable {
     }
 
     /// Writes the cache (atomically) when something was hashed since it
-    /// was read.
+    /// was read, without the files that are gone (a deleted source's entry
+    /// would be carried forever).
     func save() {
         let entries: [String: Seen]? = state.withLock { state in
             guard state.changed else { return nil }
@@ -92,6 +93,8 @@ final class StatCache: Sendable {
         var text = Self.format + "\n"
         text.reserveCapacity(entries.count * 100)
         for (key, seen) in entries.sorted(by: { $0.key < $1.key }) {
+            var info = stat()
+            guard lstat(key.hasPrefix("/") ? key : root + "/" + key, &info) == 0 else { continue }
             text += "\(seen.size) \(seen.modified) \(seen.changed) \(seen.inode) \(seen.hashedAt) \(seen.hash) \(key)\n"
         }
         var bytes = Array(text.utf8)

@@ -1,5 +1,6 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
 
 /// Renders the graph model as JSON, with source locations: for tools, and
 /// as a readable dump of what the checker understood. Templates appear as

@@ -63,8 +63,9 @@ struct AsyncTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await work.value
         }
-        // Wait until the waiter is registered and has asked (one vote of two).
-        while work.withLock({ ($0.children, $0.cancelVotes) }) != (2, 1) {
+        // Wait until the waiter is registered (the second observer) and has
+        // asked (two children, one of them still wanting the value).
+        while work.withLock({ _ in (work.extrasUnderLock?.moreObservers.count, work.childCount) }) != (1, 1) {
             await Task.yield()
         }
         #expect(log.events.isEmpty, "`other` still wants the value")

@@ -235,6 +235,22 @@ struct CombinatorTests {
         #expect(when(fulfilled: [Int](), limit: 3) { Promise(value: $0) }.state_ == "fulfilled([])")
     }
 
+    @Test("a limit below 1 rejects both bounded forms and starts nothing")
+    func boundedBadLimit() {
+        let started = Counter()
+        let fulfilled = when(fulfilled: 0..<3, limit: 0) { n -> Promise<Int> in
+            started.increment()
+            return Promise(value: n)
+        }
+        let resolved = when(resolved: 0..<3, limit: -4) { n -> Promise<Int> in
+            started.increment()
+            return Promise(value: n)
+        }
+        #expect(fulfilled.state_ == "rejected(bad input: a concurrency limit of 0: at least 1 must be allowed in flight)")
+        #expect(resolved.outcome?.error as? PromiseError == .badInput("a concurrency limit of -4: at least 1 must be allowed in flight"))
+        #expect(started.current == 0)
+    }
+
     // MARK: iterate
 
     @Test("iterate passes the previous value and the step number until stop")

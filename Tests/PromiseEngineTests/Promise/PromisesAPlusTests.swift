@@ -206,3 +206,80 @@ final class Box<Value: Sendable>: @unchecked Sendable {
     // @unchecked: set once before it is read, on one thread, in tests.
     var value: Value?
 }
+
+/// Runs `body` as JavaScript runs its code: as one item on the loop the
+/// `.deferred` handlers run on, and waits for the items it queued.
+private func onDeferredLoop(_ body: @escaping @Sendable () -> Void) {
+    guard case .queue(let loop) = PromiseContext.deferred else {
+        Issue.record(".deferred is not a queue")
+        return
+    }
+    loop.sync(execute: body)
+    loop.sync {}
+    loop.sync {}
+}
+
+@Suite("Promises/A+ 2.2.4 and 2.2.6 under PromiseContext.deferred")
+struct APlusDeferredTests {
+    @Test("2.2.4 a handler on a settled promise runs only after the registering call and the code after it")
+    func settled() {
+        let order = Recorder<String>()
+        onDeferredLoop {
+            _ = Promise(value: 1).done(on: .deferred) { _ in order.record("handler") }
+            order.record("after done(on:)")
+        }
+        #expect(order.events == ["after done(on:)", "handler"])
+    }
+
+    @Test("2.2.4 a handler on a pending promise runs only after the settling call and the code after it")
+    func pending() {
+        let order = Recorder<String>()
+        onDeferredLoop {
+            let (p, r) = Promise<Int>.pending()
+            _ = p.done(on: .deferred) { _ in order.record("handler") }
+            r.fulfill(1)
+            order.record("after fulfill")
+            let (q, s) = Promise<Int>.pending()
+            q.catch(on: .deferred) { _ in order.record("rejection handler") }
+            s.reject(TestError())
+            order.record("after reject")
+        }
+        #expect(order.events == ["after fulfill", "after reject", "handler", "rejection handler"])
+    }
+
+    @Test("2.2.4 from another thread: the handler runs on the deferred queue, never inside the registering call")
+    func neverInsideTheCall() {
+        let caller = MarkedQueue("caller")
+        let seen = Recorder<Bool>()
+        let ran = DispatchSemaphore(value: 0)
+        caller.queue.sync {
+            _ = Promise(value: 1).done(on: .deferred) { _ in
+                seen.record(caller.isCurrent)
+                ran.signal()
+            }
+        }
+        ran.wait()
+        #expect(seen.events == [false])
+    }
+
+    @Test("2.2.6 handlers on one promise run in the order they were registered, settled or pending")
+    func order() {
+        let order = Recorder<Int>()
+        onDeferredLoop {
+            let (p, r) = Promise<Int>.pending()
+            for n in 0..<5 { _ = p.done(on: .deferred) { _ in order.record(n) } }
+            r.fulfill(1)
+            for n in 5..<10 { _ = p.done(on: .deferred) { _ in order.record(n) } }
+        }
+        #expect(order.events == Array(0..<10))
+    }
+
+    @Test("the default stays inline: at once, inside the registering call")
+    func defaultStaysInline() {
+        let order = Recorder<String>()
+        _ = Promise(value: 1).done { _ in order.record("handler") }
+        order.record("after done")
+        #expect(order.events == ["handler", "after done"])
+    }
+}
+

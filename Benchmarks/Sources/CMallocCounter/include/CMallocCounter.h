@@ -13,3 +13,6 @@ void malloc_counter_start(void);
 unsigned long malloc_counter_allocations(void);
 /// Bytes requested by those allocations.
 unsigned long malloc_counter_bytes(void);
+/// The size of the malloc chunk holding `pointer` (glibc's usable size plus
+/// its 8-byte header): what a live allocation really occupies.
+size_t malloc_counter_chunk(void *pointer);

@@ -1,5 +1,6 @@
 import RunnerSystem
 import WorkflowModel
+import JSON
 
 /// A step's entry in the shared cache (`ac/KEY`): what its successful run
 /// produced (exit code, output, captures) and each path its `generates`

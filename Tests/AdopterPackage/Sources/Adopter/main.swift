@@ -85,6 +85,64 @@ slow.resolver.onCancel { slow.resolver.cancel() }
 slow.promise.cancel()
 check(slow.promise.isPending == false && slow.promise.isRejected == false, "cancel reaches the resolver")
 
+// Issue 47: Tomorrowland's tokens, contexts, lazy and shared promises;
+// OMPromises' combinators; PromiseKit's bad-input check.
+final class Screen: PromiseTokenOwner {
+    let promiseToken = PromiseInvalidationToken()
+}
+let silenced = Promise<Int>.pending()
+let token = PromiseInvalidationToken()
+let afterInvalidate = silenced.promise.map(token: token) { $0 * 2 }
+token.invalidate()
+silenced.resolver.fulfill(1)
+check(afterInvalidate.isPending == false && afterInvalidate.isFulfilled == false, "an invalidated token cancels its handler's promise")
+
+let parentToken = PromiseInvalidationToken(), childToken = PromiseInvalidationToken()
+childToken.chainInvalidation(from: parentToken)
+let work = Promise<Int>.pending()
+work.resolver.onCancel { work.resolver.cancel() }
+work.promise.requestCancelOnInvalidate(childToken)
+parentToken.cancelWithoutInvalidating()
+check(work.promise.outcome?.isCancelled == true, "chained tokens and requestCancelOnInvalidate")
+
+let owned = Promise<Int>.pending()
+owned.resolver.onCancel { owned.resolver.cancel() }
+do { owned.promise.requestCancelOnDeinit(Screen()) }
+check(owned.promise.outcome?.isCancelled == true, "requestCancelOnDeinit(owner)")
+
+final class Starts: @unchecked Sendable { var count = 0 }
+let starts = Starts()
+let delayed = DelayedPromise<String> { resolver in
+    starts.count += 1
+    resolver.fulfill("loaded")
+}
+check(starts.count == 0, "a delayed promise waits to be asked")
+let lazyValue = try await delayed.promise.value
+check(lazyValue == "loaded" && starts.count == 1 && delayed.promise === delayed.promise, "DelayedPromise starts once")
+
+let shared = login().propagatingCancellation(on: .inline) { _ in }
+let sharedUser = try await shared.makeChild().value
+check(sharedUser.id == 7, "propagatingCancellation and makeChild")
+
+let ranNow = Promise.value(1).map(on: .nowOr(.main)) { _ in PromiseContext.isExecutingNow }
+check(ranNow.outcome?.value == true, ".nowOr runs at once on a settled promise")
+let deferred = try await Promise.value(2).map(on: .deferred) { $0 + 1 }.value
+check(deferred == 3, ".deferred for Promises/A+'s order")
+
+let joined = try await Promise.value(fetchName(user)).join().value
+let chained = try await chain([{ .value($0 + 1) }, { .value($0 * 2) }], initial: 1).value
+let relayed = Promise<Int>.pending()
+Promise.value(5).relay(to: relayed.resolver)
+check(joined == "Ada" && chained == 4 && relayed.promise.outcome?.value == 5, "join, chain and relay")
+
+var numbers = (1...3).makeIterator()
+let refused = when(fulfilled: AnyIterator { numbers.next().map { Promise.value($0) } }, concurrently: 0)
+if case PromiseError.badInput? = refused.outcome?.error {
+    check(true, "concurrently: 0 rejects with badInput")
+} else {
+    check(false, "concurrently: 0 rejects with badInput")
+}
+
 if failures.isEmpty {
     print("adopter: all checks passed")
 } else {

@@ -1,4 +1,3 @@
-import PromiseEngine
 
 /// A JSON document to print, keys in the order given (reports and graphs
 /// read better that way). The one JSON writer: the graph's JSON, the run
@@ -32,7 +31,7 @@ package indirect enum JSONValue: Sendable {
     /// Writes the value; `indent` nil means compact.
     private func write(into text: inout String, indent: String?) {
         switch self {
-        case .string(let value): text += Filter.jsonQuoted(value)
+        case .string(let value): text += JSONText.quoted(value)
         case .integer(let value): text += String(value)
         case .decimal(let value, let places): text += value.isFinite ? FixedPoint.text(value, places: places) : "null"
         case .bool(let value): text += value ? "true" : "false"
@@ -44,7 +43,7 @@ package indirect enum JSONValue: Sendable {
             }
         case .object(let members):
             writeList(members.count, open: "{", close: "}", into: &text, indent: indent) { index, text, inner in
-                text += Filter.jsonQuoted(members[index].0) + (inner == nil ? ":" : ": ")
+                text += JSONText.quoted(members[index].0) + (inner == nil ? ":" : ": ")
                 members[index].1.write(into: &text, indent: inner)
             }
         }

@@ -1,4 +1,3 @@
-import PromiseEngine
 
 /// A parsed JSON value (RFC 8259), for `expect json`, `capture = json` and
 /// `{{label.json.PATH}}`. Objects keep their members in document order;

@@ -1,4 +1,3 @@
-import PromiseEngine
 
 /// A JSON text that could not be parsed: what was wrong and at which byte.
 package struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {

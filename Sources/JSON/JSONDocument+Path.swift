@@ -1,4 +1,3 @@
-import PromiseEngine
 
 /// A JSON path that leads nowhere in a document, and why.
 package struct JSONPathError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -23,7 +22,7 @@ extension JSONDocument {
             switch (component, value) {
             case (.key(let key), .object(let object)):
                 guard let member = object[key] else {
-                    throw JSONPathError(foundPrefix: prefix, reason: "no key \(Filter.jsonQuoted(key))")
+                    throw JSONPathError(foundPrefix: prefix, reason: "no key \(JSONText.quoted(key))")
                 }
                 value = member
             case (.index(let index), .array(let items)):
@@ -34,7 +33,7 @@ extension JSONDocument {
                 }
                 value = items[position]
             case (.key(let key), _):
-                throw JSONPathError(foundPrefix: prefix, reason: "\(value.typeName) has no key \(Filter.jsonQuoted(key))")
+                throw JSONPathError(foundPrefix: prefix, reason: "\(value.typeName) has no key \(JSONText.quoted(key))")
             case (.index(let index), _):
                 throw JSONPathError(foundPrefix: prefix, reason: "\(value.typeName) has no index [\(index)]")
             }

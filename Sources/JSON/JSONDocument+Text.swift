@@ -1,4 +1,3 @@
-import PromiseEngine
 
 extension JSONDocument {
     /// How the value reads when interpolated (`{{h.json.token}}`): a string

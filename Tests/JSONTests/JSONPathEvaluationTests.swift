@@ -1,6 +1,5 @@
 import Testing
-@testable import PromiseEngine
-@testable import WorkflowModel
+@testable import JSON
 
 @Suite("JSON path evaluation")
 struct JSONPathEvaluationTests {

@@ -1,4 +1,3 @@
-import PromiseEngine
 
 /// A path into a JSON value: `.` (the whole value), `.key`, `.key.sub`,
 /// `[0]`, `[-1]` (the last element), `["odd key"]`.
@@ -47,7 +46,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// and any byte of a character beyond ASCII (`.args.ü`, `.名前`): a
     /// JSON object's keys are any text.
     package static func isPlainKeyByte(_ byte: UInt8) -> Bool {
-        ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
+        JSONPathBytes.isNameByte(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
     }
 
     /// A parse error: a message and the byte offset it is at.
@@ -111,7 +110,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     let numberStart = position
                     if position < end, bytes[position] == UInt8(ascii: "-") { position += 1 }
-                    while position < end, ASCIIByte.isDigit(bytes[position]) { position += 1 }
+                    while position < end, JSONPathBytes.isDigit(bytes[position]) { position += 1 }
                     let text = String(decoding: bytes[numberStart..<position], as: UTF8.self)
                     guard let index = Int(text) else {
                         throw ParseError(message: "expected an index or a quoted key after '[' in JSON path", offset: numberStart)
@@ -127,5 +126,15 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return (JSONPath(components), position)
+    }
+}
+
+/// The bytes of a JSON path's names and indexes (ASCII letters, digits,
+/// `_` and `-`).
+private enum JSONPathBytes {
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || isDigit(byte) || byte == 0x2D
     }
 }
