@@ -94,14 +94,7 @@ if [ "$what" = all ] || [ "$what" = soak ]; then
     workload "$soak_seconds" 5000
     "$bin" -q --http-connections 64 --report json=r.json load.workflow > soak.out 2>&1 &
     pid=$!
-    : > rss.txt
-    while kill -0 "$pid" 2>/dev/null; do
-        rss="$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        hwm="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        [ -n "$rss" ] && echo "$SECONDS $rss $hwm" >> rss.txt
-        sleep 10
-    done
-    wait "$pid" || true
+    sample_rss "$pid"
     python3 - "$soak_seconds" <<'PY'
 import json, sys
 s = json.load(open("r.json"))["stats"]["get"]

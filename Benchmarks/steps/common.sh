@@ -99,6 +99,20 @@ say_peak() {
     echo "exit $code, wall $wall s, peak $mib MiB"
 }
 
+# Samples the resident memory of PID every 10 s until it ends, into
+# rss.txt (`SECONDS RSS-KiB PEAK-KiB` lines), then waits for it.
+sample_rss() {
+    local pid="$1" rss hwm
+    : > rss.txt
+    while kill -0 "$pid" 2>/dev/null; do
+        rss="$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        hwm="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        [ -n "$rss" ] && echo "$SECONDS $rss $hwm" >> rss.txt
+        sleep 10
+    done
+    wait "$pid" || true
+}
+
 machine() {
     echo "$(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), $(swift --version 2>&1 | head -1)"
 }

@@ -48,6 +48,10 @@ int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *stat
     return -1;
 }
 
+int csh_accept(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
 int csh_socket_error(int fd) {
     int error = 0;
     socklen_t length = sizeof error;

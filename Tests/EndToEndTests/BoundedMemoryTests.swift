@@ -51,10 +51,11 @@ struct BoundedMemoryTests {
         #expect(peak < 150 * 1024, "peak \(peak) KiB")
     }
 
-    @Test("memory stays flat however many iterations: 100,000 runs of a label peak where 10,000 do, with a report written")
-    func flatOverIterations() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
+    /// Peak memory (KiB) of `repeat N parallel limit 64 { tick: sleep 0ms }`
+    /// for 10,000 and 100,000 runs, each run given `arguments` and then
+    /// checked by `check` (with its count).
+    private func peaksOverIterations(_ arguments: [String], in space: Workspace,
+                                     check: (Int) throws -> Void) async throws -> [Int] {
         var peaks: [Int] = []
         for count in [10_000, 100_000] {
             try space.write("many.workflow", """
@@ -63,10 +64,19 @@ struct BoundedMemoryTests {
               tick: sleep 0ms
             }
             """)
-            let (exit, printed, peak) = try await measured(["--color", "never", "--report", "json=\(space.path("r.json"))",
-                                                            space.path("many.workflow")], in: space)
+            let (exit, printed, peak) = try await measured(["--color", "never"] + arguments + [space.path("many.workflow")], in: space)
             #expect(exit == 0, "\(printed)")
             peaks.append(peak)
+            try check(count)
+        }
+        return peaks
+    }
+
+    @Test("memory stays flat however many iterations: 100,000 runs of a label peak where 10,000 do, with a report written")
+    func flatOverIterations() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let peaks = try await peaksOverIterations(["--report", "json=\(space.path("r.json"))"], in: space) { count in
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
                 as? [String: Any])
             #expect(((json["stats"] as? [String: Any])?["tick"] as? [String: Any])?["count"] as? Int == count)
@@ -74,6 +84,19 @@ struct BoundedMemoryTests {
             #expect((json["steps"] as? [Any])?.count == 1_000)
         }
         // Ten times the iterations, the same memory (within 8 MiB).
+        #expect(peaks[1] < peaks[0] + 8 * 1024, "peaks \(peaks) KiB")
+    }
+
+    @Test("with --events and --metrics-listen, memory stays flat too: 100,000 runs of a label peak where 10,000 do")
+    func flatWhileWatched() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let arguments = ["--events", space.path("events.jsonl"), "--metrics-listen", "127.0.0.1:\(freeLoopbackPort())"]
+        let peaks = try await peaksOverIterations(arguments, in: space) { count in
+            let lines = try String(contentsOfFile: space.path("events.jsonl"), encoding: .utf8).split(separator: "\n")
+            // run-start, a start and an end a run, group-end, run-end.
+            #expect(lines.count == 2 * count + 3)
+        }
         #expect(peaks[1] < peaks[0] + 8 * 1024, "peaks \(peaks) KiB")
     }
 

@@ -12,6 +12,9 @@
 int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *status);
 /// The pending error of a socket (SO_ERROR), 0 when none.
 int csh_socket_error(int fd);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (a connection no child
+/// inherits); -1 with errno set.
+int csh_accept(int fd);
 /// Resolves `host` with getaddrinfo (blocking: call it off the event
 /// loop). Writes up to `capacity` addresses, IPv4 first: the family in
 /// `families[i]` and 16 bytes at `addresses + 16 * i`. Returns how many,

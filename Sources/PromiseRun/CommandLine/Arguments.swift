@@ -102,6 +102,10 @@ struct RunOptions: Equatable, Sendable {
     /// `--report-output N`: KiB of each process step's stdout and stderr
     /// the reports keep (0: none).
     var reportOutputKiB = 64
+    /// `--metrics-listen ADDR`: serve `/metrics` there (spec §21).
+    var metricsListen: String?
+    /// `--events PATH|-`: JSON lines as the run goes (spec §21).
+    var events: String?
     var output = OutputMode.prefixed
     var color = ColorMode.auto
     var verbosity = Verbosity.normal
@@ -344,6 +348,10 @@ enum Arguments {
                 options.reports.append(ReportRequest(format: format, path: path))
             case .reportOutput:
                 options.reportOutputKiB = try reader.integer(for: argument, in: 0...1_048_576)
+            case .metricsListen:
+                options.metricsListen = try reader.value(for: argument)
+            case .events:
+                options.events = try reader.value(for: argument)
             case .output:
                 options.output = try reader.choice(for: argument, OutputMode.self)
                 outputGiven = true

@@ -171,8 +171,10 @@ enum HelpText {
         for option in Option.of(command) {
             var words = option.spec.help.split(separator: " ").map(String.init)
             let head = "  " + option.usage
-            var line = head.count >= column ? head : head + String(repeating: " ", count: column - head.count)
-            if head.count >= column {
+            // Two spaces at least between an option and its help.
+            let fits = head.count <= column - 2
+            var line = fits ? head + String(repeating: " ", count: column - head.count) : head
+            if !fits {
                 lines.append(line)
                 line = String(repeating: " ", count: column)
             }

@@ -12,7 +12,7 @@ enum CommandName: String, CaseIterable, Sendable {
 /// option's name is spelled nowhere else in the executable.
 enum Option: CaseIterable, Sendable {
     case jobs, httpConnections, executor, slurmJobs, insecure, cacert, keepGoing, timeout, variable, varFile, envFile
-    case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
+    case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
 
     /// What an option's value is, for parsing messages and completions.
     enum Value: Equatable, Sendable {
@@ -90,6 +90,12 @@ enum Option: CaseIterable, Sendable {
         case .reportOutput:
             Spec(long: "--report-output", value: .text("KIB"), commands: [.run],
                  help: "how much of each process step's stdout and stderr the reports keep (default 64; 0 none)")
+        case .metricsListen:
+            Spec(long: "--metrics-listen", value: .text("ADDR"), commands: [.run],
+                 help: "serve GET /metrics (the Prometheus text format) on ADDR (127.0.0.1:9464) while the run lasts")
+        case .events:
+            Spec(long: "--events", value: .path("PATH"), commands: [.run],
+                 help: "write one JSON object a line as steps start and end (-: standard output, the console then on standard error)")
         case .output:
             Spec(long: "--output", value: .choice(OutputMode.allCases.map(\.rawValue)), commands: [.run],
                  help: "step output: prefixed (default), grouped or quiet")

@@ -90,8 +90,20 @@ enum Entry {
                 return 2
             }
         }
-        if options.watch { return await WatchMode.run(workflow, options: options, selection: selection) }
-        return await runWorkflow(workflow, options: options, selection: selection)
+        // `--metrics-listen` and `--events`: an address that cannot be
+        // bound, a file that cannot be written, and nothing runs.
+        let liveOutputs: LiveOutputs?
+        switch LiveOutputs.open(options) {
+        case .success(let made): liveOutputs = made
+        case .failure(let error):
+            StandardStreams.writeError("promise-run: \(error.message)\n")
+            StandardStreams.writeError("promise-run: nothing ran\n")
+            return 2
+        }
+        let code = options.watch ? await WatchMode.run(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
+            : await runWorkflow(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
+        await liveOutputs?.close()
+        return code
     }
 
     /// Reads and checks the workflow file, its `--var` names and its

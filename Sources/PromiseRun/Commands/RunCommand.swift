@@ -12,7 +12,7 @@ import WorkflowLanguage
 /// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
                  onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
-                 generated: GeneratedOutputs? = nil) async -> Int32 {
+                 generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil) async -> Int32 {
     // `--executor`: where process steps that do not say run (spec §14).
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
@@ -62,7 +62,11 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
             for (name, value) in pairs { configuration.fileEnvironment[name] = value }
         }
     }
-    let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: console)
+    // `--metrics-listen`, `--events`: observers beside the console.
+    let watchers = liveOutputs?.observers(workflow: workflow.name, file: workflow.source.displayPath,
+                                   mask: { executorBox.executor?.mask($0) ?? $0 }) ?? []
+    let observer: any ExecutionObserver = watchers.isEmpty ? console : ObserverFanOut(observers: [console] + watchers)
+    let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: observer)
     executorBox.executor = executor
     onStart?(executor)
 
@@ -109,14 +113,17 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     }
     for problem in problems { StandardStreams.writeError("promise-run: \(problem)\n") }
 
+    let code: Int32
     switch result.status {
     // A report asked for and not written fails a run that succeeded:
     // a green job must not lack its JUnit file.
-    case .succeeded: return problems.isEmpty ? 0 : 1
-    case .failed: return 1
-    case .timedOut: return 124
-    case .interrupted: return 128 + (signals.firstSignal ?? SIGINT)
+    case .succeeded: code = problems.isEmpty ? 0 : 1
+    case .failed: code = 1
+    case .timedOut: code = 124
+    case .interrupted: code = 128 + (signals.firstSignal ?? SIGINT)
     }
+    liveOutputs?.runEnded(result, exitCode: code)
+    return code
 }
 
 /// Lets the console ask the executor for the step count before it exists.

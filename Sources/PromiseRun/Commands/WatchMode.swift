@@ -15,7 +15,7 @@ import WorkflowLanguage
 /// printed, nothing runs, and the watch goes on. Ctrl-C ends it, with the
 /// usual exit code.
 enum WatchMode {
-    static func run(_ workflow: Workflow, options: RunOptions, selection: TargetSelection?) async -> Int32 {
+    static func run(_ workflow: Workflow, options: RunOptions, selection: TargetSelection?, liveOutputs: LiveOutputs? = nil) async -> Int32 {
         let signals = SignalWatcher.shared
         let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))
         // What runs next (nil: the file has errors), and the last that
@@ -49,7 +49,7 @@ enum WatchMode {
                 code = await runWorkflow(workflow, options: options, selection: selection,
                                          onStart: { executor in current.withLock { $0 = executor } },
                                          stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } },
-                                         generated: generated)
+                                         generated: generated, liveOutputs: liveOutputs)
                 running.store(false, ordering: .releasing)
                 if let signal = signals.firstSignal { return 128 + signal }
                 // What the run stored (a foreach's sources, what depfiles

@@ -86,7 +86,7 @@ enum JSONReport {
     /// A threshold as checked (spec §16): as written, whether it held, and
     /// the measured value in its unit (seconds, a share from 0 to 1, a
     /// count, per second; null when nothing ended to measure).
-    private static func threshold(_ result: ThresholdResult) -> JSONValue {
+    static func threshold(_ result: ThresholdResult) -> JSONValue {
         .object([
             ("threshold", .string(result.threshold.text)),
             ("held", .bool(result.holds)),

@@ -13,6 +13,13 @@ package protocol ExecutionObserver: Sendable {
     func showsStart(ofAttempt attempt: Int) -> Bool
     /// A step ended: succeeded, failed, skipped or cancelled.
     func stepFinished(_ record: StepRecord)
+    /// A step ended, with what its label's statistics count of it: its
+    /// latency (from when it was due, under a `rate`; nil when only its
+    /// duration is known) and how late it started (under a `rate`). The
+    /// recorder calls this one; by default it is `stepFinished(_:)`.
+    func stepFinished(_ record: StepRecord, latency: Duration?, lateness: Duration?)
+    /// A group ended, its thresholds (if any) checked (secrets masked).
+    func groupFinished(_ record: GroupRecord)
     /// A `log` step's line (secrets already masked).
     func log(_ message: String, step id: String)
     /// Bytes of a download arrived.
@@ -26,6 +33,8 @@ package protocol ExecutionObserver: Sendable {
 
 extension ExecutionObserver {
     package func showsStart(ofAttempt attempt: Int) -> Bool { true }
+    package func stepFinished(_ record: StepRecord, latency: Duration?, lateness: Duration?) { stepFinished(record) }
+    package func groupFinished(_ record: GroupRecord) {}
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
     package func warning(_ message: String) {}
     package func retryWaiting(step id: String, for wait: Duration, capped: Bool) {}

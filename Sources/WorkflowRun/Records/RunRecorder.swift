@@ -239,9 +239,9 @@ final class RunRecorder: Sendable {
     /// A group ended; `failure` only when the failure is the group's own.
     func finishGroup(_ id: String, status: StepStatus, failure: StepFailure? = nil, allowedFailure: Bool = false) {
         let now = clock.now()
-        state.withLock { state in
-            guard let entry = state.groups[id] else { return }
-            guard entry.record.status == .pending || entry.record.status == .running else { return }
+        let ended: GroupRecord? = state.withLock { state in
+            guard let entry = state.groups[id] else { return nil }
+            guard entry.record.status == .pending || entry.record.status == .running else { return nil }
             entry.record.status = status
             entry.record.allowedFailure = allowedFailure
             if allowedFailure { entry.record.handledBy = entry.record.handledBy ?? "allow-failure" }
@@ -253,7 +253,9 @@ final class RunRecorder: Sendable {
             } else {
                 entry.record.failure = nil
             }
+            return entry.record
         }
+        if let ended { observer?.groupFinished(ended) }
     }
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
@@ -281,7 +283,7 @@ final class RunRecorder: Sendable {
             }
             return record
         }
-        if let record { observer?.stepFinished(masked(record)) }
+        if let record { observer?.stepFinished(masked(record), latency: latency, lateness: lateness) }
     }
 
     /// A step of an iteration that was never registered ended (a success
@@ -312,7 +314,7 @@ final class RunRecorder: Sendable {
                 state.entries[step.id] = Entry(record: kept, key: step.key)
             }
         }
-        observer?.stepFinished(masked(made))
+        observer?.stepFinished(masked(made), latency: latency, lateness: lateness)
     }
 
     /// Fills in what a step's end says: exit code, HTTP status and

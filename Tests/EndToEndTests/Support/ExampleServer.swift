@@ -47,8 +47,15 @@ enum ExampleServer {
 
 /// A free loopback TCP port (bound to port 0, then released).
 func freeLoopbackPort() -> Int {
+    let (descriptor, port) = loopbackSocket()
+    close(descriptor)
+    return port
+}
+
+/// A TCP socket bound to 127.0.0.1 on a port the system chose, and the
+/// port; the caller closes it (or listens on it first).
+func loopbackSocket() -> (descriptor: Int32, port: Int) {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -60,5 +67,5 @@ func freeLoopbackPort() -> Int {
     _ = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The cost of watching a run (issue 45, spec §21), against one local nginx
+# worker serving 1 KB, the release build:
+#
+#   1. CPU: `repeat for 30s parallel limit 64 rate 5000/s` of one GET,
+#      plain, with --metrics-listen scraped once a second (curl, as a
+#      Prometheus with a 1 s interval would), with --events to a file, and
+#      with both: user + system CPU seconds of promise-run (from
+#      /proc/PID/stat when it ends, children not counted) and the ratio to
+#      the plain run (the goal: at most 1.05);
+#   2. memory: 3,000,000 requests (`repeat for 600s ... rate 5000/s`) with
+#      --metrics-listen (scraped each second) and --events to a file, the
+#      resident memory sampled every 10 s: peak, and flat after the first
+#      minute.
+#
+#   Benchmarks/runner/metrics-bench.sh [cpu|memory|all] [runs] [soak seconds]
+#   (default: all, 3 runs of each CPU case, a soak of 600 s)
+#
+# Every address is 127.0.0.1. Installs nginx and curl from Debian when
+# missing.
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
+need nginx:nginx curl:curl
+what="${1:-all}"
+runs="${2:-3}"
+soak_seconds="${3:-600}"
+make -C "$repo" release >&2
+bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
+start_nginx
+cd "$work"
+write_runner_workloads
+url="http://127.0.0.1:$port/small.txt"
+metrics_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+echo "# metrics and events benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), release build, $(machine)"
+
+workload() {
+    printf 'workflow "load"\nrepeat for %ss parallel limit 64 rate 5000/s {\n  get: http GET "%s"\n}\n' "$1" "$url" > load.workflow
+}
+
+# Scrapes /metrics once a second while $1 (a pid) lives; the bytes of the
+# last exposition into scrape.size.
+scrape() {
+    while kill -0 "$1" 2>/dev/null; do
+        curl -s -o last.metrics "http://127.0.0.1:$metrics_port/metrics" && wc -c < last.metrics > scrape.size
+        sleep 1
+    done
+}
+
+# Runs promise-run with the extra arguments; prints its CPU seconds (user +
+# system, its own), read from /proc just before it is reaped.
+cpu_of() {
+    "$bin" -q --http-connections 64 --report json=r.json "$@" load.workflow > run.out 2>&1 &
+    local pid=$! last=""
+    case " $* " in *" --metrics-listen "*) scrape "$pid" & ;; esac
+    while kill -0 "$pid" 2>/dev/null; do
+        last="$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null || echo "$last")"
+        sleep 0.2
+    done
+    wait "$pid" || true
+    wait
+    python3 -c "import os, sys; u, s = map(int, sys.argv[1].split()); print(f'{(u + s) / os.sysconf(\"SC_CLK_TCK\"):.2f}')" "$last"
+}
+
+if [ "$what" = all ] || [ "$what" = cpu ]; then
+    echo
+    echo "## CPU at 5,000 requests/s for 30 s (median of $runs)"
+    echo
+    workload 30
+    echo "| case | CPU seconds | ratio to plain |"
+    echo "|---|---:|---:|"
+    median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+    declare -A cpu
+    for case_name in plain metrics events both; do
+        samples=()
+        for _ in $(seq "$runs"); do
+            case "$case_name" in
+                plain) samples+=("$(cpu_of)") ;;
+                metrics) samples+=("$(cpu_of --metrics-listen "127.0.0.1:$metrics_port")") ;;
+                events) samples+=("$(cpu_of --events events.jsonl)") ;;
+                both) samples+=("$(cpu_of --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl)") ;;
+            esac
+        done
+        cpu[$case_name]="$(median "${samples[@]}")"
+        python3 -c "import sys; c, p = float(sys.argv[1]), float(sys.argv[2]); print(f'| {sys.argv[3]} | {c:.2f} | {c / p:.3f} |')" \
+            "${cpu[$case_name]}" "${cpu[plain]}" "$case_name"
+    done
+    echo
+    echo "events written: $(wc -l < events.jsonl) lines, $(du -h events.jsonl | cut -f1); last exposition $(cat scrape.size 2>/dev/null || echo '?') bytes"
+fi
+
+if [ "$what" = all ] || [ "$what" = memory ]; then
+    echo
+    echo "## Memory: repeat for ${soak_seconds}s at 5,000/s with --metrics-listen (scraped each second) and --events"
+    echo
+    workload "$soak_seconds"
+    "$bin" -q --http-connections 64 --report json=r.json --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl \
+        load.workflow > soak.out 2>&1 &
+    pid=$!
+    scrape "$pid" &
+    sample_rss "$pid"
+    wait
+    python3 - <<'PY'
+import json
+s = json.load(open("r.json"))["stats"]["get"]
+samples = [tuple(map(int, line.split())) for line in open("rss.txt") if len(line.split()) == 3]
+start = samples[0][0]
+peak = max(hwm for _, _, hwm in samples) / 1024
+after_minute = [rss / 1024 for t, rss, _ in samples if t - start >= 60]
+events = sum(1 for _ in open("events.jsonl"))
+print(f"{s['count']:,} requests at {s['ratePerSecond']:.1f}/s; {events:,} event lines")
+print(f"peak resident memory {peak:.1f} MiB; after the first minute, resident memory between {min(after_minute):.1f} and {max(after_minute):.1f} MiB"
+      if after_minute else f"peak resident memory {peak:.1f} MiB")
+print("resident MiB every 10 s: " + " ".join(f"{rss / 1024:.0f}" for _, rss, _ in samples))
+PY
+fi
