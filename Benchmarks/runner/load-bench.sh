@@ -10,7 +10,12 @@
 #   3. soak: `repeat for D parallel limit 64 rate 5000/s` with the resident
 #      memory sampled every 10 s: peak, and flat after the first minute.
 #
-#   Benchmarks/runner/load-bench.sh [open|closed|soak|all] [soak seconds]
+#   4. console (spec §20): CPU per request of the open model at 5,000/s
+#      for 10 s with the console on a pseudo-terminal (`script`) against
+#      `-q`: the console's share of the CPU (issue 43: at most 5%), and
+#      the bytes it wrote;
+#
+#   Benchmarks/runner/load-bench.sh [open|closed|soak|console|all] [soak seconds]
 #   (default: all, a soak of 600 s: 3,000,000 requests)
 #
 # Installs nginx, wrk and hey from Debian when missing.
@@ -116,4 +121,27 @@ print(f"peak resident memory {peak:.1f} MiB; after the first minute, resident me
       if after_minute else f"peak resident memory {peak:.1f} MiB")
 print("resident MiB every 10 s: " + " ".join(f"{rss / 1024:.0f}" for _, rss, _ in samples))
 PY
+fi
+
+if [ "$what" = all ] || [ "$what" = console ]; then
+    echo
+    echo "## The console's share of the CPU: repeat for 10s parallel limit 64 rate 5000/s"
+    echo
+    workload 10 5000
+    echo "| console | CPU seconds | CPU per request | bytes written |"
+    echo "|---|---:|---:|---:|"
+    for mode in quiet terminal; do
+        if [ "$mode" = quiet ]; then
+            /usr/bin/time -f '%U %S' -o cpu.txt "$bin" -q --report json=r.json load.workflow > console.out 2>&1
+        else
+            /usr/bin/time -f '%U %S' -o cpu.txt script -qfec "$bin --report json=r.json load.workflow" console.out > /dev/null 2>&1
+        fi
+        python3 - "$mode" "$(wc -c < console.out)" <<'PY'
+import json, sys
+mode, written = sys.argv[1], int(sys.argv[2])
+user, system = map(float, open("cpu.txt").read().split()[-2:])
+count = json.load(open("r.json"))["stats"]["get"]["count"]
+print(f"| {mode} | {user + system:.2f} | {(user + system) / count * 1e6:.1f} µs | {written:,} |")
+PY
+    done
 fi

@@ -128,9 +128,10 @@ package enum LanguageTable {
     /// What a group's thresholds bound (spec §16): the words after
     /// `expect` in a group's block.
     package static let thresholdSubjects: [Word] = [
-        Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (p50 p90 p95 p99 p99.9 min mean max)"),
-        Word(name: "failures", doc: "failed runs, a share or a count: expect failures < 1%, expect failures <= 3"),
-        Word(name: "rate", doc: "runs completed per second over the group: expect rate >= 490/s"),
+        Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (min, mean, max, p0.1 to p99.99)"),
+        Word(name: "failures", doc: "failed runs, a share or a count: expect failures [of LABEL] < 1%, expect failures <= 3"),
+        Word(name: "rate", doc: "iterations (or runs) completed per second over the group: expect rate [of LABEL] >= 490/s"),
+        Word(name: "lateness", doc: "how late iterations started on a rate's schedule: expect lateness p99 < 5ms"),
     ]
 
     /// The options after `parallel` (in a parallel group, or for a

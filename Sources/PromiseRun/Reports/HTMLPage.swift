@@ -116,11 +116,20 @@ enum HTMLPage {
         var head = el("tr", null, ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "latency distribution"]
           .map(function (name) { return el("th", { text: name }); }));
         var body = data.stats.map(function (label) {
-          var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36;
+          // The chart's bars above a labelled axis: latency on a log
+          // scale (its lowest and highest bucket) across, runs up.
+          var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36, axis = 14;
           var svg = document.createElementNS(svgNS, "svg");
           svg.setAttribute("class", "distribution");
-          svg.setAttribute("width", width); svg.setAttribute("height", height);
-          svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+          svg.setAttribute("width", width); svg.setAttribute("height", height + axis);
+          svg.setAttribute("viewBox", "0 0 " + width + " " + (height + axis));
+          function axisText(x, anchor, text) {
+            var t = document.createElementNS(svgNS, "text");
+            t.setAttribute("class", "axis"); t.setAttribute("x", x); t.setAttribute("y", height + axis - 2);
+            t.setAttribute("text-anchor", anchor); t.setAttribute("font-size", "9");
+            t.textContent = text;
+            svg.appendChild(t);
+          }
           var lows = label.buckets.map(function (b) { return Math.log(Math.max(b[0], 1)); });
           var lo = Math.min.apply(null, lows), hi = Math.max.apply(null, lows), most = Math.max.apply(null, label.buckets.map(function (b) { return b[1]; }));
           label.buckets.forEach(function (b, i) {
@@ -133,6 +142,11 @@ enum HTMLPage {
             bar.appendChild(tip);
             svg.appendChild(bar);
           });
+          if (label.buckets.length) {
+            axisText(0, "start", latency(label.buckets[0][0] / 1e6));
+            axisText(width / 2, "middle", "latency (log) → · ↑ runs");
+            axisText(width, "end", latency(label.buckets[label.buckets.length - 1][0] / 1e6));
+          }
           var cells = [label.label, label.count, label.ok, label.failed, label.rate].map(function (v) { return el("td", { text: String(v) }); })
             .concat(label.p.map(function (v) { return el("td", { text: latency(v) }); }));
           var last = el("td"); last.appendChild(svg); cells.push(last);
@@ -140,9 +154,10 @@ enum HTMLPage {
         });
         statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));
       }
-      // Thresholds (spec §16): each with what was measured.
+      // Thresholds (spec §16): each with what was measured, first: with
+      // the failures that decided the run, they are the answer (spec §20).
       if ((data.thresholds || []).length) {
-        var thresholdSection = document.getElementById("stats");
+        var thresholdSection = document.getElementById("failures");
         thresholdSection.appendChild(el("h2", { text: "Thresholds" }));
         var rows = data.thresholds.map(function (t) {
           return el("tr", { "class": t[2] ? "held" : "broken" }, [el("td", { text: t[0] }), el("td", { text: t[1] }),
@@ -152,12 +167,13 @@ enum HTMLPage {
         thresholdSection.appendChild(el("table", { "class": "stats thresholds" }, [el("thead", null, [thresholdHead]), el("tbody", null, rows)]));
       }
 
-      // Failures first: the run's own, then those the workflow handled
-      // (no failure of the run, so not counted as one).
-      var failures = document.getElementById("failures");
-      [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; })],
-       ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; })]].forEach(function (part) {
+      // The failures that decided the run beside the thresholds, before
+      // the statistics; those the workflow handled (no failure of the
+      // run, so not counted as one) after them (spec §20).
+      [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; }), "failures"],
+       ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; }), "handled"]].forEach(function (part) {
         if (!part[1].length) return;
+        var failures = document.getElementById(part[2]);
         failures.appendChild(el("h2", { text: part[0] + " (" + part[1].length + ")" }));
         part[1].forEach(function (failure) {
           var box = el("div", { "class": "failure", "data-failure": failure.id }, [

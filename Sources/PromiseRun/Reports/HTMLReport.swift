@@ -31,6 +31,7 @@ enum HTMLReport {
         <div class="toolbar" id="toolbar"></div>
         <section id="failures"></section>
         <section id="stats"></section>
+        <section id="handled"></section>
         <h2>Timeline</h2>
         <div class="timeline" id="timeline"></div>
         <noscript><p>This report draws itself with a script; the JSON block in this file holds the whole run.</p></noscript>

@@ -18,7 +18,7 @@ syn keyword promiseRunAttribute  write append read copy move delete mkdir exists
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
-syn keyword promiseRunPredicate  latency failures of p50 p90 p95 p99 min mean max
+syn keyword promiseRunPredicate  latency lateness failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
 syn match   promiseRunComment    "#.*$" contains=@Spell
