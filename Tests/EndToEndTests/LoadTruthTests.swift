@@ -346,4 +346,49 @@ struct LoadTruthTests {
         """, ["-v"], killedAfter: 60)
         #expect(!plain.stderr.contains("> GET"), "\(plain.stderr)")
     }
+
+    @Test("the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration")
+    func templatedShape() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let key = "shape-\(UUID().uuidString)", timed = "timed-\(UUID().uuidString)", bad = "bad-\(UUID().uuidString)"
+        let workflow = """
+        workflow "shape"
+        var n = "3"
+        var l = "2"
+        var r = "50/s"
+        var d = "1s"
+        var key = "\(key)"
+        load: repeat {{n}} parallel limit {{l}} rate {{r}} {
+          hit: http GET "\(base)/gather?key={{key}}&n={{l}}&ms=3000"
+        }
+        timed: repeat for {{d}} parallel limit 4 rate 20/s {
+          tick: http GET "\(base)/gather?key=\(timed)&n=1"
+        }
+        """
+        // 100 at once: past --http-connections' 64, from the --var.
+        let (run, _) = try space.run(workflow, ["--var", "n=100", "--var", "l=100", "--var", "r=10000/s"], killedAfter: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try gathered(base, key: key, in: space) == (100, 100))
+        // repeat for 1s at 20/s: exactly the 20 due.
+        #expect(try gathered(base, key: timed, in: space).requests == 20)
+
+        let (wrong, _) = try space.run(workflow, ["--var", "n=lots", "--var", "key=\(bad)"], killedAfter: 60)
+        #expect(wrong.status == 1)
+        #expect((wrong.stdout + wrong.stderr).contains("'{{n}}' is 'lots', not a count from 1 to 100000000"), "\(wrong.stdout)")
+        #expect(try gathered(base, key: bad, in: space).requests == 0)
+
+        // check, graph, --dry-run and fmt know the words.
+        try space.write("shape.workflow", workflow + "\n")
+        let check = try Binary.run(["check", "shape.workflow"], in: space.folder)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let graph = try Binary.run(["graph", "shape.workflow"], in: space.folder)
+        #expect(graph.stdout.contains("repeat {{n}}  [parallel, limit {{l}}, rate {{r}}]"), "\(graph.stdout)")
+        let dry = try Binary.run(["--dry-run", "--var", "n=7", "--var", "l=100", "shape.workflow"], in: space.folder)
+        #expect(dry.stdout.contains("repeat 7  [parallel, limit 100, rate 50/s]"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("http-connections 100 (a group's 'limit')"), "\(dry.stdout)")
+        let fmt = try Binary.run(["fmt", "--check", "shape.workflow"], in: space.folder)
+        #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
+    }
 }

@@ -15,8 +15,8 @@ struct ConnectionCap {
     /// what it names.
     let warning: String?
 
-    init(workflow: Workflow, option: Int, descriptors: Int?) {
-        let limit = workflow.largestHTTPLimit ?? 0
+    init(workflow: Workflow, option: Int, overrides: [String: String], descriptors: Int?) {
+        let limit = workflow.largestHTTPLimit(overrides: overrides) ?? 0
         guard limit > option else {
             cap = option
             warning = nil

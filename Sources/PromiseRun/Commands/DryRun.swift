@@ -17,7 +17,8 @@ enum DryRun {
         var header = "dry run: nothing runs; {{...}} is known only while running\n"
         var settings: [String] = []
         if let jobs = options.jobs { settings.append("jobs \(jobs)") }
-        let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, descriptors: nil).cap
+        let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
+                                    descriptors: nil).cap
         if connections != 64 {
             settings.append("http-connections \(connections)" + (connections > options.httpConnections ? " (a group's 'limit')" : ""))
         }

@@ -19,7 +19,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),
                              githubActions: environment["GITHUB_ACTIONS"] == "true")
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
-    let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, descriptors: DescriptorLimit.raise())
+    let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
+                                    descriptors: DescriptorLimit.raise())
     let currentDirectory = ProcessEnvironment.currentDirectory()
     let caCertificate = options.caCertificate.map { $0.hasPrefix("/") ? $0 : currentDirectory + "/" + $0 }
     let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: connections.cap,

@@ -2,11 +2,24 @@ extension Workflow {
     /// The largest explicit `limit` of a group that holds http steps at
     /// any depth; nil when none does (spec §20: the run's connection cap
     /// is the larger of this and `--http-connections`). A limit written as
-    /// a template is known only when its group starts and is not counted.
-    package var largestHTTPLimit: Int? {
+    /// a template counts when its variables are known before the run:
+    /// `--var` values (`overrides`) and top-level variables with a literal
+    /// value.
+    package func largestHTTPLimit(overrides: [String: String] = [:]) -> Int? {
+        var known = overrides
+        for variable in variables where known[variable.name] == nil {
+            if let value = variable.value.literalValue { known[variable.name] = value }
+        }
         var largest: Int?
         forEachNode { node in
-            guard let limit = node.writtenLimit, limit > (largest ?? 0), node.holdsHTTPStep else { return }
+            var limit = node.writtenLimit
+            if case .group(.foreach(let foreach)) = node.kind, let template = foreach.shape?.limit {
+                limit = Int(template.rendered { expression in
+                    if case .variable(let name) = expression.reference { return known[name] }
+                    return nil
+                })
+            }
+            guard let limit, limit > (largest ?? 0), node.holdsHTTPStep else { return }
             largest = limit
         }
         return largest

@@ -22,6 +22,15 @@ extension WorkflowExecutor {
 
         case .foreach(let foreach):
             return firstly { () throws(RunError) -> Promise<Void> in
+                let written = foreach.shape
+                let foreach = try resolvingShape(of: foreach, in: context.values, id: id)
+                // A limit known only now may ask for more than the run's
+                // connection cap, which was set as it started: said.
+                if written?.limit != nil, let limit = foreach.limit, limit > httpSlots.capacity,
+                   foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep) {
+                    observer?.warning("'\(id)' has 'limit \(limit)' from a template, but at most \(httpSlots.capacity) http requests "
+                                      + "run at once (--http-connections); raise it to \(limit)")
+                }
                 let items = try iterations(of: foreach, in: context.values, id: id)
                 return runForeach(foreach, items: items, id: id, context)
             }.tap { [self] outcome in
