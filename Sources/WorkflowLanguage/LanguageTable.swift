@@ -139,6 +139,7 @@ package enum LanguageTable {
     package static let parallelOptions: [Word] = [
         Word(name: "limit", doc: "at most N at once: limit N"),
         Word(name: "rate", doc: "starts on a fixed schedule, the k-th k/R after the group starts: rate 500/s (/s, /m, /h)"),
+        Word(name: "ramp", doc: "after a rate, stages the rate moves through linearly: rate 0/s ramp 500/s in 30s, 0/s in 30s"),
         Word(name: "keep-going", doc: "every lane runs to its end; the group fails afterwards if one failed"),
     ]
 

@@ -305,7 +305,16 @@ struct LoadTruthTests {
         let handled = try #require(dom.range(of: "<h2>Handled failures ("))
         #expect(thresholds.lowerBound < statistics.lowerBound && statistics.lowerBound < handled.lowerBound)
         #expect(dom.contains("latency (log) → · ↑ runs"), "the chart's axis is labelled")
-        #expect(HTMLReportBrowserTests.count("class=\"axis\"", in: dom) >= 3)
+        #expect(HTMLReportBrowserTests.count("class=\"axis\"", in: dom) >= 6)
+        #expect(dom.contains("<svg class=\"series\""), "the series over time is drawn")
+        #expect(dom.contains("time → · ↑ runs/s"), "its axes are labelled")
+        // The JSON report has the series too: a point a second, all 20 runs.
+        let series = try #require(run.stats("hit")?["series"] as? [String: Any])
+        #expect(series["secondsPerPoint"] as? Int == 1)
+        let points = try #require(series["points"] as? [[String: Any]])
+        #expect(!points.isEmpty && points.count <= 600)
+        #expect(points.compactMap { $0["completions"] as? Int }.reduce(0, +) == 20)
+        #expect(points.compactMap { $0["failures"] as? Int }.reduce(0, +) == 2)
 
         // JUnit: one test case for the 20 runs of hit, passing (the
         // thresholds handled its failures), and the threshold's, failed.
@@ -390,5 +399,65 @@ struct LoadTruthTests {
         #expect(dry.stdout.contains("http-connections 100 (a group's 'limit')"), "\(dry.stdout)")
         let fmt = try Binary.run(["fmt", "--check", "shape.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
+    }
+
+    /// The arrival times the test server noted for `key` (its monotonic clock).
+    private func arrivals(_ base: String, key: String, in space: Workspace) throws -> [Double] {
+        let run = try space.run("""
+        workflow "read"
+        http GET "\(base)/arrivals?key=\(key)&absolute=1" { save "arrivals.json" }
+        """)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let data = try #require(space.read("arrivals.json")?.data(using: .utf8))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [Double])
+    }
+
+    @Test("a ramp: rate 0/s ramp 20/s in 1s, 20/s in 1s sends exactly the 30 iterations its integral plans, none before it is due")
+    func ramp() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        let anchor = "anchor-\(UUID().uuidString)", key = "ramp-\(UUID().uuidString)"
+        let workflow = """
+        workflow "ramp"
+        http GET "\(base)/arrive?key=\(anchor)"
+        ramp: repeat parallel limit 50 rate 0/s ramp 20/s in 1s, 20/s in 1s {
+          hit: http GET "\(base)/arrive?key=\(key)"
+        }
+        """
+        let (run, _) = try space.run(workflow, killedAfter: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let start = try #require(try arrivals(base, key: anchor, in: space).first)
+        let times = try arrivals(base, key: key, in: space).sorted()
+        // The integral: 10 in the first second (20t), 20 in the next.
+        try #require(times.count == 30, "\(times.count) requests")
+        // Iteration k is due where the integral reaches k: √(k/10) s in the
+        // first stage, 1 + (k-10)/20 s in the second. Late is allowed (a
+        // loaded machine), early never: a constant rate would send the
+        // second request at 50 ms, not 316 ms.
+        let due: [Double] = (0..<30).map { (k: Int) -> Double in
+            let position = Double(k)
+            return k <= 10 ? (position / 10).squareRoot() : 1 + (position - 10) / 20
+        }
+        let early = times.enumerated().filter { $0.element < start + due[$0.offset] - 0.001 }
+        #expect(early.isEmpty, "arrived before due: \(early.map { "\($0.offset): \($0.element - start)" })")
+
+        try space.write("ramp.workflow", workflow + "\n")
+        let graph = try Binary.run(["graph", "ramp.workflow"], in: space.folder)
+        #expect(graph.stdout.contains("repeat  [parallel, limit 50, rate 0/s ramp 20/s in 1s, 20/s in 1s, 30 iterations]"), "\(graph.stdout)")
+        let fmt = try Binary.run(["fmt", "--check", "ramp.workflow"], in: space.folder)
+        #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
+        try Workspace.expectCheckRefuses("""
+        workflow "bad"
+        repeat parallel limit 4 {
+          log "x"
+        }
+        repeat 3 parallel ramp 5/s in 1s {
+          log "y"
+        }
+        """, with: [
+            "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
+            "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
+        ])
     }
 }

@@ -139,6 +139,7 @@ struct Lowering {
                                      parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
                                      repetition: foreach.repetition, rate: foreach.rate)
             group.shape = foreach.shape
+            group.ramp = foreach.ramp
             kind = .group(.foreach(group))
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),

@@ -135,6 +135,9 @@ package struct ForeachGroup: Sendable, Hashable {
     /// starts; nil when it has none. The count, duration, limit and rate
     /// above then hold placeholders.
     package var shape: LoadShape?
+    /// `rate START ramp TARGET in D, ...` (spec §20): the schedule in
+    /// stages; `rate` is then its start.
+    package var ramp: RateRamp?
 
     package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
                  repetition: Repetition? = nil, rate: Double? = nil) {
@@ -153,6 +156,7 @@ extension ForeachGroup {
     /// `repeat 20`, `repeat for {{d}}`: a repeat's head as written (its
     /// templates through `show`, as written by default); nil for a foreach.
     package func repetitionText(_ show: (Template) -> String = \.sourceText) -> String? {
+        if ramp?.endsTheGroup == true { return "repeat" }
         if let count = shape?.count { return "repeat " + show(count) }
         if let duration = shape?.duration { return "repeat for " + show(duration) }
         return repetition?.description
@@ -165,7 +169,7 @@ extension ForeachGroup {
 
     /// The rate as written: `500/s`, `{{r}}/s`.
     package func writtenRate(_ show: (Template) -> String = \.sourceText) -> String? {
-        shape?.rate.map(show) ?? rateText
+        shape?.rate.map(show) ?? ramp?.text ?? rateText
     }
 }
 

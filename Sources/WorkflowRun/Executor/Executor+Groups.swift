@@ -165,14 +165,16 @@ extension WorkflowExecutor {
         }
         // `rate N/s`: an iteration is started when it is due, so that the
         // slots hold only iterations at work.
+        let ramp = foreach.ramp
         let schedule = foreach.rate.map { rate in
-            LaneRun.Schedule(due: { index in Self.due(index, from: groupStart, rate: rate) }, clock: timers)
+            LaneRun.Schedule(due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
+                             clock: timers)
         }
         // Under a rate: how late iterations start, said when the group
         // ends behind its schedule (spec §20).
         let lateness = foreach.rate.map { rate in
             GroupLateness(limit: foreach.parallel ? foreach.limit : 1,
-                          planned: Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
+                          planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
         // A cookie store an iteration (a virtual user) of a body with http

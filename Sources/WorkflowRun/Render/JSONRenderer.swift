@@ -202,6 +202,7 @@ package struct JSONRenderer: Sendable {
             }
             if let rate = shape.rate { members.append(("rate", .string(rate.sourceText))) }
             else if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
+            if let ramp = foreach.ramp { members.append(("ramp", .string(ramp.text))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
             var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),

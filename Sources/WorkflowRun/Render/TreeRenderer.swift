@@ -105,7 +105,7 @@ package struct TreeRenderer: Sendable {
                 if foreach.keepGoing { options.append("keep-going") }
                 // `repeat for D ... rate R`: exactly the iterations due before D.
                 if foreach.shape == nil, case .duration(let duration) = foreach.repetition, let rate = foreach.rate {
-                    options.append("\(Iterations.due(within: duration, rate: rate)) iterations")
+                    options.append("\(foreach.ramp?.iterations(within: duration) ?? Iterations.due(within: duration, rate: rate)) iterations")
                 }
                 scope?.declareUnknown(foreach.variable)
                 children = items(foreach.body, &scope)

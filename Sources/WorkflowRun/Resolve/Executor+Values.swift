@@ -84,6 +84,7 @@ extension WorkflowExecutor {
     func iterations(of foreach: ForeachGroup, in values: ValueScope, id: String) throws(RunError) -> Iterations {
         switch (foreach.repetition, foreach.list) {
         case (.duration(let duration), _):
+            if let ramp = foreach.ramp { return .numbers(first: 0, count: ramp.iterations(within: duration)) }
             guard let rate = foreach.rate else { return .open }
             return .numbers(first: 0, count: Iterations.due(within: duration, rate: rate))
         case (_, .range(let from, let to)):

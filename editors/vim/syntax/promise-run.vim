@@ -13,7 +13,7 @@ syn keyword promiseRunException  catch ensure
 syn keyword promiseRunDeclare    workflow var secret env dotenv include
 syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin detach expect capture
 syn keyword promiseRunAttribute  header query basic-auth body json form multipart type redirects save
-syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-demand limit rate keep-going cookies off optional
+syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-demand limit rate ramp keep-going cookies off optional
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
