@@ -401,17 +401,6 @@ struct LoadTruthTests {
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
     }
 
-    /// The arrival times the test server noted for `key` (its monotonic clock).
-    private func arrivals(_ base: String, key: String, in space: Workspace) throws -> [Double] {
-        let run = try space.run("""
-        workflow "read"
-        http GET "\(base)/arrivals?key=\(key)&absolute=1" { save "arrivals.json" }
-        """)
-        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let data = try #require(space.read("arrivals.json")?.data(using: .utf8))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [Double])
-    }
-
     @Test("a ramp: rate 0/s ramp 20/s in 1s, 20/s in 1s sends exactly the 30 iterations its integral plans, none before it is due")
     func ramp() throws {
         let base = try TestServers.plain()
@@ -427,8 +416,8 @@ struct LoadTruthTests {
         """
         let (run, _) = try space.run(workflow, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let start = try #require(try arrivals(base, key: anchor, in: space).first)
-        let times = try arrivals(base, key: key, in: space).sorted()
+        let start = try #require(try RateTests.arrivals(space, base: base, key: anchor, absolute: true).first)
+        let times = try RateTests.arrivals(space, base: base, key: key, absolute: true).sorted()
         // The integral: 10 in the first second (20t), 20 in the next.
         try #require(times.count == 30, "\(times.count) requests")
         // Iteration k is due where the integral reaches k: √(k/10) s in the
