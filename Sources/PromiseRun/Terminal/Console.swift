@@ -285,7 +285,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     private func redraw() {
         state.withLock { state in
-            guard !state.stopped else { return }
+            // Never two drawings within a tenth of a second (spec §20).
+            guard !state.stopped, state.drawn.map({ $0.duration(to: .now) >= Self.redrawInterval }) ?? true else { return }
             StandardStreams.writeOutput(clearLive(&state) + drawLive(&state))
         }
     }
