@@ -242,6 +242,23 @@ struct LoadTruthTests {
         #expect(said.count < 150, "\(said.count) lines")
     }
 
+    @Test("without a terminal, a progress line per repeated label every 10 seconds")
+    func progressLines() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // Iterations are due until 10.95 s: the run outlasts the first
+        // 10-second mark on any machine.
+        let (run, _) = try space.run("""
+        workflow "long"
+        load: repeat for 11s parallel limit 2 rate 20/s {
+          g: sh "true"
+        }
+        """, killedAfter: 120)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let progress = run.stdout.split(separator: "\n").filter { $0.hasPrefix("g: ") && $0.contains(" runs, ") && $0.contains(", p99 ") }
+        #expect(!progress.isEmpty, "\(run.stdout)")
+    }
+
     @Test("-q keeps the statistics and the thresholds")
     func quietKeepsTables() throws {
         let space = try Workspace()
