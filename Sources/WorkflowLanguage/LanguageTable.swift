@@ -128,9 +128,10 @@ package enum LanguageTable {
     /// What a group's thresholds bound (spec §16): the words after
     /// `expect` in a group's block.
     package static let thresholdSubjects: [Word] = [
-        Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (p50 p90 p95 p99 p99.9 min mean max)"),
-        Word(name: "failures", doc: "failed runs, a share or a count: expect failures < 1%, expect failures <= 3"),
-        Word(name: "rate", doc: "runs completed per second over the group: expect rate >= 490/s"),
+        Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (min, mean, max, p0.1 to p99.99)"),
+        Word(name: "failures", doc: "failed runs, a share or a count: expect failures [of LABEL] < 1%, expect failures <= 3"),
+        Word(name: "rate", doc: "iterations (or runs) completed per second over the group: expect rate [of LABEL] >= 490/s"),
+        Word(name: "lateness", doc: "how late iterations started on a rate's schedule: expect lateness p99 < 5ms"),
     ]
 
     /// The options after `parallel` (in a parallel group, or for a
@@ -138,6 +139,7 @@ package enum LanguageTable {
     package static let parallelOptions: [Word] = [
         Word(name: "limit", doc: "at most N at once: limit N"),
         Word(name: "rate", doc: "starts on a fixed schedule, the k-th k/R after the group starts: rate 500/s (/s, /m, /h)"),
+        Word(name: "ramp", doc: "after a rate, stages the rate moves through linearly: rate 0/s ramp 500/s in 30s, 0/s in 30s"),
         Word(name: "keep-going", doc: "every lane runs to its end; the group fails afterwards if one failed"),
     ]
 

@@ -59,7 +59,7 @@ struct ExampleWorkflowsTests {
                                                                "--report", "markdown=load.md", "--report", "junit=junit.xml"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
-        #expect(outcome.stdout.contains("steady at 50/s: every threshold held"))
+        #expect(outcome.stdout.contains("steady at 50/s for 3s: every threshold held"))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json")))
             as? [String: Any])
         let stats = try #require(report["stats"] as? [String: Any])

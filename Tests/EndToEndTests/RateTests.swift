@@ -71,7 +71,7 @@ struct RateTests {
     }
 
     /// The arrival times (seconds after the first) the test server noted for `key`.
-    private func arrivals(_ space: Workspace, base: String, key: String, absolute: Bool = false) throws -> [Double] {
+    static func arrivals(_ space: Workspace, base: String, key: String, absolute: Bool = false) throws -> [Double] {
         let run = try space.run("""
         workflow "read"
         http GET "\(base)/arrivals?key=\(key)\(absolute ? "&absolute=1" : "")" { save "arrivals.json" }
@@ -104,14 +104,14 @@ struct RateTests {
         // least k/100 s after the anchor did. A loaded machine makes requests
         // late, never early: this holds at any load, and a runner that sent
         // in bursts (or all at once) breaks it at once.
-        let start = try #require(try arrivals(space, base: base, key: anchor, absolute: true).first)
-        let times = try arrivals(space, base: base, key: key, absolute: true)
+        let start = try #require(try Self.arrivals(space, base: base, key: anchor, absolute: true).first)
+        let times = try Self.arrivals(space, base: base, key: key, absolute: true)
         try #require(times.count == 50)
         let early = times.enumerated().filter { $0.element < start + Double($0.offset) / 100 - 0.001 }
         let shown = early.map { "\($0.offset): \($0.element - start)" }.joined(separator: ", ")
         #expect(early.isEmpty, "arrived before they were due (index: seconds after the anchor): \(shown)")
         // Due at k/40 s for k/40 < 1: exactly 40 reach the server.
-        #expect(try arrivals(space, base: base, key: timed).count == 40)
+        #expect(try Self.arrivals(space, base: base, key: timed).count == 40)
     }
 
     @Test("coordinated omission at the server: one request stalled for a second shows in p90 through the requests due behind it")

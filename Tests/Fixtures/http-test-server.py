@@ -30,6 +30,11 @@ Routes:
   /self-redirect         302 to itself, forever
   /cookies/set?NAME=VALUE...   200, a Set-Cookie (Path=/) for each
   /cookies               200, {"cookie": the Cookie header or null}
+  /gather?key=K&n=N[&ms=M]   waits until N requests of K are in the server at
+                         once (at most M ms, 5000 by default), then 200 with
+                         how many were; the most at once is noted
+  /gathered?key=K        200, {"most": the most requests of K in at once,
+                         "requests": how many came}
   /latin1                200, "café" in ISO-8859-1, saying so
   /duplicate-headers     200, X-Dup sent twice
   /fruit                 200, X-Fruit sent four times (Apple, Banana, Cherry, Date)
@@ -57,6 +62,8 @@ from urllib.parse import parse_qs, urlparse
 
 RETRY_FIRST = {}
 ARRIVALS = {}
+GATHERINGS = {}
+GATHER_CONDITION = threading.Condition()
 RETRY_LOCK = threading.Lock()
 
 COMPRESSED_TEXT = ("hello, compressed world! " * 40).encode()
@@ -179,6 +186,30 @@ class Handler(BaseHTTPRequestHandler):
                 times = list(ARRIVALS.get(query.get("key", [""])[0], []))
             origin = 0 if query.get("absolute") == ["1"] or not times else times[0]
             self.send_body(200, json.dumps([t - origin for t in times]), "application/json")
+        elif url.path == "/gather":
+            # A barrier that counts: the most requests of a key in the
+            # server at once is what a client's concurrency really was.
+            key = query.get("key", [""])[0]
+            wanted = int(query.get("n", ["1"])[0])
+            deadline = time.monotonic() + int(query.get("ms", ["5000"])[0]) / 1000
+            with GATHER_CONDITION:
+                state = GATHERINGS.setdefault(key, {"now": 0, "most": 0, "requests": 0, "released": False})
+                state["now"] += 1
+                state["requests"] += 1
+                state["most"] = max(state["most"], state["now"])
+                if state["now"] >= wanted:
+                    state["released"] = True
+                    GATHER_CONDITION.notify_all()
+                while not state["released"] and time.monotonic() < deadline:
+                    GATHER_CONDITION.wait(max(0.0, deadline - time.monotonic()))
+                seen = state["most"]
+                state["now"] -= 1
+            self.send_body(200, str(seen))
+        elif url.path == "/gathered":
+            with GATHER_CONDITION:
+                state = GATHERINGS.get(query.get("key", [""])[0], {"most": 0, "requests": 0})
+                answer = {"most": state["most"], "requests": state["requests"]}
+            self.send_body(200, json.dumps(answer), "application/json")
         elif url.path == "/json":
             self.send_body(200, json.dumps(JSON_DOCUMENT), "application/json")
         elif url.path == "/headers":

@@ -109,6 +109,8 @@ struct RunOptions: Equatable, Sendable {
     var output = OutputMode.prefixed
     var color = ColorMode.auto
     var verbosity = Verbosity.normal
+    /// `-vv`: each http step's request and response on stderr (spec §20).
+    var showsWire = false
     /// `--dry-run`: print the tree with known values, run nothing.
     var dryRun = false
     /// `--insecure`: HTTPS steps do not verify certificates.
@@ -362,6 +364,8 @@ enum Arguments {
                 options.verbosity = .quiet
             case .verbose:
                 try reader.noValue(for: argument)
+                // `-vv` (or `-v` twice): also what goes over the wire.
+                if options.verbosity == .verbose { options.showsWire = true }
                 options.verbosity = .verbose
             case .dryRun:
                 try reader.noValue(for: argument)
@@ -486,7 +490,19 @@ private struct OptionReader {
     private var inlineValue: String?
 
     init(_ arguments: [String]) {
-        self.arguments = arguments
+        // `-vv` is `-v` twice (before `--`).
+        var expanded: [String] = []
+        expanded.reserveCapacity(arguments.count)
+        var afterDoubleDash = false
+        for argument in arguments {
+            if argument == "--" { afterDoubleDash = true }
+            if !afterDoubleDash, let short = Option.verbose.spec.short, argument == short + short.dropFirst() {
+                expanded += [short, short]
+            } else {
+                expanded.append(argument)
+            }
+        }
+        self.arguments = expanded
     }
 
     mutating func next() -> String? {

@@ -107,7 +107,8 @@ enum Option: CaseIterable, Sendable {
                  help: "only failures and the final line (check: nothing when every file is fine)")
         case .verbose:
             Spec(long: "--verbose", short: "-v", value: .none, commands: [.run],
-                 help: "also a line when each step starts, with what it runs")
+                 help: "also a line when each step starts, with what it runs; -vv also each http request and "
+                     + "response (start line, headers, 4 KiB of each body), secrets masked, on stderr")
         case .dryRun:
             Spec(long: "--dry-run", value: .none, commands: [.run],
                  help: "print the tree with the values known before running; run nothing")

@@ -17,7 +17,11 @@ enum DryRun {
         var header = "dry run: nothing runs; {{...}} is known only while running\n"
         var settings: [String] = []
         if let jobs = options.jobs { settings.append("jobs \(jobs)") }
-        if options.httpConnections != 64 { settings.append("http-connections \(options.httpConnections)") }
+        let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
+                                    descriptors: nil).cap
+        if connections != 64 {
+            settings.append("http-connections \(connections)" + (connections > options.httpConnections ? " (a group's 'limit')" : ""))
+        }
         if options.keepGoing { settings.append("keep-going") }
         if options.insecure { settings.append("insecure") }
         if let path = options.caCertificate { settings.append("cacert \(path)") }

@@ -19,19 +19,21 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),
                              githubActions: environment["GITHUB_ACTIONS"] == "true")
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
-    DescriptorLimit.raise()
+    let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
+                                    descriptors: DescriptorLimit.raise())
     let currentDirectory = ProcessEnvironment.currentDirectory()
     let caCertificate = options.caCertificate.map { $0.hasPrefix("/") ? $0 : currentDirectory + "/" + $0 }
-    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: options.httpConnections,
+    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: connections.cap,
                                                                     insecure: options.insecure, caCertificate: caCertificate))
     let executorBox = ExecutorBox()
     let console = Console(
-        settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live),
+        settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live,
+                                   loadGroups: workflow.loadGroupIDs),
         total: { executorBox.executor?.stepCount ?? 0 },
         labels: { executorBox.executor?.labelStatistics ?? [] })
     var configuration = ExecutionConfiguration(
         jobs: options.jobs ?? ProcessEnvironment.processorCount(),
-        httpConnections: options.httpConnections,
+        httpConnections: connections.cap,
         keepGoing: options.keepGoing,
         variableOverrides: options.variableOverrides,
         environment: CacheSetting.withoutCredentials(environment),
@@ -43,6 +45,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         force: options.force)
     configuration.slurmJobs = options.slurmJobs
     configuration.generated = generated
+    if options.showsWire { configuration.wire = { text in StandardStreams.writeError(text) } }
     // No report to write: the console needs the steps that did not succeed
     // and counts, not a record of every success (a run of 100,000
     // iterations keeps a few dozen).
@@ -62,6 +65,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
             for (name, value) in pairs { configuration.fileEnvironment[name] = value }
         }
     }
+    if let warning = connections.warning { console.warning(warning) }
     // `--metrics-listen`, `--events`: observers beside the console.
     let watchers = liveOutputs?.observers(workflow: workflow.name, file: workflow.source.displayPath,
                                    mask: { executorBox.executor?.mask($0) ?? $0 }) ?? []

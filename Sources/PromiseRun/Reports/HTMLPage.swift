@@ -108,19 +108,57 @@ enum HTMLPage {
         + " · " + (data.steps.length + notListed) + " steps" + (countText ? " · " + countText : "")
         + (notListed ? " · " + notListed + " runs of labels past their first 1,000 counted, not listed" : "") }));
 
+      // A label's completions over the run (a line), on labelled axes:
+      // time across, runs a second up.
+      function seriesChart(label) {
+        var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36, axis = 14, points = label.series || [];
+        var svg = document.createElementNS(svgNS, "svg");
+        svg.setAttribute("class", "series");
+        svg.setAttribute("width", width); svg.setAttribute("height", height + axis);
+        svg.setAttribute("viewBox", "0 0 " + width + " " + (height + axis));
+        var most = Math.max.apply(null, [1].concat(points.map(function (p) { return p[0]; })));
+        var step = points.length > 1 ? (width - 2) / (points.length - 1) : 0;
+        var line = document.createElementNS(svgNS, "polyline");
+        line.setAttribute("fill", "none"); line.setAttribute("stroke", "currentColor");
+        line.setAttribute("points", points.map(function (p, i) {
+          return (1 + i * step).toFixed(1) + "," + (height - 1 - p[0] / most * (height - 2)).toFixed(1);
+        }).join(" "));
+        svg.appendChild(line);
+        var seconds = points.length * (label.every || 1);
+        [[0, "start", "0 s"], [width / 2, "middle", "time → · ↑ runs/s (most " + (most / (label.every || 1)).toFixed(0) + ")"],
+         [width, "end", seconds + " s"]].forEach(function (tick) {
+          var t = document.createElementNS(svgNS, "text");
+          t.setAttribute("class", "axis"); t.setAttribute("x", tick[0]); t.setAttribute("y", height + axis - 2);
+          t.setAttribute("text-anchor", tick[1]); t.setAttribute("font-size", "9");
+          t.textContent = tick[2];
+          svg.appendChild(t);
+        });
+        return svg;
+      }
+
       // Labels that ran more than once: their figures and how their
       // latencies spread (a bar per histogram bucket, on a log scale).
       if ((data.stats || []).length) {
         var statsSection = document.getElementById("stats");
         statsSection.appendChild(el("h2", { text: "Statistics" }));
-        var head = el("tr", null, ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "latency distribution"]
+        var head = el("tr", null, ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "latency distribution",
+                                   "over time"]
           .map(function (name) { return el("th", { text: name }); }));
         var body = data.stats.map(function (label) {
-          var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36;
+          // The chart's bars above a labelled axis: latency on a log
+          // scale (its lowest and highest bucket) across, runs up.
+          var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36, axis = 14;
           var svg = document.createElementNS(svgNS, "svg");
           svg.setAttribute("class", "distribution");
-          svg.setAttribute("width", width); svg.setAttribute("height", height);
-          svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+          svg.setAttribute("width", width); svg.setAttribute("height", height + axis);
+          svg.setAttribute("viewBox", "0 0 " + width + " " + (height + axis));
+          function axisText(x, anchor, text) {
+            var t = document.createElementNS(svgNS, "text");
+            t.setAttribute("class", "axis"); t.setAttribute("x", x); t.setAttribute("y", height + axis - 2);
+            t.setAttribute("text-anchor", anchor); t.setAttribute("font-size", "9");
+            t.textContent = text;
+            svg.appendChild(t);
+          }
           var lows = label.buckets.map(function (b) { return Math.log(Math.max(b[0], 1)); });
           var lo = Math.min.apply(null, lows), hi = Math.max.apply(null, lows), most = Math.max.apply(null, label.buckets.map(function (b) { return b[1]; }));
           label.buckets.forEach(function (b, i) {
@@ -133,16 +171,23 @@ enum HTMLPage {
             bar.appendChild(tip);
             svg.appendChild(bar);
           });
+          if (label.buckets.length) {
+            axisText(0, "start", latency(label.buckets[0][0] / 1e6));
+            axisText(width / 2, "middle", "latency (log) → · ↑ runs");
+            axisText(width, "end", latency(label.buckets[label.buckets.length - 1][0] / 1e6));
+          }
           var cells = [label.label, label.count, label.ok, label.failed, label.rate].map(function (v) { return el("td", { text: String(v) }); })
             .concat(label.p.map(function (v) { return el("td", { text: latency(v) }); }));
           var last = el("td"); last.appendChild(svg); cells.push(last);
+          var overTime = el("td"); overTime.appendChild(seriesChart(label)); cells.push(overTime);
           return el("tr", null, cells);
         });
         statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));
       }
-      // Thresholds (spec §16): each with what was measured.
+      // Thresholds (spec §16): each with what was measured, first: with
+      // the failures that decided the run, they are the answer (spec §20).
       if ((data.thresholds || []).length) {
-        var thresholdSection = document.getElementById("stats");
+        var thresholdSection = document.getElementById("failures");
         thresholdSection.appendChild(el("h2", { text: "Thresholds" }));
         var rows = data.thresholds.map(function (t) {
           return el("tr", { "class": t[2] ? "held" : "broken" }, [el("td", { text: t[0] }), el("td", { text: t[1] }),
@@ -152,12 +197,13 @@ enum HTMLPage {
         thresholdSection.appendChild(el("table", { "class": "stats thresholds" }, [el("thead", null, [thresholdHead]), el("tbody", null, rows)]));
       }
 
-      // Failures first: the run's own, then those the workflow handled
-      // (no failure of the run, so not counted as one).
-      var failures = document.getElementById("failures");
-      [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; })],
-       ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; })]].forEach(function (part) {
+      // The failures that decided the run beside the thresholds, before
+      // the statistics; those the workflow handled (no failure of the
+      // run, so not counted as one) after them (spec §20).
+      [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; }), "failures"],
+       ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; }), "handled"]].forEach(function (part) {
         if (!part[1].length) return;
+        var failures = document.getElementById(part[2]);
         failures.appendChild(el("h2", { text: part[0] + " (" + part[1].length + ")" }));
         part[1].forEach(function (failure) {
           var box = el("div", { "class": "failure", "data-failure": failure.id }, [

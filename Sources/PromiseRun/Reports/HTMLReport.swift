@@ -32,6 +32,7 @@ enum HTMLReport {
         <div class="toolbar" id="toolbar"></div>
         <section id="failures"></section>
         <section id="stats"></section>
+        <section id="handled"></section>
         <h2>Timeline</h2>
         <div class="timeline" id="timeline"></div>
         <noscript><p>This report draws itself with a script; the JSON block in this file holds the whole run.</p></noscript>
@@ -111,6 +112,13 @@ enum HTMLReport {
                     ("p", .array([latency.minimum == .max ? 0 : latency.minimum, latency.percentile(50), latency.percentile(90),
                                   latency.percentile(99), latency.maximum].map(seconds))),
                     ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
+                    // Over time (spec §20): seconds a point, then per point
+                    // its completions, failures and p99 (s).
+                    ("every", .decimal(label.series.width, places: 0)),
+                    ("series", .array(label.series.points.map { point in
+                        .array([.integer(point.completions), .integer(point.failures),
+                                seconds(point.completions == 0 ? 0 : point.latency.percentile(99))])
+                    })),
                 ])
             })),
             // Thresholds as checked: group, as written, held, what was measured.

@@ -60,6 +60,18 @@ enum JSONReport {
                 ("p50", seconds(lateness.percentile(50))), ("p99", seconds(lateness.percentile(99))), ("max", seconds(lateness.maximum)),
             ])))
         }
+        // Over time (spec §20): a point a second (or, past 600, a point
+        // every `secondsPerPoint`), from the label's first end.
+        let series = stats.series
+        members.append(("series", .object([
+            ("secondsPerPoint", .decimal(series.width, places: 0)),
+            ("points", .array(series.points.enumerated().map { index, point in
+                .object([("t", .decimal(Double(index) * series.width, places: 0)), ("completions", .integer(point.completions)),
+                         ("failures", .integer(point.failures)),
+                         ("p50", point.completions == 0 ? .null : seconds(point.latency.percentile(50))),
+                         ("p99", point.completions == 0 ? .null : seconds(point.latency.percentile(99)))])
+            })),
+        ])))
         return .object(members)
     }
 

@@ -25,19 +25,25 @@ enum JUnitReport {
             }
         }
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group, $0) } }
-        let tests = records.count + extra.count + thresholds.count
+        // A label that ran more than once is one test case (spec §20).
+        let (single, repeated) = RepeatedLabel.split(records, stats: result.stats)
+        let tests = single.count + repeated.count + extra.count + thresholds.count
         // A failure the workflow handled is no failure of the run: its test
         // case passes and says in `system-err` what failed and what
         // handled it (docs/reports.md).
-        let failures = records.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
+        let failures = single.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
+            + repeated.filter { !$0.unhandledFailures.isEmpty }.count
             + thresholds.filter { !$0.1.holds && $0.0.handledBy == nil }.count
-        let skipped = records.filter { $0.status == .skipped || $0.status == .cancelled }.count
+        let skipped = single.filter { $0.status == .skipped || $0.status == .cancelled }.count
         let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(result.duration))\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\(attribute(result.workflow)) \(counts)>\n"
         xml += "  <testsuite name=\(attribute(result.workflow)) \(counts) timestamp=\(attribute(ReportTime.iso8601(result.startedAt)))>\n"
-        for record in records {
+        for record in single {
             xml += testcase(record, workflow: result.workflow)
+        }
+        for label in repeated {
+            xml += testcase(label, workflow: result.workflow)
         }
         for failure in extra {
             var time = "0.000"
@@ -117,6 +123,25 @@ enum JUnitReport {
         return xml + ">\n" + body + "    </testcase>\n"
     }
 
+    /// A repeated label's one test case: its count in `system-out`, a
+    /// `<failure>` with its first failures only when they failed the run.
+    private static func testcase(_ label: RepeatedLabel, workflow: String) -> String {
+        let stats = label.stats
+        var xml = "    <testcase name=\(attribute(label.stats.label)) classname=\(attribute("\(workflow).\(label.kind)")) "
+            + "time=\"\(seconds(label.time))\">\n"
+        let summary = "\(stats.count) runs: \(stats.succeeded) succeeded, \(stats.failed) failed"
+        let failures = label.unhandledFailures
+        if !failures.isEmpty {
+            let first = failures.prefix(10).map { "\($0.id): \($0.failure?.message ?? "failed")" }.joined(separator: "\n")
+            let message = "\(stats.failed) of \(stats.count) runs failed"
+            xml += "      <failure message=\(attribute(message)) type=\(attribute(failures[0].failure?.kind.rawValue ?? "fail"))>"
+                + escape(summary + "\n" + first) + "</failure>\n"
+        } else {
+            xml += "      <system-out>" + escape(summary + "\n") + "</system-out>\n"
+        }
+        return xml + "    </testcase>\n"
+    }
+
     /// What a passing test case of a handled failure says first in
     /// `system-err`.
     private static func handledText(_ kind: FailureKind, _ message: String, by handler: String) -> String {
@@ -176,5 +201,41 @@ enum ReportText {
             }
         }
         return text
+    }
+}
+
+/// The records of a label that ran more than once, as one (a JUnit test
+/// case, spec §20).
+struct RepeatedLabel {
+    var stats: LabelStats
+    var records: [StepRecord]
+
+    /// The step kind of its runs.
+    var kind: String { records.first?.kind ?? "step" }
+    /// The time its kept runs took, added up.
+    var time: Duration { records.compactMap(\.duration).reduce(.zero, +) }
+    /// Its kept runs that failed the run.
+    var unhandledFailures: [StepRecord] { records.filter { $0.status == .failed && $0.handledBy == nil } }
+
+    /// The records of labels that ran once, in order, and the repeated
+    /// labels, each where its first record was.
+    static func split(_ records: [StepRecord], stats: [LabelStats]) -> (single: [StepRecord], repeated: [RepeatedLabel]) {
+        let byLabel = Dictionary(stats.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
+        var single: [StepRecord] = []
+        var repeated: [RepeatedLabel] = []
+        var index: [String: Int] = [:]
+        for record in records {
+            guard let key = LabelStats.key(of: record.id), let stats = byLabel[key] else {
+                single.append(record)
+                continue
+            }
+            if let at = index[key] {
+                repeated[at].records.append(record)
+            } else {
+                index[key] = repeated.count
+                repeated.append(RepeatedLabel(stats: stats, records: [record]))
+            }
+        }
+        return (single, repeated)
     }
 }

@@ -17,6 +17,11 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var style: ConsoleStyle
         /// Draw the live area (standard output is a terminal).
         var live: Bool
+        /// The ids of the `repeat` groups and the `foreach` groups with a
+        /// `rate`: their iterations' successes are counted, not printed
+        /// one a line, and the iterations they did not start are said in
+        /// one line (spec §20).
+        var loadGroups: Set<String> = []
     }
 
     private struct Running {
@@ -35,6 +40,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var nextSequence = 0
         var grouped: [String: GroupedOutput] = [:]
         var liveLines = 0
+        /// When the live area was last drawn: it is drawn at most ten
+        /// times a second (spec §20).
+        var drawn: ContinuousClock.Instant?
         var finished = 0
         var stopped = false
         /// Per repeated label: the lines printed for its runs that ended
@@ -53,7 +61,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     /// are counted, and the statistics at the end have them: a load test's
     /// log stays readable.
     static let linesPerLabel = 1_000
-
+    /// The failures of a label printed as they happen (spec §20).
+    static let failuresPerLabel = 100
+    /// The shortest time between two drawings of the live area.
+    static let redrawInterval = Duration.milliseconds(100)
+    /// Without a terminal, a progress line per repeated label this often.
+    static let progressInterval = Duration.seconds(10)
 
     let settings: Settings
     private let state = Mutex(State())
@@ -69,8 +82,15 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         self.settings = settings
         self.total = total
         self.labels = labels
-        timer = settings.live ? DispatchSourceTimerBox(interval: .milliseconds(150)) : nil
-        timer?.start { [weak self] in self?.redraw() }
+        if settings.live {
+            timer = DispatchSourceTimerBox(interval: .milliseconds(100))
+            timer?.start { [weak self] in self?.redraw() }
+        } else if settings.verbosity != .quiet {
+            timer = DispatchSourceTimerBox(interval: .seconds(10))
+            timer?.start { [weak self] in self?.progress() }
+        } else {
+            timer = nil
+        }
     }
 
     private var style: ConsoleStyle { settings.style }
@@ -113,17 +133,24 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     func stepFinished(_ record: StepRecord) {
         var lines: [String] = []
         var show = settings.verbosity != .quiet || record.status == .failed
+        // A load group's iterations: successes are in the progress and the
+        // table, the ones not started in one line (`iterationsNotStarted`).
+        if show, record.status == .succeeded || record.status == .skipped, settings.verbosity != .verbose,
+           !settings.loadGroups.isEmpty, let group = record.group, settings.loadGroups.contains(Self.nodeID(of: group)),
+           LabelStats.key(of: record.id) != nil {
+            show = false
+        }
         emit({ state in
             if show, let label = LabelStats.key(of: record.id) {
                 var printed = state.printed[label, default: PrintedRuns()]
                 let failed = record.status == .failed
-                if (failed ? printed.failures : printed.others) < Self.linesPerLabel {
+                if failed ? printed.failures < Self.failuresPerLabel : printed.others < Self.linesPerLabel {
                     if failed { printed.failures += 1 } else { printed.others += 1 }
                 } else {
                     show = false
                     if !printed.cutSaid {
                         printed.cutSaid = true
-                        lines.append(style.dim("… \(label): past its first \(Self.linesPerLabel) runs (and \(Self.linesPerLabel) failures), "
+                        lines.append(style.dim("… \(label): past its first \(Self.linesPerLabel) runs (and \(Self.failuresPerLabel) failures), "
                                                + "its runs are counted, not printed; the statistics at the end have them all"))
                     }
                 }
@@ -143,6 +170,18 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             if show { lines += describe(record) }
             return lines
         })
+    }
+
+    func iterationsNotStarted(group id: String, count: Int) {
+        guard settings.verbosity != .quiet else { return }
+        let what = count == 1 ? "1 iteration" : "\(Format.count(count)) iterations"
+        emit(["\(style.symbol(.skipped)) \(style.dim("\(id): \(what) not started"))"]) { _ in }
+    }
+
+    /// A group id without its iterations' suffixes: `load` for `load[3]`.
+    static func nodeID(of id: String) -> String {
+        guard id.last == "]", let open = id.firstIndex(of: "[") else { return id }
+        return String(id[..<open])
     }
 
     func log(_ message: String, step id: String) {
@@ -232,18 +271,40 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     private func emit(_ body: (inout State) -> [String]) {
         state.withLock { state in
             let lines = body(&state)
-            guard !lines.isEmpty || settings.live else { return }
+            // Nothing to print: the live area waits for its timer.
+            guard !lines.isEmpty else { return }
             var text = settings.live ? clearLive(&state) : ""
             for line in lines { text += line + "\n" }
-            if settings.live && !state.stopped { text += drawLive(&state) }
+            // Drawn again at once only when it was not drawn in the last
+            // tenth of a second; else the timer draws it.
+            if settings.live && !state.stopped, state.drawn.map({ $0.duration(to: .now) >= Self.redrawInterval }) ?? true {
+                text += drawLive(&state)
+            }
             StandardStreams.writeOutput(text)
         }
     }
 
     private func redraw() {
         state.withLock { state in
-            guard !state.stopped else { return }
+            // Never two drawings within a tenth of a second (spec §20).
+            guard !state.stopped, state.drawn.map({ $0.duration(to: .now) >= Self.redrawInterval }) ?? true else { return }
             StandardStreams.writeOutput(clearLive(&state) + drawLive(&state))
+        }
+    }
+
+    /// Without a terminal: a line per repeated label, every ten seconds
+    /// (`hit: 12,000 runs, 500.0/s, p50 4ms, p99 20ms, 3 failed`), so a
+    /// CI log shows a load test moving.
+    private func progress() {
+        let lines = labels().map { label in
+            "\(label.label): \(Format.count(label.count)) runs, \(FixedPoint.text(label.ratePerSecond, places: 1))/s, "
+                + "p50 \(Format.latency(microseconds: label.latency.percentile(50))), "
+                + "p99 \(Format.latency(microseconds: label.latency.percentile(99)))"
+                + (label.failed > 0 ? ", \(Format.count(label.failed)) failed" : "")
+        }
+        state.withLock { state in
+            guard !state.stopped, !lines.isEmpty else { return }
+            StandardStreams.writeOutput(lines.map { style.dim($0) + "\n" }.joined())
         }
     }
 
@@ -253,6 +314,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 
     private func drawLive(_ state: inout State) -> String {
+        state.drawn = .now
         guard !state.running.isEmpty else { return "" }
         let width = max(20, TerminalSize.columns() - 1)
         var lines: [String] = []

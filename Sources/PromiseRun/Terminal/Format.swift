@@ -26,6 +26,17 @@ enum Format {
         return "\(total / 3600)h" + (minutes < 10 ? "0" : "") + "\(minutes)m"
     }
 
+    /// A count with its thousands grouped: `12,000`.
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text += "," }
+            text.append(digit)
+        }
+        return (value < 0 ? "-" : "") + text
+    }
+
     /// A latency: `0.42ms`, `3.4ms`, `120ms`, then as `seconds`.
     static func latency(microseconds: Int64) -> String {
         let milliseconds = Double(microseconds) / 1000

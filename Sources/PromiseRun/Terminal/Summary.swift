@@ -20,11 +20,12 @@ enum Summary {
         if verbosity != .quiet, !records.isEmpty {
             text += "\n" + table(records, omitted: result.omitted, style: style, width: width)
         }
-        if verbosity != .quiet, !result.stats.isEmpty {
+        // `-q` keeps the statistics and the thresholds (spec §20).
+        if !result.stats.isEmpty {
             text += "\n" + statsTable(result.stats, style: style)
         }
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
-        if verbosity != .quiet, !thresholds.isEmpty {
+        if !thresholds.isEmpty {
             // Each threshold as checked (spec §16), with what was measured.
             text += "\n"
             for (group, threshold) in thresholds {
@@ -49,7 +50,7 @@ enum Summary {
             headline += style.dim(" (steps took \(Format.duration(stepTime)) in all: \(FixedPoint.text(speedup, places: 1))x from parallelism)")
         }
         // Quiet output is the headline alone, with no blank line before it.
-        text += (verbosity == .quiet ? "" : "\n") + headline + "\n"
+        text += (verbosity == .quiet && text.isEmpty ? "" : "\n") + headline + "\n"
         if let error = result.error, result.status == .failed {
             text += failure(error, records: records, style: style)
         }
@@ -57,16 +58,18 @@ enum Summary {
     }
 
     /// One row per label that ran more than once (spec §16): runs, how
-    /// they ended, completions a second, latency percentiles.
+    /// they ended, completions a second, latency percentiles, and the
+    /// 99th percentile of lateness under a `rate` (spec §20; `-` without).
     static func statsTable(_ stats: [LabelStats], style: ConsoleStyle) -> String {
-        let headers = ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max"]
+        let headers = ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "late p99"]
         var rows: [[String]] = []
         for label in stats {
             let latency = label.latency
             func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
             rows.append([label.label, String(label.count), String(label.succeeded), String(label.failed),
                          FixedPoint.text(label.ratePerSecond, places: 1), time(latency.minimum == .max ? 0 : latency.minimum),
-                         time(latency.percentile(50)), time(latency.percentile(90)), time(latency.percentile(99)), time(latency.maximum)])
+                         time(latency.percentile(50)), time(latency.percentile(90)), time(latency.percentile(99)), time(latency.maximum),
+                         label.lateness.map { time($0.percentile(99)) } ?? "-"])
         }
         let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {

@@ -45,7 +45,8 @@ final class HTTPClient: Sendable {
         let engine = self.engine
         let exchange = UncheckedBox(HTTPExchange(step: step, prepared: prepared, resolver: resolver, engine: engine.value,
                                                  configuration: configuration, saveTarget: saveTarget,
-                                                 onTransfer: context.transfer))
+                                                 onTransfer: context.transfer, cookies: context.cookies,
+                                                 wire: context.wire))
         let loop = self.loop
         resolver.onCancel { loop.execute { exchange.value.cancel() } }
         if loop.inLoop {

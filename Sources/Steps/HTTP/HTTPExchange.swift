@@ -19,6 +19,10 @@ final class HTTPExchange: HopDelegate {
     private let prepared: PreparedRequest
     private let resolver: Resolver<StepResult>
     private unowned let engine: HTTPEngine
+    /// The step's cookie store (spec §20); nil: the engine's.
+    private let cookies: CookieStore?
+    /// `-vv`: hears what goes over the wire (spec §20).
+    private let wire: (@Sendable (String) -> Void)?
     private let redirectLimit: Int
     private let bodyLimit: Int
     /// Where `save` puts the body (absolute), if it does.
@@ -53,7 +57,10 @@ final class HTTPExchange: HopDelegate {
     private static let redirectBodyLimit = 64 * 1024
 
     init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
-         configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?) {
+         configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
+         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil) {
+        self.cookies = cookies
+        self.wire = wire
         self.step = step
         self.prepared = prepared
         self.resolver = resolver
@@ -86,6 +93,7 @@ final class HTTPExchange: HopDelegate {
     private func sendHop() {
         request.headers = headers(for: &request)
         request.proxy = engine.proxies.proxy(for: request.url)
+        if let wire { wire(WireDump.request(request)) }
         switch engine.transport(for: request) {
         case .success(let transport):
             handle = transport.start(request, delegate: self)
@@ -148,7 +156,7 @@ final class HTTPExchange: HopDelegate {
             result.append(("Authorization", "Basic " + BasicAuthToken.of(userInfo: userInfo)))
         }
         var cookie = stepCookie
-        if step.cookies, let stored = engine.cookies.header(for: hop.url, now: Self.epochSeconds()) {
+        if step.cookies, let stored = withJar({ $0.header(for: hop.url, now: Self.epochSeconds()) }) {
             cookie = cookie.map { $0 + "; " + stored } ?? stored
         }
         if let cookie { result.append(("Cookie", cookie)) }
@@ -172,7 +180,8 @@ final class HTTPExchange: HopDelegate {
     // MARK: - The hop's response (HopDelegate)
 
     func hopHead(_ head: ResponseHead) -> Bool {
-        if step.cookies { engine.cookies.store(head.headers, from: request.url, now: Self.epochSeconds()) }
+        if let wire { wire(WireDump.response(head)) }
+        if step.cookies { withJar { $0.store(head.headers, from: request.url, now: Self.epochSeconds()) } }
         if redirectLimit > 0, Self.redirectStatuses.contains(head.status), let location = head.value(.location),
            request.url.resolving(location) == nil {
             // Followed only to http(s): `file:`, `ftp:`, `gopher:` or a
@@ -305,6 +314,19 @@ final class HTTPExchange: HopDelegate {
         }
     }
 
+    /// Runs `body` on the step's cookie jar: its iteration's store, or
+    /// the engine's (the run's without a store given).
+    private func withJar<Result: Sendable>(_ body: (inout CookieJar) -> Result) -> Result {
+        guard let cookies else { return body(&engine.cookies) }
+        return cookies.withContents { contents in
+            var jar = contents as? CookieJar ?? CookieJar()
+            // Taken out while it changes, so the change is not a copy.
+            contents = nil
+            defer { contents = jar }
+            return body(&jar)
+        }
+    }
+
     // MARK: - Redirects
 
     /// 301, 302 and 303 turn POST into GET without a body (303 any method
@@ -341,13 +363,14 @@ final class HTTPExchange: HopDelegate {
             url: request.url.text, redirects: redirects, version: version,
             timings: HTTPTimings(dns: timings.dns, connect: timings.connect, tls: timings.tls,
                                  firstByte: timings.firstByte, total: max(total, timings.firstByte)))
-        if step.cookies { info.cookies = engine.cookies.values(for: request.url, now: Self.epochSeconds()) }
+        if step.cookies { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
         let contentType = head.value(.contentType)
         let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
         let file = self.file
         self.file = nil
         let body = self.body
         self.body = []
+        if let wire, file == nil { wire(WireDump.body(body, prefix: "< ")) }
         // What the settling reads of the step, not the whole request.
         let expectations = step.expectations, captures = step.captures, method = step.method, url = step.url
         let saveTarget = self.saveTarget, resolver = self.resolver, received = self.received

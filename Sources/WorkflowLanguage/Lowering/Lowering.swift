@@ -135,9 +135,12 @@ struct Lowering {
             let dependencies = needs.map { names in names.compactMap { index[$0] } }
             kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies, rate: rate)))
         case .foreach(let foreach):
-            kind = .group(.foreach(ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
-                                                parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
-                                                repetition: foreach.repetition, rate: foreach.rate)))
+            var group = ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
+                                     parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
+                                     repetition: foreach.repetition, rate: foreach.rate)
+            group.shape = foreach.shape
+            group.ramp = foreach.ramp
+            kind = .group(.foreach(group))
         case .conditional(let condition, let then, let otherwise):
             kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
                                                         otherwise: otherwise.map { lower($0, placement) })))

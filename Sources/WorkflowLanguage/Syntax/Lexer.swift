@@ -38,6 +38,16 @@ struct Lexer {
         case UInt8(ascii: ":"): return token(.colon)
         case UInt8(ascii: ";"): return token(.semicolon)
         case UInt8(ascii: ","): return token(.comma)
+        case UInt8(ascii: "{") where peek() == UInt8(ascii: "{"):
+            // `{{n}}`, `{{r}}/s` outside a string: a load shape's count,
+            // duration, limit or rate from a template (spec §20), a word
+            // the parser reads as a number.
+            while let next = peek(), next != 0x0A, next != 0x0D {
+                position += 1
+                if next == UInt8(ascii: "}"), bytes[position - 2] == UInt8(ascii: "}"), position - start >= 4 { break }
+            }
+            scanWord()
+            return token(.number)
         case UInt8(ascii: "{"): return token(.leftBrace)
         case UInt8(ascii: "}"): return token(.rightBrace)
         case UInt8(ascii: "["): return token(.leftBracket)

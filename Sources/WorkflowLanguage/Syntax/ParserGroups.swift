@@ -24,7 +24,9 @@ extension Parser {
             let body = try parseBlock(context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
             kind = keyword == GroupKind.race.rawValue ? .race(body) : .any(body)
         case .parallel:
-            let (limit, keepGoing, rate) = try parseParallelOptions()
+            var none = LoadShape()
+            var noRamp: RateRamp?
+            let (limit, keepGoing, rate) = try parseParallelOptions(&none, ramp: &noRamp, allowsTemplates: false)
             let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
             kind = .parallel(limit: limit, keepGoing: keepGoing, body: body, rate: rate?.perSecond)
         case .foreach:
@@ -38,16 +40,38 @@ extension Parser {
             }
             advance()
             let list = try parseList()
-            let (parallel, limit, keepGoing, rate) = try parseIterationOptions()
+            var shape = LoadShape()
+            var ramp: RateRamp?
+            let (parallel, limit, keepGoing, rate) = try parseIterationOptions(&shape, ramp: &ramp)
             let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
-            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
-                                          rate: rate?.perSecond))
+            var foreach = SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
+                                        rate: rate?.perSecond)
+            foreach.shape = shape.isEmpty ? nil : shape
+            foreach.ramp = ramp
+            kind = .foreach(foreach)
         case .repeat:
             // `repeat N`: a foreach over 0...N-1 whose item is
             // {{repeat.index}}; `repeat for D`: over as many as start in D.
-            let repetition: Repetition
+            var repetition: Repetition
             let countRange = current.range
-            if isKeyword("for") {
+            var shape = LoadShape()
+            var endsWithRamp = false
+            if isKeyword("for"), let template = peekShapeTemplate(offset: 1) {
+                // `repeat for {{d}}`: a placeholder until the group starts.
+                advance()
+                advance()
+                shape.duration = template
+                repetition = .duration(.seconds(1))
+            } else if let template = peekShapeTemplate(offset: 0) {
+                advance()
+                shape.count = template
+                repetition = .count(1)
+            } else if isKeyword("parallel") {
+                // `repeat parallel ... rate R ramp ...`: it ends with its
+                // last stage (checked below).
+                repetition = .duration(.seconds(1))
+                endsWithRamp = true
+            } else if isKeyword("for") {
                 advance()
                 guard current.kind == .number else {
                     throw error("expected how long after 'repeat for', as in 'repeat for 30s parallel limit 64 { ... }', found \(found)")
@@ -66,15 +90,28 @@ extension Parser {
                 repetition = .count(count)
                 advance()
             }
-            let (parallel, limit, keepGoing, rate) = try parseIterationOptions()
+            var ramp: RateRamp?
+            let (parallel, limit, keepGoing, rate) = try parseIterationOptions(&shape, ramp: &ramp)
+            if endsWithRamp {
+                guard var stages = ramp else {
+                    throw error("a repeat without a count or 'for' ends with the last stage of its rate's ramp; write 'repeat N', "
+                                + "'repeat for D' or 'repeat parallel rate 0/s ramp 500/s in 30s { ... }'", at: countRange)
+                }
+                stages.endsTheGroup = true
+                ramp = stages
+                repetition = .duration(stages.total)
+            }
             declaredNames.insert("repeat")
             let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
                                       attributes: &attributes)
             let variable = SyntaxName(text: Self.repeatIndex, range: countRange)
             var list = ListSource.items([])
             if case .count(let count) = repetition { list = .range(.literal("0"), .literal(String(count - 1))) }
-            kind = .foreach(SyntaxForeach(variable: variable, list: list, parallel: parallel,
-                                          limit: limit, keepGoing: keepGoing, body: body, repetition: repetition, rate: rate?.perSecond))
+            var foreach = SyntaxForeach(variable: variable, list: list, parallel: parallel,
+                                        limit: limit, keepGoing: keepGoing, body: body, repetition: repetition, rate: rate?.perSecond)
+            foreach.shape = shape.isEmpty ? nil : shape
+            foreach.ramp = ramp
+            kind = .foreach(foreach)
         case .conditional, nil:
             kind = try parseConditional(context, attributes: &attributes)
         }
@@ -92,11 +129,11 @@ extension Parser {
 
     /// `[parallel [limit N] [keep-going]]` after a foreach's list or a
     /// repeat's count.
-    private mutating func parseIterationOptions() throws(ParseFailure)
+    private mutating func parseIterationOptions(_ shape: inout LoadShape, ramp: inout RateRamp?) throws(ParseFailure)
         -> (parallel: Bool, limit: Int?, keepGoing: Bool, rate: (perSecond: Double, range: SourceRange)?) {
         if isKeyword("parallel") {
             advance()
-            let (limit, keepGoing, rate) = try parseParallelOptions()
+            let (limit, keepGoing, rate) = try parseParallelOptions(&shape, ramp: &ramp, allowsTemplates: true)
             return (true, limit, keepGoing, rate)
         }
         if Self.parallelOptions.contains(where: isKeyword) {
@@ -105,8 +142,19 @@ extension Parser {
         return (false, nil, false, nil)
     }
 
-    /// `[limit N] [keep-going]`, in any order.
-    private mutating func parseParallelOptions() throws(ParseFailure)
+    /// A word of `{{ }}` at `offset` tokens ahead: a load shape's template
+    /// (spec §20), or nil.
+    private mutating func peekShapeTemplate(offset: Int) -> Template? {
+        let token = offset == 0 ? current : peekNext()
+        guard token.kind == .number, bytes[token.start] == UInt8(ascii: "{") else { return nil }
+        return TemplateParser(bytes: bytes).parseBare(token, &diagnostics)
+    }
+
+    /// `[limit N] [keep-going]`, in any order. A limit or rate written as
+    /// a template goes to `shape` (iterations only: `allowsTemplates` is
+    /// false for a `parallel` group, whose lanes are known as written).
+    private mutating func parseParallelOptions(_ shape: inout LoadShape, ramp: inout RateRamp?, allowsTemplates: Bool)
+        throws(ParseFailure)
         -> (Int?, Bool, (perSecond: Double, range: SourceRange)?) {
         var limit: Int?
         var keepGoing = false
@@ -115,14 +163,36 @@ extension Parser {
             switch text(current) {
             case "limit":
                 advance()
+                if let template = peekShapeTemplate(offset: 0) {
+                    guard allowsTemplates else { throw error("a 'parallel' group's limit is a number; '{{ }}' is for repeat and foreach") }
+                    shape.limit = template
+                    limit = 1
+                    advance()
+                    continue
+                }
                 limit = try parseInteger("the limit", range: 1...1_000_000)
             case "keep-going":
                 advance()
                 keepGoing = true
+            case "ramp":
+                guard allowsTemplates else { throw error("'ramp' applies to the iterations of repeat and foreach") }
+                guard let rate else { throw error("'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'") }
+                advance()
+                ramp = RateRamp(start: rate.perSecond, stages: try parseRampStages())
             case "rate":
                 let start = current.range
                 advance()
-                guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0, perSecond <= 10_000_000 else {
+                if let template = peekShapeTemplate(offset: 0) {
+                    guard allowsTemplates else { throw error("a 'parallel' group's rate is a number; '{{ }}' is for repeat and foreach") }
+                    shape.rate = template
+                    rate = (1, start.extended(to: current.range))
+                    advance()
+                    continue
+                }
+                // 0/s only where a ramp follows (spec §20).
+                let ramps = peekNext().kind == .identifier && text(peekNext()) == "ramp"
+                guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0 || (ramps && perSecond == 0),
+                      perSecond <= 10_000_000 else {
                     throw error("expected a rate after 'rate', as in 'rate 500/s' (per second, minute or hour: /s, /m, /h), found \(found)")
                 }
                 rate = (perSecond, start.extended(to: current.range))
@@ -135,6 +205,25 @@ extension Parser {
             }
         }
         return (limit, keepGoing, rate)
+    }
+
+    /// `TARGET in DURATION, TARGET in DURATION, ...` after `ramp`.
+    private mutating func parseRampStages() throws(ParseFailure) -> [RateRamp.Stage] {
+        var stages: [RateRamp.Stage] = []
+        while true {
+            guard current.kind == .number, let target = RateText.parse(text(current)), target >= 0, target <= 10_000_000 else {
+                throw error("expected a rate to ramp to, as in 'ramp 500/s in 30s', found \(found)")
+            }
+            advance()
+            guard isKeyword("in") else { throw error("expected 'in' and a duration after the rate, as in 'ramp 500/s in 30s', found \(found)") }
+            advance()
+            let range = current.range
+            let duration = try parseDuration()
+            guard duration > .zero else { throw error("a stage of a ramp lasts more than zero", at: range) }
+            stages.append(RateRamp.Stage(target: target, duration: duration))
+            guard current.kind == .comma else { return stages }
+            advance()
+        }
     }
 
     /// `if COND { } [else { } | else if ...]`.

@@ -94,10 +94,10 @@ extension Parser {
             advance()
             attributes.values.thresholds.append(try parseThreshold(labels: &attributes.thresholdLabels))
             return nil
-        case "expect" where context.holdsThresholds && peekNext().kind == .identifier
-            && !Parser.expectationSubjects.contains(text(peekNext())):
-            // In a group's block, `expect WORD` is a threshold: a word that
-            // is neither a threshold's subject nor a step's is a misspelling.
+        case "expect" where peekNext().kind == .identifier && !Parser.expectationSubjects.contains(text(peekNext())):
+            // Outside a step's block, `expect WORD` is a threshold: a word
+            // that is neither a threshold's subject nor a step's is a
+            // misspelling (spec §20), wherever it is written.
             let subject = peekNext()
             throw error("unknown threshold subject '\(text(subject))'"
                         + Suggestion.phrase(for: text(subject), among: Parser.thresholdSubjects), at: subject.range)

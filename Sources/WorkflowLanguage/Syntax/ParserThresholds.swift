@@ -14,31 +14,28 @@ extension Parser {
     mutating func parseThreshold(labels: inout [SyntaxName]) throws(ParseFailure) -> Threshold {
         let subject = text(current)
         advance()
+        let label = try parseThresholdLabel(after: subject, labels: &labels)
+        let of = label.map { " of \($0.text)" } ?? ""
         switch subject {
-        case "latency":
-            var label: SyntaxName?
-            if isKeyword("of") {
-                advance()
-                label = try expectIdentifier("the label of a step after 'latency of'")
-                labels.append(label!)
-            }
-            let statistics = Threshold.LatencyStatistic.allCases.map(\.rawValue)
-            guard current.kind == .identifier, let statistic = Threshold.LatencyStatistic(rawValue: text(current)) else {
+        case "latency", "lateness":
+            let statistics = Threshold.LatencyStatistic.examples
+            guard current.kind == .identifier, let statistic = Threshold.LatencyStatistic(word: text(current)) else {
                 let word = current.kind == .identifier ? text(current) : ""
                 let suggestion = word.isEmpty ? "" : Suggestion.phrase(for: word, among: statistics)
-                throw error("expected which latency after 'latency\(label.map { " of \($0.text)" } ?? "")' ("
-                            + statistics.joined(separator: ", ") + "), found \(found)" + suggestion,
-                            notes: [.init("as in 'expect latency p99 < 250ms'")])
+                throw error("expected which \(subject) after '\(subject)\(of)' ("
+                            + "min, mean, max or a percentile from p0.1 to p99.99, as in "
+                            + statistics.filter { $0.hasPrefix("p") }.joined(separator: ", ") + "), found \(found)" + suggestion,
+                            notes: [.init("as in 'expect \(subject) p99 < \(subject == "latency" ? "250ms" : "5ms")'")])
             }
             advance()
-            let comparison = try parseThresholdComparison(after: "'\(statistic.rawValue)'")
+            let comparison = try parseThresholdComparison(after: "'\(statistic.word)'")
             let written = text(current)
             let bound = try parseDuration()
-            let of = label.map { " of \($0.text)" } ?? ""
-            return Threshold(measure: .latency(statistic), label: label?.text, comparison: comparison, bound: bound.seconds,
-                             text: "latency\(of) \(statistic.rawValue) \(comparison.rawValue) \(written)")
+            return Threshold(measure: subject == "latency" ? .latency(statistic) : .lateness(statistic), label: label?.text,
+                             comparison: comparison, bound: bound.seconds,
+                             text: "\(subject)\(of) \(statistic.word) \(comparison.rawValue) \(written)")
         case "failures":
-            let comparison = try parseThresholdComparison(after: "'failures'")
+            let comparison = try parseThresholdComparison(after: "'failures\(of)'")
             let written = text(current)
             guard current.kind == .number else {
                 throw error("expected a share (1%) or a count (3) after 'failures \(comparison.rawValue)', found \(found)")
@@ -48,26 +45,38 @@ extension Parser {
                     throw error("'\(written)' is not a share; write a percentage from 0% to 100%, as in 'expect failures < 1%'")
                 }
                 advance()
-                return Threshold(measure: .failureShare, comparison: comparison, bound: percent / 100,
-                                 text: "failures \(comparison.rawValue) \(written)")
+                return Threshold(measure: .failureShare, label: label?.text, comparison: comparison, bound: percent / 100,
+                                 text: "failures\(of) \(comparison.rawValue) \(written)")
             }
             guard let count = Int(written), count >= 0 else {
                 throw error("'\(written)' is not a count of failures; write a whole number (expect failures <= 3) "
                             + "or a share (expect failures < 1%)")
             }
             advance()
-            return Threshold(measure: .failureCount, comparison: comparison, bound: Double(count),
-                             text: "failures \(comparison.rawValue) \(written)")
+            return Threshold(measure: .failureCount, label: label?.text, comparison: comparison, bound: Double(count),
+                             text: "failures\(of) \(comparison.rawValue) \(written)")
         default:
-            let comparison = try parseThresholdComparison(after: "'rate'")
+            let comparison = try parseThresholdComparison(after: "'rate\(of)'")
             let written = text(current)
             guard current.kind == .number, let perSecond = RateText.parse(written), perSecond >= 0 else {
                 throw error("expected a rate after 'rate \(comparison.rawValue)', as in 'expect rate >= 490/s' (per second, minute or hour: "
                             + "/s, /m, /h), found \(found)")
             }
             advance()
-            return Threshold(measure: .rate, comparison: comparison, bound: perSecond, text: "rate \(comparison.rawValue) \(written)")
+            return Threshold(measure: .rate, label: label?.text, comparison: comparison, bound: perSecond,
+                             text: "rate\(of) \(comparison.rawValue) \(written)")
         }
+    }
+
+    /// `of LABEL` after a threshold's subject: its measure is then over
+    /// that label's runs only.
+    private mutating func parseThresholdLabel(after subject: String, labels: inout [SyntaxName]) throws(ParseFailure)
+        -> SyntaxName? {
+        guard isKeyword("of") else { return nil }
+        advance()
+        let label = try expectIdentifier("the label of a step after '\(subject) of'")
+        labels.append(label)
+        return label
     }
 
     /// `<`, `<=`, `>` or `>=`: a threshold bounds a measure.
@@ -111,8 +120,8 @@ extension Parser {
         collect(body)
         for label in labels where !inside.contains(label.text) {
             let suggestion = Suggestion.phrase(for: label.text, among: inside)
-            diagnostics.error("no step labelled '\(label.text)' in this group ('latency of LABEL' bounds the runs of a step "
-                              + "inside it)\(suggestion)", at: label.range)
+            diagnostics.error("no step labelled '\(label.text)' in this group (a threshold's 'of LABEL' "
+                              + "names a step inside it)\(suggestion)", at: label.range)
         }
     }
 }

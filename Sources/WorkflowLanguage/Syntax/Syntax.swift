@@ -165,6 +165,10 @@ struct SyntaxForeach: Sendable {
     var repetition: Repetition? = nil
     /// `rate N/s`, per second.
     var rate: Double? = nil
+    /// What of the load shape is written as templates (spec §20).
+    var shape: LoadShape? = nil
+    /// `rate START ramp ...` (spec §20).
+    var ramp: RateRamp? = nil
 }
 
 extension SyntaxStatement {

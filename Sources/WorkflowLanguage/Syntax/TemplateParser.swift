@@ -26,6 +26,12 @@ struct TemplateParser {
         }
     }
 
+    /// A word outside a string that holds `{{ }}`: a load shape's count,
+    /// duration, limit or rate (spec §20).
+    func parseBare(_ token: Token, _ diagnostics: inout DiagnosticBag) -> Template {
+        Template(parts: parseContent(from: token.start, to: token.end, depth: 0, &diagnostics))
+    }
+
     /// The end of a string's content: before its closing quote, if it has one.
     private func closedEnd(_ token: Token, quote: UInt8) -> Int {
         let hasClosing = token.end - token.start >= 2 && bytes[token.end - 1] == quote

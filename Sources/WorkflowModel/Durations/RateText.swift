@@ -15,6 +15,7 @@ package enum RateText {
     /// A rate per second as written: in the first unit that makes it a
     /// whole number (`500/s`, `30/m`, `2/h`), else per second.
     package static func format(_ perSecond: Double) -> String {
+        if perSecond == 0 { return "0/s" }
         for unit in units {
             let count = perSecond * unit.seconds
             if abs(count - count.rounded()) < 1e-9, count >= 1 { return "\(Int(count.rounded()))/\(unit.name)" }

@@ -130,6 +130,14 @@ package struct ForeachGroup: Sendable, Hashable {
 
     /// The rate as written: `500/s`, `30/m`, `2/h`.
     package var rateText: String? { rate.map(RateText.format) }
+    /// The parts of the load shape written as templates (`repeat {{n}}`,
+    /// `limit {{l}}`, `rate {{r}}/s`; spec §20), resolved when the group
+    /// starts; nil when it has none. The count, duration, limit and rate
+    /// above then hold placeholders.
+    package var shape: LoadShape?
+    /// `rate START ramp TARGET in D, ...` (spec §20): the schedule in
+    /// stages; `rate` is then its start.
+    package var ramp: RateRamp?
 
     package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
                  repetition: Repetition? = nil, rate: Double? = nil) {
@@ -142,6 +150,50 @@ package struct ForeachGroup: Sendable, Hashable {
         self.limit = limit
         self.keepGoing = keepGoing
     }
+}
+
+extension ForeachGroup {
+    /// `repeat 20`, `repeat for {{d}}`: a repeat's head as written (its
+    /// templates through `show`, as written by default); nil for a foreach.
+    package func repetitionText(_ show: (Template) -> String = \.sourceText) -> String? {
+        if ramp?.endsTheGroup == true { return "repeat" }
+        if let count = shape?.count { return "repeat " + show(count) }
+        if let duration = shape?.duration { return "repeat for " + show(duration) }
+        return repetition?.description
+    }
+
+    /// The limit as written: `64`, `{{l}}`.
+    package func limitText(_ show: (Template) -> String = \.sourceText) -> String? {
+        shape?.limit.map(show) ?? limit.map(String.init)
+    }
+
+    /// The rate as written: `500/s`, `{{r}}/s`.
+    package func writtenRate(_ show: (Template) -> String = \.sourceText) -> String? {
+        shape?.rate.map(show) ?? ramp?.text ?? rateText
+    }
+}
+
+/// The templates of a load shape (spec §20): the count or duration of a
+/// `repeat`, and the `limit` and `rate` of its iterations or a foreach's.
+package struct LoadShape: Sendable, Hashable {
+    /// `repeat {{n}}`.
+    package var count: Template?
+    /// `repeat for {{d}}`.
+    package var duration: Template?
+    /// `limit {{l}}`.
+    package var limit: Template?
+    /// `rate {{r}}/s`: the whole word, its unit included.
+    package var rate: Template?
+
+    package init(count: Template? = nil, duration: Template? = nil, limit: Template? = nil, rate: Template? = nil) {
+        self.count = count
+        self.duration = duration
+        self.limit = limit
+        self.rate = rate
+    }
+
+    /// Whether nothing in it is a template.
+    package var isEmpty: Bool { count == nil && duration == nil && limit == nil && rate == nil }
 }
 
 /// How many times a `repeat` runs its body (spec §16).

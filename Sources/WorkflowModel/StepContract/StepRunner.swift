@@ -36,6 +36,13 @@ package struct StepContext: Sendable {
     /// fail-fast, a timeout): its output so far, its Slurm job. Reports
     /// show it; the step's promise is cancelled all the same.
     package var cancelledWith: (@Sendable (StepResult) -> Void)?
+    /// The cookie store an http step reads and fills: its iteration's
+    /// (spec §20) or the run's. Nil: the step runner's own.
+    package var cookies: CookieStore?
+    /// `-vv`: hears an http step's request and response as they go over
+    /// the wire (start line, headers, the first 4 KiB of each body), one
+    /// block of text each; the executor masks secrets on the way out.
+    package var wire: (@Sendable (String) -> Void)?
 
     package init(id: String, workingDirectory: String, environment: [String: String],
                 output: (any StepOutputSink)? = nil,

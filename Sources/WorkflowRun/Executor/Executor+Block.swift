@@ -198,10 +198,12 @@ extension WorkflowExecutor {
     /// the failures of its steps do not fail it by themselves.
     private func runMeasured(_ group: Group, _ node: Node, id: String, _ context: ExecutionContext) -> Promise<Void> {
         let thresholds = node.attributes.thresholds
-        let measure = GroupMeasure(thresholds: thresholds, started: clock.now())
+        let iterates = group.kind == .foreach || group.kind == .repeat
+        let measure = GroupMeasure(thresholds: thresholds, started: clock.now(), countsIterations: iterates)
         let countsFailures = thresholds.contains(where: \.countsFailures)
         var inner = context
         inner.measures.append(measure)
+        if iterates { inner.iterationMeasure = measure }
         if countsFailures { inner.countsFailures = true }
         return runGroup(group, node, inner).derive(.inline, .outcome { [self] outcome in
             if case .cancelled = outcome { return .outcome(.cancelled) }

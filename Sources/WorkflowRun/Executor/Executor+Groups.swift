@@ -22,6 +22,15 @@ extension WorkflowExecutor {
 
         case .foreach(let foreach):
             return firstly { () throws(RunError) -> Promise<Void> in
+                let written = foreach.shape
+                let foreach = try resolvingShape(of: foreach, in: context.values, id: id)
+                // A limit known only now may ask for more than the run's
+                // connection cap, which was set as it started: said.
+                if written?.limit != nil, let limit = foreach.limit, limit > httpSlots.capacity,
+                   foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep) {
+                    observer?.warning("'\(id)' has 'limit \(limit)' from a template, but at most \(httpSlots.capacity) http requests "
+                                      + "run at once (--http-connections); raise it to \(limit)")
+                }
                 let items = try iterations(of: foreach, in: context.values, id: id)
                 return runForeach(foreach, items: items, id: id, context)
             }.tap { [self] outcome in
@@ -140,8 +149,10 @@ extension WorkflowExecutor {
             let deadline = groupStart + duration
             mayStart = { [clock] in clock.now() < deadline }
         }
+        let measure = context.iterationMeasure
         @Sendable func iteration(_ index: Int) -> ExecutionContext {
             var iteration = context
+            iteration.iterationMeasure = nil
             // `[i]` appended, not interpolated: once per iteration.
             var suffix = context.suffix
             suffix.reserveCapacity(suffix.utf8.count + 22)
@@ -154,10 +165,22 @@ extension WorkflowExecutor {
         }
         // `rate N/s`: an iteration is started when it is due, so that the
         // slots hold only iterations at work.
+        let ramp = foreach.ramp
         let schedule = foreach.rate.map { rate in
-            LaneRun.Schedule(due: { index in Self.due(index, from: groupStart, rate: rate) }, clock: timers)
+            LaneRun.Schedule(due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
+                             clock: timers)
+        }
+        // Under a rate: how late iterations start, said when the group
+        // ends behind its schedule (spec §20).
+        let lateness = foreach.rate.map { rate in
+            GroupLateness(limit: foreach.parallel ? foreach.limit : 1,
+                          planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
+        // A cookie store an iteration (a virtual user) of a body with http
+        // steps, each from the store around the group as it is now (spec §20).
+        let startingCookies: (any Sendable)?? = foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep)
+            ? .some((context.cookies ?? runCookies).snapshot()) : nil
         let run = LaneRun(
             count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart, schedule: schedule,
             skipListed: RunRecorder.recordsPerLabel,
@@ -173,9 +196,19 @@ extension WorkflowExecutor {
                 iteration.values = ValueScope(parent: context.values, item: (foreach.variable, items[index]))
                 iteration.cancel = scope
                 iteration.cut = false
+                if let startingCookies { iteration.cookies = CookieStore(startingFrom: startingCookies) }
                 // Its first step's latency runs from its due moment (spec §16).
-                if let schedule { iteration.latencyStart = LatencyStart(schedule.due(index)) }
-                return runBlock(foreach.body, iteration)
+                if let schedule {
+                    let due = schedule.due(index)
+                    iteration.latencyStart = LatencyStart(due)
+                    lateness?.started(lateness: clock.now() - due)
+                }
+                guard measure != nil || lateness != nil else { return runBlock(foreach.body, iteration) }
+                return runBlock(foreach.body, iteration).tap { outcome in
+                    lateness?.ended()
+                    if case .cancelled = outcome { return }
+                    measure?.iterationEnded()
+                }
             },
             skip: { [self] listed, notStarted in
                 // The first iterations that never started are reported as
@@ -187,8 +220,20 @@ extension WorkflowExecutor {
                 }
                 recorder.plan(-notStarted * perIteration)
                 recorder.countSkipped((notStarted - listed.count) * perIteration)
+                if notStarted > 0 { observer?.iterationsNotStarted(group: id, count: notStarted) }
             })
-        return run.run()
+        guard let lateness else { return run.run() }
+        return run.run().tap { [observer] (_: Outcome<Void>) in
+            if let warning = lateness.warning(group: id) { observer?.warning(warning) }
+        }
+    }
+
+    /// How long a group with a `rate` plans to run: its `for` duration,
+    /// or its count over its rate (spec §20).
+    static func plannedDuration(of repetition: Repetition?, count: Int?, rate: Double) -> Duration? {
+        if case .duration(let duration) = repetition { return duration }
+        guard let count, rate > 0 else { return nil }
+        return .nanoseconds(Int64((Double(count) / rate * 1e9).rounded()))
     }
 
     /// A foreach whose iterations, once a success of its step would be

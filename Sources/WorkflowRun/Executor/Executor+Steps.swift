@@ -44,7 +44,7 @@ extension WorkflowExecutor {
                 let now = clock.now()
                 if let label = node.label, let result { context.values.store(overAllAttempts(result, at: now), label: label) }
                 let latency = now - ready
-                for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency) }
+                for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency, lateness: lateness) }
                 if let unregistered {
                     recorder.finishUnregistered(unregistered, status: .succeeded, result: result, startedAt: startedAt,
                                                 duration: latency, latency: latency, lateness: lateness)
@@ -59,7 +59,7 @@ extension WorkflowExecutor {
                 // Before `finish` ends the record's time: the field covers every attempt too.
                 let produced = allowed ? failure.result.map { overAllAttempts($0, at: now) } : nil
                 let latency = now - ready
-                for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency) }
+                for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency, lateness: lateness) }
                 if var unregistered {
                     // What ran, with its values, as a registered step's record says.
                     if ASCIIByte.occurs(UInt8(ascii: "{"), in: unregistered.summary),
@@ -204,7 +204,14 @@ extension WorkflowExecutor {
         if context.unregistered == nil { recorder.start(id, resolved: resolved) }
         let running: Promise<StepResult>
         do {
-            let (stepContext, given) = try makeStepContext(node, id: id, in: context.values)
+            let (made, given) = try makeStepContext(node, id: id, in: context.values)
+            var stepContext = made
+            if case .http = step {
+                stepContext.cookies = context.cookies ?? runCookies
+                if let wire = configuration.wire {
+                    stepContext.wire = { [secrets] text in wire("* \(id)\n" + secrets.mask(text)) }
+                }
+            }
             if let refused = NulBytes.failure(in: resolved, folder: stepContext.workingDirectory, environment: given, id: id) {
                 throw refused
             }

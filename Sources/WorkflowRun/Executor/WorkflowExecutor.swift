@@ -46,6 +46,10 @@ package struct ExecutionConfiguration: Sendable {
     /// `--watch`: where each step's resolved `generates` patterns are
     /// told before it runs (what the watcher never reacts to).
     package var generated: GeneratedOutputs?
+    /// `-vv` (spec §20): hears each http step's request and response as
+    /// they go over the wire, secrets masked, each block behind a line
+    /// naming the step (`* api[3]`).
+    package var wire: (@Sendable (String) -> Void)?
 
     package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
                 variableOverrides: [String: String] = [:], environment: [String: String] = [:],
@@ -133,6 +137,9 @@ package final class WorkflowExecutor: Sendable {
     let root = CancelScope()
     let processSlots: Slots
     let httpSlots: Slots
+    /// The run's cookie store: the http steps' outside iterations, and
+    /// where a group's iterations take theirs from.
+    let runCookies = CookieStore()
     let slurmSlots: Slots
     /// Fingerprints of steps with `sources` (`.promise-run/` beside the file).
     let store: IncrementalStore
@@ -274,6 +281,12 @@ struct ExecutionContext: Sendable {
     /// registered when it starts (`leanIterations`): what its record
     /// shares with the other iterations'.
     var unregistered: LeanIterations? = nil
+    /// The cookie store of the iteration around this point (spec §20);
+    /// nil outside iterations: the run's (`WorkflowExecutor.runCookies`).
+    var cookies: CookieStore? = nil
+    /// The measure of the `repeat` or `foreach` about to run, which counts
+    /// its iterations (`expect rate`); cleared inside them.
+    var iterationMeasure: GroupMeasure? = nil
 }
 
 /// When an iteration was due to start (`rate`): its first step's latency

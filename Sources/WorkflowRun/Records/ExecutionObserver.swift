@@ -29,6 +29,9 @@ package protocol ExecutionObserver: Sendable {
     /// A step's next attempt waits `wait`, as the server's `Retry-After`
     /// asked; `capped` when it asked for longer.
     func retryWaiting(step id: String, for wait: Duration, capped: Bool)
+    /// A group that stopped early (fail-fast, a timeout, a cancel) did not
+    /// start `count` of its iterations: one line for them all (spec §20).
+    func iterationsNotStarted(group id: String, count: Int)
 }
 
 extension ExecutionObserver {
@@ -37,5 +40,6 @@ extension ExecutionObserver {
     package func groupFinished(_ record: GroupRecord) {}
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
     package func warning(_ message: String) {}
+    package func iterationsNotStarted(group id: String, count: Int) {}
     package func retryWaiting(step id: String, for wait: Duration, capped: Bool) {}
 }

@@ -187,14 +187,23 @@ package struct JSONRenderer: Sendable {
         case .foreach(let foreach):
             var members: [(String, JSONValue)] = [("variable", .string(foreach.variable)), ("list", list(foreach.list)),
                                                   ("parallel", .bool(foreach.parallel))]
-            if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
+            // A load shape from templates (spec §20): each as written.
+            let shape = foreach.shape ?? LoadShape()
+            if let limit = shape.limit { members.append(("limit", .string(limit.sourceText))) }
+            else if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
             if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
-            switch foreach.repetition {
-            case .count(let count): members.append(("repeat", .integer(count)))
-            case .duration(let duration): members.append(("repeatForSeconds", .decimal(duration.seconds, places: 3)))
-            case nil: break
+            if let count = shape.count { members.append(("repeat", .string(count.sourceText))) }
+            else if let duration = shape.duration { members.append(("repeatFor", .string(duration.sourceText))) }
+            else {
+                switch foreach.repetition {
+                case .count(let count): members.append(("repeat", .integer(count)))
+                case .duration(let duration): members.append(("repeatForSeconds", .decimal(duration.seconds, places: 3)))
+                case nil: break
+                }
             }
-            if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
+            if let rate = shape.rate { members.append(("rate", .string(rate.sourceText))) }
+            else if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
+            if let ramp = foreach.ramp { members.append(("ramp", .string(ramp.text))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
             var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),

@@ -96,14 +96,16 @@ package struct TreeRenderer: Sendable {
             case .race(let lanes), .any(let lanes):
                 children = self.lanes(lanes, &scope)
             case .foreach(let foreach):
-                head = foreach.repetition.map(\.description) ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
+                // A load shape from templates: as `--dry-run` knows it.
+                let show: (Template) -> String = { template in scope.map { $0.display(template) } ?? template.sourceText }
+                head = foreach.repetitionText(show) ?? "foreach \(foreach.variable) in \(list(foreach.list, scope))"
                 if foreach.parallel { options.append("parallel") }
-                if let limit = foreach.limit { options.append("limit \(limit)") }
-                if let rate = foreach.rateText { options.append("rate \(rate)") }
+                if let limit = foreach.limitText(show) { options.append("limit \(limit)") }
+                if let rate = foreach.writtenRate(show) { options.append("rate \(rate)") }
                 if foreach.keepGoing { options.append("keep-going") }
                 // `repeat for D ... rate R`: exactly the iterations due before D.
-                if case .duration(let duration) = foreach.repetition, let rate = foreach.rate {
-                    options.append("\(Iterations.due(within: duration, rate: rate)) iterations")
+                if foreach.shape == nil, case .duration(let duration) = foreach.repetition, let rate = foreach.rate {
+                    options.append("\(foreach.ramp?.iterations(within: duration) ?? Iterations.due(within: duration, rate: rate)) iterations")
                 }
                 scope?.declareUnknown(foreach.variable)
                 children = items(foreach.body, &scope)

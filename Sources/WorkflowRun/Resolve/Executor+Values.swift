@@ -33,11 +33,58 @@ extension WorkflowExecutor {
         }
     }
 
+    /// The group with its load shape's templates resolved (spec §20), once,
+    /// as it starts: a value that is not a count, a duration or a rate
+    /// fails the group before any iteration starts.
+    func resolvingShape(of foreach: ForeachGroup, in values: ValueScope, id: String) throws(RunError) -> ForeachGroup {
+        guard let shape = foreach.shape else { return foreach }
+        var resolved = foreach
+        resolved.shape = nil
+        func value(_ template: Template) throws(RunError) -> String {
+            try interpolator.render(template, in: values, stepID: id).trimmingSpaces
+        }
+        func refuse(_ template: Template, _ text: String, _ wanted: String) -> RunError {
+            RunError(stepID: id, kind: .reference, message: "'\(template.sourceText)' is '\(text)', not \(wanted); "
+                     + "no iteration started")
+        }
+        if let template = shape.count {
+            let text = try value(template)
+            guard let count = Int(text), (1...100_000_000).contains(count) else {
+                throw refuse(template, text, "a count from 1 to 100000000 (repeat N)")
+            }
+            resolved.repetition = .count(count)
+            resolved.list = .range(.literal("0"), .literal(String(count - 1)))
+        }
+        if let template = shape.duration {
+            let text = try value(template)
+            guard let duration = DurationText.parse(text), duration > .zero else {
+                throw refuse(template, text, "a duration above zero (repeat for 30s)")
+            }
+            resolved.repetition = .duration(duration)
+        }
+        if let template = shape.limit {
+            let text = try value(template)
+            guard let limit = Int(text), (1...1_000_000).contains(limit) else {
+                throw refuse(template, text, "a limit from 1 to 1000000")
+            }
+            resolved.limit = limit
+        }
+        if let template = shape.rate {
+            let text = try value(template)
+            guard let rate = RateText.parse(text), rate > 0, rate <= 10_000_000 else {
+                throw refuse(template, text, "a rate (500/s, 30/m, 2/h)")
+            }
+            resolved.rate = rate
+        }
+        return resolved
+    }
+
     /// The iterations of a foreach or a repeat: a range's numbers are made
     /// as iterations start.
     func iterations(of foreach: ForeachGroup, in values: ValueScope, id: String) throws(RunError) -> Iterations {
         switch (foreach.repetition, foreach.list) {
         case (.duration(let duration), _):
+            if let ramp = foreach.ramp { return .numbers(first: 0, count: ramp.iterations(within: duration)) }
             guard let rate = foreach.rate else { return .open }
             return .numbers(first: 0, count: Iterations.due(within: duration, rate: rate))
         case (_, .range(let from, let to)):

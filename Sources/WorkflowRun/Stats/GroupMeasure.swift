@@ -6,33 +6,57 @@ import WorkflowModel
 /// over every step and per label a threshold names. Checked when the
 /// group ends.
 final class GroupMeasure: Sendable {
-    private struct State {
+    /// The runs of the steps measured: every step's, or one label's.
+    private struct Runs {
         var latency = LatencyHistogram()
+        var lateness = LatencyHistogram()
         var ended = 0
         var failed = 0
-        var labels: [String: LatencyHistogram] = [:]
+
+        mutating func add(failed: Bool, latency: Duration, lateness: Duration?) {
+            ended += 1
+            if failed { self.failed += 1 }
+            self.latency.record(latency)
+            if let lateness { self.lateness.record(max(.zero, lateness)) }
+        }
+    }
+
+    private struct State {
+        var all = Runs()
+        var labels: [String: Runs] = [:]
+        /// The group's iterations that ended (a `repeat` or `foreach`).
+        var iterations = 0
     }
 
     let thresholds: [Threshold]
+    /// The group is a `repeat` or `foreach`: its rate is of iterations.
+    let countsIterations: Bool
     private let started: Duration
     private let state: Lock<State>
 
-    init(thresholds: [Threshold], started: Duration) {
+    init(thresholds: [Threshold], started: Duration, countsIterations: Bool = false) {
         self.thresholds = thresholds
+        self.countsIterations = countsIterations
         self.started = started
         var state = State()
-        for case let label? in thresholds.map(\.label) { state.labels[label] = LatencyHistogram() }
+        for case let label? in thresholds.map(\.label) { state.labels[label] = Runs() }
         self.state = Lock(state)
     }
 
     /// A step inside the group ended (succeeded or failed).
-    func add(label: String?, failed: Bool, latency: Duration) {
+    func add(label: String?, failed: Bool, latency: Duration, lateness: Duration? = nil) {
         state.withLock { state in
-            state.ended += 1
-            if failed { state.failed += 1 }
-            state.latency.record(latency)
-            if let label, state.labels[label] != nil { state.labels[label]!.record(latency) }
+            state.all.add(failed: failed, latency: latency, lateness: lateness)
+            if let label, state.labels[label] != nil {
+                state.labels[label]!.add(failed: failed, latency: latency, lateness: lateness)
+            }
         }
+    }
+
+    /// One of the group's iterations ended: `expect rate` of a `repeat`
+    /// or `foreach` counts iterations (spec §20).
+    func iterationEnded() {
+        state.withLock { $0.iterations += 1 }
     }
 
     /// Each threshold against what was measured, `now` being the group's end.
@@ -40,19 +64,26 @@ final class GroupMeasure: Sendable {
         let state = state.withLock { $0 }
         let elapsed = (now - started).seconds
         return thresholds.map { threshold in
+            let runs = threshold.label.flatMap { state.labels[$0] } ?? state.all
+            // Iterations a second for iterations (completions of the
+            // label with `of LABEL`), else steps a second.
+            let ofIterations = threshold.measure == .rate && threshold.label == nil && countsIterations
+            let ended = ofIterations ? state.iterations : runs.ended
             let measured: Double?
             switch threshold.measure {
             case .latency(let statistic):
-                let histogram = threshold.label.flatMap { state.labels[$0] } ?? state.latency
-                measured = histogram.count == 0 ? nil : Self.value(statistic, of: histogram)
+                measured = runs.latency.count == 0 ? nil : Self.value(statistic, of: runs.latency)
+            case .lateness(let statistic):
+                // Steps without a schedule are never late.
+                measured = runs.lateness.count == 0 ? (runs.ended == 0 ? nil : 0) : Self.value(statistic, of: runs.lateness)
             case .failureShare:
-                measured = state.ended == 0 ? 0 : Double(state.failed) / Double(state.ended)
+                measured = runs.ended == 0 ? 0 : Double(runs.failed) / Double(runs.ended)
             case .failureCount:
-                measured = Double(state.failed)
+                measured = Double(runs.failed)
             case .rate:
-                measured = elapsed > 0 ? Double(state.ended) / elapsed : 0
+                measured = elapsed > 0 ? Double(ended) / elapsed : 0
             }
-            return ThresholdResult(threshold: threshold, measured: measured, failed: state.failed, ended: state.ended)
+            return ThresholdResult(threshold: threshold, measured: measured, failed: runs.failed, ended: ended)
         }
     }
 
@@ -63,7 +94,7 @@ final class GroupMeasure: Sendable {
         case .min: microseconds = Double(histogram.minimum)
         case .max: microseconds = Double(histogram.maximum)
         case .mean: microseconds = histogram.mean
-        default: microseconds = Double(histogram.percentile(statistic.percentile ?? 50))
+        case .percentile: microseconds = Double(histogram.percentile(statistic.percentile ?? 50))
         }
         return microseconds / 1_000_000
     }
@@ -93,7 +124,8 @@ package struct ThresholdResult: Sendable {
     package var measuredText: String {
         guard let measured else { return "no step ended, so there was nothing to measure" }
         switch threshold.measure {
-        case .latency(let statistic): return "\(statistic.rawValue) was \(Self.seconds(measured))"
+        case .latency(let statistic): return "\(statistic.word) was \(Self.seconds(measured))"
+        case .lateness(let statistic): return "lateness \(statistic.word) was \(Self.seconds(measured))"
         case .failureShare: return "failures were \(Self.decimal(measured * 100))% (\(failed) of \(ended))"
         case .failureCount: return "failures were \(Int(measured)) (of \(ended))"
         case .rate: return "the rate was \(Self.decimal(measured))/s (\(ended) ended)"

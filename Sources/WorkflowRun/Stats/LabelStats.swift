@@ -24,6 +24,8 @@ package struct LabelStats: Sendable {
     package var lastEnd: Double?
     /// Where the label first ended in the run (reports list labels so).
     package var order: Int
+    /// The same over time, per second (spec §20).
+    package var series = LabelSeries()
 
     package init(label: String, order: Int) {
         self.label = label
@@ -55,6 +57,7 @@ package struct LabelStats: Sendable {
         }
         if let start = record.startedAt { firstStart = min(firstStart ?? start, start) }
         lastEnd = max(lastEnd ?? end, end)
+        series.add(end: end, failed: record.status == .failed, latency: latency)
     }
 
     /// The statistics' key of a step's id: the id without its iteration

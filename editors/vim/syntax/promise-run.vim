@@ -13,12 +13,12 @@ syn keyword promiseRunException  catch ensure
 syn keyword promiseRunDeclare    workflow var secret env dotenv include
 syn keyword promiseRunAttribute  timeout retry delay backoff needs cwd stdin detach expect capture
 syn keyword promiseRunAttribute  header query basic-auth body json form multipart type redirects save
-syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-demand limit rate keep-going cookies off optional
+syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-demand limit rate ramp keep-going cookies off optional
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
 syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
-syn keyword promiseRunPredicate  latency failures of p50 p90 p95 p99 min mean max
+syn keyword promiseRunPredicate  latency lateness failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
 syn match   promiseRunComment    "#.*$" contains=@Spell
