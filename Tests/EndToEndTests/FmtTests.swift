@@ -120,4 +120,15 @@ struct FmtTests {
         let again = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
         #expect(again.status == 0 && again.stdout.isEmpty)
     }
+
+    @Test("fmt --check - checks standard input: exit 1 and nothing on stdout but the verdict when unformatted, 0 when formatted")
+    func checkStandardInput() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let unformatted = try Binary.run(["fmt", "--check", "-"], stdin: "log   \"x\"\n", in: space.folder)
+        #expect(unformatted.status == 1, "\(unformatted.stdout)\(unformatted.stderr)")
+        #expect(unformatted.stdout.contains("not formatted") && !unformatted.stdout.contains("log \"x\""), "\(unformatted.stdout)")
+        let formatted = try Binary.run(["fmt", "--check", "-"], stdin: "log \"x\"\n", in: space.folder)
+        #expect(formatted.status == 0 && formatted.stdout.isEmpty, "\(formatted.stdout)\(formatted.stderr)")
+    }
 }

@@ -84,6 +84,15 @@ extension LanguageServer {
         case .none:
             break
         }
+        // Each item replaces the whole word at the cursor, hyphens
+        // included (`allow-` gives `allow-failure`, spec §22).
+        let span = Self.wordSpan(around: offset, in: document.bytes)
+        let word = document.lines.range(span.lowerBound, span.upperBound, encoding)
+        items = items.map { item in
+            guard case .object(var members) = item, case .string(let label)? = members.first(where: { $0.0 == "label" })?.1 else { return item }
+            members.append(("textEdit", textEditJSON(range: word, newText: label)))
+            return .object(members)
+        }
         return .success(.object([("isIncomplete", .bool(false)), ("items", .array(items))]))
     }
 

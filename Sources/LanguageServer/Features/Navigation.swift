@@ -18,14 +18,19 @@ extension LanguageServer {
     /// The word at a position (letters, digits, `_`, `-`) and its range.
     private func word(at params: JSONDocument, in document: OpenDocument) -> (String, Range<Int>)? {
         guard let position = params[member: "position"]?.position else { return nil }
-        let bytes = document.bytes
-        let offset = document.lines.offset(of: position, encoding)
+        let span = Self.wordSpan(around: document.lines.offset(of: position, encoding), in: document.bytes)
+        guard !span.isEmpty else { return nil }
+        return (String(decoding: document.bytes[span], as: UTF8.self), span)
+    }
+
+    /// The word (letters, digits, `_`, `-`) around `offset`, empty when
+    /// there is none.
+    static func wordSpan(around offset: Int, in bytes: [UInt8]) -> Range<Int> {
         func isWord(_ byte: UInt8) -> Bool { ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "-") }
         var start = offset, end = offset
         while start > 0, isWord(bytes[start - 1]) { start -= 1 }
         while end < bytes.count, isWord(bytes[end]) { end += 1 }
-        guard start < end else { return nil }
-        return (String(decoding: bytes[start..<end], as: UTF8.self), start..<end)
+        return start..<end
     }
 
     func hover(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {

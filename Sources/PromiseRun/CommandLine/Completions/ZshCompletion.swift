@@ -37,6 +37,7 @@ enum ZshCompletion {
           fmt) options=(\#(CompletionWords.options(for: .fmt))) ;;
           graph) options=(\#(CompletionWords.options(for: .graph))) ;;
           list) options=(\#(CompletionWords.options(for: .list))) ;;
+          lsp) options=(\#(CompletionWords.options(for: .lsp))) ;;
           help|completions) options=() ;;
           *) options=(\#(CompletionWords.options(for: .run))) ;;
         esac
