@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
@@ -16,6 +15,13 @@ package final class LanguageServer: @unchecked Sendable {
     let queue = DispatchQueue(label: "promise-run.lsp")
     var documents: [String: OpenDocument] = [:]
     var encoding = PositionEncoding.utf16
+    /// The folders the client named (`workspaceFolders`, else `rootUri`):
+    /// where the includers of an included file are looked for.
+    var workspaceFolders: [String] = []
+    /// The workflows under them, once found (see `workspaceWorkflows`).
+    var workspaceFiles: [String]?
+    /// Analyses of includers that are not open, until the next change.
+    var diskAnalyses: [String: LanguageAnalysis] = [:]
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on
@@ -34,7 +40,8 @@ package final class LanguageServer: @unchecked Sendable {
     }
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
-    /// `shutdown`, else 1, as LSP says).
+    /// `shutdown`, else 1, as LSP says). The server never ends the process:
+    /// the executable exits with what this returns.
     package func serve(input: Int32) -> Int32 {
         connection.readLoop(input: input, receive: { message, repaired in
             queue.sync { handle(message, repaired: repaired) }
@@ -46,7 +53,8 @@ package final class LanguageServer: @unchecked Sendable {
 
     // MARK: Dispatch
 
-    private func handle(_ message: Message, repaired: Bool) {
+    /// Handles one message; false after `exit` (nothing more is read).
+    private func handle(_ message: Message, repaired: Bool) -> Bool {
         switch message {
         case .request(let id, let method, let params):
             let result: Result<JSONValue, ResponseError>
@@ -61,12 +69,13 @@ package final class LanguageServer: @unchecked Sendable {
             }
             connection.send(.response(id: id, result: result))
         case .notification(let method, let params):
-            if method == "exit" { exit(shutdownRequested ? 0 : 1) }
-            guard initialized else { return }
+            if method == "exit" { return false }
+            guard initialized else { return true }
             notification(method, params, repaired: repaired)
         case .response:
             break
         }
+        return true
     }
 
     private func request(_ method: String, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
@@ -104,7 +113,7 @@ package final class LanguageServer: @unchecked Sendable {
             let document = OpenDocument(uri: uri, path: path, text: text, version: item[member: "version"]?.integer ?? 0)
             document.hadInvalidUTF8 = repaired
             documents[uri] = document
-            scheduleDiagnostics(document, now: true)
+            changed(document, now: true)
         case "textDocument/didChange":
             guard let uri = params.documentURI, let document = documents[uri],
                   let changes = params[member: "contentChanges"]?.array else { return }
@@ -118,20 +127,26 @@ package final class LanguageServer: @unchecked Sendable {
             }
             document.hadInvalidUTF8 = repaired || (document.hadInvalidUTF8 && changes.contains { $0[member: "range"] != nil })
             if let version = params[member: "textDocument"]?[member: "version"]?.integer { document.version = version }
-            scheduleDiagnostics(document, now: false)
+            changed(document, now: false)
         case "textDocument/didSave":
             // Included files may have changed on disk: analyse again.
             if let uri = params.documentURI, let document = documents[uri] {
                 document.replace(with: String(decoding: document.bytes, as: UTF8.self))
-                scheduleDiagnostics(document, now: true)
+                changed(document, now: true, rescan: true)
             }
+        case "workspace/didChangeWatchedFiles":
+            invalidateAnalyses(rescan: true)
+            for document in documents.values { scheduleDiagnostics(document, now: true) }
         case "textDocument/didClose":
             guard let uri = params.documentURI else { return }
             documents[uri] = nil
             pendingDiagnostics[uri] = nil
-            for include in publishedIncludes[uri] ?? [] { publish(uri: include, diagnostics: []) }
+            // An open included file keeps its diagnostics: it publishes its own.
+            for include in publishedIncludes[uri] ?? [] where documents[include] == nil { publish(uri: include, diagnostics: []) }
             publishedIncludes[uri] = nil
             publish(uri: uri, diagnostics: [])
+            invalidateAnalyses()
+            for other in documents.values { scheduleDiagnostics(other, now: true) }
         default:
             break
         }
@@ -143,6 +158,9 @@ package final class LanguageServer: @unchecked Sendable {
         // UTF-8 when the client can (no conversion), else UTF-16 (LSP's default).
         let offered = params[member: "capabilities"]?[member: "general"]?[member: "positionEncodings"]?.array?.compactMap(\.string) ?? []
         encoding = offered.contains(PositionEncoding.utf8.rawValue) ? .utf8 : .utf16
+        let folders = params[member: "workspaceFolders"]?.array?.compactMap { $0[member: "uri"]?.string } ?? []
+        let root = params[member: "rootUri"]?.string.map { [$0] } ?? []
+        workspaceFolders = (folders.isEmpty ? root : folders).compactMap(DocumentURI.path(of:)).map(Paths.normalized)
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),
@@ -165,6 +183,15 @@ package final class LanguageServer: @unchecked Sendable {
 
     // MARK: Diagnostics
 
+    /// A document's text changed (or it opened, or was saved): every
+    /// analysis may have (an included file's edit changes its includers'),
+    /// so every open document's diagnostics are made again.
+    private func changed(_ document: OpenDocument, now: Bool, rescan: Bool = false) {
+        invalidateAnalyses(rescan: rescan)
+        scheduleDiagnostics(document, now: now)
+        for other in documents.values where other !== document { scheduleDiagnostics(other, now: now) }
+    }
+
     private func scheduleDiagnostics(_ document: OpenDocument, now: Bool) {
         changeCount += 1
         let change = changeCount
@@ -179,9 +206,12 @@ package final class LanguageServer: @unchecked Sendable {
     }
 
     private func publishDiagnostics(_ document: OpenDocument) {
-        let byFile = DiagnosticsMapping.diagnostics(of: document, encoding)
+        let included = isIncluded(document)
+        let byFile = DiagnosticsMapping.diagnostics(of: document, in: analysis(of: document), encoding)
         var includes: Set<String> = []
-        for (uri, diagnostics) in byFile where uri != document.uri {
+        // An included document publishes its own only (its includer, open or
+        // not, is not its to speak for); an open included file publishes its own.
+        for (uri, diagnostics) in byFile where uri != document.uri && !included && documents[uri] == nil {
             includes.insert(uri)
             publish(uri: uri, diagnostics: diagnostics)
         }

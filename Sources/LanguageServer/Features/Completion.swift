@@ -16,7 +16,7 @@ extension LanguageServer {
         func add(_ words: [LanguageTable.Word], _ kind: CompletionKind) {
             for word in words { items.append(Self.item(word.name, kind, word.doc)) }
         }
-        let index = document.analysis.index
+        let index = analysis(of: document).index
         func labels() {
             var seen: Set<String> = []
             for definition in index.definitions where definition.kind == .label && seen.insert(definition.name).inserted {

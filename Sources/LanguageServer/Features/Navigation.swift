@@ -10,7 +10,7 @@ extension LanguageServer {
     private func name(at params: JSONDocument, in document: OpenDocument)
         -> (name: String, kind: SourceIndex.NameKind, range: SourceRange)? {
         guard let position = params[member: "position"]?.position else { return nil }
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         let offset = document.sourceOffset(document.lines.offset(of: position, encoding), in: analysis)
         return analysis.index.name(at: offset)
     }
@@ -34,7 +34,7 @@ extension LanguageServer {
     }
 
     func hover(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var text: String?
         var range: TextRange?
         if let found = name(at: params, in: document) {
@@ -81,7 +81,7 @@ extension LanguageServer {
         var labelStart = start - 1
         while labelStart > 0, ASCIIByte.isIdentifierContinue(bytes[labelStart - 1]) { labelStart -= 1 }
         let label = String(decoding: bytes[labelStart..<(start - 1)], as: UTF8.self)
-        guard let definition = document.analysis.index.definitions(of: label, kind: .label).first else { return nil }
+        guard let definition = analysis(of: document).index.definitions(of: label, kind: .label).first else { return nil }
         if definition.captures.contains(word) { return "**\(label).\(word)**: a capture of `\(label)`" }
         return LanguageTable.fields(of: definition.detail).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
     }
@@ -92,7 +92,7 @@ extension LanguageServer {
             return .success(.array([locationJSON(uri: DocumentURI.uri(of: include), range: TextRange(start: zero, end: zero))]))
         }
         guard let found = name(at: params, in: document) else { return .success(.null) }
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         let locations = analysis.index.definitions(of: found.name, kind: found.kind).map { definition -> JSONValue in
             let place = document.location(definition.range, in: analysis, encoding)
             return locationJSON(uri: place.uri, range: place.range)
@@ -123,7 +123,7 @@ extension LanguageServer {
     /// Every place a name is declared (with `declarations`) and used.
     private func occurrences(of name: String, _ kind: SourceIndex.NameKind, in document: OpenDocument, declarations: Bool)
         -> [(uri: String, range: TextRange)] {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var ranges: [SourceRange] = []
         if declarations { ranges += analysis.index.definitions(of: name, kind: kind).map(\.range) }
         ranges += analysis.index.uses.filter { $0.name == name && $0.kind == kind }.map(\.range)
@@ -132,9 +132,13 @@ extension LanguageServer {
 
     func prepareRename(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         guard let found = name(at: params, in: document) else { return .success(.null) }
-        let range = document.location(found.range, in: document.analysis, encoding).range
+        let range = document.location(found.range, in: analysis(of: document), encoding).range
         return .success(.object([("range", range.json), ("placeholder", .string(found.name))]))
     }
+
+    /// Names a template reads as something else: `{{error.message}}` in a
+    /// catch, `{{env.HOME}}`.
+    static let reservedNames: Set<String> = ["error", "env"]
 
     func rename(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         guard let newName = params[member: "newName"]?.string else { return .failure(.invalidParams("newName is missing")) }
@@ -143,12 +147,12 @@ extension LanguageServer {
         }
         let bytes = Array(newName.utf8)
         guard let first = bytes.first, ASCIIByte.isIdentifierStart(first), bytes.allSatisfy(ASCIIByte.isIdentifierContinue),
-              !LanguageTable.statementWords.contains(newName) else {
+              !LanguageTable.statementWords.contains(newName), !Self.reservedNames.contains(newName) else {
             let what = found.kind == .label ? "label" : "variable"
             return .failure(ResponseError(code: ResponseError.requestFailed,
-                                          message: "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword)"))
+                                          message: "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword, nor 'error' or 'env')"))
         }
-        guard newName == found.name || document.analysis.index.definitions(of: newName, kind: found.kind).isEmpty else {
+        guard newName == found.name || analysis(of: document).index.definitions(of: newName, kind: found.kind).isEmpty else {
             return .failure(ResponseError(code: ResponseError.requestFailed, message: "'\(newName)' is already declared in this file"))
         }
         var changes: [String: [JSONValue]] = [:]

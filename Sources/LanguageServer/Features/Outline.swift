@@ -6,7 +6,7 @@ import WorkflowModel
 /// folding ranges (every block), and formatting (`fmt`'s layout).
 extension LanguageServer {
     func documentSymbols(_ document: OpenDocument) -> JSONValue {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         func symbols(_ items: [SourceIndex.OutlineItem]) -> [JSONValue] {
             items.compactMap { item -> JSONValue? in
                 // Steps brought in by an include belong to that file.
@@ -29,7 +29,7 @@ extension LanguageServer {
     }
 
     func foldingRanges(_ document: OpenDocument) -> JSONValue {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var ranges: [JSONValue] = []
         var seen: Set<Int> = []
         func fold(_ range: SourceRange) {

@@ -13,11 +13,12 @@ import WorkflowModel
 /// Formatting a formatted file changes nothing, and the lowered graph is
 /// the same.
 package enum WorkflowFormatter {
-    /// The canonical text of a file that checks; nil when it has errors
-    /// (only a file that parses can be laid out without guessing).
+    /// The canonical text of a file that parses; nil when it does not
+    /// (only a file that parses can be laid out without guessing). A file
+    /// that parses but does not check (an included file using its
+    /// includer's names) is laid out too (spec §22).
     package static func format(_ source: SourceFile) -> String? {
-        let result = WorkflowCompiler.compile(source)
-        guard !result.hasErrors, source.segments.isEmpty else { return nil }
+        guard source.segments.isEmpty, WorkflowCompiler.parses(source) else { return nil }
         var layout = Layout(bytes: source.bytes)
         let block = layout.parseBlock()
         var lines = layout.print(block, depth: 0)

@@ -84,10 +84,11 @@ package struct LanguageAnalysis: Sendable {
 extension WorkflowCompiler {
     /// Parses and checks `original` as `check` does (with its look at the
     /// files: `sources` that match nothing, relative to `currentDirectory`),
-    /// and indexes it.
+    /// and indexes it. An included file's text in `overlay` (by normalized
+    /// path) wins over the disk's.
     package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
-                                currentDirectory: String = "/") -> LanguageAnalysis {
-        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
+                                currentDirectory: String = "/", overlay: [String: [UInt8]] = [:]) -> LanguageAnalysis {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         var builder = IndexBuilder(bytes: source.bytes)
         builder.index.outline = builder.block(file.body, isFile: true)
         var found = diagnostics.diagnostics
