@@ -22,6 +22,8 @@ package final class LanguageServer: @unchecked Sendable {
     var workspaceFiles: [String]?
     /// Analyses of includers that are not open, until the next change.
     var diskAnalyses: [String: LanguageAnalysis] = [:]
+    /// The texts of the workflows under the workspace folders, as read.
+    var diskTexts: [String: [UInt8]] = [:]
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on

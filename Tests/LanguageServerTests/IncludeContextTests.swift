@@ -84,3 +84,68 @@ struct IncludeContextTests {
         #expect(try client.stop() == 0)
     }
 }
+
+/// Completion and hover where §18 left them short (issue: `{{f.` after
+/// `file read`, `{{r.header.`, subjects by step kind, after `catch`,
+/// `capture =`, `retry N`, `foreach ... in`; a request's `header`; the
+/// `if` fold and its `else`).
+@Suite("Language server: completion and hover in context")
+struct CompletionInContextTests {
+    static let text = """
+    f: file read "notes.txt"
+    r: http GET "http://127.0.0.1:9" {
+      header "Accept" "text/plain"
+      expect st
+      capture v = 
+    }
+    s: sh "true" {
+      expect 
+      retry 2 
+    }
+    t: sh "echo {{f.}} {{r.header.}}"
+    catch 
+    foreach x in 
+    if "{{r.status}}" == "200" {
+      log "a"
+      log "b"
+    } else {
+      log "c"
+      log "d"
+    }
+
+    """
+
+    private func labels(_ client: TestLanguageClient, _ line: Int, _ character: Int) throws -> [String] {
+        let result = try client.request("textDocument/completion", client.at("a.workflow", line, character)) as? [String: Any]
+        return (result?["items"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String }
+    }
+
+    @Test("fields, subjects, capture sources, catch kinds, retry options, list functions; a request header's hover; the if and else folds")
+    func completionAndHover() throws {
+        let client = try TestLanguageClient()
+        try client.start()
+        try client.open("a.workflow", Self.text)
+        #expect(try labels(client, 10, 16).contains("content"), "{{f.}} after file read")
+        #expect(try labels(client, 10, 30).isEmpty, "{{r.header.}} offers header names, not the fields again")
+        let httpSubjects = try labels(client, 3, 11)
+        #expect(httpSubjects.contains("status") && !httpSubjects.contains("stdout"), "\(httpSubjects)")
+        let shellSubjects = try labels(client, 7, 9)
+        #expect(shellSubjects.contains("stdout") && !shellSubjects.contains("status"), "\(shellSubjects)")
+        let sources = try labels(client, 4, 14)
+        #expect(sources.contains("json") && sources.contains("header") && !sources.contains("stdout"), "\(sources)")
+        #expect(try labels(client, 8, 10) == ["delay", "backoff"])
+        let kinds = try labels(client, 11, 6)
+        #expect(kinds.contains("timeout") && kinds.contains("expect"), "\(kinds)")
+        #expect(try labels(client, 12, 13).contains("range"))
+        let hover = try client.request("textDocument/hover", client.at("a.workflow", 2, 4)) as? [String: Any]
+        let value = (hover?["contents"] as? [String: Any])?["value"] as? String ?? ""
+        #expect(value.contains("request header"), "\(value)")
+        let folds = try client.request("textDocument/foldingRange", ["textDocument": ["uri": client.uri("a.workflow")]]) as? [[String: Any]] ?? []
+        let spans = Set(folds.compactMap { fold -> String? in
+            guard let start = fold["startLine"] as? Int, let end = fold["endLine"] as? Int else { return nil }
+            return "\(start)-\(end)"
+        })
+        #expect(spans.contains("13-15") && spans.contains("16-18") && !spans.contains("13-18"), "\(spans)")
+        #expect(try client.stop() == 0)
+    }
+}

@@ -58,8 +58,9 @@ extension LanguageServer {
         if found.isEmpty {
             let name = Array(path.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
             for file in workspaceWorkflows() where file != path && documents.values.allSatisfy({ $0.normalizedPath != file }) {
-                guard case .success(let bytes) = FileSystem.readBytes(file), bytes.firstRange(of: name) != nil,
-                      bytes.firstRange(of: Array("include".utf8)) != nil else { continue }
+                let bytes = diskTexts[file] ?? ((try? FileSystem.readBytes(file).get()) ?? [])
+                diskTexts[file] = bytes
+                guard bytes.firstRange(of: name) != nil, bytes.firstRange(of: Array("include".utf8)) != nil else { continue }
                 let analysis = diskAnalyses[file] ?? WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
                 diskAnalyses[file] = analysis
                 if holds(analysis, besides: file) { found.append((file, analysis)) }
@@ -75,7 +76,8 @@ extension LanguageServer {
     }
 
     /// Every `*.workflow` under the workspace folders (hidden folders and
-    /// `.build` left out; at most 5,000), found once and again after a save.
+    /// `.build` left out; at most 5,000), found once and again after a
+    /// save (their texts are kept until then too).
     func workspaceWorkflows() -> [String] {
         if let workspaceFiles { return workspaceFiles }
         var files: [String] = []
@@ -104,6 +106,9 @@ extension LanguageServer {
             document.contextAnalysis = nil
         }
         diskAnalyses = [:]
-        if rescan { workspaceFiles = nil }
+        if rescan {
+            workspaceFiles = nil
+            diskTexts = [:]
+        }
     }
 }

@@ -46,7 +46,7 @@ extension LanguageServer {
                 let whereText = place.uri == document.uri ? "line \(line)" : "\(DocumentURI.path(of: place.uri) ?? place.uri):\(line)"
                 switch found.kind {
                 case .label:
-                    let fields = LanguageTable.fields(of: definition.detail).map(\.name) + definition.captures
+                    let fields = LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).map(\.name) + definition.captures
                     text = "**\(found.name)**: a `\(definition.detail)` \(LanguageTable.stepKinds.contains { $0.name == definition.detail } ? "step" : "group"), \(whereText)"
                     if !fields.isEmpty { text! += "\n\nfields: " + fields.map { "`\($0)`" }.joined(separator: ", ") }
                 case .variable:
@@ -63,7 +63,7 @@ extension LanguageServer {
         } else if let (word, span) = word(at: params, in: document), let field = fieldDoc(word, before: span.lowerBound, in: document) {
             text = field
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
-        } else if let (word, span) = word(at: params, in: document), let doc = LanguageTable.doc(of: word)
+        } else if let (word, span) = word(at: params, in: document), let doc = wordDoc(word, before: span.lowerBound, in: document)
                     ?? LanguageTable.filters.first(where: { $0.name == word }).map(\.doc) {
             text = "**\(word)**: \(doc)"
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
@@ -72,6 +72,20 @@ extension LanguageServer {
         var members: [(String, JSONValue)] = [("contents", .object([("kind", .string("markdown")), ("value", .string(text))]))]
         if let range { members.append(("range", range.json)) }
         return .success(.object(members))
+    }
+
+    /// What a word of the language means where it is: first on its line
+    /// in a step's block, an attribute (a request's `header`); after
+    /// `expect`, a subject (a response's `header`).
+    private func wordDoc(_ word: String, before start: Int, in document: OpenDocument) -> String? {
+        let lineStart = document.lines.starts[document.lines.line(of: start)]
+        let before = String(decoding: document.bytes[lineStart..<start], as: UTF8.self).split(separator: " ")
+        if before.last == "expect", let subject = LanguageTable.expectationSubjects.first(where: { $0.name == word }) { return subject.doc }
+        if before.isEmpty, let owner = CompletionContext.owner(before: lineStart, in: document.bytes),
+           let attribute = LanguageTable.attributes.first(where: { $0.name == word && $0.takenBy.contains(owner) }) {
+            return attribute.doc
+        }
+        return LanguageTable.doc(of: word)
     }
 
     /// For the field of `{{label.FIELD}}`: what it is.
@@ -83,7 +97,7 @@ extension LanguageServer {
         let label = String(decoding: bytes[labelStart..<(start - 1)], as: UTF8.self)
         guard let definition = analysis(of: document).index.definitions(of: label, kind: .label).first else { return nil }
         if definition.captures.contains(word) { return "**\(label).\(word)**: a capture of `\(label)`" }
-        return LanguageTable.fields(of: definition.detail).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
+        return LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
     }
 
     func definition(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {

@@ -46,8 +46,10 @@ extension LanguageServer {
                 walk(item.children)
             }
         }
-        walk(analysis.index.outline)
+        // Blocks first: an `if`'s fold ends before its `} else {`, which
+        // starts a fold of its own (the statement's extent would swallow both).
         for block in analysis.index.blocks { fold(block) }
+        walk(analysis.index.outline)
         return .array(ranges)
     }
 

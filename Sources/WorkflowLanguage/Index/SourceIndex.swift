@@ -29,6 +29,8 @@ package struct SourceIndex: Sendable {
         /// For a label: its captures; for a `var`: its value as written.
         package var captures: [String] = []
         package var value: String?
+        /// For a `file` step's label: its operation (`read` has `content`).
+        package var fileOperation: String?
     }
 
     /// Where a name is used.
@@ -149,7 +151,10 @@ private struct IndexBuilder {
         let kind = node.kind.name
         if let label = node.label {
             var definition = SourceIndex.Definition(name: label.text, kind: .label, range: label.range, extent: node.range, detail: kind)
-            if case .step(let step) = node.kind { definition.captures = step.captureNames }
+            if case .step(let step) = node.kind {
+                definition.captures = step.captureNames
+                if case .file(let operation) = step { definition.fileOperation = operation.name }
+            }
             index.definitions.append(definition)
         }
         // `needs a b` and a threshold's `latency of a` name labels.
