@@ -94,6 +94,9 @@ package final class LanguageServer: @unchecked Sendable {
         case "textDocument/documentSymbol": return withDocument(params) { .success(documentSymbols($0)) }
         case "textDocument/formatting": return withDocument(params) { .success(formatting($0)) }
         case "textDocument/foldingRange": return withDocument(params) { .success(foldingRanges($0)) }
+        case "textDocument/codeAction": return withDocument(params) { codeActions($0, params) }
+        case "textDocument/documentLink": return withDocument(params) { .success(documentLinks($0)) }
+        case "workspace/symbol": return .success(workspaceSymbols(params))
         default:
             return .failure(ResponseError(code: ResponseError.methodNotFound, message: "'\(method)' is not a method this server knows"))
         }
@@ -176,6 +179,9 @@ package final class LanguageServer: @unchecked Sendable {
             ("documentSymbolProvider", .bool(true)),
             ("documentFormattingProvider", .bool(true)),
             ("foldingRangeProvider", .bool(true)),
+            ("codeActionProvider", .object([("codeActionKinds", .array([.string("quickfix")]))])),
+            ("documentLinkProvider", .object([("resolveProvider", .bool(false))])),
+            ("workspaceSymbolProvider", .bool(true)),
         ])
         return .success(.object([
             ("capabilities", capabilities),

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import LanguageServer
+
+/// Spec §22: quick fixes, document links, workspace symbols, in process.
+@Suite("Language server: quick fixes, links, workspace symbols")
+struct CodeActionsTests {
+    @Test("a did-you-mean is a quick fix changing the word only; an undeclared variable offers var NAME = \"\" after the workflow line")
+    func quickFixes() throws {
+        let client = try TestLanguageClient()
+        try client.start()
+        let text = "workflow \"w\"\nvar name = \"x\"\nbuild: sh \"echo {{nme}} {{other}}\" {\n  expect exti 0\n}\n"
+        try client.open("a.workflow", text)
+        let uri = client.uri("a.workflow")
+        let message = try client.wait("diagnostics") {
+            $0["method"] as? String == "textDocument/publishDiagnostics" && ($0["params"] as? [String: Any])?["uri"] as? String == uri
+        }
+        let diagnostics = (message["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.count == 3, "\(diagnostics)")
+        let actions = try client.request("textDocument/codeAction", [
+            "textDocument": ["uri": uri], "range": ["start": ["line": 0, "character": 0], "end": ["line": 4, "character": 0]],
+            "context": ["diagnostics": diagnostics],
+        ]) as? [[String: Any]] ?? []
+        func edit(_ title: String) -> (String, String)? {
+            guard let action = actions.first(where: { $0["title"] as? String == title }),
+                  let edit = (((action["edit"] as? [String: Any])?["changes"] as? [String: Any])?[uri] as? [[String: Any]])?.first,
+                  let range = edit["range"] as? [String: Any], let start = range["start"] as? [String: Any], let end = range["end"] as? [String: Any]
+            else { return nil }
+            return ("\(start["line"]!):\(start["character"]!)-\(end["line"]!):\(end["character"]!)", edit["newText"] as? String ?? "")
+        }
+        let titles = actions.compactMap { $0["title"] as? String }
+        #expect(edit("Change 'exti' to 'exit'").map { $0 == ("3:9-3:13", "exit") } == true, "\(titles)")
+        #expect(edit("Change 'nme' to 'name'").map { $0 == ("2:18-2:21", "name") } == true, "\(titles)")
+        #expect(edit("Declare 'var other = \"\"'").map { $0 == ("1:0-1:0", "var other = \"\"\n") } == true, "\(titles)")
+        #expect(actions.allSatisfy { $0["kind"] as? String == "quickfix" })
+        #expect(try client.stop() == 0)
+    }
+
+    @Test("an include path is a link to its file; workspace symbols list the labels and variables of every workflow under the folders")
+    func linksAndSymbols() throws {
+        let client = try TestLanguageClient()
+        try FileManager.default.createDirectory(at: client.folder.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try client.write("lib/build.workflow", "var flags = \"-O2\"\ncompile: sh \"cc {{flags}}\"\n")
+        try client.write("other.workflow", "deploy: sh \"true\"\n")
+        try client.start()
+        try client.open("main.workflow", "include \"lib/build.workflow\"\ntest: sh \"true\"\n")
+        let links = try client.request("textDocument/documentLink", ["textDocument": ["uri": client.uri("main.workflow")]]) as? [[String: Any]] ?? []
+        #expect(links.first?["target"] as? String == client.uri("lib/build.workflow"), "\(links)")
+        let all = try client.request("workspace/symbol", ["query": ""]) as? [[String: Any]] ?? []
+        let names = Set(all.compactMap { $0["name"] as? String })
+        #expect(names == ["flags", "compile", "deploy", "test"], "\(names)")
+        let compile = try client.request("workspace/symbol", ["query": "COMP"]) as? [[String: Any]] ?? []
+        #expect(compile.count == 1 && (compile.first?["location"] as? [String: Any])?["uri"] as? String == client.uri("lib/build.workflow"))
+        #expect(try client.stop() == 0)
+    }
+}
