@@ -97,6 +97,7 @@ package final class LanguageServer: @unchecked Sendable {
         case "textDocument/codeAction": return withDocument(params) { codeActions($0, params) }
         case "textDocument/documentLink": return withDocument(params) { .success(documentLinks($0)) }
         case "workspace/symbol": return .success(workspaceSymbols(params))
+        case "textDocument/semanticTokens/full": return withDocument(params) { .success(semanticTokens($0)) }
         default:
             return .failure(ResponseError(code: ResponseError.methodNotFound, message: "'\(method)' is not a method this server knows"))
         }
@@ -182,6 +183,7 @@ package final class LanguageServer: @unchecked Sendable {
             ("codeActionProvider", .object([("codeActionKinds", .array([.string("quickfix")]))])),
             ("documentLinkProvider", .object([("resolveProvider", .bool(false))])),
             ("workspaceSymbolProvider", .bool(true)),
+            ("semanticTokensProvider", .object([("legend", Self.semanticTokensLegend), ("full", .bool(true))])),
         ])
         return .success(.object([
             ("capabilities", capabilities),

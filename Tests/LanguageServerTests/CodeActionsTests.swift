@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import LanguageServer
 
-/// Spec §22: quick fixes, document links, workspace symbols, in process.
-@Suite("Language server: quick fixes, links, workspace symbols")
+/// Spec §22: quick fixes, document links, workspace symbols, semantic
+/// tokens, in process.
+@Suite("Language server: quick fixes, links, workspace symbols, semantic tokens")
 struct CodeActionsTests {
     @Test("a did-you-mean is a quick fix changing the word only; an undeclared variable offers var NAME = \"\" after the workflow line")
     func quickFixes() throws {
@@ -51,6 +52,30 @@ struct CodeActionsTests {
         #expect(names == ["flags", "compile", "deploy", "test"], "\(names)")
         let compile = try client.request("workspace/symbol", ["query": "COMP"]) as? [[String: Any]] ?? []
         #expect(compile.count == 1 && (compile.first?["location"] as? [String: Any])?["uri"] as? String == client.uri("lib/build.workflow"))
+        #expect(try client.stop() == 0)
+    }
+
+    @Test("semantic tokens: the legend is the table's kinds of word; comments, keywords, labels, attributes, subjects, strings, numbers")
+    func semanticTokens() throws {
+        let client = try TestLanguageClient()
+        let initialize = try client.request("initialize", ["processId": NSNull(), "capabilities": [String: Any]()]) as? [String: Any]
+        try client.notify("initialized")
+        let provider = (initialize?["capabilities"] as? [String: Any])?["semanticTokensProvider"] as? [String: Any]
+        let types = (provider?["legend"] as? [String: Any])?["tokenTypes"] as? [String] ?? []
+        #expect(types.contains("keyword") && types.contains("property") && types.contains("comment"), "\(types)")
+        try client.open("a.workflow", "# note\nvar who = \"x\"\nbuild: sh \"make\" {\n  timeout 5m\n  expect exit 0\n}\n")
+        let result = try client.request("textDocument/semanticTokens/full", ["textDocument": ["uri": client.uri("a.workflow")]]) as? [String: Any]
+        let data = result?["data"] as? [Int] ?? []
+        var decoded: [String] = []
+        var line = 0, character = 0
+        for index in stride(from: 0, to: data.count - 4, by: 5) {
+            line += data[index]
+            character = data[index] == 0 ? character + data[index + 1] : data[index + 1]
+            decoded.append("\(line):\(character)+\(data[index + 2]) \(types[data[index + 3]])")
+        }
+        #expect(decoded == ["0:0+6 comment", "1:0+3 keyword", "1:4+3 variable", "1:8+1 operator", "1:10+3 string",
+                            "2:0+5 namespace", "2:7+2 keyword", "2:10+6 string", "3:2+7 property", "3:10+2 number",
+                            "4:2+6 property", "4:9+4 enumMember", "4:14+1 number"], "\(decoded)")
         #expect(try client.stop() == 0)
     }
 }

@@ -100,3 +100,26 @@ extension LanguageServer {
         return .array(symbols)
     }
 }
+
+extension LanguageServer {
+    /// The semantic tokens legend: the language table's kinds of word.
+    static var semanticTokensLegend: JSONValue {
+        .object([("tokenTypes", .array(SemanticTokens.Kind.allCases.map { .string($0.name) })), ("tokenModifiers", .array([]))])
+    }
+
+    /// `textDocument/semanticTokens/full`: five numbers a token, each
+    /// position relative to the one before (LSP's encoding).
+    func semanticTokens(_ document: OpenDocument) -> JSONValue {
+        var data: [JSONValue] = []
+        var line = 0, character = 0
+        for token in SemanticTokens.tokens(of: document.bytes) {
+            let range = document.lines.range(token.start, token.end, encoding)
+            let deltaLine = range.start.line - line
+            data += [.integer(deltaLine), .integer(deltaLine == 0 ? range.start.character - character : range.start.character),
+                     .integer(range.end.character - range.start.character), .integer(token.kind.rawValue), .integer(0)]
+            line = range.start.line
+            character = range.start.character
+        }
+        return .object([("data", .array(data))])
+    }
+}
