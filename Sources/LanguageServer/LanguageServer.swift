@@ -35,10 +35,18 @@ package final class LanguageServer: @unchecked Sendable {
     /// How long diagnostics wait after a change (a burst of keystrokes is
     /// one analysis).
     let debounce: DispatchTimeInterval
+    /// What `--dry-run` says of each step with `sources` (the code lens).
+    let verdicts: StepVerdicts?
 
-    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40)) {
+    /// What the next run would do with each step that has `sources`, and
+    /// why, from the local store (`--dry-run`'s verdict). The executable
+    /// passes the runner's: this target never reads the store itself.
+    package typealias StepVerdicts = @Sendable (_ workflow: Workflow, _ currentDirectory: String) -> [(id: String, verdict: String)]
+
+    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), verdicts: StepVerdicts? = nil) {
         connection = Connection(output: output)
         self.debounce = debounce
+        self.verdicts = verdicts
     }
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
@@ -98,6 +106,7 @@ package final class LanguageServer: @unchecked Sendable {
         case "textDocument/documentLink": return withDocument(params) { .success(documentLinks($0)) }
         case "workspace/symbol": return .success(workspaceSymbols(params))
         case "textDocument/semanticTokens/full": return withDocument(params) { .success(semanticTokens($0)) }
+        case "textDocument/codeLens": return withDocument(params) { .success(codeLenses($0)) }
         default:
             return .failure(ResponseError(code: ResponseError.methodNotFound, message: "'\(method)' is not a method this server knows"))
         }
@@ -184,6 +193,7 @@ package final class LanguageServer: @unchecked Sendable {
             ("documentLinkProvider", .object([("resolveProvider", .bool(false))])),
             ("workspaceSymbolProvider", .bool(true)),
             ("semanticTokensProvider", .object([("legend", Self.semanticTokensLegend), ("full", .bool(true))])),
+            ("codeLensProvider", .object([("resolveProvider", .bool(false))])),
         ])
         return .success(.object([
             ("capabilities", capabilities),

@@ -20,8 +20,11 @@ package struct CompilationResult: Sendable {
 
 /// Parse, check and lower: the one entry point from text to a `Workflow`.
 package enum WorkflowCompiler {
-    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
-        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
+    /// `overlay`: texts that win over the disk for included files (the
+    /// language server's open buffers).
+    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
+                                overlay: [String: [UInt8]] = [:]) -> CompilationResult {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         guard !diagnostics.hasErrors else {
             return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
         }

@@ -286,4 +286,25 @@ struct LanguageServerTests {
         }
         #expect(try client.stop() == 0)
     }
+
+    @Test("the code lens says what --dry-run says of a step with sources: it would run, then after a run it is up to date")
+    func codeLensVerdicts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let text = "build: sh \"cp in.txt out.txt\" {\n  sources \"in.txt\"\n  generates \"out.txt\"\n}\n"
+        try space.write("ci.workflow", text)
+        try space.write("in.txt", "a\n")
+        func lens() throws -> [String] {
+            let client = try LSPClient(folder: space.folder)
+            _ = try client.start()
+            try client.open("ci.workflow", text)
+            let response = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
+            _ = try client.stop()
+            return (response["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }
+        }
+        #expect(try lens() == ["would run: no successful run is stored"])
+        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        let after = try lens()
+        #expect(after.count == 1 && after.first?.hasPrefix("up-to-date") == true, "\(after)")
+    }
 }

@@ -78,4 +78,21 @@ struct CodeActionsTests {
                             "4:2+6 property", "4:9+4 enumMember", "4:14+1 number"], "\(decoded)")
         #expect(try client.stop() == 0)
     }
+
+    @Test("the code lens: each labelled step of the file the verdicts name gets its verdict on its line; steps of included files do not")
+    func codeLens() throws {
+        let client = try TestLanguageClient(verdicts: { workflow, _ in
+            workflow.allNodes.map { ($0.id, "verdict of \($0.label ?? "-")") }
+        })
+        try client.write("lib.workflow", "libstep: sh \"true\"\n")
+        try client.start()
+        try client.open("a.workflow", "include \"lib.workflow\"\nsh \"true\"\nbuild: sh \"make\"\n")
+        let lenses = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("a.workflow")]]) as? [[String: Any]] ?? []
+        let shown = lenses.map { lens -> String in
+            let line = ((lens["range"] as? [String: Any])?["start"] as? [String: Any])?["line"] as? Int ?? -1
+            return "\(line): \((lens["command"] as? [String: Any])?["title"] as? String ?? "")"
+        }
+        #expect(shown == ["2: verdict of build"], "\(shown)")
+        #expect(try client.stop() == 0)
+    }
 }

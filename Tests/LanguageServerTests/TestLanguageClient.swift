@@ -17,14 +17,15 @@ final class TestLanguageClient: @unchecked Sendable {
     private let toServer: Int32
     let folder: URL
 
-    /// A server whose workspace folder is a new temporary folder.
-    init() throws {
+    /// A server whose workspace folder is a new temporary folder (with
+    /// `verdicts` for its code lens).
+    init(verdicts: LanguageServer.StepVerdicts? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lsp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw ClientError(message: "pipe failed") }
         toServer = input[1]
-        let server = LanguageServer(output: output[1], debounce: .milliseconds(5))
+        let server = LanguageServer(output: output[1], debounce: .milliseconds(5), verdicts: verdicts)
         let serverInput = input[0], serverOutput = output[1], fromServer = output[0]
         Thread {
             let code = server.serve(input: serverInput)
