@@ -128,10 +128,11 @@ package final class LanguageServer: @unchecked Sendable {
             let document = OpenDocument(uri: uri, path: path, text: text, version: item[member: "version"]?.integer ?? 0)
             document.hadInvalidUTF8 = repaired
             documents[uri] = document
-            changed(document, now: true)
+            changed(document, previous: nil, now: true)
         case "textDocument/didChange":
             guard let uri = params.documentURI, let document = documents[uri],
                   let changes = params[member: "contentChanges"]?.array else { return }
+            let previous = document.ownAnalysis
             for change in changes {
                 guard let text = change[member: "text"]?.string else { continue }
                 if let range = change[member: "range"]?.range {
@@ -142,26 +143,32 @@ package final class LanguageServer: @unchecked Sendable {
             }
             document.hadInvalidUTF8 = repaired || (document.hadInvalidUTF8 && changes.contains { $0[member: "range"] != nil })
             if let version = params[member: "textDocument"]?[member: "version"]?.integer { document.version = version }
-            changed(document, now: false)
+            changed(document, previous: previous, now: false)
         case "textDocument/didSave":
             // Included files may have changed on disk: analyse again.
             if let uri = params.documentURI, let document = documents[uri] {
                 document.replace(with: String(decoding: document.bytes, as: UTF8.self))
-                changed(document, now: true, rescan: true)
+                invalidateAnalyses(rescan: true)
+                for other in documents.values { scheduleDiagnostics(other, now: true) }
             }
         case "workspace/didChangeWatchedFiles":
             invalidateAnalyses(rescan: true)
             for document in documents.values { scheduleDiagnostics(document, now: true) }
         case "textDocument/didClose":
             guard let uri = params.documentURI else { return }
+            let closed = documents[uri]
             documents[uri] = nil
             pendingDiagnostics[uri] = nil
             // An open included file keeps its diagnostics: it publishes its own.
             for include in publishedIncludes[uri] ?? [] where documents[include] == nil { publish(uri: include, diagnostics: []) }
             publishedIncludes[uri] = nil
             publish(uri: uri, diagnostics: [])
-            invalidateAnalyses()
-            for other in documents.values { scheduleDiagnostics(other, now: true) }
+            if let closed {
+                // Its includers read it from the disk now; what it included may have another context.
+                for other in invalidateAnalyses(touching: closed.normalizedPath, trees: [closed.ownAnalysis]) {
+                    scheduleDiagnostics(other, now: true)
+                }
+            }
         default:
             break
         }
@@ -203,13 +210,17 @@ package final class LanguageServer: @unchecked Sendable {
 
     // MARK: Diagnostics
 
-    /// A document's text changed (or it opened, or was saved): every
-    /// analysis may have (an included file's edit changes its includers'),
-    /// so every open document's diagnostics are made again.
-    private func changed(_ document: OpenDocument, now: Bool, rescan: Bool = false) {
-        invalidateAnalyses(rescan: rescan)
-        scheduleDiagnostics(document, now: now)
-        for other in documents.values where other !== document { scheduleDiagnostics(other, now: now) }
+    /// A document's text changed (or it opened): the analyses of its
+    /// include tree are made again, and the diagnostics of the open
+    /// documents in it (an included file's edit changes its includers').
+    /// `previous`: its analysis before (the files it included then).
+    private func changed(_ document: OpenDocument, previous: LanguageAnalysis?, now: Bool) {
+        // Its own analysis first: the files it includes now are in the tree too.
+        let current = ownAnalysis(of: document)
+        for other in invalidateAnalyses(touching: document.normalizedPath, trees: [previous, current]) {
+            scheduleDiagnostics(other, now: now)
+        }
+        document.ownAnalysis = current
     }
 
     private func scheduleDiagnostics(_ document: OpenDocument, now: Bool) {

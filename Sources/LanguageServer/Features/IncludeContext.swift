@@ -99,6 +99,29 @@ extension LanguageServer {
         return files
     }
 
+    /// Forgets the analyses a change of `path` may change: those whose
+    /// include tree holds it, and those of the files in `trees` (what
+    /// `path` included before and after, whose context may move). Returns
+    /// the open documents touched.
+    func invalidateAnalyses(touching path: String, trees: [LanguageAnalysis?]) -> [OpenDocument] {
+        var paths: Set<String> = [path]
+        for tree in trees.compactMap({ $0 }) {
+            for segment in tree.source.segments { paths.insert(Paths.normalized(segment.file.path)) }
+        }
+        func holds(_ analysis: LanguageAnalysis?) -> Bool {
+            analysis?.source.segments.contains { Paths.normalized($0.file.path) == path } ?? false
+        }
+        var touched: [OpenDocument] = []
+        for document in documents.values where paths.contains(document.normalizedPath)
+            || holds(document.ownAnalysis) || holds(document.contextAnalysis) {
+            document.ownAnalysis = nil
+            document.contextAnalysis = nil
+            touched.append(document)
+        }
+        diskAnalyses = diskAnalyses.filter { !holds($0.value) }
+        return touched
+    }
+
     /// Forgets every analysis: a text changed, so any file's context may have.
     func invalidateAnalyses(rescan: Bool = false) {
         for document in documents.values {
