@@ -24,6 +24,8 @@ package final class LanguageServer: @unchecked Sendable {
     var diskAnalyses: [String: LanguageAnalysis] = [:]
     /// The texts of the workflows under the workspace folders, as read.
     var diskTexts: [String: [UInt8]] = [:]
+    /// By path: the workflows under the workspace folders that may include it.
+    var diskMentions: [String: [String]] = [:]
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on

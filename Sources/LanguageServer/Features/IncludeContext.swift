@@ -56,11 +56,8 @@ extension LanguageServer {
             if holds(analysis, besides: other.normalizedPath) { found.append((other.normalizedPath, analysis)) }
         }
         if found.isEmpty {
-            let name = Array(path.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
-            for file in workspaceWorkflows() where file != path && documents.values.allSatisfy({ $0.normalizedPath != file }) {
-                let bytes = diskTexts[file] ?? ((try? FileSystem.readBytes(file).get()) ?? [])
-                diskTexts[file] = bytes
-                guard bytes.firstRange(of: name) != nil, bytes.firstRange(of: Array("include".utf8)) != nil else { continue }
+            for file in diskCandidates(for: path) where documents.values.allSatisfy({ $0.normalizedPath != file }) {
+                guard let bytes = diskTexts[file] else { continue }
                 let analysis = diskAnalyses[file] ?? WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
                 diskAnalyses[file] = analysis
                 if holds(analysis, besides: file) { found.append((file, analysis)) }
@@ -73,6 +70,23 @@ extension LanguageServer {
             }
         }
         return (outermost ?? found.first)?.analysis
+    }
+
+    /// The workflows under the workspace folders whose text names the
+    /// file (`path`'s last name) and holds an `include`: the ones that may
+    /// include it (found once a name, until the next save).
+    private func diskCandidates(for path: String) -> [String] {
+        if let known = diskMentions[path] { return known }
+        let name = Array((path.split(separator: "/").last.map(String.init) ?? path).utf8)
+        let include = Array("include".utf8)
+        var candidates: [String] = []
+        for file in workspaceWorkflows() where file != path {
+            let bytes = diskTexts[file] ?? ((try? FileSystem.readBytes(file).get()) ?? [])
+            diskTexts[file] = bytes
+            if bytes.firstRange(of: name) != nil, bytes.firstRange(of: include) != nil { candidates.append(file) }
+        }
+        diskMentions[path] = candidates
+        return candidates
     }
 
     /// Every `*.workflow` under the workspace folders (hidden folders and
@@ -132,6 +146,7 @@ extension LanguageServer {
         if rescan {
             workspaceFiles = nil
             diskTexts = [:]
+            diskMentions = [:]
         }
     }
 }
