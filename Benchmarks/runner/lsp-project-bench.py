@@ -12,13 +12,14 @@ are republished; the server's memory.
 
 Prints a Markdown table. The binary is the release build (`make release`).
 """
-import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
+
+from lspclient import Client, percentile
 
 binary = sys.argv[1]
 folder = tempfile.mkdtemp(prefix="lsp-project-bench-")
@@ -45,43 +46,8 @@ for name, text in texts.items():
         file.write(text)
 
 server = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=folder)
-pending = []
-
-
-def send(message):
-    message["jsonrpc"] = "2.0"
-    body = json.dumps(message).encode()
-    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    server.stdin.flush()
-
-
-def receive():
-    header = b""
-    while not header.endswith(b"\r\n\r\n"):
-        header += server.stdout.read(1)
-    length = int(header.split(b":")[1].split(b"\r")[0])
-    return json.loads(server.stdout.read(length))
-
-
-def wait(predicate):
-    for index, message in enumerate(pending):
-        if predicate(message):
-            return pending.pop(index)
-    while True:
-        message = receive()
-        if predicate(message):
-            return message
-        pending.append(message)
-
-
-next_id = [1]
-
-
-def request(method, params):
-    ident = next_id[0]
-    next_id[0] += 1
-    send({"id": ident, "method": method, "params": params})
-    return wait(lambda m: m.get("id") == ident and "method" not in m)
+client = Client(server)
+send, wait, request = client.send, client.wait, client.request
 
 
 def uri(name):
@@ -92,10 +58,6 @@ def published(name, version=None):
     return lambda m: (m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(name)
                       and (version is None or m["params"].get("version") == version))
 
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 request("initialize", {"processId": None, "capabilities": {},
@@ -109,7 +71,7 @@ for name in open_files:
 for name in open_files:
     message = wait(published(name))
     false_errors += len(message["params"]["diagnostics"])
-pending.clear()
+client.pending.clear()
 
 random.seed(7)
 lib_lines = texts["lib1.workflow"].split("\n")
@@ -135,7 +97,7 @@ version = 1
 for round_number in range(20):
     line = random.choice(blocks)[0]
     version += 1
-    pending.clear()
+    client.pending.clear()
     sent = time.perf_counter()
     send({"method": "textDocument/didChange", "params": {
         "textDocument": {"uri": uri("lib1.workflow"), "version": version},
