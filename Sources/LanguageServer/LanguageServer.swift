@@ -217,12 +217,12 @@ package final class LanguageServer: @unchecked Sendable {
     /// documents in it (an included file's edit changes its includers').
     /// `previous`: its analysis before (the files it included then).
     private func changed(_ document: OpenDocument, previous: LanguageAnalysis?, now: Bool) {
-        // Its own analysis first: the files it includes now are in the tree too.
-        let current = ownAnalysis(of: document)
-        for other in invalidateAnalyses(touching: document.normalizedPath, trees: [previous, current]) {
+        // The files it includes now are in the tree too (read off its include
+        // lines: the analysis waits for the debounce or a request).
+        let included = Self.includes(of: document).map(\.target)
+        for other in invalidateAnalyses(touching: document.normalizedPath, trees: [previous], also: included) {
             scheduleDiagnostics(other, now: now)
         }
-        document.ownAnalysis = current
     }
 
     private func scheduleDiagnostics(_ document: OpenDocument, now: Bool) {

@@ -53,18 +53,24 @@ extension LanguageServer {
 
     /// A link on each `include "PATH"` line's path, to the file.
     func documentLinks(_ document: OpenDocument) -> JSONValue {
-        var links: [JSONValue] = []
+        .array(Self.includes(of: document).map { include in
+            .object([("range", document.lines.range(include.path.lowerBound, include.path.upperBound, encoding).json),
+                      ("target", .string(DocumentURI.uri(of: include.target)))])
+        })
+    }
+
+    /// Each `include "PATH"` line's path (its bytes) and the file it names
+    /// (normalized), read from the text alone.
+    static func includes(of document: OpenDocument) -> [(path: Range<Int>, target: String)] {
+        var found: [(path: Range<Int>, target: String)] = []
         for (line, start) in document.lines.starts.enumerated() {
-            let end = document.lines.end(ofLine: line)
-            let text = document.bytes[start..<end]
+            let text = document.bytes[start..<document.lines.end(ofLine: line)]
             guard text.starts(with: Array("include ".utf8)), let open = text.firstIndex(of: UInt8(ascii: "\"")),
                   let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
             let path = String(decoding: document.bytes[(open + 1)..<close], as: UTF8.self)
-            let target = Paths.normalized(Paths.absolute(path, from: Paths.parent(of: document.path)))
-            links.append(.object([("range", document.lines.range(open + 1, close, encoding).json),
-                                  ("target", .string(DocumentURI.uri(of: target)))]))
+            found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(path, from: Paths.parent(of: document.path)))))
         }
-        return .array(links)
+        return found
     }
 
     /// The labels and variables of every workflow under the workspace

@@ -114,11 +114,11 @@ extension LanguageServer {
     }
 
     /// Forgets the analyses a change of `path` may change: those whose
-    /// include tree holds it, and those of the files in `trees` (what
-    /// `path` included before and after, whose context may move). Returns
-    /// the open documents touched.
-    func invalidateAnalyses(touching path: String, trees: [LanguageAnalysis?]) -> [OpenDocument] {
-        var paths: Set<String> = [path]
+    /// include tree holds it, and those of the files in `trees` and `also`
+    /// (what `path` included before and includes now, whose context may
+    /// move). Returns the open documents touched.
+    func invalidateAnalyses(touching path: String, trees: [LanguageAnalysis?], also: [String] = []) -> [OpenDocument] {
+        var paths = Set([path] + also)
         for tree in trees.compactMap({ $0 }) {
             for segment in tree.source.segments { paths.insert(Paths.normalized(segment.file.path)) }
         }
