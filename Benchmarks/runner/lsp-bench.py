@@ -9,13 +9,14 @@ such files open.
 
 Prints a Markdown table. The binary is the release build (`make release`).
 """
-import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
+
+from lspclient import Client, percentile
 
 binary = sys.argv[1]
 folder = tempfile.mkdtemp(prefix="lsp-bench-")
@@ -39,52 +40,13 @@ def workflow(lines_wanted=5000):
 text, steps = workflow()
 lines = text.split("\n")
 server = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=folder)
-pending = []
-
-
-def send(message):
-    message["jsonrpc"] = "2.0"
-    body = json.dumps(message).encode()
-    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    server.stdin.flush()
-
-
-def receive():
-    header = b""
-    while not header.endswith(b"\r\n\r\n"):
-        header += server.stdout.read(1)
-    length = int(header.split(b":")[1].split(b"\r")[0])
-    return json.loads(server.stdout.read(length))
-
-
-def wait(predicate):
-    for index, message in enumerate(pending):
-        if predicate(message):
-            return pending.pop(index)
-    while True:
-        message = receive()
-        if predicate(message):
-            return message
-        pending.append(message)
-
-
-next_id = [1]
-
-
-def request(method, params):
-    ident = next_id[0]
-    next_id[0] += 1
-    send({"id": ident, "method": method, "params": params})
-    return wait(lambda m: m.get("id") == ident and "method" not in m)
+client = Client(server)
+send, wait, request = client.send, client.wait, client.request
 
 
 def uri(n):
     return f"file://{folder}/big{n}.workflow"
 
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 request("initialize", {"processId": None, "capabilities": {}})

@@ -19,8 +19,8 @@ extension JSONDocument {
         jsonValue.renderedCompact()
     }
 
-    /// The document as a value to print.
-    private var jsonValue: JSONValue {
+    /// The document as a value (to print, or to send on).
+    package var jsonValue: JSONValue {
         switch self {
         case .null: return .null
         case .bool(let value): return .bool(value)

@@ -36,8 +36,8 @@ package final class Connection: Sendable {
     /// `problem` for each body that is not one (with the id when known).
     /// A body that is not valid UTF-8 is read with each bad sequence as
     /// U+FFFD, and `receive` is told (`repaired`). Returns at the end of
-    /// the input.
-    package func readLoop(input: Int32, receive: (Message, _ repaired: Bool) -> Void,
+    /// the input, or when `receive` returns false.
+    package func readLoop(input: Int32, receive: (Message, _ repaired: Bool) -> Bool,
                           problem: (RequestID?, ResponseError) -> Void) {
         var reader = FrameReader()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -51,7 +51,7 @@ package final class Connection: Sendable {
                     let repaired = !Self.isValidUTF8(body)
                     if repaired { body = Array(String(decoding: body, as: UTF8.self).utf8) }
                     switch Message.parse(body) {
-                    case .success(let message): receive(message, repaired)
+                    case .success(let message): if !receive(message, repaired) { return }
                     case .failure(let failure): problem(failure.id, failure.error)
                     }
                 case .malformedHeader(let why):

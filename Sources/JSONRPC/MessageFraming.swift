@@ -20,12 +20,20 @@ package enum FrameEvent: Equatable, Sendable {
 }
 
 /// Cuts a byte stream into message bodies, however the bytes arrive (a
-/// frame split across reads, several frames in one read).
+/// frame split across reads, several frames in one read). A wrong
+/// `Content-Length` costs that message only (spec §22): a header part
+/// starts at its `Content-Length` (what a too short length left of the
+/// body before it is dropped), and a body that holds the next frame's
+/// `Content-Length` ends there (a length too long must not swallow the
+/// messages after it). JSON cannot hold that header outside a string,
+/// and a string cannot hold the line break before it.
 package struct FrameReader: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
     /// The body length of the frame whose header was read.
     private var pendingLength: Int?
+    /// How far the pending body was searched for the next header.
+    private var searched = 0
     /// A body larger than this is refused (a garbled length must not make
     /// the server wait for gigabytes).
     package let maximumBody: Int
@@ -40,11 +48,24 @@ package struct FrameReader: Sendable {
         var events: [FrameEvent] = []
         while true {
             if let length = pendingLength {
+                let available = min(buffer.count, start + length)
+                if let next = Self.headerName(in: buffer, from: max(start, searched), to: available) {
+                    // The next frame began inside this one: the length was too long.
+                    events.append(.body(Array(buffer[start..<next])))
+                    start = next
+                    pendingLength = nil
+                    continue
+                }
+                searched = max(start, available - 64)
                 guard buffer.count - start >= length else { break }
                 events.append(.body(Array(buffer[start..<(start + length)])))
                 start += length
                 pendingLength = nil
                 continue
+            }
+            if let name = Self.headerName(in: buffer, from: start, to: buffer.count), name > start {
+                // What a too short length left of its body: not a header.
+                start = name
             }
             guard let end = headerEnd() else {
                 // No blank line yet; a header part that grew absurdly long is garbage.
@@ -68,6 +89,7 @@ package struct FrameReader: Sendable {
         // Keep the buffer small: drop what was consumed.
         if start > 0 && (start == buffer.count || start > 1 << 16) {
             buffer.removeFirst(start)
+            searched = max(0, searched - start)
             start = 0
         }
         return events
@@ -83,6 +105,28 @@ package struct FrameReader: Sendable {
                 if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
                     return (index > start && buffer[index - 1] == 0x0D ? index - 1 : index, index + 3)
                 }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static let contentLengthName = Array("content-length:".utf8)
+
+    /// Where the first whole `Content-Length: N` line (any case, ended
+    /// by CR LF, which JSON holds only as escapes or between tokens, never
+    /// after this name) starts in `bytes[from..<to]`.
+    private static func headerName(in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        let name = contentLengthName
+        var index = from
+        while index + name.count < to {
+            if bytes[index] | 0x20 == name[0],
+               zip(bytes[index..<(index + name.count)], name).allSatisfy({ $0 == $1 || ($0 | 0x20) == $1 }) {
+                var end = index + name.count
+                while end < to, bytes[end] == 0x20 || bytes[end] == 0x09 { end += 1 }
+                let digits = end
+                while end < to, bytes[end] >= 0x30 && bytes[end] <= 0x39 { end += 1 }
+                if end > digits, end + 1 < to, bytes[end] == 0x0D, bytes[end + 1] == 0x0A { return index }
             }
             index += 1
         }

@@ -3,8 +3,9 @@ import WorkflowLanguage
 import WorkflowModel
 
 /// A document the editor has open: its text as the editor has it (not as
-/// saved), its version, and its analysis, made when first needed after
-/// each change.
+/// saved), its version, and its analyses (its own, and the one its
+/// features read: its includer's when it is included, spec §22), made by
+/// the server when first needed after each change.
 final class OpenDocument {
     let uri: String
     /// The file's path (includes resolve against its folder).
@@ -15,29 +16,30 @@ final class OpenDocument {
     /// The text the editor sent had bytes that were not UTF-8 (shown as
     /// U+FFFD): said as a diagnostic.
     var hadInvalidUTF8 = false
-    private var cached: LanguageAnalysis?
+    /// The parse, check and index of this text (its includes expanded).
+    var ownAnalysis: LanguageAnalysis?
+    /// The analysis the features read (see `LanguageServer.analysis(of:)`).
+    var contextAnalysis: LanguageAnalysis?
+    /// Whether `contextAnalysis` is of a file that includes this one.
+    var isIncluded = false
+    /// `path`, normalized: how analyses name the file.
+    let normalizedPath: String
 
     init(uri: String, path: String, text: String, version: Int) {
         self.uri = uri
         self.path = path
+        self.normalizedPath = Paths.normalized(path)
         self.bytes = Array(text.utf8)
         self.lines = LineIndex(bytes)
         self.version = version
-    }
-
-    /// The parse, check and index of the current text.
-    var analysis: LanguageAnalysis {
-        if let cached { return cached }
-        let made = WorkflowCompiler.analyze(SourceFile(path: path, bytes: bytes))
-        cached = made
-        return made
     }
 
     /// Replaces the whole text.
     func replace(with text: String) {
         bytes = Array(text.utf8)
         lines = LineIndex(bytes)
-        cached = nil
+        ownAnalysis = nil
+        contextAnalysis = nil
     }
 
     /// Replaces a range of the text (incremental sync).
@@ -46,23 +48,30 @@ final class OpenDocument {
         let end = max(start, lines.offset(of: range.end, encoding))
         bytes.replaceSubrange(start..<end, with: Array(text.utf8))
         lines = LineIndex(bytes)
-        cached = nil
+        ownAnalysis = nil
+        contextAnalysis = nil
     }
 
     // MARK: Offsets between the document and its analysis
 
+    /// Whether a run of the analysed source is this document's text (the
+    /// analysis may be of the file that includes it).
+    private func owns(_ segment: SourceFile.Segment) -> Bool {
+        Paths.normalized(segment.file.path) == normalizedPath
+    }
+
     /// The document offset of an offset in the analysed source (which has
-    /// the included files inserted); nil when it is in an included file.
+    /// the included files inserted); nil when it is in another file.
     func documentOffset(_ offset: Int, in analysis: LanguageAnalysis) -> Int? {
         guard let segment = analysis.source.segment(at: offset) else { return offset }
-        guard segment.includedFrom == nil else { return nil }
+        guard owns(segment) else { return nil }
         return segment.fileOffset + offset - segment.start
     }
 
     /// The offset in the analysed source of a document offset.
     func sourceOffset(_ offset: Int, in analysis: LanguageAnalysis) -> Int {
         guard !analysis.source.segments.isEmpty else { return offset }
-        for segment in analysis.source.segments where segment.includedFrom == nil {
+        for segment in analysis.source.segments where owns(segment) {
             let length = segment.end - segment.start
             if offset >= segment.fileOffset && offset <= segment.fileOffset + length {
                 return segment.start + offset - segment.fileOffset
@@ -75,7 +84,8 @@ final class OpenDocument {
     /// this document or in an included file.
     func location(_ range: SourceRange, in analysis: LanguageAnalysis, _ encoding: PositionEncoding) -> (uri: String, range: TextRange) {
         if let start = documentOffset(range.start, in: analysis) {
-            let end = documentOffset(range.end, in: analysis) ?? start
+            // The last byte's, plus one: `end` may be the next file's first.
+            let end = range.end > range.start ? documentOffset(range.end - 1, in: analysis).map { $0 + 1 } ?? start : start
             return (uri, lines.range(start, max(start, end), encoding))
         }
         let segment = analysis.source.segment(at: range.start)!

@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
@@ -17,6 +16,17 @@ package final class LanguageServer: @unchecked Sendable {
     let queue = DispatchQueue(label: "promise-run.lsp")
     var documents: [String: OpenDocument] = [:]
     var encoding = PositionEncoding.utf16
+    /// The folders the client named (`workspaceFolders`, else `rootUri`):
+    /// where the includers of an included file are looked for.
+    var workspaceFolders: [String] = []
+    /// The workflows under them, once found (see `workspaceWorkflows`).
+    var workspaceFiles: [String]?
+    /// Analyses of includers that are not open, until the next change.
+    var diskAnalyses: [String: LanguageAnalysis] = [:]
+    /// The texts of the workflows under the workspace folders, as read.
+    var diskTexts: [String: [UInt8]] = [:]
+    /// By path: the workflows under the workspace folders that may include it.
+    var diskMentions: [String: [String]] = [:]
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on
@@ -28,14 +38,23 @@ package final class LanguageServer: @unchecked Sendable {
     /// How long diagnostics wait after a change (a burst of keystrokes is
     /// one analysis).
     let debounce: DispatchTimeInterval
+    /// What `--dry-run` says of each step with `sources` (the code lens).
+    let verdicts: StepVerdicts?
 
-    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40)) {
+    /// What the next run would do with each step that has `sources`, and
+    /// why, from the local store (`--dry-run`'s verdict). The executable
+    /// passes the runner's: this target never reads the store itself.
+    package typealias StepVerdicts = @Sendable (_ workflow: Workflow, _ currentDirectory: String) -> [(id: String, verdict: String)]
+
+    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), verdicts: StepVerdicts? = nil) {
         connection = Connection(output: output)
         self.debounce = debounce
+        self.verdicts = verdicts
     }
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
-    /// `shutdown`, else 1, as LSP says).
+    /// `shutdown`, else 1, as LSP says). The server never ends the process:
+    /// the executable exits with what this returns.
     package func serve(input: Int32) -> Int32 {
         connection.readLoop(input: input, receive: { message, repaired in
             queue.sync { handle(message, repaired: repaired) }
@@ -47,7 +66,8 @@ package final class LanguageServer: @unchecked Sendable {
 
     // MARK: Dispatch
 
-    private func handle(_ message: Message, repaired: Bool) {
+    /// Handles one message; false after `exit` (nothing more is read).
+    private func handle(_ message: Message, repaired: Bool) -> Bool {
         switch message {
         case .request(let id, let method, let params):
             let result: Result<JSONValue, ResponseError>
@@ -62,12 +82,13 @@ package final class LanguageServer: @unchecked Sendable {
             }
             connection.send(.response(id: id, result: result))
         case .notification(let method, let params):
-            if method == "exit" { exit(shutdownRequested ? 0 : 1) }
-            guard initialized else { return }
+            if method == "exit" { return false }
+            guard initialized else { return true }
             notification(method, params, repaired: repaired)
         case .response:
             break
         }
+        return true
     }
 
     private func request(_ method: String, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
@@ -84,6 +105,11 @@ package final class LanguageServer: @unchecked Sendable {
         case "textDocument/documentSymbol": return withDocument(params) { .success(documentSymbols($0)) }
         case "textDocument/formatting": return withDocument(params) { .success(formatting($0)) }
         case "textDocument/foldingRange": return withDocument(params) { .success(foldingRanges($0)) }
+        case "textDocument/codeAction": return withDocument(params) { codeActions($0, params) }
+        case "textDocument/documentLink": return withDocument(params) { .success(documentLinks($0)) }
+        case "workspace/symbol": return .success(workspaceSymbols(params))
+        case "textDocument/semanticTokens/full": return withDocument(params) { .success(semanticTokens($0)) }
+        case "textDocument/codeLens": return withDocument(params) { .success(codeLenses($0)) }
         default:
             return .failure(ResponseError(code: ResponseError.methodNotFound, message: "'\(method)' is not a method this server knows"))
         }
@@ -105,10 +131,11 @@ package final class LanguageServer: @unchecked Sendable {
             let document = OpenDocument(uri: uri, path: path, text: text, version: item[member: "version"]?.integer ?? 0)
             document.hadInvalidUTF8 = repaired
             documents[uri] = document
-            scheduleDiagnostics(document, now: true)
+            changed(document, previous: nil, now: true)
         case "textDocument/didChange":
             guard let uri = params.documentURI, let document = documents[uri],
                   let changes = params[member: "contentChanges"]?.array else { return }
+            let previous = document.ownAnalysis
             for change in changes {
                 guard let text = change[member: "text"]?.string else { continue }
                 if let range = change[member: "range"]?.range {
@@ -119,20 +146,32 @@ package final class LanguageServer: @unchecked Sendable {
             }
             document.hadInvalidUTF8 = repaired || (document.hadInvalidUTF8 && changes.contains { $0[member: "range"] != nil })
             if let version = params[member: "textDocument"]?[member: "version"]?.integer { document.version = version }
-            scheduleDiagnostics(document, now: false)
+            changed(document, previous: previous, now: false)
         case "textDocument/didSave":
             // Included files may have changed on disk: analyse again.
             if let uri = params.documentURI, let document = documents[uri] {
                 document.replace(with: String(decoding: document.bytes, as: UTF8.self))
-                scheduleDiagnostics(document, now: true)
+                invalidateAnalyses(rescan: true)
+                for other in documents.values { scheduleDiagnostics(other, now: true) }
             }
+        case "workspace/didChangeWatchedFiles":
+            invalidateAnalyses(rescan: true)
+            for document in documents.values { scheduleDiagnostics(document, now: true) }
         case "textDocument/didClose":
             guard let uri = params.documentURI else { return }
+            let closed = documents[uri]
             documents[uri] = nil
             pendingDiagnostics[uri] = nil
-            for include in publishedIncludes[uri] ?? [] { publish(uri: include, diagnostics: []) }
+            // An open included file keeps its diagnostics: it publishes its own.
+            for include in publishedIncludes[uri] ?? [] where documents[include] == nil { publish(uri: include, diagnostics: []) }
             publishedIncludes[uri] = nil
             publish(uri: uri, diagnostics: [])
+            if let closed {
+                // Its includers read it from the disk now; what it included may have another context.
+                for other in invalidateAnalyses(touching: closed.normalizedPath, trees: [closed.ownAnalysis]) {
+                    scheduleDiagnostics(other, now: true)
+                }
+            }
         default:
             break
         }
@@ -144,6 +183,9 @@ package final class LanguageServer: @unchecked Sendable {
         // UTF-8 when the client can (no conversion), else UTF-16 (LSP's default).
         let offered = params[member: "capabilities"]?[member: "general"]?[member: "positionEncodings"]?.array?.compactMap(\.string) ?? []
         encoding = offered.contains(PositionEncoding.utf8.rawValue) ? .utf8 : .utf16
+        let folders = params[member: "workspaceFolders"]?.array?.compactMap { $0[member: "uri"]?.string } ?? []
+        let root = params[member: "rootUri"]?.string.map { [$0] } ?? []
+        workspaceFolders = (folders.isEmpty ? root : folders).compactMap(DocumentURI.path(of:)).map(Paths.normalized)
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),
@@ -157,6 +199,11 @@ package final class LanguageServer: @unchecked Sendable {
             ("documentSymbolProvider", .bool(true)),
             ("documentFormattingProvider", .bool(true)),
             ("foldingRangeProvider", .bool(true)),
+            ("codeActionProvider", .object([("codeActionKinds", .array([.string("quickfix")]))])),
+            ("documentLinkProvider", .object([("resolveProvider", .bool(false))])),
+            ("workspaceSymbolProvider", .bool(true)),
+            ("semanticTokensProvider", .object([("legend", Self.semanticTokensLegend), ("full", .bool(true))])),
+            ("codeLensProvider", .object([("resolveProvider", .bool(false))])),
         ])
         return .success(.object([
             ("capabilities", capabilities),
@@ -165,6 +212,19 @@ package final class LanguageServer: @unchecked Sendable {
     }
 
     // MARK: Diagnostics
+
+    /// A document's text changed (or it opened): the analyses of its
+    /// include tree are made again, and the diagnostics of the open
+    /// documents in it (an included file's edit changes its includers').
+    /// `previous`: its analysis before (the files it included then).
+    private func changed(_ document: OpenDocument, previous: LanguageAnalysis?, now: Bool) {
+        // The files it includes now are in the tree too (read off its include
+        // lines: the analysis waits for the debounce or a request).
+        let included = Self.includes(of: document).map(\.target)
+        for other in invalidateAnalyses(touching: document.normalizedPath, trees: [previous], also: included) {
+            scheduleDiagnostics(other, now: now)
+        }
+    }
 
     private func scheduleDiagnostics(_ document: OpenDocument, now: Bool) {
         changeCount += 1
@@ -180,9 +240,12 @@ package final class LanguageServer: @unchecked Sendable {
     }
 
     private func publishDiagnostics(_ document: OpenDocument) {
-        let byFile = DiagnosticsMapping.diagnostics(of: document, encoding)
+        let included = isIncluded(document)
+        let byFile = DiagnosticsMapping.diagnostics(of: document, in: analysis(of: document), encoding)
         var includes: Set<String> = []
-        for (uri, diagnostics) in byFile where uri != document.uri {
+        // An included document publishes its own only (its includer, open or
+        // not, is not its to speak for); an open included file publishes its own.
+        for (uri, diagnostics) in byFile where uri != document.uri && !included && documents[uri] == nil {
             includes.insert(uri)
             publish(uri: uri, diagnostics: diagnostics)
         }

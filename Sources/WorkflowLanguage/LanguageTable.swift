@@ -208,6 +208,56 @@ package enum LanguageTable {
         }
     }
 
+    /// The expectation subjects a step kind takes (`expect` in its block).
+    package static func expectationSubjects(for kind: String) -> [Word] {
+        let names: Set<String> = processes.contains(kind) ? ["exit", "stdout", "stderr"]
+            : kind == "http" ? ["status", "body", "header", "json"] : []
+        return expectationSubjects.filter { names.contains($0.name) }
+    }
+
+    /// Where `capture NAME =` reads from, and which steps have it.
+    package static let captureSources: [Attribute] = [
+        Attribute(name: "json", takenBy: ["http"], doc: "a value of the JSON body: capture id = json \".id\""),
+        Attribute(name: "header", takenBy: ["http"], doc: "a response header: capture token = header \"X-Token\""),
+        Attribute(name: "cookie", takenBy: ["http"], doc: "a cookie the response set: capture sid = cookie \"sid\""),
+        Attribute(name: "url", takenBy: ["http"], doc: "the final URL, after redirects"),
+        Attribute(name: "body", takenBy: ["http"], doc: "the body, through a pattern: capture v = body matches 'v([0-9]+)'"),
+        Attribute(name: "stdout", takenBy: processes, doc: "the standard output, through a pattern: capture v = stdout matches 'v([0-9]+)'"),
+        Attribute(name: "stderr", takenBy: processes, doc: "the standard error, through a pattern"),
+    ]
+
+    /// The kinds of failure a `catch` can name (spec §8).
+    package static let catchKinds: [Word] = FailureKind.allCases.map { kind in
+        let doc: String
+        switch kind {
+        case .exit: doc = "a process exited with a code that was not expected"
+        case .signal: doc = "a process was killed by a signal"
+        case .spawn: doc = "a process could not start"
+        case .timeout: doc = "a timeout expired"
+        case .http: doc = "an HTTP status that was not expected"
+        case .network: doc = "a connection failed (DNS, refused, TLS, reset)"
+        case .expect: doc = "an expectation failed"
+        case .file: doc = "a file operation failed"
+        case .fail: doc = "a fail step"
+        case .reference: doc = "a template named a value that is not there"
+        }
+        return Word(name: kind.rawValue, doc: doc)
+    }
+
+    /// The options after `retry N`.
+    package static let retryOptions: [Word] = [
+        Word(name: "delay", doc: "waits D between attempts: retry 3 delay 2s"),
+        Word(name: "backoff", doc: "waits D, 2D, 4D, ... between attempts: retry 3 backoff 1s"),
+    ]
+
+    /// What `foreach NAME in` takes besides a list `[...]` and a variable.
+    package static let listFunctions: [Word] = [
+        Word(name: "range", doc: "the numbers from A to B: range(1, 10)"),
+        Word(name: "lines", doc: "the lines of a text: lines(\"{{build.stdout}}\")"),
+        Word(name: "split", doc: "a text cut at a separator: split(\"a,b\", \",\")"),
+        Word(name: "glob", doc: "the files a pattern matches: glob(\"src/*.c\")"),
+    ]
+
     /// Every word that can start a statement.
     package static var statementWords: [String] {
         (stepKinds + groupKinds + declarations).map(\.name)

@@ -21,8 +21,11 @@ package struct CompilationResult: Sendable {
 
 /// Parse, check and lower: the one entry point from text to a `Workflow`.
 package enum WorkflowCompiler {
-    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit) -> CompilationResult {
-        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
+    /// `overlay`: texts that win over the disk for included files (the
+    /// language server's open buffers).
+    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
+                                overlay: [String: [UInt8]] = [:]) -> CompilationResult {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         guard !diagnostics.hasErrors else {
             return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
         }
@@ -32,11 +35,12 @@ package enum WorkflowCompiler {
 
     /// Includes expanded, parsed and checked: what `compile` lowers and
     /// the language server indexes. The diagnostics are sorted.
-    static func parseAndCheck(_ original: SourceFile, errorLimit: Int)
+    /// `overlay`: texts that win over the disk for included files.
+    static func parseAndCheck(_ original: SourceFile, errorLimit: Int, overlay: [String: [UInt8]] = [:])
         -> (source: SourceFile, file: SyntaxFile, diagnostics: DiagnosticBag, repeatedLabels: Set<String>) {
         var diagnostics = DiagnosticBag(limit: errorLimit)
         // `include` lines bring their files in first (with where each byte came from).
-        let (source, includeProblems) = IncludeExpander.expand(original)
+        let (source, includeProblems) = IncludeExpander.expand(original, overlay: overlay)
         for problem in includeProblems {
             diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
         }
@@ -55,6 +59,18 @@ package enum WorkflowCompiler {
         }
         diagnostics.sort()
         return (source, file, diagnostics, repeatedLabels)
+    }
+
+    /// Whether `original` parses (its own text, its `include` lines as
+    /// such): what `fmt` needs to lay it out. A file included elsewhere
+    /// may use names it does not declare.
+    package static func parses(_ original: SourceFile) -> Bool {
+        guard firstInvalidUTF8(original.bytes) == nil else { return false }
+        // Turns the include lines into comments; their files are not read.
+        var diagnostics = DiagnosticBag()
+        let (source, _) = IncludeExpander.expand(original, overlay: [:], reading: false)
+        _ = Parser.parse(source, diagnostics: &diagnostics)
+        return !diagnostics.hasErrors
     }
 
     /// Checks `--var NAME=VALUE` names against the workflow's top-level

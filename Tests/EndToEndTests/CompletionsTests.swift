@@ -57,6 +57,12 @@ struct CompletionsTests {
             ("promise-run check --f", "--format"),
             ("promise-run completions ''", "bash fish zsh"),
             ("promise-run --report ''", "html= json= junit= markdown="),
+            // bash cuts NAME=VALUE at '=' (COMP_WORDBREAKS), as here.
+            ("promise-run --var cc = clang ci.workflow ''", "checks deploy each lint setup unit"),
+            ("promise-run --report junit = ''", "ci.workflow drive.sh notes.txt script sub"),
+            ("promise-run --report junit =", "ci.workflow drive.sh notes.txt script sub"),
+            ("promise-run run ''", "ci.workflow sub"),
+            ("promise-run run ci.workflow ''", "checks deploy each lint setup unit"),
         ]
         var script = "source ./script\nexport PATH='\(binaries)':\"$PATH\"\n"
         script += "complete_line() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _promise_run; "
@@ -83,6 +89,8 @@ struct CompletionsTests {
             ("promise-run graph ci.workflow l", "lint"),
             ("promise-run graph --format ''", "dot json mermaid tree"),
             ("promise-run completions ''", "bash fish zsh"),
+            ("promise-run run ''", "ci.workflow sub"),
+            ("promise-run run ci.workflow ''", "checks deploy each lint setup unit"),
         ]
         // compadd as zsh's completion system calls it, keeping the words
         // that start with the one being completed (as the real one does).
@@ -109,14 +117,20 @@ struct CompletionsTests {
             ("promise-run --color ", "always auto never"),
             ("promise-run ci.workflow ", "checks deploy each lint setup unit"),
             ("promise-run completions ", "bash fish zsh"),
+            ("promise-run run ", "ci.workflow sub/"),
+            ("promise-run run ci.workflow ", "checks deploy each lint setup unit"),
         ]
         var script = "set -x PATH '\(binaries)' $PATH\nsource ./script\n"
         for (line, _) in lines { script += "complete -C '\(line)' | cut -f1 | sort | paste -sd ' '\n" }
+        // The descriptions: a value's is its option; an option's is its help without the asides.
+        script += "complete -C 'promise-run --color ' | cut -f2 | sort -u | paste -sd ' '\n"
+        script += "complete -C 'promise-run --col' | cut -f2\n"
         try space.write("drive.fish", script)
         let outcome = try Binary.runCommand("/usr/bin/fish", ["--no-config", "drive.fish"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
             #expect(index < answers.count && answers[index] == expected, "fish: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
         }
+        #expect(Array(answers.dropFirst(lines.count).prefix(2)) == ["--color", "auto, always or never; NO_COLOR turns auto off"], "\(answers)")
     }
 }

@@ -110,4 +110,18 @@ struct DocsTests {
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
         }
     }
+
+    @Test("every workflow the project ships is in fmt's layout: workflows/ and the docs' workflow blocks (fmt --check -)")
+    func everyShippedWorkflowIsFormatted() throws {
+        let folder = Binary.packageRoot.appendingPathComponent("workflows")
+        var sources: [(String, String)] = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".workflow") }.sorted()
+            .map { ("workflows/" + $0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)) }
+        #expect(sources.count >= 7)
+        sources += try Self.workflowBlocks().filter { !$0.flags.contains("fragment") }.map { ("\($0)", $0.text + "\n") }
+        for (name, text) in sources {
+            let outcome = try Binary.run(["fmt", "--check", "-"], stdin: text)
+            #expect(outcome.status == 0, "\(name) is not in fmt's layout (promise-run fmt - gives it):\n\(outcome.stdout)\(outcome.stderr)")
+        }
+    }
 }

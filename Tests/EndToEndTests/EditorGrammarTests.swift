@@ -62,28 +62,85 @@ struct EditorGrammarTests {
         #expect(has("who", "string.quoted.triple"), "{{who}} inside a triple-quoted string")
     }
 
-    @Test("Vim: *.workflow gets the promise-run filetype, and comments, labels, steps, attributes and strings their groups")
-    func vim() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vim") else {
-            let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
-            try #require(!required, "vim is required in CI: run .ci/install-deps")
-            return
-        }
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("sample.workflow", "# note\nbuild: sh \"make {{x}}\" {\n  timeout 10m\n}\n")
+    /// Vim 9 and Neovim, each when installed (.ci/install-deps installs both).
+    static let vims = ["/usr/bin/vim", "/usr/bin/nvim", "/usr/local/bin/nvim"].filter { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Loads editors/vim in `editor`, headless, with filetype plugins on;
+    /// runs `probe` (Vim script that adds to the list `found`) on `file`,
+    /// and returns `found` after the filetype, the error messages, and the
+    /// ftplugin's 'commentstring' and 'iskeyword'.
+    static func loadInVim(_ editor: String, _ space: Workspace, file: String, probe: String) throws -> [String] {
         let runtime = Binary.packageRoot.appendingPathComponent("editors/vim").path
-        let out = space.path("groups.txt")
-        // Each probe: line, column → the syntax group there.
-        let probes = [(1, 1), (2, 1), (2, 8), (2, 11), (2, 19), (3, 3), (3, 11)]
-        var script = "set nocompatible\nset runtimepath^=\(runtime)\nfiletype on\nsyntax on\nedit \(space.path("sample.workflow"))\n"
-        script += "let found = [&filetype]\n"
-        for (line, column) in probes { script += "call add(found, synIDattr(synID(\(line), \(column), 1), 'name'))\n" }
+        let out = space.path("found-\((editor as NSString).lastPathComponent).txt")
+        var script = "set nocompatible\nset runtimepath^=\(runtime)\nfiletype plugin on\nsyntax on\nedit \(space.path(file))\n"
+        script += "let found = [&filetype, join(filter(split(execute('messages'), \"\\n\"), 'v:val =~ \"E[0-9]\\\\+:\"'), ' | '), &commentstring, &iskeyword]\n"
+        script += probe
         script += "call writefile(found, '\(out)')\nqa!\n"
         try space.write("probe.vim", script)
-        _ = try Binary.runCommand("/usr/bin/vim", ["-Nu", "NONE", "-es", "-S", space.path("probe.vim")])
-        let found = (space.read("groups.txt") ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(found.prefix(8) == ["promise-run", "promiseRunComment", "promiseRunLabel", "promiseRunStep", "promiseRunString",
-                                    "promiseRunInterpolation", "promiseRunAttribute", "promiseRunDuration"], "\(found)")
+        let arguments = editor.hasSuffix("nvim") ? ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", space.path("probe.vim")]
+            : ["-Nu", "NONE", "-es", "-S", space.path("probe.vim")]
+        _ = try Binary.runCommand(editor, arguments, in: space.folder,
+                                  environment: ["XDG_STATE_HOME": space.path("state"), "XDG_DATA_HOME": space.path("data")])
+        return (space.read((out as NSString).lastPathComponent) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    static func skipWithoutVim() throws -> Bool {
+        guard vims.isEmpty else { return false }
+        let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
+        try #require(!required, "vim and neovim are required in CI: run .ci/install-deps")
+        return true
+    }
+
+    @Test("Vim and Neovim: *.workflow gets the promise-run filetype, no error, the ftplugin, and comments, labels, steps, attributes and strings their groups")
+    func vim() throws {
+        if try Self.skipWithoutVim() { return }
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("sample.workflow", "# note\nbuild: sh \"make {{x}}\" {\n  timeout 10m\n  expect stdout contains \"ok\"\n  allow-failure\n}\n")
+        // Each probe: line, column → the syntax group there.
+        let probes = [(1, 1), (2, 1), (2, 8), (2, 11), (2, 19), (3, 3), (3, 11), (4, 10), (4, 17), (5, 3), (5, 9)]
+        var probe = ""
+        for (line, column) in probes { probe += "call add(found, synIDattr(synID(\(line), \(column), 1), 'name'))\n" }
+        for editor in Self.vims {
+            let found = try Self.loadInVim(editor, space, file: "sample.workflow", probe: probe)
+            #expect(found.first == "promise-run", "\(editor): \(found)")
+            #expect(found.dropFirst().first == "", "\(editor) reported errors: \(found.dropFirst().first ?? "")")
+            #expect(found.dropFirst(2).first == "# %s", "\(editor): commentstring \(found)")
+            #expect(found.dropFirst(3).first?.split(separator: ",").contains("-") == true, "\(editor): iskeyword \(found)")
+            #expect(Array(found.dropFirst(4).prefix(11)) == [
+                "promiseRunComment", "promiseRunLabel", "promiseRunStep", "promiseRunString", "promiseRunInterpolation",
+                "promiseRunAttribute", "promiseRunDuration", "promiseRunPredicate", "promiseRunPredicate",
+                "promiseRunAttribute", "promiseRunAttribute"], "\(editor): \(found)")
+        }
+    }
+
+    @Test("Vim and Neovim colour every word the syntax file names (a word Vim reads as an argument of `syn keyword` would not be)")
+    func vimEveryWord() throws {
+        if try Self.skipWithoutVim() { return }
+        let syntax = try String(contentsOf: Binary.packageRoot.appendingPathComponent("editors/vim/syntax/promise-run.vim"), encoding: .utf8)
+        var words: [String] = []
+        for line in syntax.split(separator: "\n") {
+            if line.hasPrefix("syn keyword") {
+                words += line.split(separator: " ").dropFirst(3).map(String.init)
+            } else if line.hasPrefix("syn match"), let open = line.range(of: "\"\\<"), let close = line.range(of: "\\>\""),
+                      open.upperBound < close.lowerBound {
+                let word = String(line[open.upperBound..<close.lowerBound])
+                if word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { words.append(word) }
+            }
+        }
+        #expect(words.contains("contains") && words.count > 100, "\(words)")
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("words.workflow", words.map { "  \($0)\n" }.joined())
+        var probe = ""
+        for line in words.indices { probe += "call add(found, synIDattr(synID(\(line + 1), 3, 1), 'name'))\n" }
+        for editor in Self.vims {
+            let found = try Self.loadInVim(editor, space, file: "words.workflow", probe: probe)
+            #expect(found.dropFirst().first == "", "\(editor) reported errors: \(found.dropFirst().first ?? "")")
+            let groups = Array(found.dropFirst(4).prefix(words.count))
+            for (word, group) in zip(words, groups + Array(repeating: "", count: max(0, words.count - groups.count))) {
+                #expect(group.hasPrefix("promiseRun"), "\(editor): '\(word)' is not coloured (\(group))")
+            }
+        }
     }
 }

@@ -250,4 +250,61 @@ struct LanguageServerTests {
         // exit without shutdown: code 1, as LSP says.
         #expect(try client.stop(shutdown: false) == 1)
     }
+
+    @Test("started as vscode-languageclient starts it (lsp --stdio); a completion replaces the whole word at the cursor, hyphens included")
+    func stdioAndReplaceRanges() throws {
+        let client = try LSPClient(arguments: ["lsp", "--stdio"])
+        _ = try client.start()
+        try client.open("a.workflow", "build: sh \"make\" {\n  allow-\n}\nt: sh \"echo {{build.std}}\"\n")
+        let response = try client.request("textDocument/completion", textDocument(client, "a.workflow", 1, 8))
+        let all = (response["result"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        let item = try #require(all.first { $0["label"] as? String == "allow-failure" }, "\(all)")
+        let edit = item["textEdit"] as? [String: Any]
+        #expect(range(edit?["range"]) == "1:2-1:8", "\(item)")
+        #expect(edit?["newText"] as? String == "allow-failure")
+        // In {{ }}: the field after the dot, not the label before it.
+        let fields = (try client.request("textDocument/completion", textDocument(client, "a.workflow", 3, 23))["result"] as? [String: Any])?["items"]
+            as? [[String: Any]] ?? []
+        let status = try #require(fields.first { $0["label"] as? String == "stdout" }, "\(fields)")
+        #expect(range((status["textEdit"] as? [String: Any])?["range"]) == "3:20-3:23", "\(status)")
+        #expect(try client.stop() == 0)
+    }
+
+    @Test("a frame whose Content-Length is too long or too short (characters, not bytes) costs that message only")
+    func wrongLengthResynchronises() throws {
+        let client = try LSPClient()
+        _ = try client.start()
+        try client.open("a.workflow", "log \"fine\"\n")
+        for (number, wrong) in [40, -3].enumerated() {
+            let body = Data(#"{"jsonrpc":"2.0","id":"w\#(number)","method":"textDocument/hover","params":{"textDocument":{"uri":"\#(client.uri("a.workflow"))"},"position":{"line":0,"character":1}}}"#.utf8)
+            client.sendRaw(Data("Content-Length: \(body.count + wrong)\r\n\r\n".utf8) + body)
+            // The requests after it are answered.
+            for _ in 0..<3 {
+                let hover = try client.request("textDocument/hover", textDocument(client, "a.workflow", 0, 1), timeout: 10)
+                #expect(hover["result"] != nil, "\(hover)")
+            }
+        }
+        #expect(try client.stop() == 0)
+    }
+
+    @Test("the code lens says what --dry-run says of a step with sources: it would run, then after a run it is up to date")
+    func codeLensVerdicts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let text = "build: sh \"cp in.txt out.txt\" {\n  sources \"in.txt\"\n  generates \"out.txt\"\n}\n"
+        try space.write("ci.workflow", text)
+        try space.write("in.txt", "a\n")
+        func lens() throws -> [String] {
+            let client = try LSPClient(folder: space.folder)
+            _ = try client.start()
+            try client.open("ci.workflow", text)
+            let response = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
+            _ = try client.stop()
+            return (response["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }
+        }
+        #expect(try lens() == ["would run: no successful run is stored"])
+        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        let after = try lens()
+        #expect(after.count == 1 && after.first?.hasPrefix("up-to-date") == true, "\(after)")
+    }
 }

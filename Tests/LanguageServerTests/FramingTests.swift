@@ -30,6 +30,28 @@ struct FramingTests {
         #expect(small.feed(Array("Content-Length: 11\r\n\r\n".utf8)) == [.malformedHeader("Content-Length 11 is over the limit of 10 bytes")])
     }
 
+    @Test("a wrong Content-Length costs that message only: too long or too short (characters counted, not bytes), split anywhere")
+    func wrongLengthResynchronises() {
+        let good = frame(#"{"a":1}"#), next = frame(#"{"b":2}"#)
+        let body = #"{"t":"é é é"}"#
+        let tooLong = Array("Content-Length: \(body.utf8.count + 40)\r\n\r\n\(body)".utf8)
+        let tooShort = Array("Content-Length: \(body.count)\r\n\r\n\(body)".utf8)
+        for (name, wrong) in [("too long", tooLong), ("too short", tooShort)] {
+            let stream = good + wrong + next + good
+            for cut in 0...stream.count {
+                var reader = FrameReader()
+                let events = reader.feed(stream[0..<cut]) + reader.feed(stream[cut...])
+                let bodies = events.compactMap { event -> String? in
+                    if case .body(let bytes) = event { return String(decoding: bytes, as: UTF8.self) }
+                    return nil
+                }
+                #expect(bodies.first == #"{"a":1}"#, "\(name), cut at \(cut): \(events)")
+                #expect(Array(bodies.suffix(2)) == [#"{"b":2}"#, #"{"a":1}"#], "\(name), cut at \(cut): \(events)")
+                if name == "too long" { #expect(bodies.count == 4 && bodies[1] == body, "the whole body is still read: \(bodies)") }
+            }
+        }
+    }
+
     @Test("requests, notifications and responses are told apart; ids are numbers or strings")
     func messages() throws {
         guard case .success(.request(let id, let method, _)) = Message.parse(Array(#"{"jsonrpc":"2.0","id":"x1","method":"m","params":{}}"#.utf8)) else {

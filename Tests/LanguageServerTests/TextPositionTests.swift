@@ -54,7 +54,7 @@ struct TextPositionTests {
         #expect(context("log \"{{x | tr^") == .filter)
         #expect(context("log \"{{x}} ^") == .none)
         #expect(context("a: sh \"x\" {\n  needs ^") == .needs)
-        #expect(context("a: sh \"x\" {\n  expect ^") == .expectation(inGroup: false))
+        #expect(context("a: sh \"x\" {\n  expect ^") == .stepExpectation(kind: "sh"))
         #expect(context("load: repeat for 10s {\n  expect ^") == .expectation(inGroup: true))
         #expect(context("repeat 10 parallel ^") == .parallelOption)
         #expect(context("foreach x in [\"a\"] parallel limit 4 ^") == .parallelOption)

@@ -18,8 +18,14 @@ struct LanguageTableTests {
     @Test("the Vim syntax file and the TextMate grammar know every word of the table")
     func grammarsKnowEveryWord() throws {
         let vim = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("editors/vim/syntax/promise-run.vim"), encoding: .utf8)
+        // A keyword, or a word Vim cannot take as one, matched whole: `syn match ... "\<contains\>"`.
         let vimWords = Set(vim.split(separator: "\n").filter { $0.hasPrefix("syn keyword") }
             .flatMap { $0.split(separator: " ").dropFirst(3).map(String.init) })
+            .union(vim.split(separator: "\n").filter { $0.hasPrefix("syn match") }.compactMap { line -> String? in
+                guard let open = line.range(of: "\"\\<"), let close = line.range(of: "\\>\""), open.upperBound < close.lowerBound
+                else { return nil }
+                return String(line[open.upperBound..<close.lowerBound])
+            })
         let textMate = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("editors/promise-run.tmLanguage.json"),
                                   encoding: .utf8)
         // The words of the grammar's `(?:a|b|c)` alternatives.

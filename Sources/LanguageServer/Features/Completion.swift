@@ -17,7 +17,7 @@ extension LanguageServer {
         func add(_ words: [LanguageTable.Word], _ kind: CompletionKind) {
             for word in words { items.append(Self.item(word.name, kind, word.doc)) }
         }
-        let index = document.analysis.index
+        let index = analysis(of: document).index
         func labels() {
             var seen: Set<String> = []
             for definition in index.definitions where definition.kind == .label && seen.insert(definition.name).inserted {
@@ -49,6 +49,20 @@ extension LanguageServer {
             labels()
         case .expectation(let inGroup):
             add(inGroup ? LanguageTable.thresholdSubjects : LanguageTable.expectationSubjects, .keyword)
+        case .stepExpectation(let kind):
+            add(LanguageTable.expectationSubjects(for: kind), .keyword)
+        case .captureSource(let kind):
+            for source in LanguageTable.captureSources where source.takenBy.contains(kind) { items.append(Self.item(source.name, .keyword, source.doc)) }
+        case .catchKind:
+            add(LanguageTable.catchKinds, .keyword)
+        case .retryOption:
+            add(LanguageTable.retryOptions, .keyword)
+        case .list:
+            add(LanguageTable.listFunctions, .function)
+            var seen: Set<String> = []
+            for definition in index.definitions where definition.kind == .variable && seen.insert(definition.name).inserted {
+                items.append(Self.item(definition.name, .variable, definition.detail))
+            }
         case .parallelOption:
             add(LanguageTable.parallelOptions, .keyword)
         case .fileOperation:
@@ -62,6 +76,8 @@ extension LanguageServer {
         case .expression(let typed):
             if let dot = typed.firstIndex(of: ".") {
                 let head = String(typed[..<dot])
+                // `r.header.NAME`, `r.json.PATH`: names of the response, not fields.
+                if typed[typed.index(after: dot)...].contains(".") { break }
                 switch head {
                 case "env":
                     for name in ProcessEnvironment.current().keys.sorted() { items.append(Self.item(name, .variable, "an environment variable")) }
@@ -69,7 +85,7 @@ extension LanguageServer {
                     for field in ErrorField.allCases { items.append(Self.item(field.rawValue, .field, "of the failure a catch handles")) }
                 default:
                     for definition in index.definitions(of: head, kind: .label).prefix(1) {
-                        add(LanguageTable.fields(of: definition.detail), .field)
+                        add(LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation), .field)
                         for capture in definition.captures { items.append(Self.item(capture, .field, "a capture of \(head)")) }
                     }
                 }
@@ -84,6 +100,15 @@ extension LanguageServer {
             }
         case .none:
             break
+        }
+        // Each item replaces the whole word at the cursor, hyphens
+        // included (`allow-` gives `allow-failure`, spec §22).
+        let span = Self.wordSpan(around: offset, in: document.bytes)
+        let word = document.lines.range(span.lowerBound, span.upperBound, encoding)
+        items = items.map { item in
+            guard case .object(var members) = item, case .string(let label)? = members.first(where: { $0.0 == "label" })?.1 else { return item }
+            members.append(("textEdit", textEditJSON(range: word, newText: label)))
+            return .object(members)
         }
         return .success(.object([("isIncomplete", .bool(false)), ("items", .array(items))]))
     }

@@ -16,6 +16,16 @@ enum CompletionContext: Equatable {
     case needs
     /// After `expect`: in a step's block, or a group's (a threshold).
     case expectation(inGroup: Bool)
+    /// After `expect` in the block of a step of this kind.
+    case stepExpectation(kind: String)
+    /// After `capture NAME =` in the block of a step of this kind.
+    case captureSource(kind: String)
+    /// After `catch` (and the kinds already named).
+    case catchKind
+    /// After `retry N`.
+    case retryOption
+    /// After `foreach NAME in`.
+    case list
     /// After `parallel` (a group's, or a foreach's or a repeat's iterations).
     case parallelOption
     /// After `file`.
@@ -52,7 +62,14 @@ enum CompletionContext: Equatable {
         case "needs": return .needs
         case "expect" where count == 1:
             let owner = owner(before: lineStart, in: bytes)
+            if let owner, LanguageTable.stepKinds.contains(where: { $0.name == owner }) { return .stepExpectation(kind: owner) }
             return .expectation(inGroup: owner.map { name in LanguageTable.groupKinds.contains { $0.name == name } } ?? false)
+        case "capture" where count == 3 && before.last == "=":
+            return owner(before: lineStart, in: bytes).map { .captureSource(kind: $0) } ?? .none
+        case "catch" where !prefix.contains("{"): return .catchKind
+        case "retry" where count == 2 && Int(before[before.index(before.startIndex, offsetBy: afterLabel ? 2 : 1)]) != nil:
+            return .retryOption
+        case "foreach" where count == 3 && before.last == "in": return .list
         case "file" where count == 1: return .fileOperation
         case "http" where count == 1: return .httpMethod
         default:

@@ -9,8 +9,7 @@ import JSON
 /// `include` line that brought it in). Notes with a place are related
 /// information; notes without one join the message.
 enum DiagnosticsMapping {
-    static func diagnostics(of document: OpenDocument, _ encoding: PositionEncoding) -> [String: [JSONValue]] {
-        let analysis = document.analysis
+    static func diagnostics(of document: OpenDocument, in analysis: LanguageAnalysis, _ encoding: PositionEncoding) -> [String: [JSONValue]] {
         var byFile: [String: [JSONValue]] = [document.uri: []]
         for diagnostic in analysis.diagnostics {
             let zero = TextPosition(line: 0, character: 0)

@@ -11,7 +11,7 @@ extension LanguageServer {
     private func name(at params: JSONDocument, in document: OpenDocument)
         -> (name: String, kind: SourceIndex.NameKind, range: SourceRange)? {
         guard let position = params[member: "position"]?.position else { return nil }
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         let offset = document.sourceOffset(document.lines.offset(of: position, encoding), in: analysis)
         return analysis.index.name(at: offset)
     }
@@ -19,18 +19,23 @@ extension LanguageServer {
     /// The word at a position (letters, digits, `_`, `-`) and its range.
     private func word(at params: JSONDocument, in document: OpenDocument) -> (String, Range<Int>)? {
         guard let position = params[member: "position"]?.position else { return nil }
-        let bytes = document.bytes
-        let offset = document.lines.offset(of: position, encoding)
+        let span = Self.wordSpan(around: document.lines.offset(of: position, encoding), in: document.bytes)
+        guard !span.isEmpty else { return nil }
+        return (String(decoding: document.bytes[span], as: UTF8.self), span)
+    }
+
+    /// The word (letters, digits, `_`, `-`) around `offset`, empty when
+    /// there is none.
+    static func wordSpan(around offset: Int, in bytes: [UInt8]) -> Range<Int> {
         func isWord(_ byte: UInt8) -> Bool { ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "-") }
         var start = offset, end = offset
         while start > 0, isWord(bytes[start - 1]) { start -= 1 }
         while end < bytes.count, isWord(bytes[end]) { end += 1 }
-        guard start < end else { return nil }
-        return (String(decoding: bytes[start..<end], as: UTF8.self), start..<end)
+        return start..<end
     }
 
     func hover(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var text: String?
         var range: TextRange?
         if let found = name(at: params, in: document) {
@@ -42,7 +47,7 @@ extension LanguageServer {
                 let whereText = place.uri == document.uri ? "line \(line)" : "\(DocumentURI.path(of: place.uri) ?? place.uri):\(line)"
                 switch found.kind {
                 case .label:
-                    let fields = LanguageTable.fields(of: definition.detail).map(\.name) + definition.captures
+                    let fields = LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).map(\.name) + definition.captures
                     text = "**\(found.name)**: a `\(definition.detail)` \(LanguageTable.stepKinds.contains { $0.name == definition.detail } ? "step" : "group"), \(whereText)"
                     if !fields.isEmpty { text! += "\n\nfields: " + fields.map { "`\($0)`" }.joined(separator: ", ") }
                 case .variable:
@@ -59,7 +64,7 @@ extension LanguageServer {
         } else if let (word, span) = word(at: params, in: document), let field = fieldDoc(word, before: span.lowerBound, in: document) {
             text = field
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
-        } else if let (word, span) = word(at: params, in: document), let doc = LanguageTable.doc(of: word)
+        } else if let (word, span) = word(at: params, in: document), let doc = wordDoc(word, before: span.lowerBound, in: document)
                     ?? LanguageTable.filters.first(where: { $0.name == word }).map(\.doc) {
             text = "**\(word)**: \(doc)"
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
@@ -70,6 +75,20 @@ extension LanguageServer {
         return .success(.object(members))
     }
 
+    /// What a word of the language means where it is: first on its line
+    /// in a step's block, an attribute (a request's `header`); after
+    /// `expect`, a subject (a response's `header`).
+    private func wordDoc(_ word: String, before start: Int, in document: OpenDocument) -> String? {
+        let lineStart = document.lines.starts[document.lines.line(of: start)]
+        let before = String(decoding: document.bytes[lineStart..<start], as: UTF8.self).split(separator: " ")
+        if before.last == "expect", let subject = LanguageTable.expectationSubjects.first(where: { $0.name == word }) { return subject.doc }
+        if before.isEmpty, let owner = CompletionContext.owner(before: lineStart, in: document.bytes),
+           let attribute = LanguageTable.attributes.first(where: { $0.name == word && $0.takenBy.contains(owner) }) {
+            return attribute.doc
+        }
+        return LanguageTable.doc(of: word)
+    }
+
     /// For the field of `{{label.FIELD}}`: what it is.
     private func fieldDoc(_ word: String, before start: Int, in document: OpenDocument) -> String? {
         let bytes = document.bytes
@@ -77,9 +96,9 @@ extension LanguageServer {
         var labelStart = start - 1
         while labelStart > 0, ASCIIByte.isIdentifierContinue(bytes[labelStart - 1]) { labelStart -= 1 }
         let label = String(decoding: bytes[labelStart..<(start - 1)], as: UTF8.self)
-        guard let definition = document.analysis.index.definitions(of: label, kind: .label).first else { return nil }
+        guard let definition = analysis(of: document).index.definitions(of: label, kind: .label).first else { return nil }
         if definition.captures.contains(word) { return "**\(label).\(word)**: a capture of `\(label)`" }
-        return LanguageTable.fields(of: definition.detail).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
+        return LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
     }
 
     func definition(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
@@ -88,7 +107,7 @@ extension LanguageServer {
             return .success(.array([locationJSON(uri: DocumentURI.uri(of: include), range: TextRange(start: zero, end: zero))]))
         }
         guard let found = name(at: params, in: document) else { return .success(.null) }
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         let locations = analysis.index.definitions(of: found.name, kind: found.kind).map { definition -> JSONValue in
             let place = document.location(definition.range, in: analysis, encoding)
             return locationJSON(uri: place.uri, range: place.range)
@@ -119,7 +138,7 @@ extension LanguageServer {
     /// Every place a name is declared (with `declarations`) and used.
     private func occurrences(of name: String, _ kind: SourceIndex.NameKind, in document: OpenDocument, declarations: Bool)
         -> [(uri: String, range: TextRange)] {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var ranges: [SourceRange] = []
         if declarations { ranges += analysis.index.definitions(of: name, kind: kind).map(\.range) }
         ranges += analysis.index.uses.filter { $0.name == name && $0.kind == kind }.map(\.range)
@@ -128,9 +147,13 @@ extension LanguageServer {
 
     func prepareRename(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         guard let found = name(at: params, in: document) else { return .success(.null) }
-        let range = document.location(found.range, in: document.analysis, encoding).range
+        let range = document.location(found.range, in: analysis(of: document), encoding).range
         return .success(.object([("range", range.json), ("placeholder", .string(found.name))]))
     }
+
+    /// Names a template reads as something else: `{{error.message}}` in a
+    /// catch, `{{env.HOME}}`.
+    static let reservedNames: Set<String> = ["error", "env"]
 
     func rename(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         guard let newName = params[member: "newName"]?.string else { return .failure(.invalidParams("newName is missing")) }
@@ -139,12 +162,12 @@ extension LanguageServer {
         }
         let bytes = Array(newName.utf8)
         guard let first = bytes.first, ASCIIByte.isIdentifierStart(first), bytes.allSatisfy(ASCIIByte.isIdentifierContinue),
-              !LanguageTable.statementWords.contains(newName) else {
+              !LanguageTable.statementWords.contains(newName), !Self.reservedNames.contains(newName) else {
             let what = found.kind == .label ? "label" : "variable"
             return .failure(ResponseError(code: ResponseError.requestFailed,
-                                          message: "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword)"))
+                                          message: "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword, nor 'error' or 'env')"))
         }
-        guard newName == found.name || document.analysis.index.definitions(of: newName, kind: found.kind).isEmpty else {
+        guard newName == found.name || analysis(of: document).index.definitions(of: newName, kind: found.kind).isEmpty else {
             return .failure(ResponseError(code: ResponseError.requestFailed, message: "'\(newName)' is already declared in this file"))
         }
         var changes: [String: [JSONValue]] = [:]

@@ -7,7 +7,7 @@ import JSON
 /// folding ranges (every block), and formatting (`fmt`'s layout).
 extension LanguageServer {
     func documentSymbols(_ document: OpenDocument) -> JSONValue {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         func symbols(_ items: [SourceIndex.OutlineItem]) -> [JSONValue] {
             items.compactMap { item -> JSONValue? in
                 // Steps brought in by an include belong to that file.
@@ -30,7 +30,7 @@ extension LanguageServer {
     }
 
     func foldingRanges(_ document: OpenDocument) -> JSONValue {
-        let analysis = document.analysis
+        let analysis = self.analysis(of: document)
         var ranges: [JSONValue] = []
         var seen: Set<Int> = []
         func fold(_ range: SourceRange) {
@@ -47,8 +47,10 @@ extension LanguageServer {
                 walk(item.children)
             }
         }
-        walk(analysis.index.outline)
+        // Blocks first: an `if`'s fold ends before its `} else {`, which
+        // starts a fold of its own (the statement's extent would swallow both).
         for block in analysis.index.blocks { fold(block) }
+        walk(analysis.index.outline)
         return .array(ranges)
     }
 

@@ -277,8 +277,15 @@ enum Arguments {
             guard !options.files.isEmpty else { throw UsageError(message: "fmt needs at least one workflow file") }
             return .fmt(options)
         case "lsp":
-            guard rest.isEmpty else {
-                throw UsageError(message: "unexpected argument '\(rest[0])': lsp takes none (an editor starts it and talks over stdio)")
+            var reader = OptionReader(rest)
+            while let argument = reader.next() {
+                guard !reader.isPositional(argument) else {
+                    throw UsageError(message: "unexpected argument '\(argument)': lsp takes none (an editor starts it and talks over stdio)")
+                }
+                switch try reader.option(for: .lsp) {
+                case .stdio: try reader.noValue(for: argument)
+                default: throw reader.unknownOption(for: .lsp)
+                }
             }
             return .lsp
         case "completions":

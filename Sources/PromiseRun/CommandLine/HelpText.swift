@@ -67,7 +67,7 @@ enum HelpText {
         """
 
     static let lsp = """
-        usage: promise-run lsp
+        usage: promise-run lsp [\(Option.stdio.spec.long)]
 
         The language server for workflow files: the Language Server Protocol
         3.17 over standard input and output, for any editor with an LSP client

@@ -2,7 +2,7 @@ import WorkflowModel
 
 /// The commands that take options.
 enum CommandName: String, CaseIterable, Sendable {
-    case run, check, graph, list, fmt
+    case run, check, graph, list, fmt, lsp
 }
 
 /// Every option of the command line, described once (as
@@ -12,7 +12,7 @@ enum CommandName: String, CaseIterable, Sendable {
 /// option's name is spelled nowhere else in the executable.
 enum Option: CaseIterable, Sendable {
     case jobs, httpConnections, executor, slurmJobs, insecure, cacert, keepGoing, timeout, variable, varFile, envFile
-    case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format, checkOnly, help, version
+    case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format, checkOnly, stdio, help, version
 
     /// What an option's value is, for parsing messages and completions.
     enum Value: Equatable, Sendable {
@@ -118,6 +118,9 @@ enum Option: CaseIterable, Sendable {
         case .checkOnly:
             Spec(long: "--check", value: .none, commands: [.fmt],
                  help: "change nothing; exit 1 and name the files that are not in the canonical layout")
+        case .stdio:
+            Spec(long: "--stdio", value: .none, commands: [.lsp],
+                 help: "talk over standard input and output (the default and only way; LSP clients add it)")
         case .help:
             Spec(long: "--help", short: "-h", value: .none, commands: Set(CommandName.allCases),
                  help: "this text ('help COMMAND' for one command)")

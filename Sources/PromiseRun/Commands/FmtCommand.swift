@@ -8,7 +8,7 @@ import WorkflowLanguage
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1
 /// when a file would change, naming it. `-` formats standard input to
-/// standard output. A file with errors is left as it is (exit 2).
+/// standard output (with `--check`: checks it, writing nothing else). A file with errors is left as it is (exit 2).
 enum FmtCommand {
     static func run(_ options: FmtOptions) -> Int32 {
         let colored = StandardStreams.useColor(options.color)
@@ -34,7 +34,7 @@ enum FmtCommand {
                 continue
             }
             let original = String(decoding: source.bytes, as: UTF8.self)
-            if file == "-" {
+            if file == "-" && !options.check {
                 StandardStreams.writeOutput(formatted)
                 continue
             }

@@ -13,11 +13,12 @@ import WorkflowModel
 /// Formatting a formatted file changes nothing, and the lowered graph is
 /// the same.
 package enum WorkflowFormatter {
-    /// The canonical text of a file that checks; nil when it has errors
-    /// (only a file that parses can be laid out without guessing).
+    /// The canonical text of a file that parses; nil when it does not
+    /// (only a file that parses can be laid out without guessing). A file
+    /// that parses but does not check (an included file using its
+    /// includer's names) is laid out too (spec §22).
     package static func format(_ source: SourceFile) -> String? {
-        let result = WorkflowCompiler.compile(source)
-        guard !result.hasErrors, source.segments.isEmpty else { return nil }
+        guard source.segments.isEmpty, WorkflowCompiler.parses(source) else { return nil }
         var layout = Layout(bytes: source.bytes)
         let block = layout.parseBlock()
         var lines = layout.print(block, depth: 0)
@@ -147,8 +148,12 @@ private struct Layout {
             statement.blankBefore = startLine - previousLine > 1
             while index < tokens.count {
                 var segment = Segment()
-                while index < tokens.count, !isSeparator(tokens[index]), tokens[index].kind != .leftBrace,
-                      tokens[index].kind != .rightBrace {
+                // Inside `[ ]`, a line break is part of the list, not the statement's end.
+                var brackets = 0
+                while index < tokens.count, !isSeparator(tokens[index]) || (brackets > 0 && tokens[index].kind == .newline),
+                      tokens[index].kind != .leftBrace, tokens[index].kind != .rightBrace {
+                    if tokens[index].kind == .leftBracket { brackets += 1 }
+                    if tokens[index].kind == .rightBracket { brackets = max(0, brackets - 1) }
                     segment.tokens.append(tokens[index])
                     index += 1
                 }
@@ -253,7 +258,7 @@ private struct Layout {
             let owner = keyword(statement)
             for (position, segment) in statement.segments.enumerated() {
                 if position > 0 { line += " " }
-                line += join(segment.tokens, labelWidth: position == 0 ? labelWidth : 0)
+                line += join(segment.tokens, labelWidth: position == 0 ? labelWidth : 0, indent: indent)
                 if let inner = segment.block {
                     line += segment.tokens.isEmpty ? "{" : " {"
                     if let comment = segment.openComment { line += "  " + comment }
@@ -281,11 +286,32 @@ private struct Layout {
 
     /// Tokens with one space between them, none inside `( )` and `[ ]`,
     /// before `,` or a label's `:`, or between a name and its `(`; after a
-    /// label's `:`, enough spaces to reach `labelWidth`.
-    private func join(_ tokens: [Token], labelWidth: Int = 0) -> String {
+    /// label's `:`, enough spaces to reach `labelWidth`. A list written
+    /// over several lines keeps its line breaks (blank lines dropped): its
+    /// items two spaces in from the statement's `indent` per open `[`, its
+    /// `]` back at the `[`'s line's.
+    private func join(_ tokens: [Token], labelWidth: Int = 0, indent: String = "") -> String {
         var text = ""
         var previous: Token?
+        var brackets = 0
         for (position, token) in tokens.enumerated() {
+            if token.kind == .leftBracket { brackets += 1 }
+            if token.kind == .rightBracket { brackets = max(0, brackets - 1) }
+            if token.kind == .newline {
+                if previous?.kind != .newline {
+                    var next = position + 1
+                    while next < tokens.count, tokens[next].kind == .newline { next += 1 }
+                    let closing = next < tokens.count && tokens[next].kind == .rightBracket
+                    text += "\n" + indent + String(repeating: "  ", count: max(0, brackets - (closing ? 1 : 0)))
+                }
+                previous = token
+                continue
+            }
+            if previous?.kind == .newline {
+                text += self.text(token)
+                previous = token
+                continue
+            }
             if position == 2, labelWidth > 0, tokens[0].kind == .identifier, tokens[1].kind == .colon {
                 text += String(repeating: " ", count: max(1, labelWidth - self.text(tokens[0]).count + 1))
                 text += self.text(token)

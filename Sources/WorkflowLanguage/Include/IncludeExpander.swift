@@ -12,14 +12,22 @@ import WorkflowModel
 /// file and cannot interpolate; cycles are errors; an included file may
 /// not name the workflow or set its timeout.
 struct IncludeExpander {
+    /// Texts that win over the disk, by normalized path (the language
+    /// server's open buffers, spec §22).
+    private var overlay: [String: [UInt8]] = [:]
+    private var reading = true
     private var bytes: [UInt8] = []
     private var segments: [SourceFile.Segment] = []
     private var diagnostics: [Diagnostic] = []
 
     /// The expanded source and the problems found (with ranges in it).
-    static func expand(_ source: SourceFile) -> (SourceFile, [Diagnostic]) {
+    /// Without `reading`, the include lines become comments and no file
+    /// is read (what `fmt` needs: the file's own text).
+    static func expand(_ source: SourceFile, overlay: [String: [UInt8]] = [:], reading: Bool = true) -> (SourceFile, [Diagnostic]) {
         guard hasInclude(source.bytes) else { return (source, []) }
         var expander = IncludeExpander()
+        expander.overlay = overlay
+        expander.reading = reading
         expander.append(source, includedFrom: nil, stack: [realPath(source.path) ?? source.path])
         let expanded = SourceFile(path: source.path, bytes: expander.bytes, segments: expander.segments)
         return (expanded, expander.diagnostics)
@@ -135,10 +143,15 @@ struct IncludeExpander {
         let folder = file.path == "-" ? "" : String(file.path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
             .joined(separator: "/"))
         let resolved = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+        guard reading else { return }
         let real = Self.realPath(resolved) ?? resolved
         if let cycleStart = stack.firstIndex(of: real) {
             let chain = (stack[cycleStart...] + [real]).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
             diagnostics.append(Diagnostic(.error, "include cycle: \(chain.joined(separator: " → "))", at: pathRange))
+            return
+        }
+        if let held = overlay[Paths.normalized(resolved)] {
+            append(SourceFile(path: resolved, bytes: held), includedFrom: place, stack: stack + [real])
             return
         }
         switch FileSystem.readBytes(resolved) {

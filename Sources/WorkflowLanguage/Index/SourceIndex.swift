@@ -29,6 +29,8 @@ package struct SourceIndex: Sendable {
         /// For a label: its captures; for a `var`: its value as written.
         package var captures: [String] = []
         package var value: String?
+        /// For a `file` step's label: its operation (`read` has `content`).
+        package var fileOperation: String?
     }
 
     /// Where a name is used.
@@ -84,10 +86,11 @@ package struct LanguageAnalysis: Sendable {
 extension WorkflowCompiler {
     /// Parses and checks `original` as `check` does (with its look at the
     /// files: `sources` that match nothing, relative to `currentDirectory`),
-    /// and indexes it.
+    /// and indexes it. An included file's text in `overlay` (by normalized
+    /// path) wins over the disk's.
     package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
-                                currentDirectory: String = "/") -> LanguageAnalysis {
-        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit)
+                                currentDirectory: String = "/", overlay: [String: [UInt8]] = [:]) -> LanguageAnalysis {
+        let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         var builder = IndexBuilder(bytes: source.bytes)
         builder.index.outline = builder.block(file.body, isFile: true)
         var found = diagnostics.diagnostics
@@ -148,7 +151,10 @@ private struct IndexBuilder {
         let kind = node.kind.name
         if let label = node.label {
             var definition = SourceIndex.Definition(name: label.text, kind: .label, range: label.range, extent: node.range, detail: kind)
-            if case .step(let step) = node.kind { definition.captures = step.captureNames }
+            if case .step(let step) = node.kind {
+                definition.captures = step.captureNames
+                if case .file(let operation) = step { definition.fileOperation = operation.name }
+            }
             index.definitions.append(definition)
         }
         // `needs a b` and a threshold's `latency of a` name labels.

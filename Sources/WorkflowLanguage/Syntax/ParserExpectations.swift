@@ -285,7 +285,7 @@ extension Parser {
         }
         let source = text(current)
         let sourceRange = current.range
-        let sources = ["json", "header", "stdout", "stderr", "body", "cookie", "url"]
+        let sources = LanguageTable.captureSources.map(\.name)
         guard sources.contains(source) else {
             throw error("unknown capture source '\(source)'\(Suggestion.phrase(for: source, among: sources))",
                         notes: [.init("write capture NAME = json PATH, header NAME [matches 'RE'], cookie NAME, url, or stdout|stderr|body matches 'RE'")])

@@ -313,7 +313,7 @@ extension Parser {
         }
         let function = text(current)
         let functionStart = current.start
-        let functions = ["lines", "split", "glob", "range"]
+        let functions = LanguageTable.listFunctions.map(\.name)
         guard functions.contains(function) else {
             throw error("unknown list '\(function)'\(Suggestion.phrase(for: function, among: functions))",
                         notes: [.init("a list is [\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)")])

@@ -307,7 +307,7 @@ extension Parser {
                 case "backoff":
                     retry.backoff = try parseDuration()
                 default:
-                    let suggestion = Suggestion.phrase(for: option, among: ["delay", "backoff"])
+                    let suggestion = Suggestion.phrase(for: option, among: LanguageTable.retryOptions.map(\.name))
                     throw error("unknown retry option '\(option)'" + (suggestion.isEmpty ? "; write 'retry N [delay D] [backoff D]'" : suggestion), at: optionRange)
                 }
             }

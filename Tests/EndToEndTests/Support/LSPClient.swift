@@ -22,13 +22,14 @@ final class LSPClient: @unchecked Sendable {
     /// A folder the client made for itself, removed with it.
     private let ownsFolder: Bool
 
-    /// A server in `folder`; without one, in a temporary folder of its own.
-    init(folder: URL? = nil) throws {
+    /// A server in `folder` (without one, in a temporary folder of its
+    /// own), started with `arguments`.
+    init(folder: URL? = nil, arguments: [String] = ["lsp"]) throws {
         self.folder = try folder ?? Binary.temporaryFolder()
         ownsFolder = folder == nil
         guard let binary = Binary.url else { throw LSPClientError(message: "build promise-run first (swift build)") }
         process.executableURL = binary
-        process.arguments = ["lsp"]
+        process.arguments = arguments
         process.currentDirectoryURL = folder
         process.standardInput = input
         process.standardOutput = output

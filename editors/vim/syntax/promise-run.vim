@@ -17,7 +17,12 @@ syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
-syn keyword promiseRunPredicate  contains matches not count is status exit stdout stderr url cookie
+" A word that is also an argument of `syn keyword` (contains, contained,
+" containedin, nextgroup, transparent, skipwhite, skipnl, skipempty,
+" conceal, cchar, grouphere, groupthere) cannot be a keyword: Vim reads it
+" as the argument (E395, or the word silently uncoloured). Match it instead.
+syn match   promiseRunPredicate  "\<contains\>"
+syn keyword promiseRunPredicate  matches not count is status exit stdout stderr url cookie
 syn keyword promiseRunPredicate  latency lateness failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 

@@ -12,17 +12,28 @@ enum BashCompletion {
         for ((i = 1; i < COMP_CWORD; i++)); do
             word="${COMP_WORDS[i]}"
             before="${COMP_WORDS[i-1]}"
+            # bash splits NAME=VALUE at '=' (COMP_WORDBREAKS): '=' and what follows it are one value.
+            if [ "$word" = "=" ] || [ "$before" = "=" ]; then continue; fi
             case "$before" in
                 \#(CompletionWords.valueNames(separator: "|")))
                     [ "$i" -gt 1 ] && continue ;;
             esac
             case "$word" in
                 -*) ;;
-                \#(CompletionWords.commands(separator: "|")))
+                \#(CompletionWords.commands(separator: "|", including: true)))
                     if [ -z "$command" ] && [ -z "$file" ]; then command="$word"; elif [ -z "$file" ]; then file="$word"; fi ;;
                 *) [ -z "$file" ] && file="$word" ;;
             esac
         done
+        # FORMAT=PATH (a report: junit=out.xml): after the '=', a file.
+        if { [ "$cur" = "=" ] && [[ "${COMP_WORDS[COMP_CWORD-2]}" == @(\#(CompletionWords.prefixedNames(separator: "|"))) ]]; } ||
+           { [ "$prev" = "=" ] && [[ "${COMP_WORDS[COMP_CWORD-3]}" == @(\#(CompletionWords.prefixedNames(separator: "|"))) ]]; }; then
+            [ "$cur" = "=" ] && cur=""
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return
+        fi
+        [ "$prev" = "=" ] && return
         case "$prev" in
             \#(CompletionWords.bashValueArms)
             \#(Option.format.names.joined(separator: "|")))
@@ -45,6 +56,7 @@ enum BashCompletion {
                 fmt) options="\#(CompletionWords.options(for: .fmt))" ;;
                 graph) options="\#(CompletionWords.options(for: .graph))" ;;
                 list) options="\#(CompletionWords.options(for: .list))" ;;
+                lsp) options="\#(CompletionWords.options(for: .lsp))" ;;
                 help|completions) options="" ;;
                 *) options="\#(CompletionWords.options(for: .run))" ;;
             esac

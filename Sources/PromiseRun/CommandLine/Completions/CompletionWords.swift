@@ -19,6 +19,12 @@ enum CompletionWords {
             .flatMap(\.names).joined(separator: separator)
     }
 
+    /// The names of the options whose value is `FORMAT=PATH`.
+    static func prefixedNames(separator: String) -> String {
+        Option.allCases.filter { if case .prefixed = $0.spec.value { return true } else { return false } }
+            .flatMap(\.names).joined(separator: separator)
+    }
+
     /// The names of the options whose value is free text (nothing to offer).
     static func textNames(separator: String) -> String {
         Option.allCases.filter { if case .text = $0.spec.value { return true } else { return false } }
@@ -77,12 +83,33 @@ enum CompletionWords {
                     line += " -x -a '(if test (__promise_run_command) = graph; " + graphFormats.split(separator: " ").map { "echo \($0); " }.joined()
                         + "else; " + textFormats.split(separator: " ").map { "echo \($0); " }.joined() + "end)'"
                 } else {
-                    line += " -x -a '" + (option.completionWords ?? []).joined(separator: " ") + "'"
+                    // Each value described by its option (fish reads "VALUE<TAB>DESCRIPTION" lines).
+                    line += " -x -a '(printf \"%s\\t" + option.spec.long + "\\n\" " + (option.completionWords ?? []).joined(separator: " ") + ")'"
                 }
             }
-            let help = option.spec.help.split(separator: "(").first.map { $0.trimmingCharacters(" ;") } ?? ""
-            return line + " -d '" + help.replacing("'", with: "") + "'"
+            return line + " -d '" + fishHelp(option.spec.help) + "'"
         }.joined(separator: "\n")
+    }
+}
+
+/// An option's help for fish: without its parenthesized asides
+/// (`auto (default), always or never` reads `auto, always or never`) and
+/// quotes.
+private func fishHelp(_ help: String) -> String {
+    var text = ""
+    var depth = 0
+    for character in help {
+        if character == "(" { depth += 1; continue }
+        if character == ")" { depth = max(0, depth - 1); continue }
+        if depth == 0 { text.append(character) }
+    }
+    while text.contains("  ") { text = text.replacing("  ", with: " ") }
+    return text.replacing(" ,", with: ",").replacing(" ;", with: ";").replacing("'", with: "").trimmingCharacters(" ;")
+}
+
+private extension String {
+    func trimmingCharacters(_ set: String) -> String {
+        Substring(self).trimmingCharacters(set)
     }
 }
 

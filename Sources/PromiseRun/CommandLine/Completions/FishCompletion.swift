@@ -8,7 +8,7 @@ enum FishCompletion {
         set -l tokens (commandline -opc)
         for token in $tokens[2..-1]
             switch $token
-                case \#(CompletionWords.commands(separator: " "))
+                case \#(CompletionWords.commands(separator: " ", including: true))
                     echo $token
                     return
                 case '-*'
@@ -28,7 +28,7 @@ enum FishCompletion {
             switch $token
                 case \#(CompletionWords.valueNames(separator: " "))
                     set skip 1
-                case \#(CompletionWords.commands(separator: " ")) '-*'
+                case \#(CompletionWords.commands(separator: " ", including: true)) '-*'
                 case '*'
                     echo $token
                     return

@@ -17,7 +17,7 @@ enum ZshCompletion {
         if (( i > 2 )) && (( ${value_options[(Ie)$before]} )); then continue; fi
         case "$word" in
           -*) ;;
-          \#(CompletionWords.commands(separator: "|")))
+          \#(CompletionWords.commands(separator: "|", including: true)))
             if [[ -z "$command" && -z "$file" ]]; then command="$word"; elif [[ -z "$file" ]]; then file="$word"; fi ;;
           *) [[ -z "$file" ]] && file="$word" ;;
         esac
@@ -37,6 +37,7 @@ enum ZshCompletion {
           fmt) options=(\#(CompletionWords.options(for: .fmt))) ;;
           graph) options=(\#(CompletionWords.options(for: .graph))) ;;
           list) options=(\#(CompletionWords.options(for: .list))) ;;
+          lsp) options=(\#(CompletionWords.options(for: .lsp))) ;;
           help|completions) options=() ;;
           *) options=(\#(CompletionWords.options(for: .run))) ;;
         esac
