@@ -235,6 +235,11 @@ struct ResultChecker {
         }
         let got = Excerpt.clip(value.serialized, length: 120)
         switch check {
+        case .exists(let negated) where path.selectsMany:
+            // A query exists when it selects something.
+            let selected = value != .array([])
+            guard selected == negated else { return }
+            throw fail(negated ? "expected json \(expected), but it selects \(got)" : "expected json \(expected), but it selects nothing")
         case .exists(let negated):
             if negated { throw fail("expected json \(expected), but it is there: \(got)") }
         case .compare(let op, let literal):
