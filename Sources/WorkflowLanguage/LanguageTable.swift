@@ -123,6 +123,17 @@ package enum LanguageTable {
         Word(name: "body", doc: "the HTTP response body"),
         Word(name: "header", doc: "an HTTP response header"),
         Word(name: "json", doc: "a value in the JSON body at a path"),
+        Word(name: "sha256", doc: "the body's SHA-256, lower-case hex: expect sha256 == \"9f86...\""),
+        Word(name: "bytes", doc: "the body's size: expect bytes count == 1024"),
+    ]
+
+    /// The tests of a text (a body, a stream, a header's value), after
+    /// `expect body` and the like, each possibly after `not`.
+    package static let textPredicates: [Word] = [
+        Word(name: "contains", doc: "the text holds this: expect body contains \"ok\""),
+        Word(name: "startsWith", doc: "the text begins with this: expect body startsWith \"{\""),
+        Word(name: "endsWith", doc: "the text ends with this: expect header \"Location\" endsWith \"/done\""),
+        Word(name: "matches", doc: "a regular expression finds a match: expect stdout matches '^v[0-9]+'"),
     ]
 
     /// What a group's thresholds bound (spec §16): the words after
@@ -213,7 +224,7 @@ package enum LanguageTable {
 
     /// The doc of any word of the language (hover), if it is one.
     package static func doc(of name: String) -> String? {
-        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects).first { $0.name == name }?.doc
+        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates).first { $0.name == name }?.doc
             ?? attributes.first { $0.name == name }?.doc
     }
 }

@@ -54,6 +54,45 @@ struct HurlDepthTests {
         #expect(run.logLines(prefix: "=") == [#"=["first","second"]"#], "\(run.stdout)")
     }
 
+    @Test("startsWith and endsWith on a body and a header; sha256 and bytes count of the body; each failing says what came")
+    func bodyAsserts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        parallel keep-going {
+          a: http GET "{{base}}/hello" {
+            expect body startsWith "he"
+            expect body endsWith "llo"
+            expect body not startsWith "llo"
+            expect header "Content-Type" startsWith "text/"
+            expect sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+            expect bytes count == 5
+          }
+          b: http GET "{{base}}/hello" { expect body startsWith "hi" }
+          c: http GET "{{base}}/hello" { expect body not endsWith "lo" }
+          d: http GET "{{base}}/hello" { expect sha256 == "0000000000000000000000000000000000000000000000000000000000000000" }
+          e: http GET "{{base}}/hello" { expect bytes count > 5 }
+        }
+        """, in: space)
+        #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)")
+        #expect(error(run, "b") == #"expected body to start with "hi"; body: "hello""#)
+        #expect(error(run, "c") == #"expected body not to end with "lo"; body: "hello""#)
+        #expect(error(run, "d") == "expected sha256 == 0000000000000000000000000000000000000000000000000000000000000000, "
+                + "got 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        #expect(error(run, "e") == "expected bytes count > 5, but the body has 5 bytes")
+    }
+
+    @Test("check refuses a SHA-256 that is not 64 lower-case hex digits, and bytes without count")
+    func malformedBodyAsserts() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let short = try run(#"a: http GET "{{base}}/hello" { expect sha256 == "abc" }"#, in: space)
+        #expect(short.status != 0)
+        #expect(short.stderr.contains("a SHA-256 is 64 lower-case hex digits, not 3 characters"), "\(short.stderr)")
+        let bytes = try run(#"a: http GET "{{base}}/hello" { expect bytes == 5 }"#, in: space)
+        #expect(bytes.stderr.contains("expected 'count' after 'expect bytes'"), "\(bytes.stderr)")
+    }
+
     @Test("check refuses a malformed JSONPath where it is written")
     func malformedQuery() throws {
         let space = try Workspace()

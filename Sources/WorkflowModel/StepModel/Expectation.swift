@@ -17,6 +17,11 @@ extension StepModel {
         case header(name: String, HeaderCheck)
         /// `expect json ".items[0].id" == 42`, `... count > 1`, `... is integer`.
         case json(JSONPath, JSONCheck)
+        /// `expect sha256 == "9f86..."`: the body's SHA-256 in lower-case
+        /// hex (`!=` negates).
+        case sha256(String, negated: Bool)
+        /// `expect bytes count OP N`: the body's size in bytes.
+        case bytes(ComparisonOperator, Int)
 
         /// The output of a step that text predicates and captures read.
         @usableFromInline
@@ -45,6 +50,10 @@ extension StepModel {
             /// The whole text equals this.
             indirect case equals(Text)
             indirect case contains(Text)
+            /// `startsWith "..."`: the text begins with this.
+            indirect case startsWith(Text)
+            /// `endsWith "..."`: the text ends with this.
+            indirect case endsWith(Text)
             case matches(RegexPattern)
         }
 
