@@ -93,6 +93,47 @@ struct HurlDepthTests {
         #expect(bytes.stderr.contains("expected 'count' after 'expect bytes'"), "\(bytes.stderr)")
     }
 
+    @Test("predicates: isUuid, isIsoDate, isIpv4, isIpv6, isNumber, isEmpty ..., and not; a failing one shows the value")
+    func predicates() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run("""
+        parallel keep-going {
+          a: http POST "{{base}}/mirror" {
+            json '{"id": "123e4567-e89b-12d3-a456-426614174000", "at": "2026-01-31T12:00:00Z", "v4": "10.0.0.1", "v6": "::1", "n": 3, "e": []}'
+            expect json ".id" isUuid
+            expect json ".at" isIsoDate
+            expect json ".v4" isIpv4
+            expect json ".v6" isIpv6
+            expect json ".v4" not isIpv6
+            expect json ".n" isNumber
+            expect json ".e" isEmpty
+            expect json ".e" isList
+          }
+          b: http POST "{{base}}/mirror" {
+            json '{"id": "not-a-uuid"}'
+            expect json ".id" isUuid
+          }
+          c: http POST "{{base}}/mirror" {
+            json '{"n": 3}'
+            expect json ".n" not isNumber
+          }
+        }
+        """, in: space)
+        #expect(run.statuses == ["a succeeded", "b failed", "c failed"], "\(run.stdout)")
+        #expect(error(run, "b") == #"expected json .id isUuid, got "not-a-uuid""#)
+        #expect(error(run, "c") == "expected json .n not isNumber, got 3")
+    }
+
+    @Test("check suggests a predicate for a misspelt one")
+    func misspeltPredicate() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run(#"a: http GET "{{base}}/json" { expect json ".token" isUUid }"#, in: space)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("did you mean 'isUuid'"), "\(run.stderr)")
+    }
+
     @Test("check refuses a malformed JSONPath where it is written")
     func malformedQuery() throws {
         let space = try Workspace()

@@ -242,6 +242,7 @@ struct ResultChecker {
             expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(wanted)))"
         case .matches(let pattern, let negated): expected = "\(path) \(negated ? "not to match" : "to match") '\(pattern.source)'"
         case .isType(let type, let negated): expected = "\(path) \(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
+        case .predicate(let predicate, let negated): expected = "\(path) \(negated ? "not " : "")\(predicate.rawValue)"
         }
         let document = try parsedBody(for: "expected json " + expected)
         let value: JSONDocument
@@ -292,6 +293,10 @@ struct ResultChecker {
         case .isType(let type, let negated):
             guard JSONComparison.isType(value, type) != negated else {
                 throw fail("expected json \(expected), but it is \(JSONComparison.typeWords(value)): \(got)")
+            }
+        case .predicate(let predicate, let negated):
+            guard ValuePredicates.holds(predicate, for: value) != negated else {
+                throw fail("expected json \(expected), got \(got)")
             }
         }
     }

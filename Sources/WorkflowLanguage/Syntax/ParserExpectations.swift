@@ -99,14 +99,18 @@ extension Parser {
             if isKeyword("not") {
                 advance()
                 negated = true
-                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") else {
-                    throw error("expected 'exists', 'contains' or 'matches' after 'not', found \(found)"
+                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") || valuePredicate != nil else {
+                    throw error("expected 'exists', 'contains', 'matches' or a predicate (isUuid ...) after 'not', found \(found)"
                                 + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
                 }
             }
             if isKeyword("exists") {
                 advance()
                 return .json(path, .exists(negated: negated))
+            }
+            if let predicate = valuePredicate {
+                advance()
+                return .json(path, .predicate(predicate, negated: negated))
             }
             if isKeyword("contains") {
                 advance()
@@ -149,7 +153,7 @@ extension Parser {
             }
             if current.kind == .identifier {
                 let word = text(current)
-                let words = ["exists", "contains", "matches", "count", "is", "not"]
+                let words = ["exists", "contains", "matches", "count", "is", "not"] + LanguageTable.valuePredicates.map(\.name)
                 throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found '\(word)'"
                             + Suggestion.phrase(for: word, among: words))
             }
@@ -157,6 +161,11 @@ extension Parser {
                                                  expected: "a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is")
             return .json(path, .compare(comparison, try parseJSONLiteral()))
         }
+    }
+
+    /// The predicate (`isUuid` ...) at the current token, if it is one.
+    private var valuePredicate: ValuePredicate? {
+        current.kind == .identifier ? ValuePredicate(rawValue: text(current)) : nil
     }
 
     /// `== T`, `!= T`, `[not] contains T`, `[not] matches RE`.

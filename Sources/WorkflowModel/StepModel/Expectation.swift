@@ -88,6 +88,8 @@ extension StepModel {
         case matches(RegexPattern, negated: Bool)
         /// `is TYPE`.
         case isType(JSONType, negated: Bool)
+        /// `isUuid`, `isIsoDate`, `isIpv4` ... (Hurl's predicates), or `not` one.
+        case predicate(ValuePredicate, negated: Bool)
     }
 
     /// The right-hand side of an `expect json` comparison.
@@ -166,6 +168,12 @@ package struct RegexPattern: Sendable, Hashable {
 @usableFromInline
 package enum JSONType: String, Sendable, Hashable, CaseIterable {
     case string, number, integer, boolean, null, array, object
+}
+
+/// Hurl's predicates on a value (spec §23): `expect json ".id" isUuid`.
+@usableFromInline
+package enum ValuePredicate: String, Sendable, Hashable, CaseIterable {
+    case isUuid, isIsoDate, isIpv4, isIpv6, isNumber, isString, isBoolean, isList, isObject, isEmpty
 }
 
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.

@@ -24,6 +24,7 @@ package enum ExpectationText {
             case .contains(let text, let negated): return subject + (negated ? "not " : "") + "contains \"\(text.sourceText)\""
             case .matches(let pattern, let negated): return subject + (negated ? "not " : "") + "matches \(regex(pattern))"
             case .isType(let type, let negated): return subject + (negated ? "is not " : "is ") + type.rawValue
+            case .predicate(let predicate, let negated): return subject + (negated ? "not " : "") + predicate.rawValue
             }
         }
     }

@@ -170,6 +170,7 @@ extension StepModel.JSONCheck {
         case .contains(let text, let negated): return .contains(try transform(text), negated: negated)
         case .matches(let pattern, let negated): return .matches(pattern, negated: negated)
         case .isType(let type, let negated): return .isType(type, negated: negated)
+        case .predicate(let predicate, let negated): return .predicate(predicate, negated: negated)
         }
     }
 }

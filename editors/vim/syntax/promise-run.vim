@@ -17,7 +17,7 @@ syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
-syn keyword promiseRunPredicate  contains startsWith endsWith matches sha256 bytes not count is status exit stdout stderr url cookie
+syn keyword promiseRunPredicate  contains startsWith endsWith matches sha256 bytes isUuid isIsoDate isIpv4 isIpv6 isNumber isString isBoolean isList isObject isEmpty not count is status exit stdout stderr url cookie
 syn keyword promiseRunPredicate  latency failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
