@@ -11,7 +11,7 @@ struct HurlDepthTests {
     }
 
     private func error(_ run: WorkflowRun, _ step: String) -> String {
-        (run.step(step)?["error"] as? [String: Any])?["message"] as? String ?? ""
+        run.error(of: step)?["message"] as? String ?? ""
     }
 
     @Test("JSONPath: [*], filters and .. give lists that count, contain and exist; each failing says what came")
