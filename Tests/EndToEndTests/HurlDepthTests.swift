@@ -134,6 +134,30 @@ struct HurlDepthTests {
         #expect(run.stderr.contains("did you mean 'isUuid'"), "\(run.stderr)")
     }
 
+    @Test("fmt keeps the new forms as written and graph shows them")
+    func formattedAndShown() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let text = """
+        workflow "t"
+        a: http GET "http://127.0.0.1:1/x" {
+          expect json "$.items[?(@.price > 10)].name" contains "ink"
+          expect json "$..id" count == 2
+          expect json ".id" not isUuid
+          expect body not startsWith "x"
+          expect sha256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+          expect bytes count >= 5
+        }
+
+        """
+        let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)
+        #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
+        try space.write("t.workflow", text)
+        let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
+        #expect(graph.stdout.contains(#"expect json "$..id" count == 2"#), "\(graph.stdout)")
+        #expect(graph.stdout.contains("expect bytes count >= 5"), "\(graph.stdout)")
+    }
+
     @Test("check refuses a malformed JSONPath where it is written")
     func malformedQuery() throws {
         let space = try Workspace()
