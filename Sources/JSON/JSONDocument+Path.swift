@@ -15,7 +15,10 @@ package struct JSONPathError: Error, Sendable, Hashable, CustomStringConvertible
 extension JSONDocument {
     /// The value `path` leads to (`.` is the whole document). Indexes
     /// count from 0; negative ones count from the end (`[-1]` is the last).
+    /// A path with a wildcard, a filter or `..` gives the array of the
+    /// values it selects, empty when none.
     package func value(at path: JSONPath) throws(JSONPathError) -> JSONDocument {
+        if path.selectsMany { return .array(select(path.components)) }
         var value = self
         for (offset, component) in path.components.enumerated() {
             var prefix: String { JSONPath(Array(path.components[..<offset])).description }
@@ -36,6 +39,9 @@ extension JSONDocument {
                 throw JSONPathError(foundPrefix: prefix, reason: "\(value.typeName) has no key \(JSONText.quoted(key))")
             case (.index(let index), _):
                 throw JSONPathError(foundPrefix: prefix, reason: "\(value.typeName) has no index [\(index)]")
+            case (.wildcard, _), (.descendants, _), (.filter, _):
+                // These select many: answered above.
+                preconditionFailure("a path that selects many is walked by select")
             }
         }
         return value

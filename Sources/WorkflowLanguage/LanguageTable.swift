@@ -123,7 +123,36 @@ package enum LanguageTable {
         Word(name: "body", doc: "the HTTP response body"),
         Word(name: "header", doc: "an HTTP response header"),
         Word(name: "json", doc: "a value in the JSON body at a path"),
+        Word(name: "sha256", doc: "the body's SHA-256, lower-case hex: expect sha256 == \"9f86...\""),
+        Word(name: "bytes", doc: "the body's size: expect bytes count == 1024"),
     ]
+
+    /// The tests of a text (a body, a stream, a header's value), after
+    /// `expect body` and the like, each possibly after `not`.
+    package static let textPredicates: [Word] = [
+        Word(name: "contains", doc: "the text holds this: expect body contains \"ok\""),
+        Word(name: "startsWith", doc: "the text begins with this: expect body startsWith \"{\""),
+        Word(name: "endsWith", doc: "the text ends with this: expect header \"Location\" endsWith \"/done\""),
+        Word(name: "matches", doc: "a regular expression finds a match: expect stdout matches '^v[0-9]+'"),
+    ]
+
+    /// Hurl's predicates on a JSON value: `expect json PATH [not] isUuid`.
+    package static let valuePredicates: [Word] = ValuePredicate.allCases.map { predicate in
+        let doc: String
+        switch predicate {
+        case .isUuid: doc = "a string holding a UUID: 8-4-4-4-12 hex digits"
+        case .isIsoDate: doc = "a string holding an RFC 3339 date and time: 2026-01-31T12:00:00Z"
+        case .isIpv4: doc = "a string holding an IPv4 address: 192.168.0.1"
+        case .isIpv6: doc = "a string holding an IPv6 address: ::1"
+        case .isNumber: doc = "a number"
+        case .isString: doc = "a string"
+        case .isBoolean: doc = "true or false"
+        case .isList: doc = "an array (a list)"
+        case .isObject: doc = "an object"
+        case .isEmpty: doc = "an empty string, array or object"
+        }
+        return Word(name: predicate.rawValue, doc: doc)
+    }
 
     /// What a group's thresholds bound (spec §16): the words after
     /// `expect` in a group's block.
@@ -265,7 +294,7 @@ package enum LanguageTable {
 
     /// The doc of any word of the language (hover), if it is one.
     package static func doc(of name: String) -> String? {
-        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects).first { $0.name == name }?.doc
+        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates + valuePredicates).first { $0.name == name }?.doc
             ?? attributes.first { $0.name == name }?.doc
     }
 }

@@ -234,7 +234,7 @@ struct HTTPLanguageTests {
         defer { space.remove() }
         let cases: [(String, String)] = [
             ("http GET \"http://u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
-            ("http GET \"http://u\" { expect body not == \"x\" }", "expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
+            ("http GET \"http://u\" { expect body not == \"x\" }", "expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
             ("http GET \"http://u\" {\n form a \"1\"\n multipart b \"2\"\n}", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
             ("http GET \"http://u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
             ("http get \"u\"", "'get' is not an HTTP method"),

@@ -89,7 +89,7 @@ struct HTTPLanguageParserTests {
     func mistakes() {
         #expect(messages("http GET \"http://u\" { expect json \".a\" is integr }") == ["unknown JSON type 'integr'; did you mean 'integer'?"])
         #expect(messages("http GET \"http://u\" { expect body not == \"x\" }") ==
-                ["expected 'contains' or 'matches' after 'not', found '=='; write '!=' for 'not =='"])
+                ["expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found '=='; write '!=' for 'not =='"])
         #expect(messages("http GET \"http://u\" {\n multipart a \"1\"\n json \"{}\"\n}") ==
                 ["a request has one body: 'body', 'json', 'form' or 'multipart'"])
         #expect(messages("http GET \"http://u\" {\n basic-auth \"a\" \"b\"\n basic-auth \"c\" \"d\"\n}") == ["duplicate 'basic-auth'"])

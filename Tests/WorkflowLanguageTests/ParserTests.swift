@@ -251,7 +251,7 @@ struct ParserTests {
             test.workflow:2:18: error: invalid JSON path: expected a key after '.' in JSON path
               expect json ".a." exists
                              ^
-            note: JSON paths look like '.key', '.key.sub', '[0]', '["odd key"]'; '.' is the whole value
+            note: JSON paths look like '.key', '.key.sub', '[0]', '["odd key"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'
 
             """)
     }
@@ -262,7 +262,7 @@ struct ParserTests {
     }
 
     @Test func expectationsNeedAVerb() {
-        #expect(messages("sh \"x\" { expect stdout \"ok\" }") == ["expected '==', '!=', 'contains' or 'matches' after 'expect stdout', found a string"])
+        #expect(messages("sh \"x\" { expect stdout \"ok\" }") == ["expected '==', '!=', 'contains', 'startsWith', 'endsWith' or 'matches' after 'expect stdout', found a string"])
         #expect(messages("sh \"x\" { expect stdot contains \"ok\" }") == ["unknown expectation 'stdot'; did you mean 'stdout'?"])
     }
 

@@ -1,6 +1,7 @@
 import PromiseEngine
 import WorkflowModel
 import JSON
+import RunnerSystem
 
 /// Checks the expectations that read a step's output (`contains`,
 /// `matches`, `header`, `json`) and takes captures. Regexes are compiled
@@ -35,6 +36,19 @@ struct ResultChecker {
             try checkHeader(name, check)
         case .json(let path, let check):
             try checkJSON(path, check)
+        case .sha256(let wanted, let negated):
+            let expected = "expected sha256 \(negated ? "!=" : "==") \(wanted)"
+            guard let body = result.body, savedBody == nil else { throw fail("\(expected), but the body was not kept (saved to a file)") }
+            guard !body.truncated else {
+                throw fail("\(expected), but only the last \(body.text.utf8.count) of \(body.totalBytes) bytes were kept")
+            }
+            let got = SHA256.hex(of: body.text)
+            guard (got == wanted) != negated else { throw fail("\(expected), got \(got)") }
+        case .bytes(let op, let wanted):
+            let size = result.body?.totalBytes ?? 0
+            guard JSONComparison.order(size, wanted, op) else {
+                throw fail("expected bytes count \(op.rawValue) \(wanted), but the body has \(size) bytes")
+            }
         }
     }
 
@@ -112,6 +126,8 @@ struct ResultChecker {
         switch predicate.test {
         case .equals(let text): return "\(not)to be \(Excerpt.quoted(Substring(text)))"
         case .contains(let text): return "\(not)to contain \(Excerpt.quoted(Substring(text)))"
+        case .startsWith(let text): return "\(not)to start with \(Excerpt.quoted(Substring(text)))"
+        case .endsWith(let text): return "\(not)to end with \(Excerpt.quoted(Substring(text)))"
         case .matches(let pattern): return "\(not)to match '\(pattern.source)'"
         }
     }
@@ -122,6 +138,8 @@ struct ResultChecker {
         switch predicate.test {
         case .equals(let wanted): positive = text == wanted
         case .contains(let wanted): positive = text.contains(wanted)
+        case .startsWith(let wanted): positive = text.hasPrefix(wanted)
+        case .endsWith(let wanted): positive = text.hasSuffix(wanted)
         case .matches(let pattern): positive = try firstMatch(of: pattern, in: text) != nil
         }
         return positive != predicate.negated
@@ -224,6 +242,7 @@ struct ResultChecker {
             expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(wanted)))"
         case .matches(let pattern, let negated): expected = "\(path) \(negated ? "not to match" : "to match") '\(pattern.source)'"
         case .isType(let type, let negated): expected = "\(path) \(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
+        case .predicate(let predicate, let negated): expected = "\(path) \(negated ? "not " : "")\(predicate.rawValue)"
         }
         let document = try parsedBody(for: "expected json " + expected)
         let value: JSONDocument
@@ -235,6 +254,11 @@ struct ResultChecker {
         }
         let got = Excerpt.clip(value.serialized, length: 120)
         switch check {
+        case .exists(let negated) where path.selectsMany:
+            // A query exists when it selects something.
+            let selected = value != .array([])
+            guard selected == negated else { return }
+            throw fail(negated ? "expected json \(expected), but it selects \(got)" : "expected json \(expected), but it selects nothing")
         case .exists(let negated):
             if negated { throw fail("expected json \(expected), but it is there: \(got)") }
         case .compare(let op, let literal):
@@ -269,6 +293,10 @@ struct ResultChecker {
         case .isType(let type, let negated):
             guard JSONComparison.isType(value, type) != negated else {
                 throw fail("expected json \(expected), but it is \(JSONComparison.typeWords(value)): \(got)")
+            }
+        case .predicate(let predicate, let negated):
+            guard ValuePredicates.holds(predicate, for: value) != negated else {
+                throw fail("expected json \(expected), got \(got)")
             }
         }
     }

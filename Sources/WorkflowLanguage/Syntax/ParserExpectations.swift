@@ -38,7 +38,7 @@ extension Parser {
         }
         guard Parser.expectationSubjects.contains(subject) else {
             throw error("unknown expectation '\(subject)'\(Suggestion.phrase(for: subject, among: Parser.expectationSubjects))",
-                        notes: [.init("write expect status, exit, stdout, stderr, body, header or json")])
+                        notes: [.init("write expect \(Parser.expectationSubjects.joined(separator: ", "))")])
         }
         try checkSubject(subject, range: subjectRange, kind: kind, phrase: "'expect \(subject)'")
         advance()
@@ -55,6 +55,24 @@ extension Parser {
                 codes.append(try parseInteger("an exit code", range: 0...255))
             } while current.kind == .number
             return .exit(codes)
+        case "sha256":
+            let negated = current.kind == .bangEqual
+            guard current.kind == .equalEqual || negated else {
+                throw error("expected '==' or '!=' after 'expect sha256', found \(found)")
+            }
+            advance()
+            let token = current
+            let hex = try parseLiteralString("the body's SHA-256 in hex")
+            guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                throw error("a SHA-256 is 64 lower-case hex digits, not \(hex.utf8.count == 64 ? "'\(hex)'" : "\(hex.utf8.count) characters")",
+                            at: token.range)
+            }
+            return .sha256(hex, negated: negated)
+        case "bytes":
+            guard isKeyword("count") else { throw error("expected 'count' after 'expect bytes' (expect bytes count == N), found \(found)") }
+            advance()
+            let op = try parseComparison(after: "'bytes count'")
+            return .bytes(op, try parseInteger("a size in bytes", range: 0...Int(Int32.max)))
         case "stdout", "stderr", "body":
             let stream = StepExpectation.Stream(rawValue: subject)!
             return .text(stream, try parseTextPredicate(after: "'expect \(subject)'"))
@@ -81,14 +99,18 @@ extension Parser {
             if isKeyword("not") {
                 advance()
                 negated = true
-                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") else {
-                    throw error("expected 'exists', 'contains' or 'matches' after 'not', found \(found)"
+                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") || valuePredicate != nil else {
+                    throw error("expected 'exists', 'contains', 'matches' or a predicate (isUuid ...) after 'not', found \(found)"
                                 + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
                 }
             }
             if isKeyword("exists") {
                 advance()
                 return .json(path, .exists(negated: negated))
+            }
+            if let predicate = valuePredicate {
+                advance()
+                return .json(path, .predicate(predicate, negated: negated))
             }
             if isKeyword("contains") {
                 advance()
@@ -131,7 +153,7 @@ extension Parser {
             }
             if current.kind == .identifier {
                 let word = text(current)
-                let words = ["exists", "contains", "matches", "count", "is", "not"]
+                let words = ["exists", "contains", "matches", "count", "is", "not"] + LanguageTable.valuePredicates.map(\.name)
                 throw error("expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after the JSON path, found '\(word)'"
                             + Suggestion.phrase(for: word, among: words))
             }
@@ -139,6 +161,11 @@ extension Parser {
                                                  expected: "a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is")
             return .json(path, .compare(comparison, try parseJSONLiteral()))
         }
+    }
+
+    /// The predicate (`isUuid` ...) at the current token, if it is one.
+    private var valuePredicate: ValuePredicate? {
+        current.kind == .identifier ? ValuePredicate(rawValue: text(current)) : nil
     }
 
     /// `== T`, `!= T`, `[not] contains T`, `[not] matches RE`.
@@ -164,21 +191,29 @@ extension Parser {
             advance()
             return TextPredicate(.contains(try parseTemplate("after 'contains'")), negated: negated)
         }
+        if isKeyword("startsWith") {
+            advance()
+            return TextPredicate(.startsWith(try parseTemplate("after 'startsWith'")), negated: negated)
+        }
+        if isKeyword("endsWith") {
+            advance()
+            return TextPredicate(.endsWith(try parseTemplate("after 'endsWith'")), negated: negated)
+        }
         if isKeyword("matches") {
             advance()
             return TextPredicate(.matches(try parseRegex()), negated: negated)
         }
-        let words = ["contains", "matches"] + extra + (negated ? [] : ["not"])
+        let words = LanguageTable.textPredicates.map(\.name) + extra + (negated ? [] : ["not"])
         if extra.isEmpty, isKeyword("count") || isKeyword("exists") || isKeyword("is") {
             throw error("'\(text(current))' does not apply to \(context): it is text; '\(text(current))' is for headers and JSON values"
                         + " (write == \"...\", contains, or matches)")
         }
         if negated {
-            throw error("expected 'contains' or 'matches' after 'not', found \(found)"
+            throw error("expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found \(found)"
                         + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
         }
         let hint = current.kind == .identifier ? Suggestion.phrase(for: text(current), among: words) : ""
-        let choices = (["==", "!=", "contains", "matches"] + extra).map { "'\($0)'" }
+        let choices = (["==", "!="] + LanguageTable.textPredicates.map(\.name) + extra).map { "'\($0)'" }
         throw error("expected \(choices.dropLast().joined(separator: ", ")) or \(choices.last!) after \(context), found \(found)\(hint)")
     }
 

@@ -113,7 +113,7 @@ extension Parser {
                 ? SourceRange(start: token.start + 1 + error.offset, end: token.start + 1 + min(error.offset + 1, pathBytes.count))
                 : token.range
             throw self.error("invalid JSON path: \(error.message)", at: range,
-                             notes: [.init("JSON paths look like '.key', '.key.sub', '[0]', '[\"odd key\"]'; '.' is the whole value")])
+                             notes: [.init("JSON paths look like '.key', '.key.sub', '[0]', '[\"odd key\"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'")])
         }
     }
 

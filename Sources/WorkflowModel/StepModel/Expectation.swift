@@ -17,6 +17,11 @@ extension StepModel {
         case header(name: String, HeaderCheck)
         /// `expect json ".items[0].id" == 42`, `... count > 1`, `... is integer`.
         case json(JSONPath, JSONCheck)
+        /// `expect sha256 == "9f86..."`: the body's SHA-256 in lower-case
+        /// hex (`!=` negates).
+        case sha256(String, negated: Bool)
+        /// `expect bytes count OP N`: the body's size in bytes.
+        case bytes(ComparisonOperator, Int)
 
         /// The output of a step that text predicates and captures read.
         @usableFromInline
@@ -45,6 +50,10 @@ extension StepModel {
             /// The whole text equals this.
             indirect case equals(Text)
             indirect case contains(Text)
+            /// `startsWith "..."`: the text begins with this.
+            indirect case startsWith(Text)
+            /// `endsWith "..."`: the text ends with this.
+            indirect case endsWith(Text)
             case matches(RegexPattern)
         }
 
@@ -79,6 +88,8 @@ extension StepModel {
         case matches(RegexPattern, negated: Bool)
         /// `is TYPE`.
         case isType(JSONType, negated: Bool)
+        /// `isUuid`, `isIsoDate`, `isIpv4` ... (Hurl's predicates), or `not` one.
+        case predicate(ValuePredicate, negated: Bool)
     }
 
     /// The right-hand side of an `expect json` comparison.
@@ -157,6 +168,12 @@ package struct RegexPattern: Sendable, Hashable {
 @usableFromInline
 package enum JSONType: String, Sendable, Hashable, CaseIterable {
     case string, number, integer, boolean, null, array, object
+}
+
+/// Hurl's predicates on a value (spec §23): `expect json ".id" isUuid`.
+@usableFromInline
+package enum ValuePredicate: String, Sendable, Hashable, CaseIterable {
+    case isUuid, isIsoDate, isIpv4, isIpv6, isNumber, isString, isBoolean, isList, isObject, isEmpty
 }
 
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.

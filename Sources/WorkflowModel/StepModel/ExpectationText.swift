@@ -6,6 +6,8 @@ package enum ExpectationText {
         switch expectation {
         case .status(let patterns): return "status " + patterns.map(\.description).joined(separator: " ")
         case .exit(let codes): return "exit " + codes.map(String.init).joined(separator: " ")
+        case .sha256(let hex, let negated): return "sha256 \(negated ? "!=" : "==") \(quoted(hex))"
+        case .bytes(let op, let count): return "bytes count \(op.rawValue) \(count)"
         case .text(let stream, let predicate): return "\(stream.rawValue) " + describe(predicate)
         case .header(let name, let check):
             switch check {
@@ -22,6 +24,7 @@ package enum ExpectationText {
             case .contains(let text, let negated): return subject + (negated ? "not " : "") + "contains \"\(text.sourceText)\""
             case .matches(let pattern, let negated): return subject + (negated ? "not " : "") + "matches \(regex(pattern))"
             case .isType(let type, let negated): return subject + (negated ? "is not " : "is ") + type.rawValue
+            case .predicate(let predicate, let negated): return subject + (negated ? "not " : "") + predicate.rawValue
             }
         }
     }
@@ -31,6 +34,8 @@ package enum ExpectationText {
         switch predicate.test {
         case .equals(let text): return (predicate.negated ? "!= " : "== ") + "\"\(text.sourceText)\""
         case .contains(let text): return (predicate.negated ? "not " : "") + "contains \"\(text.sourceText)\""
+        case .startsWith(let text): return (predicate.negated ? "not " : "") + "startsWith \"\(text.sourceText)\""
+        case .endsWith(let text): return (predicate.negated ? "not " : "") + "endsWith \"\(text.sourceText)\""
         case .matches(let pattern): return (predicate.negated ? "not " : "") + "matches \(regex(pattern))"
         }
     }

@@ -131,6 +131,8 @@ extension StepModel.StepExpectation {
         switch self {
         case .status(let patterns): return .status(patterns)
         case .exit(let codes): return .exit(codes)
+        case .sha256(let hex, let negated): return .sha256(hex, negated: negated)
+        case .bytes(let op, let count): return .bytes(op, count)
         case .text(let stream, let predicate): return .text(stream, try predicate.map(transform))
         case .header(let name, .text(let predicate)): return .header(name: name, .text(try predicate.map(transform)))
         case .header(let name, .count(let comparison, let count)): return .header(name: name, .count(comparison, count))
@@ -151,6 +153,8 @@ extension StepModel.TextPredicate {
         switch test {
         case .equals(let text): return StepModel<Other>.TextPredicate(.equals(try transform(text)), negated: negated)
         case .contains(let text): return StepModel<Other>.TextPredicate(.contains(try transform(text)), negated: negated)
+        case .startsWith(let text): return StepModel<Other>.TextPredicate(.startsWith(try transform(text)), negated: negated)
+        case .endsWith(let text): return StepModel<Other>.TextPredicate(.endsWith(try transform(text)), negated: negated)
         case .matches(let pattern): return StepModel<Other>.TextPredicate(.matches(pattern), negated: negated)
         }
     }
@@ -166,6 +170,7 @@ extension StepModel.JSONCheck {
         case .contains(let text, let negated): return .contains(try transform(text), negated: negated)
         case .matches(let pattern, let negated): return .matches(pattern, negated: negated)
         case .isType(let type, let negated): return .isType(type, negated: negated)
+        case .predicate(let predicate, let negated): return .predicate(predicate, negated: negated)
         }
     }
 }

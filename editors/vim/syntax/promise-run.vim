@@ -22,7 +22,7 @@ syn keyword promiseRunAttribute  sources generates depfile env-inputs
 " conceal, cchar, grouphere, groupthere) cannot be a keyword: Vim reads it
 " as the argument (E395, or the word silently uncoloured). Match it instead.
 syn match   promiseRunPredicate  "\<contains\>"
-syn keyword promiseRunPredicate  matches not count is status exit stdout stderr url cookie
+syn keyword promiseRunPredicate  startsWith endsWith matches sha256 bytes isUuid isIsoDate isIpv4 isIpv6 isNumber isString isBoolean isList isObject isEmpty not count is status exit stdout stderr url cookie
 syn keyword promiseRunPredicate  latency lateness failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
