@@ -1,4 +1,6 @@
 import Dispatch
+import Glibc
+import RunnerSystem
 import PromiseEngine
 import WorkflowRun
 import Synchronization
@@ -43,6 +45,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         /// When the live area was last drawn: it is drawn at most ten
         /// times a second (spec §20).
         var drawn: ContinuousClock.Instant?
+        /// Whether printed lines drew it since the timer's last tick: the
+        /// tick then leaves it as it is.
+        var drawnSinceTick = false
         var finished = 0
         var stopped = false
         /// Per repeated label: the lines printed for its runs that ended
@@ -72,7 +77,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     private let state = Mutex(State())
     private let total: @Sendable () -> Int
     private let labels: @Sendable () -> [LabelStats]
-    private let timer: DispatchSourceTimerBox?
+    private let timer: Ticker?
 
     /// - Parameters:
     ///   - total: how many steps the run has (for `[done/total]`).
@@ -83,10 +88,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         self.total = total
         self.labels = labels
         if settings.live {
-            timer = DispatchSourceTimerBox(interval: .milliseconds(100))
+            timer = Ticker(interval: .milliseconds(100))
             timer?.start { [weak self] in self?.redraw() }
         } else if settings.verbosity != .quiet {
-            timer = DispatchSourceTimerBox(interval: .seconds(10))
+            timer = Ticker(interval: .seconds(10))
             timer?.start { [weak self] in self?.progress() }
         } else {
             timer = nil
@@ -279,6 +284,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
             // tenth of a second; else the timer draws it.
             if settings.live && !state.stopped, state.drawn.map({ $0.duration(to: .now) >= Self.redrawInterval }) ?? true {
                 text += drawLive(&state)
+                state.drawnSinceTick = true
             }
             StandardStreams.writeOutput(text)
         }
@@ -286,8 +292,16 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     private func redraw() {
         state.withLock { state in
-            // Never two drawings within a tenth of a second (spec §20).
-            guard !state.stopped, state.drawn.map({ $0.duration(to: .now) >= Self.redrawInterval }) ?? true else { return }
+            // The timer ticks ten times a second (spec §20: at most ten
+            // drawings); printed lines draw it between ticks only a tenth of
+            // a second after the last drawing, and the next tick is then
+            // skipped. (A tick judged by the clock would skip every other
+            // one: the last drawing is always a little less than a tick ago.)
+            guard !state.stopped else { return }
+            if state.drawnSinceTick {
+                state.drawnSinceTick = false
+                return
+            }
             StandardStreams.writeOutput(clearLive(&state) + drawLive(&state))
         }
     }
@@ -383,20 +397,28 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 }
 
-/// A repeating Dispatch timer that can be stopped.
-final class DispatchSourceTimerBox: @unchecked Sendable {
-    // @unchecked: DispatchSource is thread-safe; `source` is never reassigned.
-    private let source: any DispatchSourceTimer
+/// A repeating tick on a thread of its own: not a timer of Dispatch's
+/// global queues, whose threads a run's waits can all hold (a `rate`
+/// group's live area then never redrew). Stopped by `stop()`; the thread
+/// ends at its next tick.
+final class Ticker: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let microseconds: UInt32
 
-    init(interval: DispatchTimeInterval) {
-        source = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        source.schedule(deadline: .now() + interval, repeating: interval)
+    init(interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        microseconds = UInt32(max(1_000, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
     }
 
     func start(_ handler: @escaping @Sendable () -> Void) {
-        source.setEventHandler(handler: handler)
-        source.activate()
+        startDetachedThread(named: "promise-run.tick") { [self] in
+            while true {
+                usleep(microseconds)
+                if stopped.load(ordering: .acquiring) { return }
+                handler()
+            }
+        }
     }
 
-    func stop() { source.cancel() }
+    func stop() { stopped.store(true, ordering: .releasing) }
 }
