@@ -29,12 +29,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
 need nginx:nginx curl:curl wrk:wrk hey:hey
 what="${1:-all}"
 soak_seconds="${2:-600}"
-make -C "$repo" release >&2
-bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
-start_nginx
-cd "$work"
-write_runner_workloads
-url="http://127.0.0.1:$port/small.txt"
+start_http_runner_bench
 echo "# load benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), release build, $(machine)"
 
 # `repeat for SECONDS parallel limit LIMIT [rate R/s]` of one GET (limit 64

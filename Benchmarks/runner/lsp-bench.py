@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from lspclient import Client, percentile
+from lspclient import Client, percentile, print_table, shut_down
 
 binary = sys.argv[1]
 folder = tempfile.mkdtemp(prefix="lsp-bench-")
@@ -65,10 +65,7 @@ fields = [(i, line.index(".stdout") + 1) for i, line in enumerate(lines) if ".st
 
 
 def timed(method, line, character, n=0):
-    start = time.perf_counter()
-    response = request(method, {"textDocument": {"uri": uri(n)}, "position": {"line": line, "character": character}})
-    assert "error" not in response, response
-    return (time.perf_counter() - start) * 1000
+    return client.timed(method, uri(n), line, character)
 
 
 results = {}
@@ -99,17 +96,10 @@ for round_number in range(40):
 results["any of the three, right after an edit"] = after_edit
 results["diagnostics after a change (40 ms debounce included)"] = diagnostics
 
-status = open(f"/proc/{server.pid}/status").read()
-memory = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
-request("shutdown", None)
-send({"method": "exit"})
-server.wait()
+memory = shut_down(client, server)
 
 print(f"file: {len(lines) - 1} lines, {steps} steps; ten such files open")
 print()
-print("| request | n | p50 ms | p95 ms | max ms |")
-print("|---|---:|---:|---:|---:|")
-for name, values in results.items():
-    print(f"| {name} | {len(values)} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | {max(values):.1f} |")
+print_table(results)
 print()
 print(f"server memory with ten files open: VmRSS {memory['VmRSS']}, peak (VmHWM) {memory['VmHWM']}")

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from lspclient import Client, percentile
+from lspclient import Client, percentile, print_table, shut_down
 
 binary = sys.argv[1]
 folder = tempfile.mkdtemp(prefix="lsp-project-bench-")
@@ -80,10 +80,7 @@ blocks = [(i, 2) for i, line in enumerate(lib_lines) if line.strip().startswith(
 
 
 def timed(method, line, character, name="lib1.workflow"):
-    start = time.perf_counter()
-    response = request(method, {"textDocument": {"uri": uri(name)}, "position": {"line": line, "character": character}})
-    assert "error" not in response, response
-    return (time.perf_counter() - start) * 1000
+    return client.timed(method, uri(name), line, character)
 
 
 results = {}
@@ -113,18 +110,11 @@ for round_number in range(20):
 results["any of the three, right after an edit of the library"] = after_edit
 results["both open includers republished after a library edit (40 ms debounce included)"] = republish
 
-status = open(f"/proc/{server.pid}/status").read()
-memory = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
-request("shutdown", None)
-send({"method": "exit"})
-server.wait()
+memory = shut_down(client, server)
 
 print(f"50 files of 1,000 lines (25 mains each including two of 25 libraries); {len(open_files)} open; "
       f"diagnostics at open: {false_errors}")
 print()
-print("| request | n | p50 ms | p95 ms | max ms |")
-print("|---|---:|---:|---:|---:|")
-for name, values in results.items():
-    print(f"| {name} | {len(values)} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | {max(values):.1f} |")
+print_table(results)
 print()
 print(f"server memory: VmRSS {memory['VmRSS']}, peak (VmHWM) {memory['VmHWM']}")

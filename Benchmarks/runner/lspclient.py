@@ -2,6 +2,7 @@
 benchmarks (lsp-bench.py, lsp-project-bench.py): frames, requests by id,
 messages kept until asked for, percentiles."""
 import json
+import time
 
 
 class Client:
@@ -39,6 +40,32 @@ class Client:
         self.next_id += 1
         self.send({"id": ident, "method": method, "params": params})
         return self.wait(lambda m: m.get("id") == ident and "method" not in m)
+
+    def timed(self, method, uri, line, character):
+        """Milliseconds from sending a position request on `uri` to its answer."""
+        start = time.perf_counter()
+        response = self.request(method, {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
+        assert "error" not in response, response
+        return (time.perf_counter() - start) * 1000
+
+
+def shut_down(client, server):
+    """The server's memory (VmRSS and VmHWM, as /proc says them), then a
+    clean shutdown and exit."""
+    status = open(f"/proc/{server.pid}/status").read()
+    memory = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
+    client.request("shutdown", None)
+    client.send({"method": "exit"})
+    server.wait()
+    return memory
+
+
+def print_table(results):
+    """A Markdown table of each request's count and percentiles (ms)."""
+    print("| request | n | p50 ms | p95 ms | max ms |")
+    print("|---|---:|---:|---:|---:|")
+    for name, values in results.items():
+        print(f"| {name} | {len(values)} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} | {max(values):.1f} |")
 
 
 def percentile(values, p):

@@ -23,12 +23,7 @@ need nginx:nginx curl:curl
 what="${1:-all}"
 runs="${2:-3}"
 soak_seconds="${3:-600}"
-make -C "$repo" release >&2
-bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
-start_nginx
-cd "$work"
-write_runner_workloads
-url="http://127.0.0.1:$port/small.txt"
+start_http_runner_bench
 metrics_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 echo "# metrics and events benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), release build, $(machine)"
 

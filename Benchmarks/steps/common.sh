@@ -152,3 +152,16 @@ if port:
                 '  http GET "{{url}}" {\n    expect status 200\n  }\n}\n')
 PY
 }
+
+# The HTTP runner benchmarks' start (load-bench.sh, metrics-bench.sh): the
+# release binary in $bin, nginx started, the runner's workloads written in
+# $work (the current folder), and $url a 1 KB file nginx serves.
+start_http_runner_bench() {
+    make -C "$repo" release >&2
+    bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
+    start_nginx
+    cd "$work"
+    write_runner_workloads
+    url="http://127.0.0.1:$port/small.txt"
+}
+
