@@ -45,13 +45,14 @@ scrape() {
 cpu_of() {
     "$bin" -q --http-connections 64 --report json=r.json "$@" load.workflow > run.out 2>&1 &
     local pid=$! last=""
-    case " $* " in *" --metrics-listen "*) scrape "$pid" & ;; esac
+    local scraper=""
+    case " $* " in *" --metrics-listen "*) scrape "$pid" & scraper=$! ;; esac
     while kill -0 "$pid" 2>/dev/null; do
         last="$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null || echo "$last")"
         sleep 0.2
     done
     wait "$pid" || true
-    wait
+    [ -z "$scraper" ] || wait "$scraper"
     python3 -c "import os, sys; u, s = map(int, sys.argv[1].split()); print(f'{(u + s) / os.sysconf(\"SC_CLK_TCK\"):.2f}')" "$last"
 }
 
@@ -91,8 +92,10 @@ if [ "$what" = all ] || [ "$what" = memory ]; then
         load.workflow > soak.out 2>&1 &
     pid=$!
     scrape "$pid" &
+    scraper=$!
     sample_rss "$pid"
-    wait
+    # Not a bare `wait`: nginx is a child of this shell too.
+    wait "$scraper"
     python3 - <<'PY'
 import json
 s = json.load(open("r.json"))["stats"]["get"]

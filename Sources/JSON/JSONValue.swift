@@ -16,35 +16,43 @@ package indirect enum JSONValue: Sendable {
 
     /// Pretty-printed with two-space indentation.
     package func rendered(indent: String = "") -> String {
-        var text = ""
-        write(into: &text, indent: indent)
-        return text
+        var bytes: [UInt8] = []
+        write(into: &bytes, indent: Array(indent.utf8))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// On one line, no spaces: for data embedded in a page or a value.
     package func renderedCompact() -> String {
-        var text = ""
-        write(into: &text, indent: nil)
-        return text
+        var bytes: [UInt8] = []
+        write(into: &bytes, indent: nil)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the value on one line, no spaces (`JSONLine` nests values so).
+    package func appendCompact(to bytes: inout [UInt8]) {
+        write(into: &bytes, indent: nil)
     }
 
     /// Writes the value; `indent` nil means compact.
-    private func write(into text: inout String, indent: String?) {
+    private func write(into bytes: inout [UInt8], indent: [UInt8]?) {
         switch self {
-        case .string(let value): text += JSONText.quoted(value)
-        case .integer(let value): text += String(value)
-        case .decimal(let value, let places): text += value.isFinite ? FixedPoint.text(value, places: places) : "null"
-        case .bool(let value): text += value ? "true" : "false"
-        case .null: text += "null"
-        case .literal(let json): text += json
+        case .string(let value): JSONText.appendQuoted(value, to: &bytes)
+        case .integer(let value): JSONText.appendInteger(value, to: &bytes)
+        case .decimal(let value, let places):
+            if value.isFinite { JSONText.appendDecimal(value, places: places, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .literal(let json): bytes.append(contentsOf: json.utf8)
         case .array(let items):
-            writeList(items.count, open: "[", close: "]", into: &text, indent: indent) { index, text, inner in
-                items[index].write(into: &text, indent: inner)
+            writeList(items.count, open: UInt8(ascii: "["), close: UInt8(ascii: "]"), into: &bytes, indent: indent) { index, bytes, inner in
+                items[index].write(into: &bytes, indent: inner)
             }
         case .object(let members):
-            writeList(members.count, open: "{", close: "}", into: &text, indent: indent) { index, text, inner in
-                text += JSONText.quoted(members[index].0) + (inner == nil ? ":" : ": ")
-                members[index].1.write(into: &text, indent: inner)
+            writeList(members.count, open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), into: &bytes, indent: indent) { index, bytes, inner in
+                JSONText.appendQuoted(members[index].0, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                if inner != nil { bytes.append(UInt8(ascii: " ")) }
+                members[index].1.write(into: &bytes, indent: inner)
             }
         }
     }
@@ -52,27 +60,29 @@ package indirect enum JSONValue: Sendable {
     /// The brackets and separators of an array or object: one item a line
     /// when indented, none of the white space when compact.
     private func writeList(
-        _ count: Int, open: String, close: String, into text: inout String, indent: String?,
-        item: (Int, inout String, String?) -> Void
+        _ count: Int, open: UInt8, close: UInt8, into bytes: inout [UInt8], indent: [UInt8]?,
+        item: (Int, inout [UInt8], [UInt8]?) -> Void
     ) {
-        guard count > 0 else { text += open + close; return }
+        bytes.append(open)
+        guard count > 0 else { bytes.append(close); return }
         guard let indent else {
-            text += open
             for index in 0..<count {
-                if index > 0 { text += "," }
-                item(index, &text, nil)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item(index, &bytes, nil)
             }
-            text += close
+            bytes.append(close)
             return
         }
-        let inner = indent + "  "
-        text += open + "\n"
+        let inner = indent + [UInt8(ascii: " "), UInt8(ascii: " ")]
+        bytes.append(UInt8(ascii: "\n"))
         for index in 0..<count {
-            text += inner
-            item(index, &text, inner)
-            text += index == count - 1 ? "\n" : ",\n"
+            bytes.append(contentsOf: inner)
+            item(index, &bytes, inner)
+            if index < count - 1 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\n"))
         }
-        text += indent + close
+        bytes.append(contentsOf: indent)
+        bytes.append(close)
     }
 }
 
@@ -82,16 +92,8 @@ package enum FixedPoint {
     /// (`text(2.25, places: 1)` is `2.3`): what `String(format: "%.Nf")`
     /// gives for the values reports hold.
     package static func text(_ value: Double, places: Int) -> String {
-        guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9e15 else { return String(value) }
-        let units = Int64(scaled)
-        let divisor = Int64(scale)
-        let sign = value < 0 && units != 0 ? "-" : ""
-        guard places > 0 else { return sign + String(units) }
-        let fraction = String(units % divisor)
-        return sign + String(units / divisor) + "." + String(repeating: "0", count: places - fraction.count) + fraction
+        var bytes: [UInt8] = []
+        JSONText.appendDecimal(value, places: places, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -74,4 +74,26 @@ struct LatencyHistogramTests {
         #expect(a.count == 5 && a.minimum == 10 && a.maximum == 5_000 && a.percentile(50) == 30)
         #expect(LatencyHistogram().percentile(99) == 0)
     }
+
+    @Test("only the buckets from the lowest to the highest used are kept: values recorded in any order, or merged from histograms of other spans, give the same histogram and percentiles")
+    func keptSpan() {
+        let values: [Int64] = [3_000, 150, 90_000, 700, 150, 42, 1_000_000, 3_001]
+        var forward = LatencyHistogram(), backward = LatencyHistogram()
+        for value in values { forward.record(microseconds: value) }
+        for value in values.reversed() { backward.record(microseconds: value) }
+        #expect(forward == backward)
+        // Disjoint spans merged either way round, and into an empty one.
+        var low = LatencyHistogram(), high = LatencyHistogram()
+        for value in values where value < 1_000 { low.record(microseconds: value) }
+        for value in values where value >= 1_000 { high.record(microseconds: value) }
+        var merged = high, empty = LatencyHistogram()
+        merged.merge(low)
+        empty.merge(forward)
+        #expect(merged == forward && empty == forward)
+        low.merge(high)
+        #expect(low == forward)
+        for p in [1.0, 25, 50, 75, 90, 99] { #expect(merged.percentile(p) == forward.percentile(p)) }
+        #expect(forward.buckets.map(\.count).reduce(0, +) == UInt64(values.count))
+        #expect(forward.buckets.first?.low == 42 && forward.buckets.map(\.low) == forward.buckets.map(\.low).sorted())
+    }
 }

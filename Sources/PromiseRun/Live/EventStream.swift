@@ -29,6 +29,9 @@ final class EventStream: ExecutionObserver, Sendable {
     }
 
     private let mask = Lock<Mask?>(nil)
+    /// The last time written, quoted, and its millisecond: lines within
+    /// one millisecond share it.
+    private let lastTime = Lock<(millisecond: Int, json: [UInt8])>((-1, []))
     private static let flushBytes = 64 * 1024
 
     private init(descriptor: Int32) {
@@ -78,29 +81,36 @@ final class EventStream: ExecutionObserver, Sendable {
     // MARK: - Events
 
     func runStarted(workflow: String, file: String) {
-        emit("run-start", [("workflow", .string(workflow)), ("file", .string(file))])
+        emit("run-start") { line in
+            line.add("workflow", workflow)
+            line.add("file", file)
+        }
     }
 
     func runEnded(_ result: RunResult, exitCode: Int32) {
         var counts: [StepStatus: Int] = result.omitted.byStatus
         for record in result.records { counts[record.status, default: 0] += 1 }
-        var members: [(String, JSONValue)] = [
-            ("workflow", .string(result.workflow)), ("status", .string(result.status.reported)),
-            ("exitCode", .integer(Int(exitCode))), ("durationSeconds", .decimal(result.duration.seconds, places: 3)),
-            ("steps", .object(StepStatus.allCases.compactMap { status in counts[status].map { (status.rawValue, .integer($0)) } })),
-        ]
-        if let error = result.error {
-            members.append(("error", .object([("step", .string(error.stepID)), ("kind", .string(error.kind.rawValue)),
-                                               ("message", .string(masked(error.message)))])))
+        emit("run-end") { line in
+            line.add("workflow", result.workflow)
+            line.add("status", result.status.reported)
+            line.add("exitCode", Int(exitCode))
+            line.add("durationSeconds", result.duration.seconds, places: 3)
+            line.add("steps", .object(StepStatus.allCases.compactMap { status in counts[status].map { (status.rawValue, .integer($0)) } }))
+            if let error = result.error {
+                line.add("error", .object([("step", .string(error.stepID)), ("kind", .string(error.kind.rawValue)),
+                                           ("message", .string(masked(error.message)))]))
+            }
         }
-        emit("run-end", members)
     }
 
     func stepStarted(_ record: StepRecord) {
-        emit("step-start", [
-            ("id", .string(record.id)), ("label", record.label.map(JSONValue.string) ?? .null), ("kind", .string(record.kind)),
-            ("attempt", .integer(record.attempts)), ("summary", .string(masked(record.summary))),
-        ])
+        emit("step-start") { line in
+            line.add("id", record.id)
+            line.add("label", record.label)
+            line.add("kind", record.kind)
+            line.add("attempt", record.attempts)
+            line.add("summary", masked(record.summary))
+        }
     }
 
     func stepFinished(_ record: StepRecord) {
@@ -108,45 +118,67 @@ final class EventStream: ExecutionObserver, Sendable {
     }
 
     func stepFinished(_ record: StepRecord, latency: Duration?, lateness: Duration?) {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(record.id)), ("label", record.label.map(JSONValue.string) ?? .null), ("kind", .string(record.kind)),
-            ("status", .string(record.status.rawValue)), ("attempt", .integer(record.attempts)),
-            ("durationSeconds", record.duration.map { .decimal($0.seconds, places: 6) } ?? .null),
-            ("latencySeconds", (latency ?? record.duration).map { .decimal($0.seconds, places: 6) } ?? .null),
-        ]
-        if let lateness { members.append(("latenessSeconds", .decimal(lateness.seconds, places: 6))) }
-        if let status = record.httpStatus { members.append(("httpStatus", .integer(status))) }
-        if let exit = record.exitCode { members.append(("exit", .integer(exit))) }
-        if let failure = record.failure {
-            members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(masked(failure.message)))])))
+        emit("step-end") { line in
+            line.add("id", record.id)
+            line.add("label", record.label)
+            line.add("kind", record.kind)
+            line.add("status", record.status.rawValue)
+            line.add("attempt", record.attempts)
+            line.add("durationSeconds", record.duration?.seconds, places: 6)
+            line.add("latencySeconds", (latency ?? record.duration)?.seconds, places: 6)
+            if let lateness { line.add("latenessSeconds", lateness.seconds, places: 6) }
+            if let status = record.httpStatus { line.add("httpStatus", status) }
+            if let exit = record.exitCode { line.add("exit", exit) }
+            if let failure = record.failure { line.add("error", Self.error(failure.kind.rawValue, masked(failure.message))) }
         }
-        emit("step-end", members)
     }
 
     func groupFinished(_ record: GroupRecord) {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(record.id)), ("label", record.label.map(JSONValue.string) ?? .null), ("kind", .string(record.kind)),
-            ("status", .string(record.status.rawValue)),
-            ("durationSeconds", record.duration.map { .decimal($0.seconds, places: 6) } ?? .null),
-        ]
-        if let failure = record.failure {
-            members.append(("error", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(masked(failure.message)))])))
+        emit("group-end") { line in
+            line.add("id", record.id)
+            line.add("label", record.label)
+            line.add("kind", record.kind)
+            line.add("status", record.status.rawValue)
+            line.add("durationSeconds", record.duration?.seconds, places: 6)
+            if let failure = record.failure { line.add("error", Self.error(failure.kind.rawValue, masked(failure.message))) }
+            if !record.thresholds.isEmpty { line.add("thresholds", .array(record.thresholds.map(JSONReport.threshold))) }
         }
-        if !record.thresholds.isEmpty { members.append(("thresholds", .array(record.thresholds.map(JSONReport.threshold)))) }
-        emit("group-end", members)
+    }
+
+    private static func error(_ kind: String, _ message: String) -> JSONValue {
+        .object([("kind", .string(kind)), ("message", .string(message))])
     }
 
     func log(_ message: String, step id: String) {}
 
-    private func emit(_ event: String, _ members: [(String, JSONValue)]) {
-        let line = JSONValue.object([("event", .string(event)), ("time", .string(ReportTime.iso8601(WallClock.now())))] + members)
-            .renderedCompact() + "\n"
+    /// One line: the event's name and time, then what `members` adds,
+    /// written into a line of its own and then into the buffer (the lock
+    /// is held for the copy alone).
+    private func emit(_ event: String, _ members: (inout JSONLine) -> Void) {
+        var line = JSONLine()
+        line.add("event", event)
+        line.add("time", json: timeNow())
+        members(&line)
+        let bytes = line.finished()
         let full = state.withLock { state in
             guard !state.closed else { return false }
-            state.buffer.append(contentsOf: line.utf8)
+            state.buffer.append(contentsOf: bytes)
             return state.buffer.count >= Self.flushBytes
         }
         if full { flush() }
+    }
+
+    /// Now as the lines write it (quoted ISO 8601 to the millisecond).
+    private func timeNow() -> [UInt8] {
+        let now = WallClock.now()
+        let millisecond = Int((now * 1000).rounded())
+        if let same = lastTime.withLock({ $0.millisecond == millisecond ? $0.json : nil }) { return same }
+        var time: [UInt8] = [UInt8(ascii: "\"")]
+        time.reserveCapacity(26)
+        ReportTime.appendISO8601(now, to: &time)
+        time.append(UInt8(ascii: "\""))
+        lastTime.withLock { $0 = (millisecond, time) }
+        return time
     }
 
     /// Writes what waits.

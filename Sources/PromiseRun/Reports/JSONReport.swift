@@ -181,8 +181,17 @@ enum JSONReport {
 
 /// Times in reports.
 enum ReportTime {
+    /// `seconds` since 1970 as UTC to the millisecond: `2026-11-27T23:05:01.250Z`.
     static func iso8601(_ seconds: Double) -> String {
-        var milliseconds = Int64((seconds * 1000).rounded())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `iso8601(seconds)`'s text.
+    static func appendISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
+        var milliseconds = Int((seconds * 1000).rounded())
         var whole = time_t(milliseconds / 1000)
         milliseconds %= 1000
         if milliseconds < 0 {
@@ -191,9 +200,25 @@ enum ReportTime {
         }
         var parts = tm()
         gmtime_r(&whole, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let fraction = String(milliseconds)
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
-            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)Z"
+        func digits(_ value: Int, _ count: Int, then separator: UInt8?) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            if count == 4, value >= 10_000 { JSONText.appendInteger(value, to: &bytes) } else {
+                while divisor > 0 {
+                    bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            if let separator { bytes.append(separator) }
+        }
+        digits(Int(parts.tm_year) + 1900, 4, then: UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2, then: UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2, then: UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2, then: UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2, then: UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2, then: UInt8(ascii: "."))
+        digits(milliseconds, 3, then: UInt8(ascii: "Z"))
     }
 }

@@ -2,10 +2,14 @@
 /// below 128 µs, then 64 buckets per power of two, so that every value is
 /// known within 1/128 (0.8%) of itself. Fixed size (under 20 KB for values
 /// up to days), whatever the number of values: a run of millions of
-/// requests keeps one per label. The count, sum, minimum and maximum are
-/// exact.
+/// requests keeps one per label. Only the buckets from the lowest to the
+/// highest one used are kept (a second of a load test's series spans a few
+/// hundred), so that 600 points of a series stay small. The count, sum,
+/// minimum and maximum are exact.
 package struct LatencyHistogram: Sendable, Equatable {
+    /// The buckets from `first` on: `counts[i]` is bucket `first + i`.
     private var counts: [UInt64] = []
+    private var first = 0
     package private(set) var count: UInt64 = 0
     private var sumMicroseconds: Double = 0
     package private(set) var minimum: Int64 = .max
@@ -39,8 +43,8 @@ package struct LatencyHistogram: Sendable, Equatable {
     package mutating func record(microseconds value: Int64) {
         let value = max(0, value)
         let index = Self.bucket(of: value)
-        if index >= counts.count { counts.append(contentsOf: repeatElement(0, count: index + 1 - counts.count)) }
-        counts[index] += 1
+        cover(index...index)
+        counts[index - first] += 1
         count += 1
         sumMicroseconds += Double(value)
         minimum = min(minimum, value)
@@ -49,12 +53,27 @@ package struct LatencyHistogram: Sendable, Equatable {
 
     /// Adds another histogram's values.
     package mutating func merge(_ other: LatencyHistogram) {
-        if other.counts.count > counts.count { counts.append(contentsOf: repeatElement(0, count: other.counts.count - counts.count)) }
-        for (index, value) in other.counts.enumerated() { counts[index] += value }
+        if !other.counts.isEmpty { cover(other.first...(other.first + other.counts.count - 1)) }
+        for (index, value) in other.counts.enumerated() { counts[other.first + index - first] += value }
         count += other.count
         sumMicroseconds += other.sumMicroseconds
         minimum = min(minimum, other.minimum)
         maximum = max(maximum, other.maximum)
+    }
+
+    /// Makes room for the buckets `range` (none of them dropped).
+    private mutating func cover(_ range: ClosedRange<Int>) {
+        guard !counts.isEmpty else {
+            first = range.lowerBound
+            counts = Array(repeating: 0, count: range.count)
+            return
+        }
+        if range.lowerBound < first {
+            counts.insert(contentsOf: repeatElement(0, count: first - range.lowerBound), at: 0)
+            first = range.lowerBound
+        }
+        let end = first + counts.count
+        if range.upperBound >= end { counts.append(contentsOf: repeatElement(0, count: range.upperBound + 1 - end)) }
     }
 
     /// The mean, in microseconds (0 when empty).
@@ -77,7 +96,7 @@ package struct LatencyHistogram: Sendable, Equatable {
         for (index, value) in counts.enumerated() where value > 0 {
             seen += value
             if seen >= rank {
-                let (low, high) = Self.range(of: index)
+                let (low, high) = Self.range(of: first + index)
                 let middle = low + (high - low) / 2
                 return min(max(middle, minimum), maximum)
             }
@@ -88,6 +107,6 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// Each non-empty bucket: its lowest value (µs) and its count (the
     /// HTML report draws them).
     package var buckets: [(low: Int64, count: UInt64)] {
-        counts.enumerated().compactMap { index, value in value > 0 ? (Self.range(of: index).low, value) : nil }
+        counts.enumerated().compactMap { index, value in value > 0 ? (Self.range(of: first + index).low, value) : nil }
     }
 }
