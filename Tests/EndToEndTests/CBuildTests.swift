@@ -222,6 +222,8 @@ struct CBuildTests {
         let noop = try run()
         #expect(noop.statuses.filter { $0.hasPrefix("cc") || $0.hasPrefix("link") }.allSatisfy { $0.hasSuffix("up-to-date") },
                 "\(noop.statuses)")
+        // Checks are not runs: a no-op has no statistics table of them.
+        #expect(!noop.stdout.contains("runs") && !noop.stdout.contains("p50"), "\(noop.stdout)")
         try space.write("include/util.h", "int twice(int x);\n")
         let edited = try run()
         #expect(edited.statuses.filter { $0.hasPrefix("cc") }.filter { !$0.hasSuffix("up-to-date") }.count == 2, "\(edited.statuses)")

@@ -57,11 +57,6 @@ enum EngineCases {
     }
 
     static func memory(count: Int) -> Double {
-        bytesPer(count) {
-            var resolvers: [Resolver<Int>] = []
-            resolvers.reserveCapacity(count)
-            for _ in 0..<count { resolvers.append(Promise<Int>.pending().resolver) }
-            return resolvers
-        }
+        bytesPerHeld(count) { Promise<Int>.pending().resolver }
     }
 }

@@ -46,12 +46,7 @@ enum NIOCases {
 
     static func memory(count: Int) -> Double {
         let loop = EmbeddedEventLoop()
-        let figure = bytesPer(count) {
-            var promises: [EventLoopPromise<Int>] = []
-            promises.reserveCapacity(count)
-            for _ in 0..<count { promises.append(loop.makePromise(of: Int.self)) }
-            return promises
-        }
+        let figure = bytesPerHeld(count) { loop.makePromise(of: Int.self) }
         return figure
     }
 }

@@ -42,7 +42,10 @@ package struct LabelStats: Sendable {
     /// after it was ready (or due) to start.
     mutating func add(_ record: StepRecord, latency: Duration, lateness: Duration? = nil, end: Double) {
         switch record.status {
-        case .succeeded, .upToDate: succeeded += 1
+        // An up-to-date step did not run: a no-op build has no statistics
+        // table of the checks it made (the summary counts them).
+        case .upToDate: return
+        case .succeeded: succeeded += 1
         case .failed:
             failed += 1
             failedByKind[record.failure?.kind ?? .fail, default: 0] += 1
