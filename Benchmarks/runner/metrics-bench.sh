@@ -2,26 +2,27 @@
 # The cost of watching a run (issue 45, spec §21), against one local nginx
 # worker serving 1 KB, the release build:
 #
-#   1. CPU: `repeat for 30s parallel limit 64 rate 5000/s` of one GET,
+#   1. CPU: `repeat for 20s parallel limit 64 rate 5000/s` of one GET,
 #      plain, with --metrics-listen scraped once a second (curl, as a
 #      Prometheus with a 1 s interval would), with --events to a file, and
 #      with both: user + system CPU seconds of promise-run (from
 #      /proc/PID/stat when it ends, children not counted) and the ratio to
-#      the plain run (the goal: at most 1.05);
+#      the plain run of the same round (the goal: at most 1.05), the four
+#      cases in turn in each round;
 #   2. memory: 3,000,000 requests (`repeat for 600s ... rate 5000/s`) with
 #      --metrics-listen (scraped each second) and --events to a file, the
 #      resident memory sampled every 10 s: peak, and flat after the first
 #      minute.
 #
 #   Benchmarks/runner/metrics-bench.sh [cpu|memory|all] [runs] [soak seconds]
-#   (default: all, 3 runs of each CPU case, a soak of 600 s)
+#   (default: all, 5 rounds of the CPU cases, a soak of 600 s)
 #
 # Every address is 127.0.0.1. Installs nginx and curl from Debian when
 # missing.
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../steps/common.sh"
 need nginx:nginx curl:curl
 what="${1:-all}"
-runs="${2:-3}"
+runs="${2:-5}"
 soak_seconds="${3:-600}"
 start_http_runner_bench
 metrics_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -58,27 +59,31 @@ cpu_of() {
 
 if [ "$what" = all ] || [ "$what" = cpu ]; then
     echo
-    echo "## CPU at 5,000 requests/s for 30 s (median of $runs)"
+    echo "## CPU at 5,000 requests/s for 20 s (medians of $runs rounds; each round runs the four cases in turn)"
     echo
-    workload 30
-    echo "| case | CPU seconds | ratio to plain |"
-    echo "|---|---:|---:|"
-    median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
-    declare -A cpu
-    for case_name in plain metrics events both; do
-        samples=()
-        for _ in $(seq "$runs"); do
-            case "$case_name" in
-                plain) samples+=("$(cpu_of)") ;;
-                metrics) samples+=("$(cpu_of --metrics-listen "127.0.0.1:$metrics_port")") ;;
-                events) samples+=("$(cpu_of --events events.jsonl)") ;;
-                both) samples+=("$(cpu_of --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl)") ;;
-            esac
-        done
-        cpu[$case_name]="$(median "${samples[@]}")"
-        python3 -c "import sys; c, p = float(sys.argv[1]), float(sys.argv[2]); print(f'| {sys.argv[3]} | {c:.2f} | {c / p:.3f} |')" \
-            "${cpu[$case_name]}" "${cpu[plain]}" "$case_name"
+    workload 20
+    echo "| case | CPU seconds (median) | each round | ratio to plain (median of the rounds' ratios) |"
+    echo "|---|---:|---|---:|"
+    # Rounds, not a case's runs in a row: a drift of the machine's speed
+    # hits every case of a round alike, and each round gives its own
+    # ratios to its own plain run.
+    : > rounds.txt
+    for _ in $(seq "$runs"); do
+        echo "plain $(cpu_of)" >> rounds.txt
+        echo "metrics $(cpu_of --metrics-listen "127.0.0.1:$metrics_port")" >> rounds.txt
+        echo "events $(cpu_of --events events.jsonl)" >> rounds.txt
+        echo "both $(cpu_of --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl)" >> rounds.txt
     done
+    python3 - <<'PY'
+import statistics
+cases = {}
+for line in open("rounds.txt"):
+    name, seconds = line.split()
+    cases.setdefault(name, []).append(float(seconds))
+for name in ["plain", "metrics", "events", "both"]:
+    ratios = [c / p for c, p in zip(cases[name], cases["plain"])]
+    print(f"| {name} | {statistics.median(cases[name]):.2f} | {' '.join(f'{c:.2f}' for c in cases[name])} | {statistics.median(ratios):.3f} |")
+PY
     echo
     echo "events written: $(wc -l < events.jsonl) lines, $(du -h events.jsonl | cut -f1); last exposition $(cat scrape.size 2>/dev/null || echo '?') bytes"
 fi

@@ -1,12 +1,13 @@
 /// A label's statistics over time (spec §20): per second, how many runs
-/// ended and failed, and their latencies; at most 600 points, a longer run
-/// merging neighbouring points (each then covers 2, 4, ... seconds).
+/// ended and failed, and their latencies (a coarse histogram: within 3%);
+/// at most 600 points, a longer run merging neighbouring points (each then
+/// covers 2, 4, ... seconds). Memory stays under a megabyte a label.
 package struct LabelSeries: Sendable {
     /// One point: the runs that ended in its span.
     package struct Point: Sendable {
         package var completions = 0
         package var failures = 0
-        package var latency = LatencyHistogram()
+        package var latency = LatencyHistogram(coarse: true)
     }
 
     /// The most points a series holds.
