@@ -28,7 +28,7 @@ final class LiveOutputs: Sendable {
             switch LoopHTTPServer.listen(address, respond: { _, path in
                 guard path == "/metrics" else { return .init(status: 404, body: "not found; the metrics are at /metrics\n") }
                 let snapshot = slot.current.withLock { $0 }?.snapshot()
-                    ?? RunMetrics.Snapshot(workflow: "", labels: [], running: 0, status: "running")
+                    ?? RunMetrics.Snapshot(workflow: nil, labels: [], running: 0, status: "running")
                 return .init(status: 200, contentType: MetricsExposition.contentType, body: MetricsExposition.render(snapshot))
             }) {
             case .success(let made): server = made

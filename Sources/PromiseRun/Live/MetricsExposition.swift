@@ -39,9 +39,12 @@ enum MetricsExposition {
         sample(&text, "promise_run_steps_running", [], String(snapshot.running))
         family(&text, "promise_run_status", type: "gauge",
                help: "The run's status: 1 for the current one (running, succeeded, failed, timed-out, interrupted), 0 for the others.")
-        for status in RunMetrics.statuses {
-            sample(&text, "promise_run_status", [("workflow", snapshot.workflow), ("status", status)],
-                   status == snapshot.status ? "1" : "0")
+        // Before the run starts, no series: a `workflow=""` one would be
+        // a series of its own in Prometheus, and wrong.
+        if let workflow = snapshot.workflow {
+            for status in RunMetrics.statuses {
+                sample(&text, "promise_run_status", [("workflow", workflow), ("status", status)], status == snapshot.status ? "1" : "0")
+            }
         }
         return text
     }

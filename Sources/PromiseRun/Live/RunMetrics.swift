@@ -19,7 +19,8 @@ final class RunMetrics: ExecutionObserver, Sendable {
 
     /// What a scrape reads, copied under the lock.
     struct Snapshot: Sendable {
-        var workflow: String
+        /// Nil before the run starts (the workflow is still being read).
+        var workflow: String?
         /// Labels in the order they first ended.
         var labels: [(label: String, series: Series)]
         var running: Int
