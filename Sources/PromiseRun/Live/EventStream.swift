@@ -20,6 +20,15 @@ final class EventStream: ExecutionObserver, Sendable {
 
     private let descriptor: Int32
     private let state = Lock(State())
+
+    /// The second buffer (empty, its capacity kept), swapped with the
+    /// first at each write; and whether the file is still open.
+    private struct Writer {
+        var spare: [UInt8] = []
+        var open = true
+    }
+
+    private let writer = Lock(Writer())
     /// The run's mask, set once the executor exists. In a struct: a bare
     /// function type in the lock's generic state would be re-wrapped in a
     /// reabstraction thunk at each access, and a million events would
@@ -37,6 +46,7 @@ final class EventStream: ExecutionObserver, Sendable {
     private init(descriptor: Int32) {
         self.descriptor = descriptor
         state.withLock { $0.buffer.reserveCapacity(Self.flushBytes + 4096) }
+        writer.withLock { $0.spare.reserveCapacity(Self.flushBytes + 4096) }
     }
 
     /// Opens `path` (created or emptied), or for `-` standard output, which
@@ -181,23 +191,37 @@ final class EventStream: ExecutionObserver, Sendable {
         return time
     }
 
-    /// Writes what waits.
+    /// Writes what waits. The lines are taken out under the buffer's lock
+    /// and written outside it (under the writer's, so that lines reach the
+    /// file in the order they were made): a thread with an event to add
+    /// never waits for a write.
     func flush() {
-        // Under the lock: lines reach the file in the order they were made.
-        state.withLock { state in
-            guard !state.buffer.isEmpty else { return }
-            // A reader that went away: the run goes on without it.
-            state.buffer.withUnsafeBytes { StandardStreams.write($0, to: descriptor) }
-            state.buffer.removeAll(keepingCapacity: true)
+        writer.withLock { writer in
+            guard writer.open else { return }
+            write(&writer)
         }
+    }
+
+    /// Swaps the buffer with the writer's empty one and writes it.
+    private func write(_ writer: inout Writer) {
+        var taken: [UInt8] = []
+        swap(&taken, &writer.spare)
+        state.withLock { swap(&$0.buffer, &taken) }
+        if !taken.isEmpty {
+            // A reader that went away: the run goes on without it.
+            taken.withUnsafeBytes { StandardStreams.write($0, to: descriptor) }
+            taken.removeAll(keepingCapacity: true)
+        }
+        writer.spare = taken
     }
 
     /// Writes what waits and closes the file; later events are dropped.
     func close() {
-        flush()
-        state.withLock { state in
-            guard !state.closed else { return }
-            state.closed = true
+        writer.withLock { writer in
+            guard writer.open else { return }
+            state.withLock { $0.closed = true }
+            write(&writer)
+            writer.open = false
             _ = Glibc.close(descriptor)
         }
     }
