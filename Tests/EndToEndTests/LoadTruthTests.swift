@@ -209,6 +209,42 @@ struct LoadTruthTests {
         #expect((lateness["p99"] ?? 0) >= 1.0, "\(lateness)")
     }
 
+    @Test("falling behind is said while the group runs, once: the limit as its cause, the lanes it needs, nothing dropped")
+    func latenessWarnedWhileRunning() async throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        // 50 ms requests due every 10 ms need 5 lanes; with 2, the 400
+        // iterations take at least 10 s, late from the first few.
+        try space.write("test.workflow", """
+        workflow "behind"
+        load: repeat 400 parallel limit 2 rate 100/s {
+          hit: http GET "\(base)/slow?ms=50"
+        }
+        """)
+        let runner = try RunningBinary(["--color", "never", "test.workflow"], in: space.folder)
+        try await runner.waitForOutput("warning: 'load' is falling behind its schedule: ", timeout: .seconds(30))
+        // Said while it runs, not as it ends.
+        let early = runner.stdout
+        #expect(runner.process.isRunning, "\(early)")
+        #expect(!early.contains("fell behind"), "\(early)")
+        runner.send(SIGINT)
+        _ = try await runner.waitForExit()
+        let said = runner.stdout
+        let warnings = said.split(separator: "\n").filter { $0.contains("is falling behind") }
+        #expect(warnings.count == 1, "\(said)")
+        let warning = try #require(warnings.first)
+        // Late past 1% of its planned 4 s.
+        #expect(warning.contains(" iterations started over 40ms late (the latest by "), "\(warning)")
+        #expect(warning.contains("its 'limit 2' held it back (every lane was busy when they were due): raise it to at least "),
+                "\(warning)")
+        // 100/s × a little over 50 ms: at least 5 lanes.
+        let needed = warning.firstMatch(of: #/raise it to at least (\d+) \(100/s × /#).flatMap { Int($0.1) }
+        #expect((needed ?? 0) >= 5, "\(warning)")
+        #expect(warning.contains("none is dropped: each starts as soon as it can, its latency counted from when it was due"),
+                "\(warning)")
+    }
+
     @Test("a CI log: no line per success of a repeat, the first 100 failures of a label, one line for what a fail-fast repeat never started")
     func ciLog() throws {
         let space = try Workspace()

@@ -170,10 +170,11 @@ extension WorkflowExecutor {
             LaneRun.Schedule(due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
                              clock: timers)
         }
-        // Under a rate: how late iterations start, said when the group
-        // ends behind its schedule (spec §20).
+        // Under a rate: how late iterations start, said as the group falls
+        // behind its schedule and when it ends behind it (spec §20).
         let lateness = foreach.rate.map { rate in
-            GroupLateness(limit: foreach.parallel ? foreach.limit : 1,
+            GroupLateness(group: id, lanes: !foreach.parallel ? .sequential : foreach.limit.map { .limit($0) } ?? .unlimited,
+                          peakRate: foreach.ramp?.peak ?? rate,
                           planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
@@ -198,14 +199,16 @@ extension WorkflowExecutor {
                 iteration.cut = false
                 if let startingCookies { iteration.cookies = CookieStore(startingFrom: startingCookies) }
                 // Its first step's latency runs from its due moment (spec §16).
+                var started = Duration.zero
                 if let schedule {
                     let due = schedule.due(index)
                     iteration.latencyStart = LatencyStart(due)
-                    lateness?.started(lateness: clock.now() - due)
+                    started = clock.now()
+                    if let warning = lateness?.started(lateness: started - due) { observer?.warning(warning) }
                 }
                 guard measure != nil || lateness != nil else { return runBlock(foreach.body, iteration) }
-                return runBlock(foreach.body, iteration).tap { outcome in
-                    lateness?.ended()
+                return runBlock(foreach.body, iteration).tap { [clock, started] outcome in
+                    lateness?.ended(took: clock.now() - started)
                     if case .cancelled = outcome { return }
                     measure?.iterationEnded()
                 }
@@ -224,7 +227,7 @@ extension WorkflowExecutor {
             })
         guard let lateness else { return run.run() }
         return run.run().tap { [observer] (_: Outcome<Void>) in
-            if let warning = lateness.warning(group: id) { observer?.warning(warning) }
+            if let warning = lateness.warning() { observer?.warning(warning) }
         }
     }
 
