@@ -265,34 +265,52 @@ struct LoadTruthTests {
         #expect(lines.filter { $0.hasPrefix("✗ bad[") }.count == 100, "\(run.stdout)")
         #expect(run.stdout.contains("label"), "the statistics table: \(run.stdout)")
 
-        let (stopped, _) = try space.run("""
+        let stoppedWorkflow = """
         workflow "stopped"
         load: repeat 2000 parallel limit 1 {
           g: sh "[ {{repeat.index}} -lt 3 ]"
         }
-        """, killedAfter: 120)
+        """
+        let (stopped, _) = try space.run(stoppedWorkflow, killedAfter: 120)
         #expect(stopped.status == 1)
         let said = stopped.stdout.split(separator: "\n")
         #expect(said.contains { $0.contains("load: 1,996 iterations not started") }, "\(stopped.stdout)")
         // Not a line each for the 1,996 (the table at the end keeps its 60 rows).
         #expect(said.count < 150, "\(said.count) lines")
+        // The same with --events beside the console.
+        let (watched, _) = try space.run(stoppedWorkflow, ["--events", "events.jsonl"], killedAfter: 120)
+        #expect(watched.stdout.contains("load: 1,996 iterations not started"), "\(watched.stdout)")
     }
 
-    @Test("without a terminal, a progress line per repeated label every 10 seconds")
+    @Test("without a terminal, a progress line per running load group every 10 seconds and as it ends, not one per label")
     func progressLines() throws {
         let space = try Workspace()
         defer { space.remove() }
         // Iterations are due until 10.95 s: the run outlasts the first
-        // 10-second mark on any machine.
+        // 10-second mark on any machine. Two labels, one group: its line,
+        // not theirs.
         let (run, _) = try space.run("""
         workflow "long"
         load: repeat for 11s parallel limit 2 rate 20/s {
           g: sh "true"
+          h: sh "[ {{repeat.index}} -ge 3 ]"
+          expect failures < 5%
+        }
+        after: repeat for 1s {
+          a: sleep 100ms
         }
         """, killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let progress = run.stdout.split(separator: "\n").filter { $0.hasPrefix("g: ") && $0.contains(" runs, ") && $0.contains(", p99 ") }
-        #expect(!progress.isEmpty, "\(run.stdout)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(!lines.contains { $0.hasPrefix("g: ") || $0.hasPrefix("h: ") }, "\(run.stdout)")
+        // Ended of the 220 planned, the rate, the latency, the failures.
+        let pattern = #/^load: ([\d,]+)/220, [\d.]+/s, p50 [\d.]+m?s, p99 [\d.]+m?s, 3 failed$/#
+        let progress = lines.compactMap { try? pattern.wholeMatch(in: $0) }.map { Int($0.1.replacing(",", with: "")) ?? -1 }
+        #expect(progress.count >= 2, "\(run.stdout)")
+        // The one at 10 s with fewer, the one as it ended with all 220.
+        #expect(progress.dropLast().allSatisfy { $0 < 220 } && progress.last == 220, "\(progress)")
+        // `repeat for` without a rate: the time gone of its duration.
+        #expect(lines.contains { $0.hasPrefix("after: ") && $0.contains(" (1s of 1s), ") }, "\(run.stdout)")
     }
 
     @Test("-q keeps the statistics and the thresholds")
