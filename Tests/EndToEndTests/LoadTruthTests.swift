@@ -427,6 +427,55 @@ struct LoadTruthTests {
         #expect(!plain.stderr.contains("> GET"), "\(plain.stderr)")
     }
 
+    @Test("-vv through libcurl shows the request as sent: a proxy's absolute URL, HTTP/2, the body, secrets masked")
+    func wireAsSent() throws {
+        let base = try TestServers.plain()
+        let proxy = try TestServers.proxy()
+        let tls = try TestServers.tls()
+        let space = try Workspace()
+        defer { space.remove() }
+        // Through a proxy (libcurl) the request line holds the whole URL.
+        let (proxied, _) = try space.run("""
+        workflow "wire"
+        secret token = "s3cr3t-t0ken"
+        via: http GET "\(base)/echo?through=proxy" { header Authorization "Bearer {{token}}" }
+        """, ["-vv"], environment: ["http_proxy": proxy.url, "no_proxy": ""], killedAfter: 60)
+        #expect(proxied.status == 0, "\(proxied.stdout)\(proxied.stderr)")
+        #expect(proxied.stderr.contains("* via\n> GET \(base)/echo?through=proxy HTTP/1.1\n> Host: 127.0.0.1:"), "\(proxied.stderr)")
+        #expect(proxied.stderr.contains("> Authorization: Bearer ***\n"), "\(proxied.stderr)")
+        #expect(!proxied.stderr.contains("> GET /echo"), "\(proxied.stderr)")
+        #expect(!proxied.stderr.contains("s3cr3t-t0ken"), "\(proxied.stderr)")
+
+        // HTTPS (libcurl): the body libcurl sent, after its head, before the response.
+        let (secure, _) = try space.run("""
+        workflow "wire"
+        secret token = "s3cr3t-t0ken"
+        sent: http POST "\(tls.url)/mirror" {
+          cacert "\(tls.file("ca.pem"))"
+          header Authorization "Bearer {{token}}"
+          body "{\\"note\\": \\"hello {{token}}\\"}"
+        }
+        """, ["-vv"], killedAfter: 60)
+        #expect(secure.status == 0, "\(secure.stdout)\(secure.stderr)")
+        let wire = secure.stderr
+        #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
+        #expect(wire.contains("> Authorization: Bearer ***\n"), "\(wire)")
+        let sentBody = try #require(wire.range(of: "* sent\n> {\"note\": \"hello ***\"}\n"), "\(wire)")
+        let response = try #require(wire.range(of: "< HTTP/1.1 200\n"), "\(wire)")
+        #expect(sentBody.lowerBound < response.lowerBound)
+        #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
+
+        // HTTP/2, when nginx is here to speak it.
+        guard let nginx = try TestServers.nginxHTTP2() else { return }
+        let (two, _) = try space.run("""
+        workflow "wire"
+        two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
+        """, ["-vv"], killedAfter: 60)
+        #expect(two.status == 0, "\(two.stdout)\(two.stderr)")
+        #expect(two.stderr.contains("* two\n> GET /hello HTTP/2\n> Host: 127.0.0.1:"), "\(two.stderr)")
+        #expect(two.stderr.contains("< HTTP/2 200\n"), "\(two.stderr)")
+    }
+
     @Test("the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration")
     func templatedShape() throws {
         let base = try TestServers.plain()
