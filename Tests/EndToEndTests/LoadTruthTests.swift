@@ -379,6 +379,7 @@ struct LoadTruthTests {
         #expect(HTMLReportBrowserTests.count("class=\"axis\"", in: dom) >= 6)
         #expect(dom.contains("<svg class=\"series\""), "the series over time is drawn")
         #expect(dom.contains("time → · ↑ runs/s"), "its axes are labelled")
+        #expect(dom.contains("time → · ↑ p99 (most "), "the p99 over time too")
         // The JSON report has the series too: a point a second, all 20 runs.
         let series = try #require(run.stats("hit")?["series"] as? [String: Any])
         #expect(series["secondsPerPoint"] as? Int == 1)
@@ -393,6 +394,33 @@ struct LoadTruthTests {
         #expect(junit.cases.filter { $0.name.hasPrefix("hit") }.count == 1, "\(junit.cases.map(\.name))")
         #expect(junit.cases.first { $0.name == "hit" }?.outcome == nil)
         #expect(junit.cases.first { $0.name == "failures < 5%" }?.outcome == "failure", "\(junit.cases)")
+    }
+
+    @Test("the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after")
+    func markdownSeries() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "md"
+        load: repeat 20 parallel limit 5 rate 50/s {
+          hit: sh "[ {{repeat.index}} -ge 2 ]"
+          expect failures < 5%
+        }
+        handled: sh "exit 3" { allow-failure }
+        """, ["--report", "markdown=report.md"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let markdown = try #require(space.read("report.md"))
+        let order = ["### Thresholds", "### Failures", "### Statistics", "<summary>hit over time (a point every second)</summary>",
+                     "### Handled failures", "### Steps"].map { markdown.range(of: $0)?.lowerBound }
+        #expect(!order.contains(nil) && order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(markdown)")
+        #expect(markdown.contains("| max | late p99 |"), "\(markdown)")
+        // The series: a row a second, every run and failure in it.
+        let header = try #require(markdown.range(of: "| t (s) | completions | failures | p50 | p99 |\n|---:|---:|---:|---:|---:|\n"))
+        let rows = markdown[header.upperBound...].prefix { $0 != "<" }.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        let cells = rows.map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(!cells.isEmpty && cells.count <= 600)
+        #expect(cells.compactMap { Int($0[1]) }.reduce(0, +) == 20, "\(rows)")
+        #expect(cells.compactMap { Int($0[2]) }.reduce(0, +) == 2, "\(rows)")
     }
 
     @Test("-vv prints each http request and response as curl -v does, 4 KiB of each body, secrets masked")
