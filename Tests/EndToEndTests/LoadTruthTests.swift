@@ -396,6 +396,38 @@ struct LoadTruthTests {
         #expect(junit.cases.first { $0.name == "failures < 5%" }?.outcome == "failure", "\(junit.cases)")
     }
 
+    @Test("Dispatch's global queues keep working while a rate group runs: a step done there (file, sleep) ends while the group still runs")
+    func dispatchDuringRate() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        // The group's iterations wait on the pacer and on requests; the
+        // probe's file steps run on a global queue, its sleeps on a
+        // Dispatch timer. All 5 end long before the group's 4 s do.
+        let (run, _) = try space.run("""
+        workflow "probe"
+        parallel {
+          load: repeat for 4s parallel limit 2 rate 100/s {
+            hit: http GET "\(base)/slow?ms=30"
+            tick: sleep 5ms
+          }
+          probe: repeat 5 {
+            write: file write "probe-{{repeat.index}}.txt" "{{repeat.index}}"
+            pause: sleep 50ms
+          }
+        }
+        """, killedAfter: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        func end(_ record: [String: Any]?) -> Double? {
+            guard let record, let start = record["startedAt"] as? String, let duration = record["durationSeconds"] as? Double,
+                  let date = ISO8601DateFormatter.withFractions.date(from: start) else { return nil }
+            return date.timeIntervalSince1970 + duration
+        }
+        let groupEnd = try #require(end(run.group("load")), "\(run.reportText ?? "")")
+        let probeEnd = try #require(end(run.step("pause[4]")), "\(run.reportText ?? "")")
+        #expect(probeEnd < groupEnd, "the probe ended at \(probeEnd), the group at \(groupEnd)")
+    }
+
     @Test("the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after")
     func markdownSeries() throws {
         let space = try Workspace()
@@ -596,5 +628,14 @@ struct LoadTruthTests {
             "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
             "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
         ])
+    }
+}
+
+private extension ISO8601DateFormatter {
+    /// `2026-11-28T00:29:01.678Z`, as the JSON report writes times.
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }

@@ -422,10 +422,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 }
 
-/// A repeating tick on a thread of its own: not a timer of Dispatch's
-/// global queues, whose threads a run's waits can all hold (a `rate`
-/// group's live area then never redrew). Stopped by `stop()`; the thread
-/// ends at its next tick.
+/// A repeating tick on a thread of its own, apart from Dispatch's global
+/// queues and the work a run puts there (a file step's fsync, a large
+/// body's parse), so the live area and the progress lines keep their
+/// pace. (Nothing in a `rate` group holds those queues' threads:
+/// `LoadTruthTests.dispatchDuringRate` sees their work end while one
+/// runs.) Stopped by `stop()`; the thread ends at its next tick.
 final class Ticker: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let microseconds: UInt32
