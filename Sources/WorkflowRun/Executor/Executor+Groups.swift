@@ -206,9 +206,9 @@ extension WorkflowExecutor {
                 iteration.cancel = scope
                 iteration.cut = false
                 if let startingCookies { iteration.cookies = CookieStore(startingFrom: startingCookies) }
-                // Its first step's latency runs from its due moment (spec §16).
-                let started = clock.now()
-                // Its latency runs from when it was due, else from its start.
+                // Its first step's latency runs from its due moment (spec
+                // §16); its progress counts from then, else from its start.
+                let started = lateness != nil || progress != nil ? clock.now() : .zero
                 var ready = started
                 if let schedule {
                     ready = schedule.due(index)
