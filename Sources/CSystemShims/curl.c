@@ -147,6 +147,12 @@ int csh_curl_set_seek(void *easy, csh_curl_seek_fn callback, void *data) {
     if (code == 0) code = curl.easy_setopt(easy, 10168 /* CURLOPT_SEEKDATA */, data);
     return code;
 }
+int csh_curl_set_debug(void *easy, csh_curl_debug_fn callback, void *data) {
+    int code = curl.easy_setopt(easy, 20094 /* CURLOPT_DEBUGFUNCTION */, callback);
+    if (code == 0) code = curl.easy_setopt(easy, 10095 /* CURLOPT_DEBUGDATA */, data);
+    if (code == 0) code = curl.easy_setopt(easy, 41 /* CURLOPT_VERBOSE */, 1L);
+    return code;
+}
 int csh_curl_info_long(void *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int csh_curl_info_offset(void *easy, int info, int64_t *value) {
     long long result = 0;

@@ -209,6 +209,52 @@ struct LoadTruthTests {
         #expect((lateness["p99"] ?? 0) >= 1.0, "\(lateness)")
     }
 
+    @Test("falling behind is said while the group runs, once: the limit as its cause, the lanes it needs, nothing dropped")
+    func latenessWarnedWhileRunning() async throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        // 50 ms requests due every 10 ms need 5 lanes; with 2, the 400
+        // iterations take at least 10 s, late from the first few.
+        try space.write("test.workflow", """
+        workflow "behind"
+        load: repeat 400 parallel limit 2 rate 100/s {
+          hit: http GET "\(base)/slow?ms=50"
+        }
+        """)
+        let runner = try RunningBinary(["--color", "never", "test.workflow"], in: space.folder)
+        // Watched from a thread of its own, every 20 ms: a test task waits
+        // for a thread of the pool, which other tests' runs may hold.
+        let output = runner.stdoutURL
+        let early = try await Binary.offPool { () -> String in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let said = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                if said.contains("warning: 'load' is falling behind its schedule: ") || said.contains("load: 400/400") { return said }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        }
+        // Said while it runs, not as it ends: its end's lines are not there yet.
+        #expect(early.contains("warning: 'load' is falling behind its schedule: "), "\(early)")
+        #expect(!early.contains("fell behind") && !early.contains("load: 400/400"), "\(early)")
+        runner.send(SIGINT)
+        _ = try await runner.waitForExit()
+        let said = runner.stdout
+        let warnings = said.split(separator: "\n").filter { $0.contains("is falling behind") }
+        #expect(warnings.count == 1, "\(said)")
+        let warning = try #require(warnings.first)
+        // Late past 1% of its planned 4 s.
+        #expect(warning.contains(" iterations started over 40ms late (the latest by "), "\(warning)")
+        #expect(warning.contains("its 'limit 2' held it back (every lane was busy when they were due): raise it to at least "),
+                "\(warning)")
+        // 100/s × a little over 50 ms: at least 5 lanes.
+        let needed = warning.firstMatch(of: #/raise it to at least (\d+) \(100/s × /#).flatMap { Int($0.1) }
+        #expect((needed ?? 0) >= 5, "\(warning)")
+        #expect(warning.contains("none is dropped: each starts as soon as it can, its latency counted from when it was due"),
+                "\(warning)")
+    }
+
     @Test("a CI log: no line per success of a repeat, the first 100 failures of a label, one line for what a fail-fast repeat never started")
     func ciLog() throws {
         let space = try Workspace()
@@ -229,34 +275,52 @@ struct LoadTruthTests {
         #expect(lines.filter { $0.hasPrefix("✗ bad[") }.count == 100, "\(run.stdout)")
         #expect(run.stdout.contains("label"), "the statistics table: \(run.stdout)")
 
-        let (stopped, _) = try space.run("""
+        let stoppedWorkflow = """
         workflow "stopped"
         load: repeat 2000 parallel limit 1 {
           g: sh "[ {{repeat.index}} -lt 3 ]"
         }
-        """, killedAfter: 120)
+        """
+        let (stopped, _) = try space.run(stoppedWorkflow, killedAfter: 120)
         #expect(stopped.status == 1)
         let said = stopped.stdout.split(separator: "\n")
         #expect(said.contains { $0.contains("load: 1,996 iterations not started") }, "\(stopped.stdout)")
         // Not a line each for the 1,996 (the table at the end keeps its 60 rows).
         #expect(said.count < 150, "\(said.count) lines")
+        // The same with --events beside the console.
+        let (watched, _) = try space.run(stoppedWorkflow, ["--events", "events.jsonl"], killedAfter: 120)
+        #expect(watched.stdout.contains("load: 1,996 iterations not started"), "\(watched.stdout)")
     }
 
-    @Test("without a terminal, a progress line per repeated label every 10 seconds")
+    @Test("without a terminal, a progress line per running load group every 10 seconds and as it ends, not one per label")
     func progressLines() throws {
         let space = try Workspace()
         defer { space.remove() }
         // Iterations are due until 10.95 s: the run outlasts the first
-        // 10-second mark on any machine.
+        // 10-second mark on any machine. Two labels, one group: its line,
+        // not theirs.
         let (run, _) = try space.run("""
         workflow "long"
         load: repeat for 11s parallel limit 2 rate 20/s {
           g: sh "true"
+          h: sh "[ {{repeat.index}} -ge 3 ]"
+          expect failures < 5%
+        }
+        after: repeat for 1s {
+          a: sleep 100ms
         }
         """, killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let progress = run.stdout.split(separator: "\n").filter { $0.hasPrefix("g: ") && $0.contains(" runs, ") && $0.contains(", p99 ") }
-        #expect(!progress.isEmpty, "\(run.stdout)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(!lines.contains { $0.hasPrefix("g: ") || $0.hasPrefix("h: ") }, "\(run.stdout)")
+        // Ended of the 220 planned, the rate, the latency, the failures.
+        let pattern = #/^load: ([\d,]+)/220, [\d.]+/s, p50 [\d.]+m?s, p99 [\d.]+m?s, 3 failed$/#
+        let progress = lines.compactMap { try? pattern.wholeMatch(in: $0) }.map { Int($0.1.replacing(",", with: "")) ?? -1 }
+        #expect(progress.count >= 2, "\(run.stdout)")
+        // The one at 10 s with fewer, the one as it ended with all 220.
+        #expect(progress.dropLast().allSatisfy { $0 < 220 } && progress.last == 220, "\(progress)")
+        // `repeat for` without a rate: the time gone of its duration.
+        #expect(lines.contains { $0.hasPrefix("after: ") && $0.contains(" (1s of 1s), ") }, "\(run.stdout)")
     }
 
     @Test("-q keeps the statistics and the thresholds")
@@ -325,6 +389,7 @@ struct LoadTruthTests {
         #expect(HTMLReportBrowserTests.count("class=\"axis\"", in: dom) >= 6)
         #expect(dom.contains("<svg class=\"series\""), "the series over time is drawn")
         #expect(dom.contains("time → · ↑ runs/s"), "its axes are labelled")
+        #expect(dom.contains("time → · ↑ p99 (most "), "the p99 over time too")
         // The JSON report has the series too: a point a second, all 20 runs.
         let series = try #require(run.stats("hit")?["series"] as? [String: Any])
         #expect(series["secondsPerPoint"] as? Int == 1)
@@ -339,6 +404,65 @@ struct LoadTruthTests {
         #expect(junit.cases.filter { $0.name.hasPrefix("hit") }.count == 1, "\(junit.cases.map(\.name))")
         #expect(junit.cases.first { $0.name == "hit" }?.outcome == nil)
         #expect(junit.cases.first { $0.name == "failures < 5%" }?.outcome == "failure", "\(junit.cases)")
+    }
+
+    @Test("Dispatch's global queues keep working while a rate group runs: a step done there (file, sleep) ends while the group still runs")
+    func dispatchDuringRate() throws {
+        let base = try TestServers.plain()
+        let space = try Workspace()
+        defer { space.remove() }
+        // The group's iterations wait on the pacer and on requests; the
+        // probe's file steps run on a global queue, its sleeps on a
+        // Dispatch timer. All 5 end long before the group's 4 s do.
+        let (run, _) = try space.run("""
+        workflow "probe"
+        parallel {
+          load: repeat for 4s parallel limit 2 rate 100/s {
+            hit: http GET "\(base)/slow?ms=30"
+            tick: sleep 5ms
+          }
+          probe: repeat 5 {
+            write: file write "probe-{{repeat.index}}.txt" "{{repeat.index}}"
+            pause: sleep 50ms
+          }
+        }
+        """, killedAfter: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        func end(_ record: [String: Any]?) -> Double? {
+            guard let record, let start = record["startedAt"] as? String, let duration = record["durationSeconds"] as? Double,
+                  let date = ISO8601DateFormatter.withFractions.date(from: start) else { return nil }
+            return date.timeIntervalSince1970 + duration
+        }
+        let groupEnd = try #require(end(run.group("load")), "\(run.reportText ?? "")")
+        let probeEnd = try #require(end(run.step("pause[4]")), "\(run.reportText ?? "")")
+        #expect(probeEnd < groupEnd, "the probe ended at \(probeEnd), the group at \(groupEnd)")
+    }
+
+    @Test("the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after")
+    func markdownSeries() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try space.run("""
+        workflow "md"
+        load: repeat 20 parallel limit 5 rate 50/s {
+          hit: sh "[ {{repeat.index}} -ge 2 ]"
+          expect failures < 5%
+        }
+        handled: sh "exit 3" { allow-failure }
+        """, ["--report", "markdown=report.md"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let markdown = try #require(space.read("report.md"))
+        let order = ["### Thresholds", "### Failures", "### Statistics", "<summary>hit over time (a point every second)</summary>",
+                     "### Handled failures", "### Steps"].map { markdown.range(of: $0)?.lowerBound }
+        #expect(!order.contains(nil) && order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(markdown)")
+        #expect(markdown.contains("| max | late p99 |"), "\(markdown)")
+        // The series: a row a second, every run and failure in it.
+        let header = try #require(markdown.range(of: "| t (s) | completions | failures | p50 | p99 |\n|---:|---:|---:|---:|---:|\n"))
+        let rows = markdown[header.upperBound...].prefix { $0 != "<" }.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        let cells = rows.map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(!cells.isEmpty && cells.count <= 600)
+        #expect(cells.compactMap { Int($0[1]) }.reduce(0, +) == 20, "\(rows)")
+        #expect(cells.compactMap { Int($0[2]) }.reduce(0, +) == 2, "\(rows)")
     }
 
     @Test("-vv prints each http request and response as curl -v does, 4 KiB of each body, secrets masked")
@@ -371,6 +495,55 @@ struct LoadTruthTests {
         sent: http GET "\(base)/hello"
         """, ["-v"], killedAfter: 60)
         #expect(!plain.stderr.contains("> GET"), "\(plain.stderr)")
+    }
+
+    @Test("-vv through libcurl shows the request as sent: a proxy's absolute URL, HTTP/2, the body, secrets masked")
+    func wireAsSent() throws {
+        let base = try TestServers.plain()
+        let proxy = try TestServers.proxy()
+        let tls = try TestServers.tls()
+        let space = try Workspace()
+        defer { space.remove() }
+        // Through a proxy (libcurl) the request line holds the whole URL.
+        let (proxied, _) = try space.run("""
+        workflow "wire"
+        secret token = "s3cr3t-t0ken"
+        via: http GET "\(base)/echo?through=proxy" { header Authorization "Bearer {{token}}" }
+        """, ["-vv"], environment: ["http_proxy": proxy.url, "no_proxy": ""], killedAfter: 60)
+        #expect(proxied.status == 0, "\(proxied.stdout)\(proxied.stderr)")
+        #expect(proxied.stderr.contains("* via\n> GET \(base)/echo?through=proxy HTTP/1.1\n> Host: 127.0.0.1:"), "\(proxied.stderr)")
+        #expect(proxied.stderr.contains("> Authorization: Bearer ***\n"), "\(proxied.stderr)")
+        #expect(!proxied.stderr.contains("> GET /echo"), "\(proxied.stderr)")
+        #expect(!proxied.stderr.contains("s3cr3t-t0ken"), "\(proxied.stderr)")
+
+        // HTTPS (libcurl): the body libcurl sent, after its head, before the response.
+        let (secure, _) = try space.run("""
+        workflow "wire"
+        secret token = "s3cr3t-t0ken"
+        sent: http POST "\(tls.url)/mirror" {
+          cacert "\(tls.file("ca.pem"))"
+          header Authorization "Bearer {{token}}"
+          body "{\\"note\\": \\"hello {{token}}\\"}"
+        }
+        """, ["-vv"], killedAfter: 60)
+        #expect(secure.status == 0, "\(secure.stdout)\(secure.stderr)")
+        let wire = secure.stderr
+        #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
+        #expect(wire.contains("> Authorization: Bearer ***\n"), "\(wire)")
+        let sentBody = try #require(wire.range(of: "* sent\n> {\"note\": \"hello ***\"}\n"), "\(wire)")
+        let response = try #require(wire.range(of: "< HTTP/1.1 200\n"), "\(wire)")
+        #expect(sentBody.lowerBound < response.lowerBound)
+        #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
+
+        // HTTP/2, when nginx is here to speak it.
+        guard let nginx = try TestServers.nginxHTTP2() else { return }
+        let (two, _) = try space.run("""
+        workflow "wire"
+        two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
+        """, ["-vv"], killedAfter: 60)
+        #expect(two.status == 0, "\(two.stdout)\(two.stderr)")
+        #expect(two.stderr.contains("* two\n> GET /hello HTTP/2\n> Host: 127.0.0.1:"), "\(two.stderr)")
+        #expect(two.stderr.contains("< HTTP/2 200\n"), "\(two.stderr)")
     }
 
     @Test("the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration")
@@ -465,5 +638,14 @@ struct LoadTruthTests {
             "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
             "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
         ])
+    }
+}
+
+private extension ISO8601DateFormatter {
+    /// `2026-11-28T00:29:01.678Z`, as the JSON report writes times.
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }

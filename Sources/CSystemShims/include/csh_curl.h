@@ -47,6 +47,13 @@ typedef int (*csh_curl_seek_fn)(void *data, int64_t offset, int origin);
 /// CURLOPT_SEEKFUNCTION and CURLOPT_SEEKDATA: how libcurl rewinds an
 /// upload it must send again (a reused connection that died, HTTP/2).
 int csh_curl_set_seek(void *easy, csh_curl_seek_fn callback, void *data);
+/// What libcurl's CURLOPT_DEBUGFUNCTION hears: `type` is a curl_infotype
+/// (CSH_CURLINFO_HEADER_OUT, ...), `data` not NUL-terminated.
+typedef int (*csh_curl_debug_fn)(void *easy, int type, char *data, size_t size, void *userdata);
+/// CURLOPT_DEBUGFUNCTION and CURLOPT_DEBUGDATA, and CURLOPT_VERBOSE on
+/// (libcurl calls the function only then): what goes over the wire, as
+/// sent (`-vv`).
+int csh_curl_set_debug(void *easy, csh_curl_debug_fn callback, void *data);
 int csh_curl_info_long(void *easy, int info, long *value);
 int csh_curl_info_offset(void *easy, int info, int64_t *value);
 const char *csh_curl_error_text(int code);
@@ -116,6 +123,15 @@ enum {
     CSH_CURLINFO_CONNECT_TIME_T = 0x600034,
     CSH_CURLINFO_STARTTRANSFER_TIME_T = 0x600036,
     CSH_CURLINFO_APPCONNECT_TIME_T = 0x600038,
+};
+
+// curl_infotype: what a debug callback is handed.
+enum {
+    CSH_CURLINFO_TEXT = 0,
+    CSH_CURLINFO_HEADER_IN = 1,
+    CSH_CURLINFO_HEADER_OUT = 2,
+    CSH_CURLINFO_DATA_IN = 3,
+    CSH_CURLINFO_DATA_OUT = 4,
 };
 
 enum {

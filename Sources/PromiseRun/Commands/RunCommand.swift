@@ -30,7 +30,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live,
                                    loadGroups: workflow.loadGroupIDs),
         total: { executorBox.executor?.stepCount ?? 0 },
-        labels: { executorBox.executor?.labelStatistics ?? [] })
+        labels: { executorBox.executor?.labelStatistics ?? [] },
+        loads: { executorBox.executor?.loadProgress ?? [] })
     var configuration = ExecutionConfiguration(
         jobs: options.jobs ?? ProcessEnvironment.processorCount(),
         httpConnections: connections.cap,

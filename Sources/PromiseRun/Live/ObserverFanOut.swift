@@ -42,4 +42,12 @@ struct ObserverFanOut: ExecutionObserver {
     func retryWaiting(step id: String, for wait: Duration, capped: Bool) {
         for observer in observers { observer.retryWaiting(step: id, for: wait, capped: capped) }
     }
+
+    func iterationsNotStarted(group id: String, count: Int) {
+        for observer in observers { observer.iterationsNotStarted(group: id, count: count) }
+    }
+
+    func loadGroupEnded(_ progress: LoadProgress) {
+        for observer in observers { observer.loadGroupEnded(progress) }
+    }
 }

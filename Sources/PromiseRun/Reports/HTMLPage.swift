@@ -108,25 +108,25 @@ enum HTMLPage {
         + " · " + (data.steps.length + notListed) + " steps" + (countText ? " · " + countText : "")
         + (notListed ? " · " + notListed + " runs of labels past their first 1,000 counted, not listed" : "") }));
 
-      // A label's completions over the run (a line), on labelled axes:
-      // time across, runs a second up.
-      function seriesChart(label) {
+      // A label's series over the run (a line), on labelled axes: time
+      // across, and up its runs a second (`value` 0) or its p99 (2).
+      function seriesChart(label, value) {
         var svgNS = "http://www.w3.org/2000/svg", width = 240, height = 36, axis = 14, points = label.series || [];
+        var every = label.every || 1;
         var svg = document.createElementNS(svgNS, "svg");
         svg.setAttribute("class", "series");
         svg.setAttribute("width", width); svg.setAttribute("height", height + axis);
         svg.setAttribute("viewBox", "0 0 " + width + " " + (height + axis));
-        var most = Math.max.apply(null, [1].concat(points.map(function (p) { return p[0]; })));
+        var most = Math.max.apply(null, [value === 0 ? 1 : 1e-6].concat(points.map(function (p) { return p[value]; })));
         var step = points.length > 1 ? (width - 2) / (points.length - 1) : 0;
         var line = document.createElementNS(svgNS, "polyline");
         line.setAttribute("fill", "none"); line.setAttribute("stroke", "currentColor");
         line.setAttribute("points", points.map(function (p, i) {
-          return (1 + i * step).toFixed(1) + "," + (height - 1 - p[0] / most * (height - 2)).toFixed(1);
+          return (1 + i * step).toFixed(1) + "," + (height - 1 - p[value] / most * (height - 2)).toFixed(1);
         }).join(" "));
         svg.appendChild(line);
-        var seconds = points.length * (label.every || 1);
-        [[0, "start", "0 s"], [width / 2, "middle", "time → · ↑ runs/s (most " + (most / (label.every || 1)).toFixed(0) + ")"],
-         [width, "end", seconds + " s"]].forEach(function (tick) {
+        var up = value === 0 ? "runs/s (most " + (most / every).toFixed(0) + ")" : "p99 (most " + latency(most) + ")";
+        [[0, "start", "0 s"], [width / 2, "middle", "time → · ↑ " + up], [width, "end", points.length * every + " s"]].forEach(function (tick) {
           var t = document.createElementNS(svgNS, "text");
           t.setAttribute("class", "axis"); t.setAttribute("x", tick[0]); t.setAttribute("y", height + axis - 2);
           t.setAttribute("text-anchor", tick[1]); t.setAttribute("font-size", "9");
@@ -179,7 +179,7 @@ enum HTMLPage {
           var cells = [label.label, label.count, label.ok, label.failed, label.rate].map(function (v) { return el("td", { text: String(v) }); })
             .concat(label.p.map(function (v) { return el("td", { text: latency(v) }); }));
           var last = el("td"); last.appendChild(svg); cells.push(last);
-          var overTime = el("td"); overTime.appendChild(seriesChart(label)); cells.push(overTime);
+          var overTime = el("td"); overTime.appendChild(seriesChart(label, 0)); overTime.appendChild(seriesChart(label, 2)); cells.push(overTime);
           return el("tr", null, cells);
         });
         statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));

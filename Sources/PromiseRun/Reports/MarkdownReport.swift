@@ -25,30 +25,15 @@ enum MarkdownReport {
         facts.append("started \(ReportTime.iso8601(result.startedAt))")
         text += facts.joined(separator: " · ") + "\n\n"
 
-        var shown = 0
-        for (title, list) in [("Failures", failures.unhandled), ("Handled failures (not failures of the run)", failures.handled)]
-        where !list.isEmpty && shown < failureLimit {
-            text += "### \(title)\n\n"
-            for failure in list.prefix(max(0, failureLimit - shown)) {
-                let handled = failure.handledBy.map { ", handled by \(inline($0))" } ?? ""
-                text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue)\(handled))\n\n"
-                text += fenced(failure.message)
-                if case .step(let record) = failure.source {
-                    if !record.attemptLog.isEmpty {
-                        text += "Attempts:\n\n" + fenced(ReportText.attempts(record.attemptLog))
-                    }
-                    if let stderr = record.standardError?.text, !stderr.isEmpty {
-                        text += details("stderr", lastLines(stderr))
-                    } else if let tail = record.outputTail {
-                        text += details("stderr", tail)
-                    }
-                    if let stdout = record.standardOutput?.text, !stdout.isEmpty {
-                        text += details("stdout", lastLines(stdout))
-                    }
-                }
-            }
-            shown += list.count
-        }
+        // What decided the run first (spec §20): the thresholds and the
+        // failures of the run; then the statistics with their series;
+        // then what the workflow handled.
+        text += thresholdsTable(result)
+        var shown = failureSection("Failures", failures.unhandled, shown: 0)
+        text += shown.text
+        text += statistics(result.stats)
+        shown = failureSection("Handled failures (not failures of the run)", failures.handled, shown: shown.count)
+        text += shown.text
         if failures.count > failureLimit {
             text += "… and \(failures.count - failureLimit) more failures: the JSON report has them all.\n\n"
         }
@@ -66,32 +51,6 @@ enum MarkdownReport {
                 text += "… and \(stopped.count - failureLimit) more cancelled steps: the JSON report has them all.\n\n"
             }
         }
-
-        if !result.stats.isEmpty {
-            // Labels that ran more than once (spec §16).
-            text += "### Statistics\n\n"
-            text += "| label | runs | ok | failed | rate/s | min | p50 | p90 | p95 | p99 | max |\n"
-            text += "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-            for label in result.stats {
-                let latency = label.latency
-                func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
-                text += "| \(code(label.label)) | \(label.count) | \(label.succeeded) | \(label.failed) | "
-                    + "\(FixedPoint.text(label.ratePerSecond, places: 1)) | \(time(latency.minimum == .max ? 0 : latency.minimum)) | "
-                    + "\(time(latency.percentile(50))) | \(time(latency.percentile(90))) | \(time(latency.percentile(95))) | "
-                    + "\(time(latency.percentile(99))) | \(time(latency.maximum)) |\n"
-            }
-            text += "\n"
-        }
-        let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
-        if !thresholds.isEmpty {
-            // Thresholds as checked when their groups ended (spec §16).
-            text += "### Thresholds\n\n| group | threshold | result | measured |\n|:---|:---|:---|:---|\n"
-            for (group, threshold) in thresholds {
-                text += "| \(code(group)) | \(code(threshold.threshold.text)) | \(threshold.holds ? "✅ held" : "❌ failed") | "
-                    + "\(cell(threshold.measuredText)) |\n"
-            }
-            text += "\n"
-        }
         text += "### Steps\n\n"
         text += "| step | status | duration | details |\n|:---|:---|---:|:---|\n"
         for record in records.prefix(rowLimit) {
@@ -100,6 +59,86 @@ enum MarkdownReport {
         }
         if records.count > rowLimit {
             text += "\n… and \(records.count - rowLimit) more steps: the JSON report has them all.\n"
+        }
+        return text
+    }
+
+    /// Failures in detail under `title`, up to `failureLimit` with those
+    /// `shown` before; the text and how many are shown in all.
+    private static func failureSection(_ title: String, _ list: [ReportFailure], shown: Int) -> (text: String, count: Int) {
+        guard !list.isEmpty, shown < failureLimit else { return ("", shown) }
+        var text = "### \(title)\n\n"
+        for failure in list.prefix(failureLimit - shown) {
+            let handled = failure.handledBy.map { ", handled by \(inline($0))" } ?? ""
+            text += "#### \(code(failure.id)) (\(failure.kind), \(failure.failureKind.rawValue)\(handled))\n\n"
+            text += fenced(failure.message)
+            if case .step(let record) = failure.source {
+                if !record.attemptLog.isEmpty {
+                    text += "Attempts:\n\n" + fenced(ReportText.attempts(record.attemptLog))
+                }
+                if let stderr = record.standardError?.text, !stderr.isEmpty {
+                    text += details("stderr", lastLines(stderr))
+                } else if let tail = record.outputTail {
+                    text += details("stderr", tail)
+                }
+                if let stdout = record.standardOutput?.text, !stdout.isEmpty {
+                    text += details("stdout", lastLines(stdout))
+                }
+            }
+        }
+        return (text, shown + list.count)
+    }
+
+    /// The thresholds as checked when their groups ended (spec §16).
+    private static func thresholdsTable(_ result: RunResult) -> String {
+        let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
+        guard !thresholds.isEmpty else { return "" }
+        var text = "### Thresholds\n\n| group | threshold | result | measured |\n|:---|:---|:---|:---|\n"
+        for (group, threshold) in thresholds {
+            text += "| \(code(group)) | \(code(threshold.threshold.text)) | \(threshold.holds ? "✅ held" : "❌ failed") | "
+                + "\(cell(threshold.measuredText)) |\n"
+        }
+        return text + "\n"
+    }
+
+    /// The most rows of series the report holds, over every label (the
+    /// JSON report has them all): a step summary stays under GitHub's 1 MiB.
+    static let seriesRowLimit = 3_000
+
+    /// Labels that ran more than once (spec §16): a table, then each
+    /// label's series over time in a folded table (spec §20).
+    private static func statistics(_ stats: [LabelStats]) -> String {
+        guard !stats.isEmpty else { return "" }
+        func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
+        var text = "### Statistics\n\n"
+        text += "| label | runs | ok | failed | rate/s | min | p50 | p90 | p95 | p99 | max | late p99 |\n"
+        text += "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        for label in stats {
+            let latency = label.latency
+            text += "| \(code(label.label)) | \(label.count) | \(label.succeeded) | \(label.failed) | "
+                + "\(FixedPoint.text(label.ratePerSecond, places: 1)) | \(time(latency.minimum == .max ? 0 : latency.minimum)) | "
+                + "\(time(latency.percentile(50))) | \(time(latency.percentile(90))) | \(time(latency.percentile(95))) | "
+                + "\(time(latency.percentile(99))) | \(time(latency.maximum)) | \(label.lateness.map { time($0.percentile(99)) } ?? "-") |\n"
+        }
+        text += "\n"
+        var rowsLeft = seriesRowLimit
+        for label in stats {
+            let series = label.series
+            guard !series.points.isEmpty else { continue }
+            guard rowsLeft >= series.points.count else {
+                text += "… the series of further labels: the JSON report has them (`stats.LABEL.series`).\n\n"
+                break
+            }
+            rowsLeft -= series.points.count
+            let every = Int(series.width)
+            text += "<details><summary>\(inline(label.label)) over time (a point every \(every == 1 ? "second" : "\(every) seconds"))"
+                + "</summary>\n\n| t (s) | completions | failures | p50 | p99 |\n|---:|---:|---:|---:|---:|\n"
+            for (index, point) in series.points.enumerated() {
+                let empty = point.completions == 0
+                text += "| \(index * every) | \(point.completions) | \(point.failures) | "
+                    + "\(empty ? "-" : time(point.latency.percentile(50))) | \(empty ? "-" : time(point.latency.percentile(99))) |\n"
+            }
+            text += "\n</details>\n\n"
         }
         return text
     }

@@ -70,23 +70,28 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     static let failuresPerLabel = 100
     /// The shortest time between two drawings of the live area.
     static let redrawInterval = Duration.milliseconds(100)
-    /// Without a terminal, a progress line per repeated label this often.
+    /// Without a terminal, a progress line per running load group this often.
     static let progressInterval = Duration.seconds(10)
 
     let settings: Settings
     private let state = Mutex(State())
     private let total: @Sendable () -> Int
     private let labels: @Sendable () -> [LabelStats]
+    private let loads: @Sendable () -> [LoadProgress]
     private let timer: Ticker?
 
     /// - Parameters:
     ///   - total: how many steps the run has (for `[done/total]`).
     ///   - labels: the statistics so far of the labels that ran more than
     ///     once (the live area shows their rate and p99, spec §16).
-    init(settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] }) {
+    ///   - loads: how far the load groups running now have come (a log's
+    ///     progress lines, spec §20).
+    init(settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] },
+         loads: @escaping @Sendable () -> [LoadProgress] = { [] }) {
         self.settings = settings
         self.total = total
         self.labels = labels
+        self.loads = loads
         if settings.live {
             timer = Ticker(interval: .milliseconds(100))
             timer?.start { [weak self] in self?.redraw() }
@@ -306,20 +311,40 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         }
     }
 
-    /// Without a terminal: a line per repeated label, every ten seconds
-    /// (`hit: 12,000 runs, 500.0/s, p50 4ms, p99 20ms, 3 failed`), so a
-    /// CI log shows a load test moving.
+    /// Without a terminal: a line per running load group, every ten
+    /// seconds, so a CI log shows a load test moving (spec §20).
     private func progress() {
-        let lines = labels().map { label in
-            "\(label.label): \(Format.count(label.count)) runs, \(FixedPoint.text(label.ratePerSecond, places: 1))/s, "
-                + "p50 \(Format.latency(microseconds: label.latency.percentile(50))), "
-                + "p99 \(Format.latency(microseconds: label.latency.percentile(99)))"
-                + (label.failed > 0 ? ", \(Format.count(label.failed)) failed" : "")
-        }
+        let lines = loads().map(Self.progressLine)
         state.withLock { state in
             guard !state.stopped, !lines.isEmpty else { return }
             StandardStreams.writeOutput(lines.map { style.dim($0) + "\n" }.joined())
         }
+    }
+
+    /// Without a terminal, a load group's last progress line as it ends.
+    func loadGroupEnded(_ progress: LoadProgress) {
+        guard !settings.live, settings.verbosity != .quiet else { return }
+        emit([style.dim(Self.progressLine(progress))]) { _ in }
+    }
+
+    /// `load: 12,000/30,000, 500.0/s, p50 4ms, p99 20ms, 3 failed`: its
+    /// iterations ended of those planned (of `repeat for D` without a
+    /// rate, the time gone of D), their rate, their latency (from when
+    /// each was due), and how many failed.
+    static func progressLine(_ progress: LoadProgress) -> String {
+        var line = "\(progress.group): \(Format.count(progress.ended))"
+        if let planned = progress.planned {
+            line += "/" + Format.count(planned)
+        } else if let duration = progress.plannedDuration {
+            line += " (\(DurationText.format(.seconds(Int(min(progress.elapsed, duration).seconds)))) of \(DurationText.format(duration)))"
+        }
+        line += ", \(FixedPoint.text(progress.ratePerSecond, places: 1))/s"
+        if progress.ended > 0 {
+            line += ", p50 \(Format.latency(microseconds: progress.latency.percentile(50))), "
+                + "p99 \(Format.latency(microseconds: progress.latency.percentile(99)))"
+        }
+        if progress.failed > 0 { line += ", \(Format.count(progress.failed)) failed" }
+        return line
     }
 
     private func clearLive(_ state: inout State) -> String {
@@ -397,10 +422,12 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 }
 
-/// A repeating tick on a thread of its own: not a timer of Dispatch's
-/// global queues, whose threads a run's waits can all hold (a `rate`
-/// group's live area then never redrew). Stopped by `stop()`; the thread
-/// ends at its next tick.
+/// A repeating tick on a thread of its own, apart from Dispatch's global
+/// queues and the work a run puts there (a file step's fsync, a large
+/// body's parse), so the live area and the progress lines keep their
+/// pace. (Nothing in a `rate` group holds those queues' threads:
+/// `LoadTruthTests.dispatchDuringRate` sees their work end while one
+/// runs.) Stopped by `stop()`; the thread ends at its next tick.
 final class Ticker: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let microseconds: UInt32

@@ -182,6 +182,10 @@ final class CurlHop: HopHandle {
     private var version = "1.1"
     private var headers: [(name: String, value: String)] = []
     private var headDelivered = false
+    /// `-vv`: the first 4 KiB of the body libcurl sent, and how much it
+    /// sent, said before the response.
+    private var sentBody: [UInt8] = []
+    private var sentBodyCount = 0
     /// The delegate said stop (libcurl then reports a write error).
     private var stopped = false
     private var ended = false
@@ -315,7 +319,41 @@ final class CurlHop: HopHandle {
             return hop.bodyPiece(UnsafeRawBufferPointer(start: bytes, count: length)) ? length : 0
         }
         _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_WRITEDATA), me)
+        if request.wire != nil {
+            _ = csh_curl_set_debug(easy, { _, type, bytes, size, data in
+                let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
+                hop.debug(type, UnsafeRawBufferPointer(start: bytes, count: size))
+                return 0
+            }, me)
+        }
         return nil
+    }
+
+    /// `-vv`: what libcurl says it sent (spec §20): each request head as
+    /// it went out (a proxy's absolute URL, HTTP/2, the headers libcurl
+    /// added), the body after it, said before the response's head.
+    private func debug(_ type: Int32, _ bytes: UnsafeRawBufferPointer) {
+        guard let wire = request.wire else { return }
+        switch type {
+        case Int32(CSH_CURLINFO_HEADER_OUT):
+            sayBodySent()
+            wire(WireDump.sentHead(bytes))
+        case Int32(CSH_CURLINFO_DATA_OUT):
+            if sentBody.count < WireDump.bodyLimit { sentBody += bytes.prefix(WireDump.bodyLimit - sentBody.count) }
+            sentBodyCount += bytes.count
+        case Int32(CSH_CURLINFO_HEADER_IN):
+            sayBodySent()
+        default:
+            break
+        }
+    }
+
+    /// The body sent so far, said once.
+    private func sayBodySent() {
+        guard sentBodyCount > 0, let wire = request.wire else { return }
+        wire(WireDump.body(sentBody, total: sentBodyCount, prefix: "> "))
+        sentBody = []
+        sentBodyCount = 0
     }
 
     /// libcurl keeps a pointer to POSTFIELDS: a copy that lives with the hop.
@@ -405,6 +443,7 @@ final class CurlHop: HopHandle {
 
     fileprivate func deliver(_ end: HopEnd) {
         guard !ended else { return }
+        sayBodySent()
         ended = true
         let delegate = self.delegate
         self.delegate = nil

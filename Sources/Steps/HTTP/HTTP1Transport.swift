@@ -319,6 +319,8 @@ final class HTTP1Hop: HopHandle {
         }
         if closes { closesConnection = true }
         Self.endLine(&head)
+        // `-vv`: the head as these bytes say it, the body after it.
+        if let wire = request.wire { wire(WireDump.sentHead(head) + WireDump.sentBody(request.body)) }
         switch request.body {
         case .none:
             break

@@ -70,7 +70,7 @@ final class HTTPExchange: HopDelegate {
         self.saveTarget = saveTarget
         self.onTransfer = onTransfer
         request = HopRequest(method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
-                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout)
+                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire)
     }
 
     // MARK: - Starting and stopping (loop thread)
@@ -93,7 +93,6 @@ final class HTTPExchange: HopDelegate {
     private func sendHop() {
         request.headers = headers(for: &request)
         request.proxy = engine.proxies.proxy(for: request.url)
-        if let wire { wire(WireDump.request(request)) }
         switch engine.transport(for: request) {
         case .success(let transport):
             handle = transport.start(request, delegate: self)

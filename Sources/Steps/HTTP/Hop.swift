@@ -15,6 +15,8 @@ struct HopRequest {
     var proxy: String?
     /// No byte for this long fails the hop with kind `timeout`.
     var idleTimeout: Duration?
+    /// `-vv`: hears the request as the transport sends it (spec §20).
+    var wire: (@Sendable (String) -> Void)? = nil
 }
 
 /// What a request sends as its body.

@@ -2,19 +2,27 @@ import WorkflowModel
 
 /// `-vv` (spec §20): an http step's request and response as text, as
 /// `curl -v` shows them: `> ` before what was sent, `< ` before what came,
-/// the start line, the headers, and the first 4 KiB of each body.
+/// the start line, the headers, and the first 4 KiB of each body. The
+/// request is what the transport sent (its bytes, or what libcurl says it
+/// sent), not what the step asked for.
 enum WireDump {
     /// The most of a body shown.
     static let bodyLimit = 4096
 
-    /// The request of one hop.
-    static func request(_ hop: HopRequest) -> String {
-        var lines = ["> \(hop.method) \(hop.url.target) HTTP/1.1", "> Host: \(hop.host ?? hop.url.authority)"]
-        for header in hop.headers { lines.append("> \(header.name): \(header.value)") }
-        var text = lines.joined(separator: "\n") + "\n>\n"
-        if case .bytes(let bytes) = hop.body { text += body(bytes, prefix: "> ") }
-        if case .file(let path, let size) = hop.body { text += "> (\(size) bytes from \(path))\n" }
-        return text
+    /// A request's head as it went out (`GET / HTTP/1.1` CR LF, the
+    /// headers, an empty line), each line behind `> `.
+    static func sentHead(_ head: some Sequence<UInt8>) -> String {
+        let lines = String(decoding: Array(head), as: UTF8.self).split(whereSeparator: \.isNewline)
+        return lines.map { "> " + $0 }.joined(separator: "\n") + "\n>\n"
+    }
+
+    /// A request's body as it went out: `body file` as its size and path.
+    static func sentBody(_ body: RequestBody) -> String {
+        switch body {
+        case .none: return ""
+        case .bytes(let bytes): return self.body(bytes, prefix: "> ")
+        case .file(let path, let size): return "> (\(size) bytes from \(path))\n"
+        }
     }
 
     /// A response's head.
@@ -25,13 +33,14 @@ enum WireDump {
     }
 
     /// A body's first `bodyLimit` bytes, as text, each line behind
-    /// `prefix`; what is left out is said.
-    static func body(_ bytes: [UInt8], prefix: String) -> String {
+    /// `prefix`; what is left out of its `total` bytes is said.
+    static func body(_ bytes: some Collection<UInt8>, total: Int? = nil, prefix: String) -> String {
         guard !bytes.isEmpty else { return "" }
         let shown = String(decoding: bytes.prefix(bodyLimit), as: UTF8.self)
         var text = shown.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n")
         if !text.hasSuffix("\n") { text += "\n" }
-        if bytes.count > bodyLimit { text += "\(prefix)(\(bytes.count - bodyLimit) more bytes)\n" }
+        let total = total ?? bytes.count
+        if total > bodyLimit { text += "\(prefix)(\(total - bodyLimit) more bytes)\n" }
         return text
     }
 }

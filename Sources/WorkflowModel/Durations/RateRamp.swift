@@ -29,6 +29,9 @@ package struct RateRamp: Sendable, Hashable {
     /// The stages' durations added up: the planned duration.
     package var total: Duration { stages.reduce(.zero) { $0 + $1.duration } }
 
+    /// The highest rate of the schedule, per second.
+    package var peak: Double { stages.reduce(start) { max($0, $1.target) } }
+
     /// The iterations due before `end` (the end of the last stage by
     /// default): each k with due(k) < end.
     package func iterations(within end: Duration? = nil) -> Int {

@@ -170,12 +170,21 @@ extension WorkflowExecutor {
             LaneRun.Schedule(due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
                              clock: timers)
         }
-        // Under a rate: how late iterations start, said when the group
-        // ends behind its schedule (spec §20).
+        // Under a rate: how late iterations start, said as the group falls
+        // behind its schedule and when it ends behind it (spec §20).
         let lateness = foreach.rate.map { rate in
-            GroupLateness(limit: foreach.parallel ? foreach.limit : 1,
+            GroupLateness(group: id, lanes: !foreach.parallel ? .sequential : foreach.limit.map { .limit($0) } ?? .unlimited,
+                          peakRate: foreach.ramp?.peak ?? rate,
                           planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
+        // A load group's progress: a line every 10 s in a log, and as it
+        // ends (spec §20).
+        let progress = foreach.repetition != nil || foreach.rate != nil
+            ? GroupProgress(group: id, planned: items.count,
+                            plannedDuration: foreach.repetition.flatMap { if case .duration(let d) = $0 { d } else { nil } },
+                            clock: clock)
+            : nil
+        if let progress { loads.withLock { $0.append(progress) } }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
         // A cookie store an iteration (a virtual user) of a body with http
         // steps, each from the store around the group as it is now (spec §20).
@@ -197,17 +206,22 @@ extension WorkflowExecutor {
                 iteration.cancel = scope
                 iteration.cut = false
                 if let startingCookies { iteration.cookies = CookieStore(startingFrom: startingCookies) }
-                // Its first step's latency runs from its due moment (spec §16).
+                // Its first step's latency runs from its due moment (spec
+                // §16); its progress counts from then, else from its start.
+                let started = lateness != nil || progress != nil ? clock.now() : .zero
+                var ready = started
                 if let schedule {
-                    let due = schedule.due(index)
-                    iteration.latencyStart = LatencyStart(due)
-                    lateness?.started(lateness: clock.now() - due)
+                    ready = schedule.due(index)
+                    iteration.latencyStart = LatencyStart(ready)
+                    if let warning = lateness?.started(lateness: started - ready) { observer?.warning(warning) }
                 }
-                guard measure != nil || lateness != nil else { return runBlock(foreach.body, iteration) }
-                return runBlock(foreach.body, iteration).tap { outcome in
-                    lateness?.ended()
+                guard measure != nil || lateness != nil || progress != nil else { return runBlock(foreach.body, iteration) }
+                return runBlock(foreach.body, iteration).tap { [clock, ready] outcome in
+                    let now = clock.now()
+                    lateness?.ended(took: now - started)
                     if case .cancelled = outcome { return }
                     measure?.iterationEnded()
+                    progress?.ended(failed: !outcome.isFulfilled, latency: now - ready)
                 }
             },
             skip: { [self] listed, notStarted in
@@ -222,9 +236,13 @@ extension WorkflowExecutor {
                 recorder.countSkipped((notStarted - listed.count) * perIteration)
                 if notStarted > 0 { observer?.iterationsNotStarted(group: id, count: notStarted) }
             })
-        guard let lateness else { return run.run() }
-        return run.run().tap { [observer] (_: Outcome<Void>) in
-            if let warning = lateness.warning(group: id) { observer?.warning(warning) }
+        guard lateness != nil || progress != nil else { return run.run() }
+        return run.run().tap { [self] (_: Outcome<Void>) in
+            if let warning = lateness?.warning() { observer?.warning(warning) }
+            if let progress {
+                loads.withLock { $0.removeAll { $0 === progress } }
+                observer?.loadGroupEnded(progress.snapshot)
+            }
         }
     }
 

@@ -145,6 +145,9 @@ package final class WorkflowExecutor: Sendable {
     let store: IncrementalStore
     /// `sources` patterns already said to match nothing (pattern and folder).
     let warnedPatterns = Lock<Set<String>>([])
+    /// The load groups running now, in the order they started (their
+    /// progress lines, spec §20).
+    let loads = Lock<[GroupProgress]>([])
     private let ending = Lock<RunResult.Status?>(nil)
     /// What stopped an interrupted run ("interrupted by SIGINT"): its
     /// failure in every report, as a `--timeout` is.
@@ -177,6 +180,10 @@ package final class WorkflowExecutor: Sendable {
 
     /// The statistics so far of the labels that ran more than once.
     package var labelStatistics: [LabelStats] { recorder.labelStats() }
+
+    /// How far each load group running now has come (a `repeat`, or a
+    /// `foreach` with a `rate`), in the order they started.
+    package var loadProgress: [LoadProgress] { loads.withLock { $0 }.map(\.snapshot) }
 
     /// `text` with every secret masked: for anything shown to people.
     package func mask(_ text: String) -> String {

@@ -32,6 +32,9 @@ package protocol ExecutionObserver: Sendable {
     /// A group that stopped early (fail-fast, a timeout, a cancel) did not
     /// start `count` of its iterations: one line for them all (spec §20).
     func iterationsNotStarted(group id: String, count: Int)
+    /// A load group (a `repeat`, or a `foreach` with a `rate`) ended: how
+    /// far it came (spec §20: its last progress line).
+    func loadGroupEnded(_ progress: LoadProgress)
 }
 
 extension ExecutionObserver {
@@ -41,5 +44,6 @@ extension ExecutionObserver {
     package func transfer(step id: String, received: Int64, expected: Int64?) {}
     package func warning(_ message: String) {}
     package func iterationsNotStarted(group id: String, count: Int) {}
+    package func loadGroupEnded(_ progress: LoadProgress) {}
     package func retryWaiting(step id: String, for wait: Duration, capped: Bool) {}
 }
