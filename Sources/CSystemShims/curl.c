@@ -162,5 +162,27 @@ int csh_curl_info_offset(void *easy, int info, int64_t *value) {
 }
 const char *csh_curl_error_text(int code) { return curl_loaded == 0 ? curl.easy_strerror(code) : "libcurl is not loaded"; }
 
+/* struct curl_slist and struct curl_certinfo (curl.h). */
+typedef struct csh_curl_slist {
+    char *data;
+    struct csh_curl_slist *next;
+} csh_curl_slist;
+
+typedef struct {
+    int num_of_certs;
+    csh_curl_slist **certinfo;
+} csh_curl_certinfo;
+
+int csh_curl_certificate_lines(void *easy, int index, csh_curl_line_fn on_line, void *data) {
+    csh_curl_certinfo *info = NULL;
+    if (curl.easy_getinfo(easy, 0x400000 + 34 /* CURLINFO_CERTINFO */, &info) != 0 || info == NULL) return 0;
+    if (index >= 0 && index < info->num_of_certs) {
+        for (csh_curl_slist *line = info->certinfo[index]; line != NULL; line = line->next) {
+            if (line->data != NULL) on_line(data, line->data);
+        }
+    }
+    return info->num_of_certs;
+}
+
 void *csh_curl_list_append(void *list, const char *line) { return curl.slist_append(list, line); }
 void csh_curl_list_free(void *list) { curl.slist_free_all(list); }

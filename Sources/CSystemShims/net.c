@@ -8,6 +8,7 @@
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/un.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,6 +41,35 @@ int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *stat
         return fd;
     }
     if (errno == EINPROGRESS) {
+        *status = EINPROGRESS;
+        return fd;
+    }
+    *status = errno;
+    close(fd);
+    return -1;
+}
+
+int csh_unix_connect(const char *path, int *status) {
+    struct sockaddr_un target;
+    if (strlen(path) >= sizeof target.sun_path) {
+        *status = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        *status = errno;
+        return -1;
+    }
+    memset(&target, 0, sizeof target);
+    target.sun_family = AF_UNIX;
+    memcpy(target.sun_path, path, strlen(path));
+    if (connect(fd, (struct sockaddr *)&target, sizeof target) == 0) {
+        *status = 0;
+        return fd;
+    }
+    /* A Unix socket whose backlog is full answers EAGAIN: wait for it to
+     * be writable, as for a TCP connect under way. */
+    if (errno == EINPROGRESS || errno == EAGAIN) {
         *status = EINPROGRESS;
         return fd;
     }

@@ -1,3 +1,4 @@
+import WorkflowModel
 /// The limits and delays of a `SystemStepRunner`. The defaults are the
 /// spec's; the CLI sets `httpConnections` from `--http-connections`.
 package struct StepsConfiguration: Sendable, Hashable {
@@ -29,10 +30,14 @@ package struct StepsConfiguration: Sendable, Hashable {
     /// `--cacert PATH`: the authorities HTTPS steps trust (absolute path),
     /// unless a step names its own.
     package var caCertificate: String?
+    /// `--http-version 1.1|2`: the HTTP version http steps ask for, unless
+    /// a step names its own (spec §23).
+    package var httpVersion: HTTPVersion?
 
     package init(httpConnections: Int = 64, outputTailLimit: Int = 1 << 20, killGracePeriod: Duration = .seconds(5),
                 bodyLimit: Int = 64 << 20, defaultRedirects: Int = 10, outputLinger: Duration = .milliseconds(500),
-                httpIdleTimeout: Duration? = nil, insecure: Bool = false, caCertificate: String? = nil) {
+                httpIdleTimeout: Duration? = nil, insecure: Bool = false, caCertificate: String? = nil, httpVersion: HTTPVersion? = nil) {
+        self.httpVersion = httpVersion
         self.httpConnections = httpConnections
         self.outputTailLimit = outputTailLimit
         self.killGracePeriod = killGracePeriod

@@ -95,9 +95,16 @@ package enum LanguageTable {
         Attribute(name: "cacert", takenBy: ["http"], doc: "trusts the authorities in this PEM file"),
         Attribute(name: "cert", takenBy: ["http"], doc: "the client certificate (PEM)"),
         Attribute(name: "key", takenBy: ["http"], doc: "the client certificate's key (PEM)"),
+        Attribute(name: "connect-timeout", takenBy: ["http"], doc: "a connection not made within D fails the step with kind timeout: connect-timeout 2s"),
+        Attribute(name: "resolve", takenBy: ["http"],
+                  doc: "connects to ADDRESS for HOST:PORT, with no lookup (curl's --resolve): resolve \"api.example.com:443:127.0.0.1\""),
+        Attribute(name: "unix-socket", takenBy: ["http"], doc: "sends the request over a Unix domain socket: unix-socket \"/run/app.sock\""),
+        Attribute(name: "http-version", takenBy: ["http"], doc: "the HTTP version asked for: http-version 1.1 or 2 (over http://: HTTP/2 without upgrade)"),
         Attribute(name: "expect", takenBy: processes.union(["http", "group"]),
-                  doc: "an expectation: exit, stdout, stderr, status, body, header, json; in a group, a threshold: latency, failures, rate"),
-        Attribute(name: "capture", takenBy: processes.union(["http"]), doc: "a value for later steps: capture NAME = json|header|cookie|url|stdout ..."),
+                  doc: "an expectation: exit, stdout, stderr, duration; status, body, header, json, xpath, sha256, md5, bytes, url, version, cookie, certificate; "
+                    + "in a group, a threshold: latency, failures, rate"),
+        Attribute(name: "capture", takenBy: processes.union(["http"]),
+                  doc: "a value for later steps: capture NAME = json|xpath|header|cookie|url|certificate|stdout ... [| FILTER ...]"),
         Attribute(name: "sources", takenBy: processes, doc: "files whose contents decide whether the step is up to date"),
         Attribute(name: "generates", takenBy: processes, doc: "files the step makes; each must exist for it to be up to date"),
         Attribute(name: "depfile", takenBy: processes,
@@ -125,6 +132,14 @@ package enum LanguageTable {
         Word(name: "json", doc: "a value in the JSON body at a path"),
         Word(name: "sha256", doc: "the body's SHA-256, lower-case hex: expect sha256 == \"9f86...\""),
         Word(name: "bytes", doc: "the body's size: expect bytes count == 1024"),
+        Word(name: "md5", doc: "the body's MD5, lower-case hex: expect md5 == \"5d41...\""),
+        Word(name: "duration", doc: "how long the step took: expect duration < 200ms (the response arrives, then the step fails)"),
+        Word(name: "url", doc: "the final URL, after redirects: expect url == \"https://example.com/done\""),
+        Word(name: "version", doc: "the response's HTTP version: expect version == \"2\" (\"1.1\" or \"2\")"),
+        Word(name: "xpath", doc: "XPath 1.0 on an HTML or XML body: expect xpath \"string(//title)\" == \"Home\", expect xpath \"//li\" count == 3"),
+        Word(name: "certificate", doc: "the server's TLS certificate: subject, issuer, start-date, expire-date, serial-number: "
+             + "expect certificate subject contains \"CN=api\", expect certificate expire-date > \"2030-01-01T00:00:00Z\""),
+        Word(name: "cookie", doc: "a cookie the response set: expect cookie \"sid\" == \"abc\", expect cookie \"sid\" attribute \"Secure\" exists"),
     ]
 
     /// The tests of a text (a body, a stream, a header's value), after
@@ -223,24 +238,51 @@ package enum LanguageTable {
         Word(name: "timing", doc: "when a phase ended, in seconds: timing.dns, connect, tls, firstByte, total"),
     ]
 
-    /// The filters of `{{ value | FILTER }}`.
+    /// The filters of `{{ value | FILTER }}`, of `capture NAME = ... |
+    /// FILTER` and of `expect SUBJECT | FILTER ...` (spec §7, §23).
     package static let filters: [Word] = Filter.allCases.map { filter in
+        let doc: String
         switch filter {
-        case .trim: return Word(name: filter.rawValue, doc: "removes leading and trailing white space")
-        case .shell: return Word(name: filter.rawValue, doc: "quotes the value for a POSIX shell")
-        case .json: return Word(name: filter.rawValue, doc: "a JSON string literal of the value")
-        case .url: return Word(name: filter.rawValue, doc: "percent-encodes the value for a URL")
-        case .base: return Word(name: filter.rawValue, doc: "a path's last name: src/a.c gives a.c")
-        case .stem: return Word(name: filter.rawValue, doc: "a path's last name without its extension: src/a.c gives a")
-        case .ext: return Word(name: filter.rawValue, doc: "a path's extension, with its dot: src/a.c gives .c")
-        case .dir: return Word(name: filter.rawValue, doc: "a path's folder: src/a.c gives src (none: .)")
+        case .trim: doc = "removes leading and trailing white space"
+        case .shell: doc = "quotes the value for a POSIX shell"
+        case .json: doc = "a JSON string literal of the value"
+        case .url: doc = "percent-encodes the value for a URL"
+        case .base: doc = "a path's last name: src/a.c gives a.c"
+        case .stem: doc = "a path's last name without its extension: src/a.c gives a"
+        case .ext: doc = "a path's extension, with its dot: src/a.c gives .c"
+        case .dir: doc = "a path's folder: src/a.c gives src (none: .)"
+        case .count: doc = "how many items a list has (members, for an object): json \"$.items[*]\" | count"
+        case .first: doc = "a list's first item"
+        case .last: doc = "a list's last item"
+        case .nth: doc = "nth N: a list's item N, counting from 0 (-1: the last)"
+        case .split: doc = "split \"SEP\": the text cut at each separator, a list"
+        case .replace: doc = "replace \"A\" \"B\": every A in the text replaced by B"
+        case .lower: doc = "the text in lower case"
+        case .upper: doc = "the text in upper case"
+        case .toInt: doc = "a number from a text holding an integer (a decimal: its whole part)"
+        case .toFloat: doc = "a number from a text holding one: \"2.50\" gives 2.5"
+        case .base64Encode: doc = "the text's UTF-8 in base64"
+        case .base64Decode: doc = "the text base64 holds (standard or URL-safe alphabet, padding optional)"
+        case .urlEncode: doc = "percent-encodes all but A-Z a-z 0-9 - . _ ~"
+        case .urlDecode: doc = "decodes %XX escapes"
+        case .sha256: doc = "the text's SHA-256, lower-case hex"
+        case .jsonpath: doc = "jsonpath \"PATH\": the value at a JSON path of a text holding JSON: {{r.body | jsonpath \"$.id\"}}"
+        }
+        return Word(name: filter.rawValue, doc: doc)
+    }
+
+    /// `{{newUuid}}`, `{{newDate}}`: values a template makes (spec §23).
+    package static let templateFunctions: [Word] = TemplateFunction.allCases.map { function in
+        switch function {
+        case .newUuid: return Word(name: function.rawValue, doc: "a random UUID (version 4), fresh at each use: {{newUuid}}")
+        case .newDate: return Word(name: function.rawValue, doc: "the time now, RFC 3339 in UTC: {{newDate}} gives 2026-01-31T12:00:00.123456Z")
         }
     }
 
     /// The expectation subjects a step kind takes (`expect` in its block).
     package static func expectationSubjects(for kind: String) -> [Word] {
-        let names: Set<String> = processes.contains(kind) ? ["exit", "stdout", "stderr"]
-            : kind == "http" ? ["status", "body", "header", "json"] : []
+        let names: Set<String> = processes.contains(kind) ? ["exit", "stdout", "stderr", "duration"]
+            : kind == "http" ? ["status", "body", "header", "json", "sha256", "md5", "bytes", "duration", "url", "version", "cookie", "xpath", "certificate"] : []
         return expectationSubjects.filter { names.contains($0.name) }
     }
 
@@ -250,6 +292,8 @@ package enum LanguageTable {
         Attribute(name: "header", takenBy: ["http"], doc: "a response header: capture token = header \"X-Token\""),
         Attribute(name: "cookie", takenBy: ["http"], doc: "a cookie the response set: capture sid = cookie \"sid\""),
         Attribute(name: "url", takenBy: ["http"], doc: "the final URL, after redirects"),
+        Attribute(name: "xpath", takenBy: ["http"], doc: "XPath 1.0 on an HTML or XML body: capture title = xpath \"string(//title)\""),
+        Attribute(name: "certificate", takenBy: ["http"], doc: "a field of the server's TLS certificate: capture until = certificate expire-date"),
         Attribute(name: "body", takenBy: ["http"], doc: "the body, through a pattern: capture v = body matches 'v([0-9]+)'"),
         Attribute(name: "stdout", takenBy: processes, doc: "the standard output, through a pattern: capture v = stdout matches 'v([0-9]+)'"),
         Attribute(name: "stderr", takenBy: processes, doc: "the standard error, through a pattern"),
@@ -294,7 +338,8 @@ package enum LanguageTable {
 
     /// The doc of any word of the language (hover), if it is one.
     package static func doc(of name: String) -> String? {
-        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates + valuePredicates).first { $0.name == name }?.doc
+        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates + valuePredicates + templateFunctions)
+            .first { $0.name == name }?.doc
             ?? attributes.first { $0.name == name }?.doc
     }
 }

@@ -30,6 +30,11 @@ Routes:
   /self-redirect         302 to itself, forever
   /cookies/set?NAME=VALUE...   200, a Set-Cookie (Path=/) for each
   /cookies               200, {"cookie": the Cookie header or null}
+  /page.html             200, an HTML page (text/html) with unclosed tags
+  /feed.xml              200, an XML document (application/xml)
+  /broken.xml            200, XML that does not parse (application/xml)
+  /cookie-attributes     200, Set-Cookie sid (Max-Age, Path, Secure, HttpOnly,
+                         SameSite) and theme (Path)
   /gather?key=K&n=N[&ms=M]   waits until N requests of K are in the server at
                          once (at most M ms, 5000 by default), then 200 with
                          how many were; the most at once is noted
@@ -43,7 +48,8 @@ Routes:
                          Content-Encoding: gzip
 
 With `--tls CERT KEY` it speaks HTTPS; `--client-ca CA` then also requires
-a client certificate signed by CA.
+a client certificate signed by CA. With `--unix PATH` it listens on a Unix
+domain socket at PATH instead (and writes 0 as its port).
 """
 import ctypes
 import gzip
@@ -51,6 +57,7 @@ import json
 import os
 import zlib
 import socket
+import socketserver
 import ssl
 import struct
 import sys
@@ -120,6 +127,27 @@ JSON_DOCUMENT = {
     "odd key": "odd value",
     "nested": {"a": {"b": "deep"}},
 }
+
+
+# Browsers' tag soup: <p> and <li> left open, an attribute without quotes.
+HTML_PAGE = """<!DOCTYPE html>
+<html><head><title>Café menu</title></head>
+<body>
+<h1 class=title>Menu</h1>
+<ul id="items"><li>Tea<li>Coffee<li>Cake</ul>
+<p>First<p>Second
+<a href="/order?item=tea&amp;n=2">order</a>
+</body></html>
+"""
+
+XML_FEED = """<?xml version="1.0" encoding="UTF-8"?>
+<feed>
+  <title>Releases</title>
+  <entry id="1"><version>1.0</version><size>10</size></entry>
+  <entry id="2"><version>1.1</version><size>20</size></entry>
+  <entry id="3"><version>2.0</version><size>12.5</size></entry>
+</feed>
+"""
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -283,6 +311,16 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/cookies/set":
             cookies = [("Set-Cookie", "%s=%s; Path=/" % (name, values[0])) for name, values in query.items()]
             self.send_body(200, "set", headers=cookies)
+        elif url.path == "/page.html":
+            self.send_body(200, HTML_PAGE, "text/html; charset=utf-8")
+        elif url.path == "/feed.xml":
+            self.send_body(200, XML_FEED, "application/xml")
+        elif url.path == "/broken.xml":
+            self.send_body(200, "<feed><entry>unclosed</feed>", "application/xml")
+        elif url.path == "/cookie-attributes":
+            self.send_body(200, "set", headers=[
+                ("Set-Cookie", "sid=abc123; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Lax"),
+                ("Set-Cookie", "theme=dark; Path=/")])
         elif url.path == "/cookies":
             self.send_body(200, json.dumps({"cookie": self.headers.get("Cookie")}), "application/json")
         elif url.path == "/latin1":
@@ -345,9 +383,22 @@ def exit_with_parent(parent):
         time.sleep(0.2)
 
 
+class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+
 def main():
     parent = os.getppid()
     threading.Thread(target=exit_with_parent, args=(parent,), daemon=True).start()
+    if len(sys.argv) >= 4 and sys.argv[2] == "--unix":
+        server = UnixServer(sys.argv[3], Handler)
+        port_file = sys.argv[1]
+        with open(port_file + ".tmp", "w") as f:
+            f.write("0")
+        os.rename(port_file + ".tmp", port_file)
+        server.serve_forever()
+        return
     server = Server(("127.0.0.1", 0), Handler)
     if len(sys.argv) >= 5 and sys.argv[2] == "--tls":
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

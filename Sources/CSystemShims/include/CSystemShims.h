@@ -12,6 +12,7 @@
 #include "csh_curl.h"
 #include "csh_net.h"
 #include "csh_sha256.h"
+#include "csh_xml.h"
 
 static inline int csh_wifexited(int status) { return WIFEXITED(status); }
 static inline int csh_wexitstatus(int status) { return WEXITSTATUS(status); }

@@ -57,6 +57,11 @@ int csh_curl_set_debug(void *easy, csh_curl_debug_fn callback, void *data);
 int csh_curl_info_long(void *easy, int info, long *value);
 int csh_curl_info_offset(void *easy, int info, int64_t *value);
 const char *csh_curl_error_text(int code);
+/// Each line (`Subject:...`, `Expire date:...`) of CURLINFO_CERTINFO for
+/// certificate `index` of the chain (0: the server's own). Returns how
+/// many certificates the chain has (0 when libcurl gathered none).
+typedef void (*csh_curl_line_fn)(void *data, const char *line);
+int csh_curl_certificate_lines(void *easy, int index, csh_curl_line_fn on_line, void *data);
 
 void *csh_curl_list_append(void *list, const char *line);
 void csh_curl_list_free(void *list);
@@ -105,6 +110,11 @@ enum {
     CSH_CURLOPT_PROXY_SSL_VERIFYHOST = 249,
     CSH_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CSH_CURLOPT_PROTOCOLS_STR = 10318,
+    CSH_CURLOPT_CONNECTTIMEOUT_MS = 156,
+    CSH_CURLOPT_RESOLVE = 10203,
+    CSH_CURLOPT_UNIX_SOCKET_PATH = 10231,
+    CSH_CURLOPT_CERTINFO = 172,
+    CSH_CURLOPT_FRESH_CONNECT = 74,
 };
 
 // Multi options.
@@ -143,7 +153,9 @@ enum {
     CSH_CURL_CSELECT_OUT = 2,
     CSH_CURL_CSELECT_ERR = 4,
     CSH_CURL_HTTP_VERSION_1_1 = 2,
+    CSH_CURL_HTTP_VERSION_2_0 = 3,
     CSH_CURL_HTTP_VERSION_2TLS = 4,
+    CSH_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = 5,
     CSH_CURLPIPE_MULTIPLEX = 2,
     CSH_CURL_ERROR_SIZE = 256,
 };

@@ -10,6 +10,10 @@
 /// descriptor with `*status` 0 (connected) or EINPROGRESS, or -1 with
 /// `*status` the errno value.
 int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *status);
+/// A non-blocking, close-on-exec stream socket connecting to the Unix
+/// domain socket at `path`. Returns the descriptor with `*status` 0 or
+/// EINPROGRESS, or -1 with `*status` the errno value.
+int csh_unix_connect(const char *path, int *status);
 /// The pending error of a socket (SO_ERROR), 0 when none.
 int csh_socket_error(int fd);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (a connection no child

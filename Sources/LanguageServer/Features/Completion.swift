@@ -95,6 +95,7 @@ extension LanguageServer {
                     items.append(Self.item(definition.name, .variable, definition.detail))
                 }
                 labels()
+                add(LanguageTable.templateFunctions, .function)
                 items.append(Self.item("env", .module, "promise-run's environment: env.NAME"))
                 items.append(Self.item("error", .module, "inside a catch: the failure it handles (error.message, error.step, ...)"))
             }

@@ -58,6 +58,13 @@ enum CompletionContext: Equatable {
         }
         guard let head else { return .statement(owner: owner(before: lineStart, in: bytes), afterLabel: afterLabel) }
         let count = before.count - (afterLabel ? 1 : 0)
+        // `capture n = json "$.a" | co`, `expect body | jsonpath "$.id" | to`:
+        // after a `|` outside strings, a filter (spec §23).
+        if head == "capture" || head == "expect", let last = lastPipeOutsideStrings(prefix) {
+            let after = prefix[prefix.index(prefix.startIndex, offsetBy: last + 1)...]
+            let typed = after.split(separator: " ", omittingEmptySubsequences: true)
+            if typed.count == 0 || (typed.count == 1 && !endsInSpace) { return .filter }
+        }
         switch head {
         case "needs": return .needs
         case "expect" where count == 1:
@@ -76,6 +83,24 @@ enum CompletionContext: Equatable {
             if before.contains("parallel"), !prefix.contains("{") { return .parallelOption }
             return .none
         }
+    }
+
+    /// Where the last `|` outside a string is in a line's text (in
+    /// characters), if there is one.
+    static func lastPipeOutsideStrings(_ text: String) -> Int? {
+        var quote: Character?
+        var found: Int?
+        var escaped = false
+        for (index, character) in text.enumerated() {
+            if let open = quote {
+                if escaped { escaped = false } else if character == "\\", open == "\"" { escaped = true } else if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "|" {
+                found = index
+            }
+        }
+        return found
     }
 
     /// The kind of the innermost block open before `offset`: the first

@@ -80,7 +80,12 @@ extension LanguageServer {
     /// `expect`, a subject (a response's `header`).
     private func wordDoc(_ word: String, before start: Int, in document: OpenDocument) -> String? {
         let lineStart = document.lines.starts[document.lines.line(of: start)]
-        let before = String(decoding: document.bytes[lineStart..<start], as: UTF8.self).split(separator: " ")
+        let text = String(decoding: document.bytes[lineStart..<start], as: UTF8.self)
+        // After `|`: a filter (`| json` is the filter, not the attribute).
+        if text.last(where: { $0 != " " }) == "|", let filter = LanguageTable.filters.first(where: { $0.name == word }) {
+            return "\(filter.doc) (a filter)"
+        }
+        let before = text.split(separator: " ")
         if before.last == "expect", let subject = LanguageTable.expectationSubjects.first(where: { $0.name == word }) { return subject.doc }
         if before.isEmpty, let owner = CompletionContext.owner(before: lineStart, in: document.bytes),
            let attribute = LanguageTable.attributes.first(where: { $0.name == word && $0.takenBy.contains(owner) }) {

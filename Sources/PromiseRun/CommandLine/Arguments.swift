@@ -115,6 +115,8 @@ struct RunOptions: Equatable, Sendable {
     var dryRun = false
     /// `--insecure`: HTTPS steps do not verify certificates.
     var insecure = false
+    /// `--http-version 1.1|2`: the HTTP version http steps ask for.
+    var httpVersion: HTTPVersion?
     /// `--cacert PATH`: the authorities HTTPS steps trust.
     var caCertificate: String?
     /// `--cache URL` (spec §17); nil: `PROMISE_RUN_CACHE`, if set.
@@ -402,6 +404,12 @@ enum Arguments {
                 options.cacheReadOnly = true
             case .cacheTimeout:
                 options.cacheTimeout = try reader.duration(for: argument, examples: "10s or 500ms")
+            case .httpVersion:
+                let text = try reader.value(for: argument)
+                guard let version = HTTPVersion(rawValue: text) else {
+                    throw UsageError(message: "\(reader.name) takes 1.1 or 2, not '\(text)'")
+                }
+                options.httpVersion = version
             case .cacert:
                 let path = try reader.value(for: argument)
                 guard !path.isEmpty else { throw UsageError(message: "\(reader.name) needs the path of a PEM file") }

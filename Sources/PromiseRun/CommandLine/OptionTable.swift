@@ -11,7 +11,7 @@ enum CommandName: String, CaseIterable, Sendable {
 /// completion scripts and the man page's test all read this table; an
 /// option's name is spelled nowhere else in the executable.
 enum Option: CaseIterable, Sendable {
-    case jobs, httpConnections, executor, slurmJobs, insecure, cacert, keepGoing, timeout, variable, varFile, envFile
+    case jobs, httpConnections, executor, slurmJobs, insecure, cacert, httpVersion, keepGoing, timeout, variable, varFile, envFile
     case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format, checkOnly, stdio, help, version
 
     /// What an option's value is, for parsing messages and completions.
@@ -56,6 +56,9 @@ enum Option: CaseIterable, Sendable {
         case .cacert:
             Spec(long: "--cacert", value: .path("PATH"), commands: [.run],
                  help: "HTTPS steps trust the authorities in this PEM file (a step's 'cacert' wins)")
+        case .httpVersion:
+            Spec(long: "--http-version", value: .choice(HTTPVersion.allCases.map(\.rawValue)), commands: [.run],
+                 help: "the HTTP version http steps ask for: 1.1 or 2 (a step's 'http-version' wins)")
         case .keepGoing:
             Spec(long: "--keep-going", value: .none, commands: [.run], help: "no fail-fast: every parallel group keeps going")
         case .timeout:

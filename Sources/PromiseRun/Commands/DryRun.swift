@@ -25,6 +25,7 @@ enum DryRun {
         if options.keepGoing { settings.append("keep-going") }
         if options.insecure { settings.append("insecure") }
         if let path = options.caCertificate { settings.append("cacert \(path)") }
+        if let version = options.httpVersion { settings.append("http-version \(version.rawValue)") }
         if !settings.isEmpty { header += "options: " + settings.joined(separator: ", ") + "\n" }
         var text = header + TreeRenderer(values: values).render(workflow)
         let verdicts = Fingerprint.preview(workflow, currentDirectory: ProcessEnvironment.currentDirectory())

@@ -24,7 +24,8 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     let currentDirectory = ProcessEnvironment.currentDirectory()
     let caCertificate = options.caCertificate.map { $0.hasPrefix("/") ? $0 : currentDirectory + "/" + $0 }
     let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: connections.cap,
-                                                                    insecure: options.insecure, caCertificate: caCertificate))
+                                                                    insecure: options.insecure, caCertificate: caCertificate,
+                                                                    httpVersion: options.httpVersion))
     let executorBox = ExecutorBox()
     let console = Console(
         settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live,

@@ -30,7 +30,9 @@ enum ExpectationEvaluator {
             if case .exit = expectation { continue }
             try checker.check(expectation)
         }
-        result.captures = try checker.capture(captures)
+        let taken = try checker.capture(captures)
+        result.captures = taken.texts
+        result.capturedValues = taken.values
     }
 
     /// `savedTo`: the file the body was streamed into (`save`), if any.
@@ -52,7 +54,9 @@ enum ExpectationEvaluator {
             if case .status = expectation { continue }
             try checker.check(expectation)
         }
-        result.captures = try checker.capture(captures)
+        let taken = try checker.capture(captures)
+        result.captures = taken.texts
+        result.capturedValues = taken.values
     }
 
     private static func exitFailure(_ codes: [Int], _ result: StepResult) -> StepFailure {
@@ -89,7 +93,7 @@ extension ExpectationEvaluator {
             switch expectation {
             case .text(_, let predicate) where pattern(predicate): return true
             case .header(_, .text(let predicate)) where pattern(predicate): return true
-            case .json(_, .matches): return true
+            case .json(_, .matches), .value(_, _, .matches): return true
             default: continue
             }
         }

@@ -20,6 +20,9 @@ enum JSONComparison {
             return equality(flag == wanted, op)
         case (.null, .null):
             return equality(true, op)
+        case (.array(let items), .list(let wanted)):
+            let equal = items.count == wanted.count && zip(items, wanted).allSatisfy { holds($0, .equal, $1) }
+            return equality(equal, op)
         default:
             // Different types: never equal, never ordered.
             return op == .notEqual
@@ -51,11 +54,12 @@ enum JSONComparison {
         case .number(let value): return String(value)
         case .boolean(let value): return value ? "true" : "false"
         case .null: return "null"
+        case .list(let items): return "[" + items.map(describe).joined(separator: ", ") + "]"
         }
     }
 
-    /// `count OP N` on two counts.
-    static func order(_ count: Int, _ wanted: Int, _ op: ComparisonOperator) -> Bool {
+    /// `count OP N` on two counts (or two times).
+    static func order<Value: Comparable>(_ count: Value, _ wanted: Value, _ op: ComparisonOperator) -> Bool {
         switch op {
         case .equal: return count == wanted
         case .notEqual: return count != wanted

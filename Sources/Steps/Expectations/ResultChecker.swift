@@ -36,6 +36,8 @@ struct ResultChecker {
             try checkHeader(name, check)
         case .json(let path, let check):
             try checkJSON(path, check)
+        case .value(let subject, let filters, let check):
+            try checkValue(subject, filters, check)
         case .sha256(let wanted, let negated):
             let expected = "expected sha256 \(negated ? "!=" : "==") \(wanted)"
             guard let body = result.body, savedBody == nil else { throw fail("\(expected), but the body was not kept (saved to a file)") }
@@ -44,6 +46,28 @@ struct ResultChecker {
             }
             let got = SHA256.hex(of: body.text)
             guard (got == wanted) != negated else { throw fail("\(expected), got \(got)") }
+        case .md5(let wanted, let negated):
+            let expected = "expected md5 \(negated ? "!=" : "==") \(wanted)"
+            guard let body = result.body, savedBody == nil else { throw fail("\(expected), but the body was not kept (saved to a file)") }
+            guard !body.truncated else {
+                throw fail("\(expected), but only the last \(body.text.utf8.count) of \(body.totalBytes) bytes were kept")
+            }
+            let got = MD5.hex(of: body.text)
+            guard (got == wanted) != negated else { throw fail("\(expected), got \(got)") }
+        case .duration(let op, let limit):
+            let took = result.duration
+            let holds: Bool
+            switch op {
+            case .equal: holds = took == limit
+            case .notEqual: holds = took != limit
+            case .less: holds = took < limit
+            case .lessOrEqual: holds = took <= limit
+            case .greater: holds = took > limit
+            case .greaterOrEqual: holds = took >= limit
+            }
+            guard holds else {
+                throw fail("expected duration \(op.rawValue) \(DurationText.format(limit)), but it took \(StepResult.secondsText(took))s")
+            }
         case .bytes(let op, let wanted):
             let size = result.body?.totalBytes ?? 0
             guard JSONComparison.order(size, wanted, op) else {
@@ -52,14 +76,19 @@ struct ResultChecker {
         }
     }
 
-    mutating func capture(_ captures: [Capture]) throws(StepFailure) -> [String: String] {
+    /// The captures' texts, and the values of those that are not text (a
+    /// list, a number) for filters later (`{{r.items | count}}`).
+    mutating func capture(_ captures: [Capture]) throws(StepFailure) -> (texts: [String: String], values: [String: JSONDocument]) {
         var values: [String: String] = [:]
+        var documents: [String: JSONDocument] = [:]
         for capture in captures {
             switch capture.source {
             case .json(let path):
                 let document = try parsedBody(for: "capture \(capture.name) = json \"\(path)\"")
                 do {
-                    values[capture.name] = try document.value(at: path).textValue
+                    let value = try document.value(at: path)
+                    values[capture.name] = value.textValue
+                    if case .string = value {} else { documents[capture.name] = value }
                 } catch {
                     throw fail("capture \(capture.name): json path \(path) leads nowhere: \(error)" + Excerpt.body(result))
                 }
@@ -92,6 +121,12 @@ struct ResultChecker {
             case .url:
                 guard let url = result.http?.url else { throw fail("capture \(capture.name): the step has no URL") }
                 values[capture.name] = url
+            case .certificate(let field):
+                values[capture.name] = try certificate(field, for: "capture \(capture.name) = certificate \(field.rawValue)")
+            case .xpath(let expression):
+                let value = try xpath(expression, for: "capture \(capture.name) = xpath \"\(expression)\"")
+                values[capture.name] = value.textValue
+                if case .string = value {} else { documents[capture.name] = value }
             case .matches(let stream, let pattern):
                 let text = try self.text(of: stream, for: nil)
                 guard let match = try firstMatch(of: pattern, in: text) else {
@@ -99,8 +134,21 @@ struct ResultChecker {
                 }
                 values[capture.name] = Self.group(of: match)
             }
+            guard !capture.filters.isEmpty, let text = values[capture.name] else { continue }
+            let value = documents[capture.name] ?? .string(text)
+            do {
+                let filtered = try FilterCall.apply(capture.filters, to: value, sha256: SHA256.hex(of:))
+                values[capture.name] = filtered.textValue
+                if case .string = filtered {
+                    documents[capture.name] = nil
+                } else {
+                    documents[capture.name] = filtered
+                }
+            } catch {
+                throw fail("capture \(ExpectationText.describe(capture)): \(error.message)")
+            }
         }
-        return values
+        return (values, documents)
     }
 
     // MARK: - Pieces
@@ -232,71 +280,200 @@ struct ResultChecker {
         count == 1 ? "once" : "\(count) times"
     }
 
-    private mutating func checkJSON(_ path: JSONPath, _ check: ResolvedJSONCheck) throws(StepFailure) {
-        let expected: String
+    /// `to exist`, `== 42`, `not to contain "x"`: a check in a message.
+    private static func words(_ check: ResolvedJSONCheck) -> String {
         switch check {
-        case .exists(let negated): expected = "\(path) \(negated ? "not to exist" : "to exist")"
-        case .compare(let op, let literal): expected = "\(path) \(op.rawValue) \(JSONComparison.describe(literal))"
-        case .count(let op, let count): expected = "\(path) count \(op.rawValue) \(count)"
-        case .contains(let wanted, let negated):
-            expected = "\(path) \(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(wanted)))"
-        case .matches(let pattern, let negated): expected = "\(path) \(negated ? "not to match" : "to match") '\(pattern.source)'"
-        case .isType(let type, let negated): expected = "\(path) \(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
-        case .predicate(let predicate, let negated): expected = "\(path) \(negated ? "not " : "")\(predicate.rawValue)"
+        case .exists(let negated): return negated ? "not to exist" : "to exist"
+        case .compare(let op, let literal): return "\(op.rawValue) \(JSONComparison.describe(literal))"
+        case .count(let op, let count): return "count \(op.rawValue) \(count)"
+        case .contains(let wanted, let negated): return "\(negated ? "not to contain" : "to contain") \(Excerpt.quoted(Substring(wanted)))"
+        case .startsWith(let wanted, let negated): return "\(negated ? "not to start with" : "to start with") \(Excerpt.quoted(Substring(wanted)))"
+        case .endsWith(let wanted, let negated): return "\(negated ? "not to end with" : "to end with") \(Excerpt.quoted(Substring(wanted)))"
+        case .matches(let pattern, let negated): return "\(negated ? "not to match" : "to match") '\(pattern.source)'"
+        case .isType(let type, let negated): return "\(negated ? "not to be" : "to be") \(JSONComparison.article(type.rawValue))"
+        case .predicate(let predicate, let negated): return "\(negated ? "not " : "")\(predicate.rawValue)"
         }
-        let document = try parsedBody(for: "expected json " + expected)
+    }
+
+    private mutating func checkJSON(_ path: JSONPath, _ check: ResolvedJSONCheck) throws(StepFailure) {
+        let expected = "expected json \(path) " + Self.words(check)
+        let document = try parsedBody(for: expected)
         let value: JSONDocument
         do {
             value = try document.value(at: path)
         } catch {
             if case .exists(negated: true) = check { return }
-            throw fail("expected json \(expected), but \(error)" + Excerpt.body(result))
+            throw fail("\(expected), but \(error)" + Excerpt.body(result))
         }
+        try checkValue(value, check, expected: expected, selectsMany: path.selectsMany)
+    }
+
+    /// `expect SUBJECT | FILTER ... CHECK`: the subject's value through the
+    /// filters, checked as a JSON value is.
+    private mutating func checkValue(_ subject: ValueSubject, _ filters: [FilterCall], _ check: ResolvedJSONCheck) throws(StepFailure) {
+        let expected = "expected \(subject.sourceText)\(FilterCall.sourceText(filters)) " + Self.words(check)
+        var value: JSONDocument
+        switch subject {
+        case .stream(let stream):
+            let text = try self.text(of: stream, for: nil)
+            value = .string(stream == .body ? text : StepResult.withoutFinalNewline(text))
+        case .header(let name):
+            guard let text = result.header(name) else {
+                if case .exists(negated: true) = check { return }
+                throw fail("\(expected), but the response has no header \(name)")
+            }
+            value = .string(text)
+        case .json(let path):
+            let document = try parsedBody(for: expected)
+            do {
+                value = try document.value(at: path)
+            } catch {
+                if case .exists(negated: true) = check { return }
+                throw fail("\(expected), but json path \(path) leads nowhere: \(error)" + Excerpt.body(result))
+            }
+        case .url:
+            guard let url = result.http?.url else { throw fail("\(expected), but the step has no URL") }
+            value = .string(url)
+        case .version:
+            guard let version = result.http?.version else { throw fail("\(expected), but the step has no HTTP version") }
+            value = .string(version)
+        case .xpath(let expression):
+            value = try xpath(expression, for: expected)
+        case .certificate(let field):
+            value = .string(try certificate(field, for: expected))
+        case .cookie(let name, let attribute):
+            let cookies = SetCookieLines.parse(result.headers.values(named: "set-cookie"))
+            guard let cookie = cookies.last(where: { $0.name == name }) else {
+                if case .exists(negated: true) = check { return }
+                let set = cookies.map(\.name)
+                throw fail("\(expected), but the response set no cookie \(name)"
+                           + (set.isEmpty ? " (no Set-Cookie)" : " (it set \(set.joined(separator: ", ")))"))
+            }
+            if let attribute {
+                guard let found = cookie.attribute(attribute) else {
+                    if case .exists(negated: true) = check { return }
+                    throw fail("\(expected), but cookie \(name) has no attribute \(attribute): \(Excerpt.head(cookie.line))")
+                }
+                value = .string(found)
+            } else {
+                value = .string(cookie.value)
+            }
+        }
+        do {
+            value = try FilterCall.apply(filters, to: value, sha256: SHA256.hex(of:))
+        } catch {
+            throw fail("\(expected), but \(error.message)")
+        }
+        var check = check
+        if case .certificate(.serialNumber) = subject, filters.isEmpty {
+            // Case and colons do not count in a serial number.
+            check = Self.serialCheck(check)
+        }
+        // A node set exists when it holds a node, as a JSONPath query does.
+        var selectsMany = false
+        if case .xpath = subject, filters.isEmpty, case .array = value { selectsMany = true }
+        try checkValue(value, check, expected: expected, selectsMany: selectsMany, dates: filters.isEmpty && subject.isDate)
+    }
+
+    /// A check of a serial number with its text in lower-case hex without
+    /// colons, as the certificate's is.
+    private static func serialCheck(_ check: ResolvedJSONCheck) -> ResolvedJSONCheck {
+        func hex(_ text: String) -> String { String(text.lowercased().filter { $0 != ":" && $0 != " " }) }
+        switch check {
+        case .compare(let op, .string(let text)): return .compare(op, .string(hex(text)))
+        case .contains(let text, let negated): return .contains(hex(text), negated: negated)
+        case .startsWith(let text, let negated): return .startsWith(hex(text), negated: negated)
+        case .endsWith(let text, let negated): return .endsWith(hex(text), negated: negated)
+        default: return check
+        }
+    }
+
+    /// A field of the server's certificate (spec §23).
+    private func certificate(_ field: CertificateField, for what: String) throws(StepFailure) -> String {
+        guard let http = result.http else { throw fail("\(what), but the step has no response") }
+        guard let certificate = http.certificate else {
+            if http.url.hasPrefix("http://") { throw fail("\(what), but \(http.url) came over plain HTTP: there is no certificate") }
+            throw fail("\(what), but libcurl gave no certificate for \(http.url)")
+        }
+        return certificate[field]
+    }
+
+    /// XPath on the body (spec §23).
+    private func xpath(_ expression: String, for what: String) throws(StepFailure) -> JSONDocument {
+        if let savedBody { throw fail("\(what): the body was saved to \(savedBody), not kept in memory") }
+        guard let body = result.body else { throw fail("\(what), but the step has no body") }
+        if body.truncated {
+            throw fail("\(what), but only the last \(body.text.utf8.count) of \(body.totalBytes) bytes of the body were kept")
+        }
+        do {
+            return try XPathQuery.evaluate(expression, on: body.text, contentType: result.header("Content-Type"))
+        } catch {
+            throw fail("\(what), but \(error.message)" + (error.message.hasPrefix("the body is not") ? Excerpt.body(result) : ""))
+        }
+    }
+
+    /// A value against a check; `expected` starts the message.
+    private mutating func checkValue(_ value: JSONDocument, _ check: ResolvedJSONCheck, expected: String, selectsMany: Bool,
+                                     dates: Bool = false) throws(StepFailure) {
         let got = Excerpt.clip(value.serialized, length: 120)
         switch check {
-        case .exists(let negated) where path.selectsMany:
+        case .exists(let negated) where selectsMany:
             // A query exists when it selects something.
             let selected = value != .array([])
             guard selected == negated else { return }
-            throw fail(negated ? "expected json \(expected), but it selects \(got)" : "expected json \(expected), but it selects nothing")
+            throw fail(negated ? "\(expected), but it selects \(got)" : "\(expected), but it selects nothing")
         case .exists(let negated):
-            if negated { throw fail("expected json \(expected), but it is there: \(got)") }
+            if negated { throw fail("\(expected), but it is there: \(got)") }
+        case .compare(let op, let literal) where literal.isString && dates:
+            // A certificate's dates compare as times (spec §23).
+            guard case .string(let text) = value, case .string(let wanted) = literal,
+                  let time = RFC3339.parse(text), let limit = RFC3339.parse(wanted) else {
+                throw fail("\(expected), but \(got) or the time compared with is not an RFC 3339 time (2030-01-01T00:00:00Z)")
+            }
+            guard JSONComparison.order(time, limit, op) else { throw fail("\(expected), got \(got)") }
         case .compare(let op, let literal):
-            guard JSONComparison.holds(value, op, literal) else { throw fail("expected json \(expected), got \(got)") }
+            guard JSONComparison.holds(value, op, literal) else { throw fail("\(expected), got \(got)") }
         case .count(let op, let wanted):
             let count: Int
             switch value {
             case .array(let items): count = items.count
             case .object(let object): count = object.members.count
-            default: throw fail("expected json \(expected), but it is a \(value.typeName), not an array or object: \(got)")
+            default: throw fail("\(expected), but it is a \(value.typeName), not an array or object: \(got)")
             }
             guard JSONComparison.order(count, wanted, op) else {
-                throw fail("expected json \(expected), but it has \(count): \(Excerpt.clip(value.serialized, length: 120))")
+                throw fail("\(expected), but it has \(count): \(got)")
             }
         case .contains(let wanted, let negated):
             let positive: Bool
             switch value {
             case .array(let items): positive = items.contains { JSONComparison.element($0, equals: wanted) }
             case .string(let text): positive = text.contains(wanted)
-            default: throw fail("expected json \(expected), but it is a \(value.typeName), not an array or string: \(got)")
+            default: throw fail("\(expected), but it is a \(value.typeName), not an array or string: \(got)")
             }
-            guard positive != negated else { throw fail("expected json \(expected), got \(got)") }
+            guard positive != negated else { throw fail("\(expected), got \(got)") }
+        case .startsWith(let wanted, let negated), .endsWith(let wanted, let negated):
+            guard case .string(let text) = value else {
+                throw fail("\(expected), but it is \(JSONComparison.typeWords(value)), not a string: \(got)")
+            }
+            let positive: Bool
+            if case .startsWith = check { positive = text.hasPrefix(wanted) } else { positive = text.hasSuffix(wanted) }
+            guard positive != negated else { throw fail("\(expected), got \(got)") }
         case .matches(let pattern, let negated):
             let text: String
             switch value {
-            case .array, .object: throw fail("expected json \(expected), but it is an \(value.typeName): \(got)")
+            case .array, .object: throw fail("\(expected), but it is an \(value.typeName): \(got)")
             default: text = value.textValue
             }
             guard try (firstMatch(of: pattern, in: text) != nil) != negated else {
-                throw fail("expected json \(expected), got \(got)")
+                throw fail("\(expected), got \(got)")
             }
         case .isType(let type, let negated):
             guard JSONComparison.isType(value, type) != negated else {
-                throw fail("expected json \(expected), but it is \(JSONComparison.typeWords(value)): \(got)")
+                throw fail("\(expected), but it is \(JSONComparison.typeWords(value)): \(got)")
             }
         case .predicate(let predicate, let negated):
             guard ValuePredicates.holds(predicate, for: value) != negated else {
-                throw fail("expected json \(expected), got \(got)")
+                throw fail("\(expected), got \(got)")
             }
         }
     }

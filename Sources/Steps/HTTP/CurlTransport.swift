@@ -175,6 +175,8 @@ final class CurlHop: HopHandle {
     private var delegate: (any HopDelegate)?
     private unowned let transport: CurlTransport
     private var headerList: UnsafeMutableRawPointer?
+    /// `resolve`'s lines, freed with the hop.
+    private var resolveList: UnsafeMutableRawPointer?
     private var bodyCopy: UnsafeMutableRawBufferPointer?
     private var uploadFD: Int32 = -1
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CSH_CURL_ERROR_SIZE))
@@ -200,6 +202,7 @@ final class CurlHop: HopHandle {
 
     deinit {
         if let headerList { csh_curl_list_free(headerList) }
+        if let resolveList { csh_curl_list_free(resolveList) }
         bodyCopy?.deallocate()
         if uploadFD >= 0 { close(uploadFD) }
         errorBuffer.deallocate()
@@ -235,8 +238,35 @@ final class CurlHop: HopHandle {
         setLong(Int32(CSH_CURLOPT_HTTP_CONTENT_DECODING), 0)
         setLong(Int32(CSH_CURLOPT_PIPEWAIT), 1)
         setLong(Int32(CSH_CURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
-        setLong(Int32(CSH_CURLOPT_HTTP_VERSION),
-                request.url.isSecure ? Int(CSH_CURL_HTTP_VERSION_2TLS) : Int(CSH_CURL_HTTP_VERSION_1_1))
+        // HTTP/2 over TLS when the server offers it; `http-version 1.1`
+        // asks for 1.1 only, `http-version 2` over http:// speaks HTTP/2
+        // from the first byte (no upgrade), as curl's --http2-prior-knowledge.
+        let version: Int32
+        switch (request.transport.httpVersion, request.url.isSecure) {
+        case (.http1_1, _), (nil, false): version = Int32(CSH_CURL_HTTP_VERSION_1_1)
+        case (.http2, true): version = Int32(CSH_CURL_HTTP_VERSION_2_0)
+        case (.http2, false): version = Int32(CSH_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        case (nil, true): version = Int32(CSH_CURL_HTTP_VERSION_2TLS)
+        }
+        setLong(Int32(CSH_CURLOPT_HTTP_VERSION), Int(version))
+        if let limit = request.transport.connectTimeout {
+            let (seconds, attoseconds) = limit.components
+            setLong(Int32(CSH_CURLOPT_CONNECTTIMEOUT_MS), max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))
+        }
+        if let socketPath = request.transport.unixSocket { setText(Int32(CSH_CURLOPT_UNIX_SOCKET_PATH), socketPath) }
+        if request.wantsCertificate && request.url.isSecure {
+            setLong(Int32(CSH_CURLOPT_CERTINFO), 1)
+            setLong(Int32(CSH_CURLOPT_FRESH_CONNECT), 1)
+        }
+        if !request.transport.resolve.isEmpty {
+            var list: UnsafeMutableRawPointer?
+            for mapping in request.transport.resolve {
+                let address = mapping.address.contains(":") ? "[\(mapping.address)]" : mapping.address
+                list = csh_curl_list_append(list, "\(mapping.host):\(mapping.port):\(address)")
+            }
+            resolveList = list
+            _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_RESOLVE), list)
+        }
         _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_ERRORBUFFER), errorBuffer)
         setText(Int32(CSH_CURLOPT_PROXY), request.proxy ?? "")
 
@@ -438,7 +468,8 @@ final class CurlHop: HopHandle {
         if !headDelivered {
             return .failed(.network("the server's response had no complete head"))
         }
-        return .complete(timings, version: version)
+        let certificate = request.wantsCertificate && request.url.isSecure ? CertificateLines.read(easy) : nil
+        return .complete(timings, version: version, certificate: certificate)
     }
 
     fileprivate func deliver(_ end: HopEnd) {
@@ -454,11 +485,23 @@ final class CurlHop: HopHandle {
         deliver(.failed(failure))
     }
 
+    /// Whether the transfer got a connection (libcurl's connect time is
+    /// zero until it does).
+    private var connected: Bool {
+        var microseconds: Int64 = 0
+        _ = csh_curl_info_offset(easy, Int32(CSH_CURLINFO_CONNECT_TIME_T), &microseconds)
+        return microseconds > 0
+    }
+
     private func failure(_ code: Int32) -> HopFailure {
         let detail = String(cString: errorBuffer)
         let words = detail.isEmpty ? String(cString: csh_curl_error_text(code)) : detail
         let authority = request.url.authority
         switch code {
+        case Int32(CSH_CURLE_OPERATION_TIMEDOUT) where request.transport.connectTimeout != nil && !connected:
+            let target = request.transport.unixSocket.map { "the Unix socket \($0)" } ?? authority
+            return HopFailure(kind: .timeout, message: "could not connect to \(target) within "
+                              + "\(DurationText.format(request.transport.connectTimeout!)) (connect-timeout)")
         case Int32(CSH_CURLE_OPERATION_TIMEDOUT):
             let limit = request.idleTimeout.map { DurationText.format($0) } ?? "too long"
             return HopFailure(kind: .timeout, message: "no data from the server for \(limit) (the idle timeout)")

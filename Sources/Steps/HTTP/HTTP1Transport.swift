@@ -68,11 +68,19 @@ final class HTTP1Transport: HopTransport {
         if !keep(in: &idle[connection.origin, default: []]) { connection.close() }
     }
 
-    /// Opens a socket to `address` and registers it. Returns the connection
-    /// and whether it is already connected, or the errno value.
-    func connect(to address: IPAddress, origin: Origin) -> Result<(HTTP1Connection, connected: Bool), SystemCallError> {
+    /// Opens a socket to `address` (or to the Unix socket at `socketPath`)
+    /// and registers it. Returns the connection and whether it is already
+    /// connected, or the errno value.
+    func connect(to address: IPAddress?, socketPath: String? = nil, origin: Origin) -> Result<(HTTP1Connection, connected: Bool), SystemCallError> {
         var status: Int32 = 0
-        let fd = address.withBytes { csh_tcp_connect(address.family, $0, UInt16(origin.port), &status) }
+        let fd: Int32
+        if let socketPath {
+            fd = csh_unix_connect(socketPath, &status)
+        } else if let address {
+            fd = address.withBytes { csh_tcp_connect(address.family, $0, UInt16(origin.port), &status) }
+        } else {
+            return .failure(SystemCallError("connect", code: EINVAL))
+        }
         guard fd >= 0 else { return .failure(SystemCallError("connect", code: status)) }
         let connection = HTTP1Connection(fd: fd, token: loop.makeToken(), origin: origin, transport: self)
         open[connection.token] = connection
@@ -164,6 +172,10 @@ final class HTTP1Hop: HopHandle {
     private var version = "1.1"
     private var lastActivity = ContinuousClock.now
     private var idleTimer: EventLoop.Token?
+    /// `connect-timeout`: cancelled once connected.
+    private var connectTimer: EventLoop.Token?
+    /// The pool's key: the origin, and how it is reached (spec §23).
+    private let poolOrigin: Origin
 
     private enum Phase {
         case resolving
@@ -177,16 +189,35 @@ final class HTTP1Hop: HopHandle {
         self.delegate = delegate
         self.transport = transport
         parser = HTTP1ResponseParser(isHead: request.method == "HEAD")
+        poolOrigin = request.url.origin.routed(request.transport.route(for: request.url))
     }
 
     func begin() {
         if let idleTimeout = request.idleTimeout { armIdleTimer(idleTimeout) }
-        if let pooled = transport.checkOut(request.url.origin) {
+        if let pooled = transport.checkOut(poolOrigin) {
             reused = true
             attach(pooled)
             return
         }
+        if let limit = request.transport.connectTimeout { armConnectTimer(limit) }
         resolveAndConnect()
+    }
+
+    /// Fails the hop with kind `timeout` when no connection is made within
+    /// `limit` (the lookup included, as curl counts it).
+    private func armConnectTimer(_ limit: Duration) {
+        connectTimer = transport.loop.schedule(after: limit) { [weak self] in
+            guard let self, !self.isEnded else { return }
+            self.connectTimer = nil
+            switch self.phase {
+            case .resolving, .connecting:
+                let target = self.request.transport.unixSocket.map { "the Unix socket \($0)" } ?? self.request.url.authority
+                self.end(.failed(HopFailure(kind: .timeout,
+                                            message: "could not connect to \(target) within \(DurationText.format(limit)) (connect-timeout)")))
+            case .exchanging, .ended:
+                break
+            }
+        }
     }
 
     func cancel() {
@@ -207,6 +238,27 @@ final class HTTP1Hop: HopHandle {
 
     private func resolveAndConnect() {
         phase = .resolving
+        if let socketPath = request.transport.unixSocket {
+            switch transport.connect(to: nil, socketPath: socketPath, origin: poolOrigin) {
+            case .success(let (connection, connected)):
+                phase = .connecting(addresses: [], index: 0, lastError: 0)
+                connection.owner = self
+                self.connection = connection
+                if connected { self.connected() }
+            case .failure(let error):
+                end(.failed(.network("could not connect to the Unix socket \(socketPath) (\(Self.reason(error.code)))")))
+            }
+            return
+        }
+        if let text = request.transport.address(for: request.url.host, port: request.url.origin.port) {
+            // `resolve`: no lookup.
+            guard let address = IPAddress.numeric(text) else {
+                end(.failed(.network("resolve: '\(text)' is not an IP address")))
+                return
+            }
+            connect([address], from: 0, lastError: 0)
+            return
+        }
         transport.resolver.resolve(request.url.host) { [self] answer in
             guard !isEnded else { return }
             switch answer {
@@ -223,7 +275,7 @@ final class HTTP1Hop: HopHandle {
         var lastError = lastError
         var index = index
         while index < addresses.count {
-            switch transport.connect(to: addresses[index], origin: request.url.origin) {
+            switch transport.connect(to: addresses[index], origin: poolOrigin) {
             case .success(let (connection, connected)):
                 phase = .connecting(addresses: addresses, index: index, lastError: lastError)
                 connection.owner = self
@@ -239,6 +291,10 @@ final class HTTP1Hop: HopHandle {
     }
 
     private func connected() {
+        if let connectTimer {
+            transport.loop.cancelTimer(connectTimer)
+            self.connectTimer = nil
+        }
         timings.connect = started.duration(to: .now)
         timings.tls = timings.connect
         if timings.dns > timings.connect { timings.dns = timings.connect }
@@ -530,6 +586,10 @@ final class HTTP1Hop: HopHandle {
 
     private func cleanUp() {
         closeUpload()
+        if let connectTimer {
+            transport.loop.cancelTimer(connectTimer)
+            self.connectTimer = nil
+        }
         if let idleTimer {
             transport.loop.cancelTimer(idleTimer)
             self.idleTimer = nil

@@ -9,7 +9,10 @@ final class HTTPEngine {
     let proxies: ProxySettings
     var cookies = CookieJar()
     private var http1: HTTP1Transport?
-    private var curl: Result<CurlTransport, HopFailure>?
+    /// libcurl's transports: one for HTTP/1.1 only (`http-version 1.1`),
+    /// one for the rest. libcurl would carry a request that asks for HTTP/2
+    /// on a kept HTTP/1.1 connection; apart, each asks for its own.
+    private var curl: [Bool: Result<CurlTransport, HopFailure>] = [:]
     private var active: [ObjectIdentifier: HTTPExchange] = [:]
     /// After `cancelAll`: nothing new starts.
     private(set) var isClosed = false
@@ -37,22 +40,24 @@ final class HTTPEngine {
     }
 
     /// HTTP/1.1 on the loop for plain `http://` without a proxy; libcurl
-    /// for HTTPS (and HTTP/2) and for proxies.
+    /// for HTTPS (and HTTP/2, also over `http://` when asked for) and for
+    /// proxies.
     func transport(for request: HopRequest) -> Result<any HopTransport, HopFailure> {
-        if !request.url.isSecure && request.proxy == nil {
+        if !request.url.isSecure && request.proxy == nil && request.transport.httpVersion != .http2 {
             if let http1 { return .success(http1) }
             let made = HTTP1Transport(loop: loop)
             http1 = made
             return .success(made)
         }
-        if curl == nil {
-            curl = CurlTransport.make(loop: loop)
-            if case .success(let transport) = curl {
-                let perHost = max(1, configuration.httpConnections)
-                transport.limitConnections(perHost: perHost)
-            }
+        let onlyHTTP1 = request.transport.httpVersion == .http1_1
+        if let made = curl[onlyHTTP1] { return made.map { $0 } }
+        let made = CurlTransport.make(loop: loop)
+        if case .success(let transport) = made {
+            let perHost = max(1, configuration.httpConnections)
+            transport.limitConnections(perHost: perHost)
         }
-        return curl!.map { $0 }
+        curl[onlyHTTP1] = made
+        return made.map { $0 }
     }
 
     /// Cancels every exchange under way, closes every connection, and
@@ -62,14 +67,14 @@ final class HTTPEngine {
         for exchange in Array(active.values) { exchange.cancel() }
         active.removeAll()
         http1?.closeAll()
-        if case .success(let transport) = curl { transport.closeAll() }
+        for case .success(let transport) in curl.values { transport.closeAll() }
     }
 
     /// Frees everything (the runner is going away).
     func dispose() {
         cancelAll()
-        if case .success(let transport) = curl { transport.dispose() }
-        curl = nil
+        for case .success(let transport) in curl.values { transport.dispose() }
+        curl = [:]
         http1 = nil
     }
 

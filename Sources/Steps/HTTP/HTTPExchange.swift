@@ -70,7 +70,20 @@ final class HTTPExchange: HopDelegate {
         self.saveTarget = saveTarget
         self.onTransfer = onTransfer
         request = HopRequest(method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
-                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire)
+                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire,
+                             transport: prepared.transport)
+        request.wantsCertificate = Self.readsCertificate(step)
+    }
+
+    /// Whether the step's expectations or captures read the certificate.
+    private static func readsCertificate(_ step: ResolvedHTTPRequest) -> Bool {
+        step.expectations.contains { expectation in
+            if case .value(.certificate, _, _) = expectation { return true }
+            return false
+        } || step.captures.contains { capture in
+            if case .certificate = capture.source { return true }
+            return false
+        }
     }
 
     // MARK: - Starting and stopping (loop thread)
@@ -92,7 +105,8 @@ final class HTTPExchange: HopDelegate {
 
     private func sendHop() {
         request.headers = headers(for: &request)
-        request.proxy = engine.proxies.proxy(for: request.url)
+        // A Unix socket goes to the server itself, never through a proxy.
+        request.proxy = request.transport.unixSocket == nil ? engine.proxies.proxy(for: request.url) : nil
         switch engine.transport(for: request) {
         case .success(let transport):
             handle = transport.start(request, delegate: self)
@@ -303,8 +317,8 @@ final class HTTPExchange: HopDelegate {
             }
         }
         switch end {
-        case .complete(let timings, let version):
-            succeed(timings: timings, version: version)
+        case .complete(let timings, let version, let certificate):
+            succeed(timings: timings, version: version, certificate: certificate)
         case .stopped:
             fail(failure ?? StepFailure(.network, "\(label): the transfer stopped"))
         case .failed(let hopFailure):
@@ -350,7 +364,7 @@ final class HTTPExchange: HopDelegate {
 
     // MARK: - The end
 
-    private func succeed(timings: HopTimings, version: String) {
+    private func succeed(timings: HopTimings, version: String, certificate: ServerCertificate?) {
         guard let head else {
             fail(StepFailure(.network, "\(label): no response"))
             return
@@ -363,6 +377,7 @@ final class HTTPExchange: HopDelegate {
             timings: HTTPTimings(dns: timings.dns, connect: timings.connect, tls: timings.tls,
                                  firstByte: timings.firstByte, total: max(total, timings.firstByte)))
         if step.cookies { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
+        info.certificate = certificate
         let contentType = head.value(.contentType)
         let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
         let file = self.file

@@ -12,6 +12,7 @@ struct PreparedRequest {
     var headers: [(name: String, value: String)]
     var body: RequestBody
     var tls: TLSSettings
+    var transport: TransportSettings
 }
 
 /// Turns an `http` step (its templates resolved) into a `PreparedRequest`.
@@ -75,7 +76,17 @@ enum HTTPRequestBuilder {
         let tls = TLSSettings(insecure: step.tls.insecure || configuration.insecure,
                               caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
                               certificateFile: path(step.tls.certificate), keyFile: path(step.tls.key))
-        return PreparedRequest(method: step.method.rawValue, url: url, headers: headers, body: body, tls: tls)
+        var resolve: [ResolveMapping] = []
+        for text in step.transport.resolve {
+            guard let mapping = ResolveMapping(text) else {
+                throw StepFailure(.network, "\(label): invalid resolve '\(text)': \(ResolveMapping.problem(in: text) ?? "not HOST:PORT:ADDRESS")")
+            }
+            resolve.append(mapping)
+        }
+        let transport = TransportSettings(connectTimeout: step.transport.connectTimeout, resolve: resolve,
+                                          unixSocket: path(step.transport.unixSocket),
+                                          httpVersion: step.transport.httpVersion ?? configuration.httpVersion)
+        return PreparedRequest(method: step.method.rawValue, url: url, headers: headers, body: body, tls: tls, transport: transport)
     }
 
     /// `url` with `parameters` appended to its query (before any

@@ -1,3 +1,4 @@
+import WorkflowModel
 /// One request and its response: an `http` step makes one, and one more
 /// per redirect it follows. A transport (HTTP/1.1 on the event loop, or
 /// libcurl) carries it; the exchange decides what comes next.
@@ -17,6 +18,34 @@ struct HopRequest {
     var idleTimeout: Duration?
     /// `-vv`: hears the request as the transport sends it (spec §20).
     var wire: (@Sendable (String) -> Void)? = nil
+    /// Connect timeout, address overrides, a Unix socket, the HTTP version.
+    var transport = TransportSettings()
+    /// The step reads the server's certificate (`expect certificate`): the
+    /// hop gathers it, on a connection of its own (a reused one has no
+    /// handshake to read it from).
+    var wantsCertificate = false
+}
+
+/// How a request travels (spec §23): `connect-timeout`, `resolve`,
+/// `unix-socket`, `http-version` (or `--http-version`).
+struct TransportSettings: Hashable {
+    var connectTimeout: Duration?
+    var resolve: [ResolveMapping] = []
+    var unixSocket: String?
+    var httpVersion: HTTPVersion?
+
+    /// The address `resolve` gives a host and port, if it gives one.
+    func address(for host: String, port: Int) -> String? {
+        let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return resolve.last { $0.host == host.lowercased() && $0.port == port }?.address
+    }
+
+    /// How connections to `url` are made, as part of the pool's key.
+    func route(for url: RequestURL) -> String {
+        if let unixSocket { return "unix:" + unixSocket }
+        if let address = address(for: url.host, port: url.origin.port) { return "address:" + address }
+        return ""
+    }
 }
 
 /// What a request sends as its body.
@@ -57,7 +86,7 @@ struct HopTimings {
 /// How a hop ended.
 enum HopEnd {
     /// The whole response arrived.
-    case complete(HopTimings, version: String)
+    case complete(HopTimings, version: String, certificate: ServerCertificate? = nil)
     /// The transport failed: kind `network` or `timeout`, in words.
     case failed(HopFailure)
     /// The delegate asked to stop (`hopHead` or `hopBody` returned false).

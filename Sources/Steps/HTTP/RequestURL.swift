@@ -271,22 +271,33 @@ struct Origin: Sendable, Hashable {
     let scheme: String
     let host: String
     let port: Int
+    /// How connections to it are made when not by looking the host up
+    /// (`unix:PATH`, `address:ADDRESS`, spec §23); empty for the usual
+    /// way. Part of the connection pool's key only.
+    let route: String
     /// Hashed once: the connection pool looks an origin up at every request.
     private let hash: Int
 
-    init(scheme: String, host: String, port: Int) {
+    init(scheme: String, host: String, port: Int, route: String = "") {
         self.scheme = scheme
         self.host = host
         self.port = port
+        self.route = route
         var hasher = Hasher()
         hasher.combine(scheme)
         hasher.combine(host)
         hasher.combine(port)
+        hasher.combine(route)
         hash = hasher.finalize()
     }
 
+    /// The same origin reached by `route`.
+    func routed(_ route: String) -> Origin {
+        route.isEmpty ? self : Origin(scheme: scheme, host: host, port: port, route: route)
+    }
+
     static func == (a: Origin, b: Origin) -> Bool {
-        a.hash == b.hash && a.port == b.port && a.host == b.host && a.scheme == b.scheme
+        a.hash == b.hash && a.port == b.port && a.host == b.host && a.scheme == b.scheme && a.route == b.route
     }
 
     func hash(into hasher: inout Hasher) {

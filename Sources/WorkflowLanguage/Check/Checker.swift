@@ -217,6 +217,9 @@ struct Checker {
         + "(or a lane that runs needs it)"
 
     private mutating func declare(_ name: SyntaxName, in declared: inout [String: SourceRange]) {
+        if TemplateFunction(rawValue: name.text) != nil {
+            diagnostics.error("'\(name.text)' is a function of templates ({{\(name.text)}}); choose another name", at: name.range)
+        }
         if let previous = declared[name.text] {
             diagnostics.error("'\(name.text)' is already declared in this block", at: name.range,
                               notes: [.init("the first declaration is here", at: previous)])
@@ -399,6 +402,8 @@ struct Checker {
             checkVariable(name, expression)
         case .step(let label, let field):
             checkStepReference(label, field, expression)
+        case .function:
+            break
         }
     }
 

@@ -200,7 +200,7 @@ private struct IndexBuilder {
                 case .environment(_, let fallback):
                     if let fallback { self.templates([fallback]) }
                     continue
-                case .error: continue
+                case .error, .function: continue
                 }
                 // The range may or may not include the braces.
                 var start = expression.range.start

@@ -38,6 +38,7 @@ struct Lexer {
         case UInt8(ascii: ":"): return token(.colon)
         case UInt8(ascii: ";"): return token(.semicolon)
         case UInt8(ascii: ","): return token(.comma)
+        case UInt8(ascii: "|"): return token(.pipe)
         case UInt8(ascii: "{") where peek() == UInt8(ascii: "{"):
             // `{{n}}`, `{{r}}/s` outside a string: a load shape's count,
             // duration, limit or rate from a template (spec §20), a word
@@ -101,8 +102,8 @@ struct Lexer {
             switch byte {
             case UInt8(ascii: "$"):
                 message = "unexpected '$'; '$NAME' means something only inside a string passed to the shell; promise-run interpolates with '{{NAME}}'"
-            case UInt8(ascii: "|"), UInt8(ascii: "?"):
-                message = "unexpected '\(shown)'; filters and '??' are written inside '{{ }}' in a string"
+            case UInt8(ascii: "?"):
+                message = "unexpected '\(shown)'; '??' is written inside '{{ }}' in a string"
             default:
                 message = byte < 0x20 || byte == 0x7F
                     ? "unexpected control character (byte \(byte))"

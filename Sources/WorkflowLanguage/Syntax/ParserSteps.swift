@@ -16,6 +16,7 @@ struct StepExtras {
     var redirects: Int?
     var save: Template?
     var tls = HTTPTLSOptions()
+    var transport = HTTPTransportOptions()
     var detach = false
     var sources: [Template] = []
     var generates: [Template] = []
@@ -142,7 +143,7 @@ extension Parser {
             step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
                                      redirects: extras.redirects, save: extras.save,
                                      expectations: extras.expectations, captures: extras.captures, tls: extras.tls,
-                                     query: extras.query, basicAuth: extras.basicAuth))
+                                     query: extras.query, basicAuth: extras.basicAuth, transport: extras.transport))
         case "file":
             switch operation {
             case "write": step = .file(.write(path: templates[0], content: templates[1]))
@@ -342,6 +343,31 @@ extension Parser {
             let path = try parseTemplate("after 'key' (the client certificate's key, a PEM file)")
             if extras.tls.key != nil { throw error("duplicate 'key'", at: nameRange) }
             extras.tls.key = path
+        case "connect-timeout":
+            if extras.transport.connectTimeout != nil { throw error("duplicate 'connect-timeout'", at: nameRange) }
+            let duration = try parseDuration()
+            guard duration > .zero else { throw error("a connect timeout above zero, as in connect-timeout 2s", at: nameRange) }
+            extras.transport.connectTimeout = duration
+        case "resolve":
+            let token = current
+            let mapping = try parseTemplate("after 'resolve' (\"HOST:PORT:ADDRESS\", as curl's --resolve)")
+            if let text = mapping.literalValue, let problem = ResolveMapping.problem(in: text) {
+                throw error("invalid resolve '\(text)': \(problem)", at: token.range,
+                            notes: [.init("write resolve \"HOST:PORT:ADDRESS\", as in resolve \"api.example.com:443:127.0.0.1\"")])
+            }
+            extras.transport.resolve.append(mapping)
+        case "unix-socket":
+            if extras.transport.unixSocket != nil { throw error("duplicate 'unix-socket'", at: nameRange) }
+            extras.transport.unixSocket = try parseTemplate("after 'unix-socket' (the path of a Unix domain socket)")
+        case "http-version":
+            if extras.transport.httpVersion != nil { throw error("duplicate 'http-version'", at: nameRange) }
+            let word = current.kind == .number || current.kind == .identifier || current.kind.isString ? text(current) : ""
+            let written = current.kind.isString ? String(word.dropFirst().dropLast()) : word
+            guard let version = HTTPVersion(rawValue: written) else {
+                throw error("expected an HTTP version after 'http-version' (1.1 or 2), found \(found)")
+            }
+            advance()
+            extras.transport.httpVersion = version
         case "expect":
             extras.expectations.append(try parseExpectation(kind))
         default:

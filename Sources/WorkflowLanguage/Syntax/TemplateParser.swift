@@ -256,7 +256,7 @@ struct TemplateParser {
             case "error":
                 return fail("expected a field after 'error', as in '{{error.message}}'", at: SourceRange(start: headStart, end: scanner.position))
             default:
-                reference = .variable(head)
+                reference = TemplateFunction(rawValue: head).map { .function($0) } ?? .variable(head)
             }
         }
         scanner.skipSpaces()
@@ -289,20 +289,55 @@ struct TemplateParser {
             }
             scanner.skipSpaces()
         }
-        var filters: [Filter] = []
+        var filters: [(call: FilterCall, range: SourceRange)] = []
         while scanner.consume(UInt8(ascii: "|")) {
             scanner.skipSpaces()
             let filterStart = scanner.position
             guard let name = scanner.identifier() else {
-                return fail("expected a filter name after '|' (trim, shell, json or url)", at: scanner.rangeOfCurrentCharacter())
+                return fail("expected a filter name after '|' (\(FilterSyntax.names.prefix(4).joined(separator: ", ")) ...)",
+                            at: scanner.rangeOfCurrentCharacter())
             }
-            guard let filter = Filter(rawValue: name) else {
-                let names = Filter.allCases.map(\.rawValue)
-                return fail("unknown filter '\(name)'\(Suggestion.phrase(for: name, among: names)) (filters: \(names.joined(separator: ", ")))",
-                            at: SourceRange(start: filterStart, end: scanner.position))
+            let nameRange = SourceRange(start: filterStart, end: scanner.position)
+            do throws(FilterSyntax.Problem) {
+                let filter = try FilterSyntax.filter(named: name, at: nameRange)
+                var arguments: [FilterSyntax.Written] = []
+                while true {
+                    scanner.skipSpaces()
+                    guard let argument = try filterArgument(&scanner) else { break }
+                    arguments.append(argument)
+                }
+                let call = try FilterSyntax.call(filter, at: nameRange, arguments: arguments)
+                filters.append((call, SourceRange(start: filterStart, end: arguments.last?.range.end ?? nameRange.end)))
+            } catch {
+                return fail(error.message, at: error.range, notes: error.notes)
             }
-            filters.append(filter)
             scanner.skipSpaces()
+        }
+        if !filters.isEmpty {
+            let subject: String
+            let kind: FilterValueKind
+            switch reference {
+            case .step(let label, let field):
+                subject = "'\(label).\(field.name)'"
+                kind = FilterSyntax.kind(of: field)
+            case .variable(let name):
+                subject = "'\(name)'"
+                kind = .text
+            case .environment(let name, _):
+                subject = "'env.\(name)'"
+                kind = .text
+            case .error(let field):
+                subject = "'error.\(field.rawValue)'"
+                kind = .text
+            case .function(let function):
+                subject = "'\(function.rawValue)'"
+                kind = .text
+            }
+            do throws(FilterSyntax.Problem) {
+                try FilterSyntax.checkKinds(filters, from: kind, subject: subject)
+            } catch {
+                return fail(error.message, at: error.range, notes: error.notes)
+            }
         }
         guard scanner.atClose else {
             if scanner.position >= to {
@@ -311,7 +346,52 @@ struct TemplateParser {
             return fail("unexpected '\(scanner.currentCharacter)' in '{{ }}'; expected '|' or '}}'", at: scanner.rangeOfCurrentCharacter())
         }
         let end = scanner.position + 2
-        return (TemplateExpression(reference: reference, filters: filters, range: SourceRange(start: open, end: end)), end)
+        return (TemplateExpression(reference: reference, filters: filters.map(\.call), range: SourceRange(start: open, end: end)), end)
+    }
+
+    /// A filter's argument at the scanner: `"text"`, `'text'` or a number;
+    /// nil when none comes.
+    private func filterArgument(_ scanner: inout ExpressionScanner) throws(FilterSyntax.Problem) -> FilterSyntax.Written? {
+        guard let byte = scanner.peek else { return nil }
+        let start = scanner.position
+        if byte == UInt8(ascii: "'") {
+            guard let close = scanner.endOfRawString() else {
+                throw FilterSyntax.Problem(message: "unterminated string", range: scanner.rangeOfCurrentCharacter())
+            }
+            scanner.position = close + 1
+            return .string(String(decoding: bytes[(start + 1)..<close], as: UTF8.self), SourceRange(start: start, end: close + 1))
+        }
+        if byte == UInt8(ascii: "\"") {
+            guard let close = scanner.endOfString() else {
+                throw FilterSyntax.Problem(message: "unterminated string", range: scanner.rangeOfCurrentCharacter())
+            }
+            scanner.position = close + 1
+            var text: [UInt8] = []
+            var index = start + 1
+            while index < close {
+                var next = bytes[index]
+                if next == UInt8(ascii: "\\"), index + 1 < close {
+                    index += 1
+                    switch bytes[index] {
+                    case UInt8(ascii: "n"): next = 0x0A
+                    case UInt8(ascii: "t"): next = 0x09
+                    case UInt8(ascii: "r"): next = 0x0D
+                    default: next = bytes[index]
+                    }
+                }
+                text.append(next)
+                index += 1
+            }
+            return .string(String(decoding: text, as: UTF8.self), SourceRange(start: start, end: close + 1))
+        }
+        if Lexer.isDigit(byte) || (byte == UInt8(ascii: "-") && scanner.peek(1).map(Lexer.isDigit) == true) {
+            scanner.position += 1
+            while let next = scanner.peek, Lexer.isDigit(next) || Lexer.isIdentifierContinue(next) || next == UInt8(ascii: ".") {
+                scanner.position += 1
+            }
+            return .number(String(decoding: bytes[start..<scanner.position], as: UTF8.self), SourceRange(start: start, end: scanner.position))
+        }
+        return nil
     }
 
     static let builtinFields: [String: StepField] = [

@@ -17,6 +17,8 @@ enum TokenKind: UInt8, Sendable {
     /// `"""` ... `"""`, interpolated, indentation removed.
     case multilineString
     case colon, semicolon, newline, comma
+    /// `|`: a filter follows (after a capture's or an expectation's subject).
+    case pipe
     case leftBrace, rightBrace, leftBracket, rightBracket, leftParen, rightParen
     case equal, equalEqual, bangEqual, less, lessEqual, greater, greaterEqual
     /// A character that starts no token; the lexer has reported it.
@@ -33,6 +35,7 @@ enum TokenKind: UInt8, Sendable {
         case .semicolon: return "';'"
         case .newline: return "end of line"
         case .comma: return "','"
+        case .pipe: return "'|'"
         case .leftBrace: return "'{'"
         case .rightBrace: return "'}'"
         case .leftBracket: return "'['"

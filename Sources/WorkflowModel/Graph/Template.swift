@@ -85,10 +85,10 @@ package enum TemplatePart: Sendable, Hashable {
 /// braces), for errors found at run time.
 package struct TemplateExpression: Sendable, Hashable {
     package var reference: Reference
-    package var filters: [Filter]
+    package var filters: [FilterCall]
     package var range: SourceRange
 
-    package init(reference: Reference, filters: [Filter] = [], range: SourceRange) {
+    package init(reference: Reference, filters: [FilterCall] = [], range: SourceRange) {
         self.reference = reference
         self.filters = filters
         self.range = range
@@ -105,6 +105,17 @@ package enum Reference: Sendable, Hashable {
     case environment(String, default: Template?)
     /// `{{error.message}}` and its siblings, inside a `catch`.
     case error(ErrorField)
+    /// `{{newUuid}}`, `{{newDate}}`: a value made at each use (spec §23).
+    case function(TemplateFunction)
+}
+
+/// The values a template makes itself (spec §23).
+package enum TemplateFunction: String, Sendable, Hashable, CaseIterable {
+    /// A random UUID (version 4), fresh at each use.
+    case newUuid
+    /// The time now, RFC 3339 in UTC with microseconds:
+    /// `2026-01-31T12:00:00.123456Z`.
+    case newDate
 }
 
 /// A value field of a step (spec §5); which fields a step has depends on
@@ -163,7 +174,9 @@ package enum ErrorField: String, Sendable, Hashable, CaseIterable {
     case exit
 }
 
-/// A filter applied to a value: `{{x | trim}}`.
+/// A filter applied to a value: `{{x | trim}}`, `{{r.body | jsonpath "$.id"
+/// | toInt}}`, `capture n = json "$.items[*]" | count` (spec §7, §23).
+@usableFromInline
 package enum Filter: String, Sendable, Hashable, CaseIterable {
     /// Removes leading and trailing white space.
     case trim
@@ -181,4 +194,84 @@ package enum Filter: String, Sendable, Hashable, CaseIterable {
     case ext
     /// The folder part: `src/a.c` → `src` (none: `.`).
     case dir
+    /// How many items a list has (members, for an object).
+    case count
+    /// A list's first item.
+    case first
+    /// A list's last item.
+    case last
+    /// `nth N`: a list's item N, counting from 0 (negative: from the end).
+    case nth
+    /// `split "SEP"`: the text cut at each separator, a list.
+    case split
+    /// `replace "A" "B"`: every A in the text replaced by B.
+    case replace
+    /// The text in lower case.
+    case lower
+    /// The text in upper case.
+    case upper
+    /// A number from a text that holds an integer (a decimal is cut to
+    /// its whole part).
+    case toInt
+    /// A number from a text that holds one.
+    case toFloat
+    /// The text's UTF-8 in base64.
+    case base64Encode
+    /// The text base64 holds (UTF-8).
+    case base64Decode
+    /// Percent-encoded: all but `A-Z a-z 0-9 - . _ ~`.
+    case urlEncode
+    /// `%XX` escapes decoded.
+    case urlDecode
+    /// The text's SHA-256, lower-case hex.
+    case sha256
+    /// `jsonpath "PATH"`: the value at a JSON path of a text holding JSON
+    /// (or of a list or object).
+    case jsonpath
+}
+
+/// What a filter takes after its name.
+package enum FilterParameter: Sendable, Hashable {
+    /// A whole number: `nth 2`.
+    case integer
+    /// A string: `split ","`.
+    case text
+    /// A string holding a JSON path: `jsonpath "$.id"`.
+    case jsonPath
+}
+
+/// A filter's argument, as written.
+@usableFromInline
+package enum FilterArgument: Sendable, Hashable {
+    case integer(Int)
+    case text(String)
+    case path(JSONPath)
+}
+
+/// A filter with its arguments: `nth 0`, `replace "a" "b"`.
+@usableFromInline
+package struct FilterCall: Sendable, Hashable {
+    @usableFromInline
+    package var filter: Filter
+    @usableFromInline
+    package var arguments: [FilterArgument]
+
+    @inlinable
+    package init(_ filter: Filter, _ arguments: [FilterArgument] = []) {
+        self.filter = filter
+        self.arguments = arguments
+    }
+}
+
+/// What a value is known to be before a run (spec §23: a filter applied
+/// to the wrong kind of value is a `check` error where the kind is known).
+package enum FilterValueKind: String, Sendable, Hashable {
+    /// A text: a body, a stream, a header, a variable.
+    case text
+    /// A number: a status, an exit code, a count.
+    case number
+    /// A list: what `split` gives.
+    case list
+    /// Not known before the run (a JSON value, a capture).
+    case any
 }

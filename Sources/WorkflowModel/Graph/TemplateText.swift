@@ -42,11 +42,7 @@ extension Template {
 extension TemplateExpression {
     /// The inside of the braces: `label.field | trim`.
     package var sourceText: String {
-        var text = reference.sourceText
-        for filter in filters {
-            text += " | " + filter.rawValue
-        }
-        return text
+        reference.sourceText + FilterCall.sourceText(filters)
     }
 }
 
@@ -60,6 +56,7 @@ extension Reference {
             guard let fallback else { return "env." + name }
             return "env.\(name) ?? \"\(fallback.sourceText)\""
         case .error(let field): return "error." + field.rawValue
+        case .function(let function): return function.rawValue
         }
     }
 }

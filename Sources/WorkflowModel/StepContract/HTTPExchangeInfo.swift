@@ -19,6 +19,9 @@ package struct HTTPExchangeInfo: Sendable, Hashable, BoxedFields {
         /// The cookies the run's store holds for the final URL's host after
         /// the step, in the order they were set (`cookie.NAME` fields).
         package var cookies: [HTTPCookieValue]
+        /// The server's certificate, over TLS when a step asked for it
+        /// (`expect certificate ...`, spec §23).
+        package var certificate: ServerCertificate? = nil
     }
 
     /// In one shared box: a record of every step of a 100,000-request run
@@ -33,6 +36,37 @@ package struct HTTPExchangeInfo: Sendable, Hashable, BoxedFields {
     /// The value of the cookie `name` (the last one of that name).
     package func cookie(_ name: String) -> String? {
         storage.fields.cookies.last { $0.name == name }?.value
+    }
+}
+
+/// The fields of a server's certificate that `expect certificate` reads
+/// (spec §23), as promise-run writes them: names in RFC 4514 order
+/// (`CN=api,O=Example`), times in RFC 3339 (UTC), the serial number in
+/// lower-case hex without colons.
+package struct ServerCertificate: Sendable, Hashable {
+    package var subject: String
+    package var issuer: String
+    package var startDate: String
+    package var expireDate: String
+    package var serialNumber: String
+
+    package init(subject: String, issuer: String, startDate: String, expireDate: String, serialNumber: String) {
+        self.subject = subject
+        self.issuer = issuer
+        self.startDate = startDate
+        self.expireDate = expireDate
+        self.serialNumber = serialNumber
+    }
+
+    /// A field by its name in `expect certificate FIELD`.
+    package subscript(field: CertificateField) -> String {
+        switch field {
+        case .subject: return subject
+        case .issuer: return issuer
+        case .startDate: return startDate
+        case .expireDate: return expireDate
+        case .serialNumber: return serialNumber
+        }
     }
 }
 

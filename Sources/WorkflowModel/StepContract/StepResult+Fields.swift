@@ -84,6 +84,38 @@ extension StepResult {
         }
     }
 
+    /// The value of `field` for filters: a JSON path's value, a capture's
+    /// list or number, a status or exit code as a number, any other field
+    /// as its text.
+    package func document(of field: StepField) throws(StepFailure) -> JSONDocument {
+        switch field {
+        case .json(let path):
+            guard let body = self.body else { throw StepFailure(.reference, "the step has no body") }
+            if body.truncated {
+                throw StepFailure(.reference, "json\(path.components.isEmpty ? "" : path.description): only the end of the body was kept (\(body.totalBytes) bytes)")
+            }
+            let document: JSONDocument
+            do {
+                document = try JSONDocument.parse(body.text)
+            } catch {
+                throw StepFailure(.reference, "the body is not JSON (\(error))")
+            }
+            do {
+                return try document.value(at: path)
+            } catch {
+                throw StepFailure(.reference, "json path \(path) leads nowhere: \(error)")
+            }
+        case .capture(let name):
+            if let value = self.capturedValues[name] { return value }
+            return .string(try value(of: field))
+        case .status, .exit, .redirects:
+            let text = try value(of: field)
+            return Int(text).map { .number(JSONNumber($0)) } ?? .string(text)
+        default:
+            return .string(try value(of: field))
+        }
+    }
+
     /// The text without one final `\n` (or `\r\n`).
     package static func withoutFinalNewline(_ text: String) -> String {
         var utf8 = Substring(text).utf8

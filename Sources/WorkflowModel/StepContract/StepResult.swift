@@ -1,4 +1,5 @@
 import PromiseEngine
+import JSON
 
 /// Text a step produced (a process's stdout or stderr, a response body),
 /// as much as was kept in memory.
@@ -49,6 +50,10 @@ package struct StepResult: Sendable, BoxedFields {
         package var duration: Duration
         /// `capture NAME = ...` values.
         package var captures: [String: String]
+        /// The values of captures that are not text (a list, an object, a
+        /// number), as JSON: what a filter reads (`{{r.items | count}}`);
+        /// `captures` holds their text.
+        package var capturedValues: [String: JSONDocument] = [:]
         /// An http step's final URL, redirects, version, timings and cookies.
         package var http: HTTPExchangeInfo?
         /// The Slurm job that ran the step (spec §14), nil on this machine.

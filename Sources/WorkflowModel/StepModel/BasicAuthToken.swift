@@ -50,4 +50,46 @@ package enum Base64 {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// The bytes a base64 text holds: the standard alphabet or the URL-safe
+    /// one (`-`, `_`), padding optional; nil when it is not base64.
+    package static func decode(_ text: String) -> [UInt8]? {
+        var values: [UInt8] = []
+        var padding = 0
+        for byte in text.utf8 {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
+            default: return nil
+            }
+            // Nothing but padding after padding.
+            guard padding == 0 else { return nil }
+            values.append(value)
+        }
+        guard values.count % 4 != 1, padding <= 2, padding == 0 || (values.count + padding) % 4 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(values.count * 3 / 4)
+        var index = 0
+        while index + 3 < values.count {
+            let value = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12 | UInt32(values[index + 2]) << 6 | UInt32(values[index + 3])
+            bytes += [UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+            index += 4
+        }
+        let rest = values.count - index
+        if rest == 2 {
+            let value = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
+            bytes.append(UInt8(value >> 16 & 0xFF))
+        } else if rest == 3 {
+            let value = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12 | UInt32(values[index + 2]) << 6
+            bytes += [UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF)]
+        }
+        return bytes
+    }
 }

@@ -22,6 +22,16 @@ extension StepModel {
         case sha256(String, negated: Bool)
         /// `expect bytes count OP N`: the body's size in bytes.
         case bytes(ComparisonOperator, Int)
+        /// `expect md5 == "..."`: the body's MD5 in lower-case hex (`!=`
+        /// negates).
+        case md5(String, negated: Bool)
+        /// `expect duration < 200ms`: how long the step took (the response
+        /// arrives, then the step fails with kind `expect`).
+        case duration(ComparisonOperator, Duration)
+        /// `expect body | jsonpath "$.id" | toInt == 3`, `expect header
+        /// "X-Total" | toInt > 10`: a value of the result through filters,
+        /// checked as a JSON value is.
+        case value(ValueSubject, filters: [FilterCall], JSONCheck)
 
         /// The output of a step that text predicates and captures read.
         @usableFromInline
@@ -90,6 +100,10 @@ extension StepModel {
         case isType(JSONType, negated: Bool)
         /// `isUuid`, `isIsoDate`, `isIpv4` ... (Hurl's predicates), or `not` one.
         case predicate(ValuePredicate, negated: Bool)
+        /// `startsWith STRING`: a string value begins with it.
+        indirect case startsWith(Text, negated: Bool)
+        /// `endsWith STRING`: a string value ends with it.
+        indirect case endsWith(Text, negated: Bool)
     }
 
     /// The right-hand side of an `expect json` comparison.
@@ -103,10 +117,20 @@ extension StepModel {
         case number(Double)
         case boolean(Bool)
         case null
+        /// `[1, 2, "a"]`: a list, equal to an array of equal items in order.
+        indirect case list([JSONLiteral])
+
+        /// Whether it is a string.
+        @inlinable
+        package var isString: Bool {
+            if case .string = self { return true }
+            return false
+        }
 
         @inlinable
         package var description: String {
             switch self {
+            case .list(let items): return "[" + items.map(\.description).joined(separator: ", ") + "]"
             case .string(let text): return "\"" + text.sourceText + "\""
             case .integer(let digits): return digits
             case .number(let value): return String(value)
@@ -121,6 +145,63 @@ extension StepModel {
 @usableFromInline
 package enum ResultStream: String, Sendable, Hashable {
     case stdout, stderr, body
+}
+
+/// What an expectation with filters reads (spec §23): `expect SUBJECT |
+/// FILTER ... CHECK`.
+@usableFromInline
+package enum ValueSubject: Sendable, Hashable {
+    /// `body`, `stdout`, `stderr`: the text.
+    case stream(ResultStream)
+    /// `header "NAME"`: its value (values that came more than once, joined
+    /// with `, `).
+    case header(String)
+    /// `json "PATH"`: the value at the path.
+    case json(JSONPath)
+    /// `url`: the final URL, after redirects.
+    case url
+    /// `version`: the HTTP version of the response, `1.1` or `2`.
+    case version
+    /// `cookie "NAME"`: the value the response's `Set-Cookie` gives it;
+    /// with `attribute "ATTR"`, that attribute's (`Max-Age`, `Secure`).
+    case cookie(String, attribute: String?)
+    /// `xpath "EXPR"`: XPath 1.0 on an HTML or XML body; a node set is the
+    /// list of its nodes' texts.
+    case xpath(String)
+    /// `certificate FIELD`: a field of the server's TLS certificate.
+    case certificate(CertificateField)
+
+    /// The subject as written: `body`, `header "X"`, `json ".id"`.
+    package var sourceText: String {
+        func quoted(_ text: String) -> String { "\"" + text.escapedForTemplate() + "\"" }
+        switch self {
+        case .stream(let stream): return stream.rawValue
+        case .header(let name): return "header " + quoted(name)
+        case .json(let path): return "json " + quoted(path.description)
+        case .url: return "url"
+        case .version: return "version"
+        case .cookie(let name, let attribute): return "cookie " + quoted(name) + (attribute.map { " attribute " + quoted($0) } ?? "")
+        case .xpath(let expression): return "xpath " + quoted(expression)
+        case .certificate(let field): return "certificate " + field.rawValue
+        }
+    }
+
+    /// Whether the subject is a time that compares as one (a
+    /// certificate's dates).
+    package var isDate: Bool {
+        switch self {
+        case .certificate(.startDate), .certificate(.expireDate): return true
+        default: return false
+        }
+    }
+
+    /// What the subject is before its filters.
+    package var kind: FilterValueKind {
+        switch self {
+        case .stream, .header, .url, .version, .cookie, .certificate: return .text
+        case .json, .xpath: return .any
+        }
+    }
 }
 
 /// An accepted HTTP status: an exact code, or an inclusive range (`2xx` is
@@ -176,6 +257,25 @@ package enum ValuePredicate: String, Sendable, Hashable, CaseIterable {
     case isUuid, isIsoDate, isIpv4, isIpv6, isNumber, isString, isBoolean, isList, isObject, isEmpty
 }
 
+/// The fields of a server's certificate (spec §23):
+/// `expect certificate subject contains "CN=api"`.
+@usableFromInline
+package enum CertificateField: String, Sendable, Hashable, CaseIterable {
+    case subject
+    case issuer
+    case startDate = "start-date"
+    case expireDate = "expire-date"
+    case serialNumber = "serial-number"
+}
+
+/// The HTTP version an http step asks for: `http-version 1.1|2`,
+/// `--http-version` (spec §23).
+@usableFromInline
+package enum HTTPVersion: String, Sendable, Hashable, CaseIterable {
+    case http1_1 = "1.1"
+    case http2 = "2"
+}
+
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
 @usableFromInline
 package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
@@ -195,11 +295,15 @@ package struct Capture: Sendable, Hashable {
     package var name: String
     @usableFromInline
     package var source: Source
+    /// `| count`, `| nth 0` ...: applied to the value taken (spec §23).
+    @usableFromInline
+    package var filters: [FilterCall]
 
     @inlinable
-    package init(name: String, source: Source) {
+    package init(name: String, source: Source, filters: [FilterCall] = []) {
         self.name = name
         self.source = source
+        self.filters = filters
     }
 
     /// Where a capture takes its value.
@@ -219,5 +323,9 @@ package struct Capture: Sendable, Hashable {
         case cookie(String)
         /// `url`: the final URL after redirects.
         case url
+        /// `xpath "EXPR"`: XPath 1.0 on an HTML or XML body.
+        case xpath(String)
+        /// `certificate FIELD`: a field of the server's TLS certificate.
+        case certificate(CertificateField)
     }
 }

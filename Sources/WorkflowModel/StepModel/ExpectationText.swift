@@ -8,6 +8,8 @@ package enum ExpectationText {
         case .exit(let codes): return "exit " + codes.map(String.init).joined(separator: " ")
         case .sha256(let hex, let negated): return "sha256 \(negated ? "!=" : "==") \(quoted(hex))"
         case .bytes(let op, let count): return "bytes count \(op.rawValue) \(count)"
+        case .md5(let hex, let negated): return "md5 \(negated ? "!=" : "==") \(quoted(hex))"
+        case .duration(let op, let duration): return "duration \(op.rawValue) \(DurationText.format(duration))"
         case .text(let stream, let predicate): return "\(stream.rawValue) " + describe(predicate)
         case .header(let name, let check):
             switch check {
@@ -16,16 +18,24 @@ package enum ExpectationText {
             case .exists(let negated): return "header \(quoted(name)) \(negated ? "not exists" : "exists")"
             }
         case .json(let path, let check):
-            let subject = "json \(quoted(path.description)) "
-            switch check {
-            case .exists(let negated): return subject + (negated ? "not exists" : "exists")
-            case .compare(let comparison, let value): return subject + "\(comparison.rawValue) \(value)"
-            case .count(let op, let count): return subject + "count \(op.rawValue) \(count)"
-            case .contains(let text, let negated): return subject + (negated ? "not " : "") + "contains \"\(text.sourceText)\""
-            case .matches(let pattern, let negated): return subject + (negated ? "not " : "") + "matches \(regex(pattern))"
-            case .isType(let type, let negated): return subject + (negated ? "is not " : "is ") + type.rawValue
-            case .predicate(let predicate, let negated): return subject + (negated ? "not " : "") + predicate.rawValue
-            }
+            return "json \(quoted(path.description)) " + describe(check)
+        case .value(let subject, let filters, let check):
+            return subject.sourceText + FilterCall.sourceText(filters) + " " + describe(check)
+        }
+    }
+
+    /// `== 3`, `count > 1`, `not isUuid`: the check after a JSON value.
+    package static func describe<Text>(_ check: StepModel<Text>.JSONCheck) -> String {
+        switch check {
+        case .exists(let negated): return negated ? "not exists" : "exists"
+        case .compare(let comparison, let value): return "\(comparison.rawValue) \(value)"
+        case .count(let op, let count): return "count \(op.rawValue) \(count)"
+        case .contains(let text, let negated): return (negated ? "not " : "") + "contains \"\(text.sourceText)\""
+        case .matches(let pattern, let negated): return (negated ? "not " : "") + "matches \(regex(pattern))"
+        case .isType(let type, let negated): return (negated ? "is not " : "is ") + type.rawValue
+        case .predicate(let predicate, let negated): return (negated ? "not " : "") + predicate.rawValue
+        case .startsWith(let text, let negated): return (negated ? "not " : "") + "startsWith \"\(text.sourceText)\""
+        case .endsWith(let text, let negated): return (negated ? "not " : "") + "endsWith \"\(text.sourceText)\""
         }
     }
 
@@ -41,6 +51,10 @@ package enum ExpectationText {
     }
 
     package static func describe(_ capture: Capture) -> String {
+        describeSource(capture) + FilterCall.sourceText(capture.filters)
+    }
+
+    private static func describeSource(_ capture: Capture) -> String {
         switch capture.source {
         case .json(let path): return "\(capture.name) = json \(quoted(path.description))"
         case .header(let name): return "\(capture.name) = header \(quoted(name))"
@@ -48,6 +62,8 @@ package enum ExpectationText {
         case .headerMatches(let name, let pattern): return "\(capture.name) = header \(quoted(name)) matches \(regex(pattern))"
         case .cookie(let name): return "\(capture.name) = cookie \(quoted(name))"
         case .url: return "\(capture.name) = url"
+        case .xpath(let expression): return "\(capture.name) = xpath \(quoted(expression))"
+        case .certificate(let field): return "\(capture.name) = certificate \(field.rawValue)"
         }
     }
 

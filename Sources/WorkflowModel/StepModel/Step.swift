@@ -140,12 +140,17 @@ extension StepModel {
         /// `basic-auth USER PASSWORD`: sent as `Authorization: Basic ...`.
         @usableFromInline
         package var basicAuth: BasicAuth?
+        /// How the request travels: `connect-timeout`, `resolve`,
+        /// `unix-socket`, `http-version` (spec §23).
+        @usableFromInline
+        package var transport: HTTPTransportOptions
 
         @inlinable
         package init(method: HTTPMethod, url: Text, headers: [Named] = [], body: HTTPBody = .none,
                     redirects: Int? = nil, save: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
                     tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true, query: [Named] = [],
-                    basicAuth: BasicAuth? = nil) {
+                    basicAuth: BasicAuth? = nil, transport: HTTPTransportOptions = HTTPTransportOptions()) {
+            self.transport = transport
             self.method = method
             self.url = url
             self.query = query
@@ -188,6 +193,39 @@ extension StepModel {
         /// Whether no TLS attribute was written.
         @inlinable
         package var isEmpty: Bool { !insecure && caCertificate == nil && certificate == nil && key == nil }
+    }
+
+    /// An http step's transport attributes (spec §23).
+    @usableFromInline
+    package struct HTTPTransportOptions: Sendable, Hashable {
+        /// `connect-timeout D`: a connection not made by then fails the
+        /// step with kind `timeout`.
+        @usableFromInline
+        package var connectTimeout: Duration?
+        /// `resolve "HOST:PORT:ADDRESS"` (curl's `--resolve`), in order:
+        /// requests to HOST:PORT connect to ADDRESS, with no lookup.
+        @usableFromInline
+        package var resolve: [Text]
+        /// `unix-socket "PATH"`: the request goes over this Unix domain
+        /// socket instead of TCP.
+        @usableFromInline
+        package var unixSocket: Text?
+        /// `http-version 1.1|2`: the HTTP version asked for (the step's
+        /// wins over `--http-version`).
+        @usableFromInline
+        package var httpVersion: HTTPVersion?
+
+        @inlinable
+        package init(connectTimeout: Duration? = nil, resolve: [Text] = [], unixSocket: Text? = nil, httpVersion: HTTPVersion? = nil) {
+            self.connectTimeout = connectTimeout
+            self.resolve = resolve
+            self.unixSocket = unixSocket
+            self.httpVersion = httpVersion
+        }
+
+        /// Whether no transport attribute was written.
+        @inlinable
+        package var isEmpty: Bool { connectTimeout == nil && resolve.isEmpty && unixSocket == nil && httpVersion == nil }
     }
 
     /// `basic-auth USER PASSWORD`.

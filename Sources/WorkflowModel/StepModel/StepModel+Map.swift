@@ -70,9 +70,12 @@ extension StepModel.HTTPRequest {
         let save = try save.mapText(transform)
         let tls = StepModel<Other>.HTTPTLSOptions(insecure: tls.insecure, caCertificate: try tls.caCertificate.mapText(transform),
                                                   certificate: try tls.certificate.mapText(transform), key: try tls.key.mapText(transform))
+        let transportOptions = StepModel<Other>.HTTPTransportOptions(
+            connectTimeout: transport.connectTimeout, resolve: try transport.resolve.mapTexts(transform),
+            unixSocket: try transport.unixSocket.mapText(transform), httpVersion: transport.httpVersion)
         return StepModel<Other>.HTTPRequest(method: method, url: url, headers: headers, body: body, redirects: redirects, save: save,
                                             expectations: try expectations.mapTexts(transform), captures: captures, tls: tls,
-                                            cookies: cookies, query: query, basicAuth: auth)
+                                            cookies: cookies, query: query, basicAuth: auth, transport: transportOptions)
     }
 }
 
@@ -133,11 +136,14 @@ extension StepModel.StepExpectation {
         case .exit(let codes): return .exit(codes)
         case .sha256(let hex, let negated): return .sha256(hex, negated: negated)
         case .bytes(let op, let count): return .bytes(op, count)
+        case .md5(let hex, let negated): return .md5(hex, negated: negated)
+        case .duration(let op, let duration): return .duration(op, duration)
         case .text(let stream, let predicate): return .text(stream, try predicate.map(transform))
         case .header(let name, .text(let predicate)): return .header(name: name, .text(try predicate.map(transform)))
         case .header(let name, .count(let comparison, let count)): return .header(name: name, .count(comparison, count))
         case .header(let name, .exists(let negated)): return .header(name: name, .exists(negated: negated))
         case .json(let path, let check): return .json(path, try check.map(transform))
+        case .value(let subject, let filters, let check): return .value(subject, filters: filters, try check.map(transform))
         }
     }
 
@@ -171,6 +177,8 @@ extension StepModel.JSONCheck {
         case .matches(let pattern, let negated): return .matches(pattern, negated: negated)
         case .isType(let type, let negated): return .isType(type, negated: negated)
         case .predicate(let predicate, let negated): return .predicate(predicate, negated: negated)
+        case .startsWith(let text, let negated): return .startsWith(try transform(text), negated: negated)
+        case .endsWith(let text, let negated): return .endsWith(try transform(text), negated: negated)
         }
     }
 }
@@ -184,6 +192,10 @@ extension StepModel.JSONLiteral {
         case .number(let value): return .number(value)
         case .boolean(let value): return .boolean(value)
         case .null: return .null
+        case .list(let items):
+            var mapped: [StepModel<Other>.JSONLiteral] = []
+            for item in items { mapped.append(try item.map(transform)) }
+            return .list(mapped)
         }
     }
 }

@@ -40,6 +40,8 @@ package typealias ProcessOptions = StepModel<Template>.ProcessOptions
 package typealias HTTPRequest = StepModel<Template>.HTTPRequest
 /// An `http` step's TLS attributes as written.
 package typealias HTTPTLSOptions = StepModel<Template>.HTTPTLSOptions
+/// An http step's transport attributes as written.
+package typealias HTTPTransportOptions = StepModel<Template>.HTTPTransportOptions
 /// `basic-auth` as written.
 package typealias BasicAuth = StepModel<Template>.BasicAuth
 /// A header, query parameter or form field as written.

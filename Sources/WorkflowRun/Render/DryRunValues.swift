@@ -1,6 +1,7 @@
 import Glibc
 import PromiseEngine
 import WorkflowModel
+import JSON
 import RunnerSystem
 
 /// The values known before anything runs, for `--dry-run`: variables (with
@@ -90,13 +91,11 @@ package struct DryRunValues: Sendable {
             value = self.value(of: name)
         case .environment(let name, let fallback):
             value = environment(name) ?? fallback.flatMap { resolve($0) }
-        case .step, .error:
+        case .step, .error, .function:
             return nil
         }
-        guard var result = value else { return nil }
-        for filter in expression.filters {
-            result = filter.apply(to: result)
-        }
-        return result
+        guard let result = value else { return nil }
+        guard !expression.filters.isEmpty else { return result }
+        return (try? FilterCall.apply(expression.filters, to: .string(result), sha256: SHA256.hex(of:)))?.textValue
     }
 }

@@ -1,5 +1,7 @@
 import PromiseEngine
 import WorkflowModel
+import JSON
+import RunnerSystem
 
 /// Turns templates into text at run time: `{{label.field}}`, `{{var}}`,
 /// `{{env.NAME ?? "default"}}`, `{{error.message}}`, then the filters.
@@ -26,6 +28,9 @@ struct Interpolator: Sendable {
     func value(of expression: TemplateExpression, in values: ValueScope, stepID: String) throws(RunError) -> String {
         var isSecret = false
         var value: String
+        // With filters, a step's field is read as a value (a JSON list, a
+        // number): `count`, `nth` and `jsonpath` need more than its text.
+        var document: JSONDocument?
         switch expression.reference {
         case .variable(let name):
             guard let found = values.variable(name) else {
@@ -46,7 +51,12 @@ struct Interpolator: Sendable {
                 throw failure("step '\(label)' has no result here (it did not succeed)", expression, stepID)
             }
             do {
-                value = try result.value(of: field)
+                if expression.filters.isEmpty {
+                    value = try result.value(of: field)
+                } else {
+                    document = try result.document(of: field)
+                    value = ""
+                }
             } catch {
                 throw failure("\(label).\(field.name): \(error.message)", expression, stepID)
             }
@@ -58,12 +68,37 @@ struct Interpolator: Sendable {
             case .kind: value = caught?.kind.rawValue ?? ""
             case .exit: value = caught?.exitCode.map(String.init) ?? ""
             }
+        case .function(.newUuid):
+            value = Self.newUUID()
+        case .function(.newDate):
+            value = RFC3339.format(WallClock.now())
         }
-        for filter in expression.filters {
-            value = filter.apply(to: value)
-            if isSecret { secrets.add(value) }
+        guard !expression.filters.isEmpty else { return value }
+        var current = document ?? .string(value)
+        for call in expression.filters {
+            do {
+                current = try call.apply(to: current, sha256: SHA256.hex(of:))
+            } catch {
+                throw failure("{{\(expression.sourceText)}}: \(error.message)", expression, stepID)
+            }
+            if isSecret { secrets.add(current.textValue) }
         }
-        return value
+        return current.textValue
+    }
+
+    /// A random UUID, version 4 (RFC 9562): 8-4-4-4-12 lower-case hex.
+    static func newUUID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append(UInt8(ascii: "-")) }
+            text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private func failure(_ message: String, _ expression: TemplateExpression, _ stepID: String) -> RunError {

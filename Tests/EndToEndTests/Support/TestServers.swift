@@ -43,6 +43,23 @@ enum TestServers {
         return TLS(url: url, certificates: folder)
     }
 
+    /// The plain server on a Unix domain socket: its path.
+    static func unixSocket() throws -> String {
+        try once("unix") {
+            let path = try Binary.temporaryFolder().appendingPathComponent("http.sock").path
+            _ = try startScript("http-test-server.py", ["--unix", path])
+            return path
+        }
+    }
+
+    /// HTTPS with a certificate and key of the caller's (`name` keeps one
+    /// server per pair).
+    static func tls(certificate: String, key: String, name: String) throws -> String {
+        try once("tls-" + name) {
+            try startScript("http-test-server.py", ["--tls", certificate, key], scheme: "https")
+        }
+    }
+
     /// HTTPS that requires a client certificate signed by the test CA.
     static func mutualTLS() throws -> TLS {
         let folder = try certificates()
@@ -80,6 +97,28 @@ enum TestServers {
             """
         })
         return url.map { TLS(url: $0, certificates: folder) }
+    }
+
+    /// nginx with HTTP/2 over plain HTTP (h2c, no upgrade: prior
+    /// knowledge), and with HTTPS and HTTP/2 on a Unix socket (the test
+    /// CA's server certificate), both serving `/hello`; nil when nginx is
+    /// not installed.
+    static func nginxH2CAndUnix() throws -> (url: String, socket: String, certificates: URL)? {
+        let folder = try certificates()
+        let url = try startNginx("nginx-h2c", scheme: "http", prepare: { root in
+            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+        }, server: { root, port in
+            """
+                listen 127.0.0.1:\(port) http2;
+                listen unix:\(root.path)/tls.sock ssl http2;
+                ssl_certificate \(folder.appendingPathComponent("server.pem").path);
+                ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
+                root \(root.path)/www;
+            """
+        })
+        guard let url else { return nil }
+        let root = URL(fileURLWithPath: started.withLock { $0["nginx-h2c-files"]! }).deletingLastPathComponent()
+        return (url, root.appendingPathComponent("tls.sock").path, folder)
     }
 
     /// nginx with WebDAV as a shared cache (spec §17): `/cache/` takes GET,

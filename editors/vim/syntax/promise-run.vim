@@ -17,12 +17,14 @@ syn keyword promiseRunAttribute  insecure cacert cert key allow-failure desc on-
 syn keyword promiseRunAttribute  write append read copy move delete mkdir exists range lines split glob
 syn keyword promiseRunAttribute  executor partition cpus memory slurm-options local slurm
 syn keyword promiseRunAttribute  sources generates depfile env-inputs
+syn keyword promiseRunAttribute  connect-timeout resolve unix-socket http-version
 " A word that is also an argument of `syn keyword` (contains, contained,
 " containedin, nextgroup, transparent, skipwhite, skipnl, skipempty,
 " conceal, cchar, grouphere, groupthere) cannot be a keyword: Vim reads it
 " as the argument (E395, or the word silently uncoloured). Match it instead.
 syn match   promiseRunPredicate  "\<contains\>"
-syn keyword promiseRunPredicate  startsWith endsWith matches sha256 bytes isUuid isIsoDate isIpv4 isIpv6 isNumber isString isBoolean isList isObject isEmpty not count is status exit stdout stderr url cookie
+syn keyword promiseRunPredicate  startsWith endsWith matches sha256 md5 bytes duration version attribute isUuid isIsoDate isIpv4 isIpv6 isNumber isString isBoolean isList isObject isEmpty not count is status exit stdout stderr url cookie
+syn keyword promiseRunPredicate  xpath certificate subject issuer start-date expire-date serial-number
 syn keyword promiseRunPredicate  latency lateness failures of p50 p90 p95 p99 min mean max
 syn keyword promiseRunConstant   true false null
 
@@ -34,8 +36,12 @@ syn match   promiseRunMethod     "\<[A-Z][A-Z]\+\>"
 syn match   promiseRunOperator   "==\|!=\|<=\|>=\|<\|>\|="
 
 syn match   promiseRunEscape     contained "\\[\\\"ntr{]"
-syn match   promiseRunFilter     contained "|\s*\zs\<\(trim\|shell\|json\|url\|base\|stem\|ext\|dir\)\>"
-syn region  promiseRunInterpolation contained matchgroup=promiseRunInterpolationDelimiter start="{{" end="}}" contains=promiseRunFilter
+syn match   promiseRunFilter     contained "|\s*\zs\<\(trim\|shell\|json\|url\|base\|stem\|ext\|dir\|count\|first\|last\|nth\|split\|replace\|lower\|upper\|toInt\|toFloat\|base64Encode\|base64Decode\|urlEncode\|urlDecode\|sha256\|jsonpath\)\>"
+" After a capture's or an expectation's subject: `capture n = json "$.a" | count`.
+syn match   promiseRunFilterCall "|\s*\zs\<\(trim\|shell\|json\|url\|base\|stem\|ext\|dir\|count\|first\|last\|nth\|split\|replace\|lower\|upper\|toInt\|toFloat\|base64Encode\|base64Decode\|urlEncode\|urlDecode\|sha256\|jsonpath\)\>"
+" {{newUuid}}, {{newDate}}: values a template makes.
+syn match   promiseRunFunction   contained "\<new\(Uuid\|Date\)\>"
+syn region  promiseRunInterpolation contained matchgroup=promiseRunInterpolationDelimiter start="{{" end="}}" contains=promiseRunFilter,promiseRunFunction
 syn region  promiseRunTriple     start=+"""+ end=+"""+ contains=promiseRunEscape,promiseRunInterpolation
 syn region  promiseRunString     start=+"\(""\)\@!+ skip=+\\"+ end=+"+ oneline contains=promiseRunEscape,promiseRunInterpolation
 syn region  promiseRunRaw        start=+'+ end=+'+ oneline
@@ -55,6 +61,8 @@ hi def link promiseRunMethod     Constant
 hi def link promiseRunOperator   Operator
 hi def link promiseRunEscape     SpecialChar
 hi def link promiseRunFilter     Function
+hi def link promiseRunFilterCall Function
+hi def link promiseRunFunction   Function
 hi def link promiseRunInterpolation Identifier
 hi def link promiseRunInterpolationDelimiter Delimiter
 hi def link promiseRunTriple     String

@@ -1,0 +1,225 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Spec §23's transport controls end to end: `unix-socket` (the tests'
+/// server on a Unix socket, and nginx with HTTPS and HTTP/2 on one),
+/// `resolve`, `connect-timeout` (a listener whose queue is full drops the
+/// SYNs of further connects), `http-version` and `--http-version` (nginx
+/// with HTTP/2 over TLS, and over plain HTTP without upgrade), over both
+/// transports.
+@Suite("End to end: transport controls")
+struct HurlTransportTests {
+    private func error(_ run: WorkflowRun, _ step: String) -> String {
+        run.error(of: step)?["message"] as? String ?? ""
+    }
+
+    @Test("unix-socket: the HTTP/1.1 transport, and libcurl with HTTPS and HTTP/2; a missing socket fails saying which")
+    func unixSockets() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let socket = try TestServers.unixSocket()
+        var workflow = """
+        workflow "unix"
+        parallel keep-going {
+          a: http GET "http://localhost/hello" {
+            unix-socket "\(socket)"
+            expect body == "hello"
+            expect version == "1.1"
+          }
+          b: http POST "http://api.internal/mirror" {
+            unix-socket "\(socket)"
+            json '{"n": 1}'
+            expect json ".n" == 1
+          }
+          c: http GET "http://localhost/hello" { unix-socket "\(space.path("none.sock"))" }
+        """
+        let nginx = try TestServers.nginxH2CAndUnix()
+        if let nginx {
+            workflow += """
+
+              d: http GET "https://127.0.0.1/hello" {
+                unix-socket "\(nginx.socket)"
+                cacert "\(nginx.certificates.appendingPathComponent("ca.pem").path)"
+                expect body == "hello"
+                expect version == "2"
+              }
+            """
+        }
+        let run = try space.run(workflow + "\n}\n")
+        #expect(Array(run.statuses.prefix(3)) == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
+        #expect(error(run, "c") == "GET http://localhost/hello: could not connect to the Unix socket \(space.path("none.sock")) (No such file or directory)",
+                "\(error(run, "c"))")
+        #expect(run.error(of: "c")?["kind"] as? String == "network")
+        if nginx != nil { #expect(run.statuses.last == "d succeeded", "\(run.stdout)") }
+    }
+
+    @Test("resolve: a name no DNS knows reaches the server, over HTTP/1.1 and HTTPS (the certificate checked for the name)")
+    func resolve() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let plain = try TestServers.plain()
+        let tls = try TestServers.tls()
+        let plainPort = URL(string: plain)!.port!, tlsPort = URL(string: tls.url)!.port!
+        let run = try space.run("""
+        workflow "resolve"
+        parallel keep-going {
+          a: http GET "http://api.promise-run.test:\(plainPort)/hello" {
+            resolve "api.promise-run.test:\(plainPort):127.0.0.1"
+            expect body == "hello"
+          }
+          b: http GET "https://api.promise-run.test:\(tlsPort)/hello" {
+            resolve "api.promise-run.test:\(tlsPort):127.0.0.1"
+            cacert "\(tls.file("ca.pem"))"
+            expect body == "hello"
+            expect url == "https://api.promise-run.test:\(tlsPort)/hello"
+          }
+          c: http GET "http://api.promise-run.test:\(plainPort)/hello" {
+            resolve "other.promise-run.test:\(plainPort):127.0.0.1"
+          }
+        }
+        """)
+        #expect(run.statuses == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
+        #expect(error(run, "c").contains("could not find the host 'api.promise-run.test'"), "\(error(run, "c"))")
+    }
+
+    /// A listener on 127.0.0.1 whose accept queue is full: the kernel drops
+    /// the SYN of any further connect, which then waits. Returns its port
+    /// and the descriptors to close.
+    private func blackHole() throws -> (port: Int, descriptors: [Int32]) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var descriptors = [listener]
+        // Fill the queue: the first connections complete, later SYNs are dropped.
+        for _ in 0..<3 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            descriptors.append(client)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        return (port, descriptors)
+    }
+
+    @Test("connect-timeout: a connect that outlasts it fails the step with kind timeout, over both transports; a server that answers is not hurried")
+    func connectTimeout() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let hole = try blackHole()
+        defer { for descriptor in hole.descriptors { close(descriptor) } }
+        let plain = try TestServers.plain()
+        let tls = try TestServers.tls()
+        let run = try space.run("""
+        workflow "connect"
+        parallel keep-going {
+          a: http GET "http://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
+          b: http GET "https://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
+          c: http GET "\(plain)/slow?ms=500" { connect-timeout 200ms }
+          d: http GET "\(tls.url)/hello" {
+            connect-timeout 2s
+            cacert "\(tls.file("ca.pem"))"
+          }
+        }
+        """)
+        #expect(run.statuses == ["a failed", "b failed", "c succeeded", "d succeeded"], "\(run.stdout)\(run.stderr)")
+        #expect(error(run, "a") == "GET http://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(error(run, "b") == "GET https://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(run.error(of: "a")?["kind"] as? String == "timeout")
+        #expect(run.error(of: "b")?["kind"] as? String == "timeout")
+    }
+
+    @Test("http-version and --http-version: HTTP/2 over TLS by default, 1.1 when asked, HTTP/2 over plain HTTP when asked; the step's wins")
+    func httpVersions() throws {
+        guard let h2 = try TestServers.nginxHTTP2(), let h2c = try TestServers.nginxH2CAndUnix() else {
+            let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
+            try #require(!required, "nginx is required in CI: run .ci/install-deps")
+            return
+        }
+        let space = try Workspace()
+        defer { space.remove() }
+        let plain = try TestServers.plain()
+        let workflow = """
+        workflow "versions"
+        parallel keep-going {
+          default: http GET "\(h2.url)/hello" { cacert "\(h2.file("ca.pem"))" }
+          one: http GET "\(h2.url)/hello" {
+            cacert "\(h2.file("ca.pem"))"
+            http-version 1.1
+            expect version == "1.1"
+          }
+          two: http GET "\(h2.url)/hello" {
+            cacert "\(h2.file("ca.pem"))"
+            http-version 2
+            expect version == "2"
+          }
+          cleartext: http GET "\(h2c.url)/hello" {
+            http-version 2
+            expect version == "2"
+            expect body == "hello"
+          }
+          plain: http GET "\(plain)/hello" { expect version == "1.1" }
+        }
+        log "=default {{default.version}}"
+        """
+        let run = try space.run(workflow)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "=") == ["=default 2"], "\(run.stdout)")
+        let forced = try space.run(workflow, ["--http-version", "1.1"])
+        #expect(forced.status == 0, "\(forced.stdout)\(forced.stderr)")
+        #expect(forced.logLines(prefix: "=") == ["=default 1.1"], "\(forced.stdout)")
+        let wrong = try Binary.run(["--http-version", "3", "x.workflow"], in: space.folder)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("--http-version takes 1.1 or 2, not '3'"), "\(wrong.stderr)")
+    }
+
+    @Test("check refuses a malformed resolve, an unknown HTTP version, a zero connect-timeout, and these on steps that are not http; fmt keeps them")
+    func checkAndFormat() throws {
+        try Workspace.expectCheckRefuses("""
+        workflow "bad"
+        a: http GET "http://127.0.0.1:1/" { resolve "api.test:443" }
+        b: http GET "http://127.0.0.1:1/" { resolve "api.test:http:127.0.0.1" }
+        c: http GET "http://127.0.0.1:1/" { resolve "api.test:443:localhost" }
+        d: http GET "http://127.0.0.1:1/" { http-version 3 }
+        e: http GET "http://127.0.0.1:1/" { connect-timeout 0s }
+        f: sh "true" { unix-socket "/tmp/a.sock" }
+        """, with: [
+            "bad.workflow:2:45: error: invalid resolve 'api.test:443': it needs three parts, HOST:PORT:ADDRESS",
+            "bad.workflow:3:45: error: invalid resolve 'api.test:http:127.0.0.1': the port 'http' is not a number from 1 to 65535",
+            "bad.workflow:4:45: error: invalid resolve 'api.test:443:localhost': 'localhost' is not an IP address",
+            "bad.workflow:5:50: error: expected an HTTP version after 'http-version' (1.1 or 2), found '3'",
+            "bad.workflow:6:37: error: a connect timeout above zero, as in connect-timeout 2s",
+            "bad.workflow:7:16: error: attribute 'unix-socket' does not apply to sh steps; it is for http steps",
+        ])
+        let text = """
+        workflow "t"
+        a: http GET "https://api.example.com/x" {
+          cacert "ca.pem"
+          connect-timeout 2s
+          resolve "api.example.com:443:127.0.0.1"
+          resolve "api.example.com:80:[::1]"
+          unix-socket "/run/app.sock"
+          http-version 2
+          expect version == "2"
+        }
+
+        """
+        let space = try Workspace()
+        defer { space.remove() }
+        let formatted = try Binary.run(["fmt", "-"], stdin: text.replacingOccurrences(of: "  http-version 2\n", with: "")
+                                        .replacingOccurrences(of: "  cacert \"ca.pem\"\n", with: "  http-version 2\n  cacert \"ca.pem\"\n"),
+                                       in: space.folder)
+        #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
+    }
+}
