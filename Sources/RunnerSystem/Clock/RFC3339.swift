@@ -72,7 +72,9 @@ package enum RFC3339 {
         return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
     }
 
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar
+    /// (H. Hinnant's days_from_civil): the one date arithmetic (cookies'
+    /// `Expires`, `Retry-After` dates, certificates, `{{newDate}}`).
     package static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

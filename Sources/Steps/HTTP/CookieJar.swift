@@ -1,4 +1,5 @@
 import PromiseEngine
+import RunnerSystem
 import WorkflowModel
 
 /// The run's cookie store (RFC 6265 §5): what `Set-Cookie` headers set,
@@ -184,19 +185,8 @@ enum CookieDate {
         }
         guard let (hour, minute, second) = time, let day, let month, let year, (1...31).contains(day),
               year >= 1601, hour < 24, minute < 60, second < 61 else { return nil }
-        return daysFromEpoch(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Int64(RFC3339.daysFromEpoch(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }

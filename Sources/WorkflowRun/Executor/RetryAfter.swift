@@ -1,3 +1,4 @@
+import RunnerSystem
 import WorkflowModel
 
 /// `Retry-After` (RFC 9110 §10.2.3) on a 429 or 503 answer to an http step
@@ -74,17 +75,6 @@ enum RetryAfter {
         let parts = clock.split(separator: ":").compactMap { Int($0) }
         guard parts.count == 3, (1...31).contains(day), (0...23).contains(parts[0]), (0...59).contains(parts[1]),
               (0...60).contains(parts[2]) else { return nil }
-        return Double(daysFromCivil(year: year, month: month, day: day) * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2])
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-    /// algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return Double(RFC3339.daysFromEpoch(year: year, month: month, day: day) * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2])
     }
 }
