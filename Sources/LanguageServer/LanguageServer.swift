@@ -38,18 +38,23 @@ package final class LanguageServer: @unchecked Sendable {
     /// How long diagnostics wait after a change (a burst of keystrokes is
     /// one analysis).
     let debounce: DispatchTimeInterval
-    /// What `--dry-run` says of each step with `sources` (the code lens).
-    let verdicts: StepVerdicts?
+    /// What the code lens reads of the store beside a workflow.
+    let store: LocalStore?
+    /// The client can be asked to refresh its code lenses
+    /// (`workspace.codeLens.refreshSupport`): the store is watched.
+    var refreshesLenses = false
+    /// The store's watch, from the first lens asked for.
+    var storeWatcher: FolderWatcher?
+    /// By workflow folder whose lenses were asked for: its store's watched
+    /// files as they were when last read.
+    var storeStamps: [String: [FileStamp]] = [:]
+    /// The id of the last request this server sent.
+    private var sentRequests = 0
 
-    /// What the next run would do with each step that has `sources`, and
-    /// why, from the local store (`--dry-run`'s verdict). The executable
-    /// passes the runner's: this target never reads the store itself.
-    package typealias StepVerdicts = @Sendable (_ workflow: Workflow, _ currentDirectory: String) -> [(id: String, verdict: String)]
-
-    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), verdicts: StepVerdicts? = nil) {
+    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), store: LocalStore? = nil) {
         connection = Connection(output: output)
         self.debounce = debounce
-        self.verdicts = verdicts
+        self.store = store
     }
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
@@ -61,7 +66,16 @@ package final class LanguageServer: @unchecked Sendable {
         }, problem: { id, error in
             queue.sync { connection.send(.response(id: id, result: .failure(error))) }
         })
-        return queue.sync { shutdownRequested ? 0 : 1 }
+        return queue.sync {
+            storeWatcher?.stop()
+            return shutdownRequested ? 0 : 1
+        }
+    }
+
+    /// Sends the client a request (its answer is not waited for).
+    func sendRequest(_ method: String, _ params: JSONValue) {
+        sentRequests += 1
+        connection.send(.request(id: .string("promise-run-\(sentRequests)"), method: method, params: params))
     }
 
     // MARK: Dispatch
@@ -186,6 +200,8 @@ package final class LanguageServer: @unchecked Sendable {
         let folders = params[member: "workspaceFolders"]?.array?.compactMap { $0[member: "uri"]?.string } ?? []
         let root = params[member: "rootUri"]?.string.map { [$0] } ?? []
         workspaceFolders = (folders.isEmpty ? root : folders).compactMap(DocumentURI.path(of:)).map(Paths.normalized)
+        let workspace = params[member: "capabilities"]?[member: "workspace"]
+        refreshesLenses = workspace?[member: "codeLens"]?[member: "refreshSupport"]?.boolean == true
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),

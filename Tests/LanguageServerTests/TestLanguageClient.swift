@@ -18,14 +18,14 @@ final class TestLanguageClient: @unchecked Sendable {
     let folder: URL
 
     /// A server whose workspace folder is a new temporary folder (with
-    /// `verdicts` for its code lens).
-    init(verdicts: LanguageServer.StepVerdicts? = nil) throws {
+    /// `store` for its code lens).
+    init(store: LocalStore? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lsp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw ClientError(message: "pipe failed") }
         toServer = input[1]
-        let server = LanguageServer(output: output[1], debounce: .milliseconds(5), verdicts: verdicts)
+        let server = LanguageServer(output: output[1], debounce: .milliseconds(5), store: store)
         let serverInput = input[0], serverOutput = output[1], fromServer = output[0]
         Thread {
             let code = server.serve(input: serverInput)
@@ -132,6 +132,20 @@ final class TestLanguageClient: @unchecked Sendable {
         }
     }
 
+    /// The next request the server sends the client with `method`,
+    /// answered with `result`; its params.
+    @discardableResult
+    func served(_ method: String, timeout: TimeInterval = 20, result: Any = NSNull()) throws -> Any? {
+        let message = try wait(timeout: timeout, "a \(method) request") { $0["method"] as? String == method && $0["id"] != nil }
+        try send(["id": message["id"]!, "result": result])
+        return message["params"]
+    }
+
+    /// Whether a request or notification with `method` came within `timeout`.
+    func sent(_ method: String, within timeout: TimeInterval) -> Bool {
+        (try? wait(timeout: timeout, method) { $0["method"] as? String == method }) != nil
+    }
+
     /// Drops what the server sent so far (stale diagnostics).
     func forget() {
         lock.lock()
@@ -140,8 +154,8 @@ final class TestLanguageClient: @unchecked Sendable {
     }
 
     /// `initialize` (this folder the workspace) and `initialized`.
-    func start() throws {
-        try request("initialize", ["processId": NSNull(), "capabilities": [String: Any](),
+    func start(capabilities: [String: Any] = [:]) throws {
+        try request("initialize", ["processId": NSNull(), "capabilities": capabilities,
                                    "workspaceFolders": [["uri": "file://" + folder.path, "name": "w"]]])
         try notify("initialized")
     }

@@ -130,26 +130,3 @@ extension LanguageServer {
         return .object([("data", .array(data))])
     }
 }
-
-extension LanguageServer {
-    /// A lens on each labelled step of this file with `sources`: whether
-    /// the next run would run it, and why (`--dry-run`'s verdict, from the
-    /// local store). Nothing for a file with errors.
-    func codeLenses(_ document: OpenDocument) -> JSONValue {
-        guard let verdicts else { return .array([]) }
-        let result = WorkflowCompiler.compile(SourceFile(path: document.path, bytes: document.bytes), overlay: overlay)
-        guard let workflow = result.workflow else { return .array([]) }
-        var nodes: [String: Node] = [:]
-        for node in workflow.allNodes where nodes[node.id] == nil { nodes[node.id] = node }
-        var lenses: [JSONValue] = []
-        for (id, verdict) in verdicts(workflow, Paths.parent(of: document.path)) {
-            guard let node = nodes[id], node.label != nil, node.location.file == nil, node.location.line >= 1 else { continue }
-            let start = TextPosition(line: node.location.line - 1, character: 0)
-            lenses.append(.object([
-                ("range", TextRange(start: start, end: start).json),
-                ("command", .object([("title", .string(verdict)), ("command", .string(""))])),
-            ]))
-        }
-        return .array(lenses)
-    }
-}

@@ -124,8 +124,8 @@ final class LSPClient: @unchecked Sendable {
     }
 
     /// `initialize` and `initialized`.
-    func start(encodings: [String]? = nil) throws -> [String: Any] {
-        var capabilities: [String: Any] = [:]
+    func start(encodings: [String]? = nil, capabilities: [String: Any] = [:]) throws -> [String: Any] {
+        var capabilities = capabilities
         if let encodings { capabilities["general"] = ["positionEncodings": encodings] }
         let response = try request("initialize", ["processId": NSNull(), "rootUri": "file://" + folder.path, "capabilities": capabilities])
         try notify("initialized")
