@@ -48,6 +48,11 @@ package final class LanguageServer: @unchecked Sendable {
     /// By workflow folder whose lenses were asked for: its store's watched
     /// files as they were when last read.
     var storeStamps: [String: [FileStamp]] = [:]
+    /// The client watches the workflows and the store for the server
+    /// (`workspace/didChangeWatchedFiles`, registered at `initialized`).
+    var clientWatchesFiles = false
+    /// The id of that registration's request.
+    private var watchRegistration: RequestID?
     /// The id of the last request this server sent.
     private var sentRequests = 0
 
@@ -72,10 +77,13 @@ package final class LanguageServer: @unchecked Sendable {
         }
     }
 
-    /// Sends the client a request (its answer is not waited for).
-    func sendRequest(_ method: String, _ params: JSONValue) {
+    /// Sends the client a request (its answer is not waited for); its id.
+    @discardableResult
+    func sendRequest(_ method: String, _ params: JSONValue) -> RequestID {
         sentRequests += 1
-        connection.send(.request(id: .string("promise-run-\(sentRequests)"), method: method, params: params))
+        let id = RequestID.string("promise-run-\(sentRequests)")
+        connection.send(.request(id: id, method: method, params: params))
+        return id
     }
 
     // MARK: Dispatch
@@ -99,8 +107,12 @@ package final class LanguageServer: @unchecked Sendable {
             if method == "exit" { return false }
             guard initialized else { return true }
             notification(method, params, repaired: repaired)
-        case .response:
-            break
+        case .response(let id, let result):
+            // The client refused to watch the files: the server watches the store itself.
+            if case .failure = result, let id, id == watchRegistration {
+                clientWatchesFiles = false
+                for folder in storeStamps.keys { watchStore(of: folder) }
+            }
         }
         return true
     }
@@ -168,9 +180,10 @@ package final class LanguageServer: @unchecked Sendable {
                 invalidateAnalyses(rescan: true)
                 for other in documents.values { scheduleDiagnostics(other, now: true) }
             }
+        case "initialized":
+            registerWatchedFiles()
         case "workspace/didChangeWatchedFiles":
-            invalidateAnalyses(rescan: true)
-            for document in documents.values { scheduleDiagnostics(document, now: true) }
+            watchedFilesChanged(params[member: "changes"]?.array ?? [])
         case "textDocument/didClose":
             guard let uri = params.documentURI else { return }
             let closed = documents[uri]
@@ -202,6 +215,7 @@ package final class LanguageServer: @unchecked Sendable {
         workspaceFolders = (folders.isEmpty ? root : folders).compactMap(DocumentURI.path(of:)).map(Paths.normalized)
         let workspace = params[member: "capabilities"]?[member: "workspace"]
         refreshesLenses = workspace?[member: "codeLens"]?[member: "refreshSupport"]?.boolean == true
+        clientWatchesFiles = workspace?[member: "didChangeWatchedFiles"]?[member: "dynamicRegistration"]?.boolean == true
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),
@@ -225,6 +239,50 @@ package final class LanguageServer: @unchecked Sendable {
             ("capabilities", capabilities),
             ("serverInfo", .object([("name", .string("promise-run")), ("version", .string(PromiseRunVersion.current))])),
         ]))
+    }
+
+    // MARK: Files changed outside the editor
+
+    /// Asks a client that can to watch the workflows and the store for
+    /// the server: a `git checkout` or another tool changes the files an
+    /// analysis reads, or the store the lenses show.
+    private func registerWatchedFiles() {
+        guard clientWatchesFiles else { return }
+        let patterns = ["**/*.workflow"] + (store?.patterns ?? [])
+        let options: JSONValue = .object([("watchers", .array(patterns.map { .object([("globPattern", .string($0))]) }))])
+        watchRegistration = sendRequest("client/registerCapability", .object([("registrations", .array([.object([
+            ("id", .string("promise-run-watched-files")), ("method", .string("workspace/didChangeWatchedFiles")),
+            ("registerOptions", options),
+        ])]))]))
+    }
+
+    /// `workspace/didChangeWatchedFiles`: a workflow changed on disk (not
+    /// an open one: the editor's text wins) republishes the open files
+    /// whose analysis read it, and those it now includes (their context
+    /// may be it now); a made or removed one is found again under the
+    /// workspace folders. Anything else is the store: the lenses are
+    /// refreshed when it changed.
+    private func watchedFilesChanged(_ changes: [JSONDocument]) {
+        var touched: [String: OpenDocument] = [:]
+        var storeTouched = false
+        for change in changes {
+            guard let uri = change[member: "uri"]?.string, let path = DocumentURI.path(of: uri).map(Paths.normalized) else { continue }
+            guard path.hasSuffix(".workflow") else {
+                storeTouched = true
+                continue
+            }
+            guard !documents.values.contains(where: { $0.normalizedPath == path }) else { continue }
+            // 1 made, 2 changed, 3 removed.
+            let type = change[member: "type"]?.integer ?? 2
+            if type != 2 { workspaceFiles = nil }
+            diskTexts[path] = nil
+            diskMentions = [:]
+            let bytes = type == 3 ? [] : (try? FileSystem.readBytes(path).get()) ?? []
+            let includes = Self.includes(of: bytes, path: path).map(\.target)
+            for document in invalidateAnalyses(touching: path, trees: [], also: includes) { touched[document.uri] = document }
+        }
+        for document in touched.values { scheduleDiagnostics(document, now: true) }
+        if storeTouched { storeChanged() }
     }
 
     // MARK: Diagnostics

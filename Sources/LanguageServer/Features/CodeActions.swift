@@ -63,13 +63,19 @@ extension LanguageServer {
     /// Each `include "PATH"` line's path (its bytes) and the file it names
     /// (normalized), read from the text alone.
     static func includes(of document: OpenDocument) -> [(path: Range<Int>, target: String)] {
+        includes(of: document.bytes, path: document.path, lines: document.lines)
+    }
+
+    /// The same, of a file's text (`path`: where it is).
+    static func includes(of bytes: [UInt8], path: String, lines: LineIndex? = nil) -> [(path: Range<Int>, target: String)] {
+        let lines = lines ?? LineIndex(bytes)
         var found: [(path: Range<Int>, target: String)] = []
-        for (line, start) in document.lines.starts.enumerated() {
-            let text = document.bytes[start..<document.lines.end(ofLine: line)]
+        for (line, start) in lines.starts.enumerated() {
+            let text = bytes[start..<lines.end(ofLine: line)]
             guard text.starts(with: Array("include ".utf8)), let open = text.firstIndex(of: UInt8(ascii: "\"")),
                   let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
-            let path = String(decoding: document.bytes[(open + 1)..<close], as: UTF8.self)
-            found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(path, from: Paths.parent(of: document.path)))))
+            let included = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+            found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(included, from: Paths.parent(of: path)))))
         }
         return found
     }

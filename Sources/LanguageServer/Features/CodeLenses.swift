@@ -19,13 +19,18 @@ package struct LocalStore: Sendable {
     /// The files and folders of the store of the workflow in this folder
     /// whose change changes the lenses: watched (their folders' entries).
     package var watched: @Sendable (_ workflowDirectory: String) -> [String]
+    /// The same as globs under any folder (`**/.promise-run/**`): what a
+    /// client that watches files for the server is asked to watch.
+    package var patterns: [String]
 
     package init(verdicts: @escaping StepVerdicts,
                  lastResults: @escaping @Sendable (_ workflowDirectory: String) -> [String: String] = { _ in [:] },
-                 watched: @escaping @Sendable (_ workflowDirectory: String) -> [String] = { _ in [] }) {
+                 watched: @escaping @Sendable (_ workflowDirectory: String) -> [String] = { _ in [] },
+                 patterns: [String] = []) {
         self.verdicts = verdicts
         self.lastResults = lastResults
         self.watched = watched
+        self.patterns = patterns
     }
 }
 
@@ -85,14 +90,17 @@ extension LanguageServer {
     }
 
     /// Watches the store of the workflow in `folder` (when the client can
-    /// be asked to refresh the lenses): its files as they are now, and the
-    /// folders on their way, whose entries change when the runner writes.
+    /// be asked to refresh the lenses): its files as they are now, and,
+    /// unless the client watches files for the server, the folders on
+    /// their way, whose entries change when the runner writes.
     func watchStore(of folder: String) {
         guard let store, refreshesLenses else { return }
-        let watcher = storeWatcher ?? FolderWatcher { [self] in queue.async { self.storeChanged() } }
-        storeWatcher = watcher
         let paths = store.watched(folder)
-        for path in Self.foldersOnTheWay(to: paths, from: folder) { watcher.watch(path) }
+        if !clientWatchesFiles {
+            let watcher = storeWatcher ?? FolderWatcher { [self] in queue.async { self.storeChanged() } }
+            storeWatcher = watcher
+            for path in Self.foldersOnTheWay(to: paths, from: folder) { watcher.watch(path) }
+        }
         storeStamps[folder] = paths.map(FileStamp.init)
     }
 
@@ -101,11 +109,13 @@ extension LanguageServer {
     /// from what they were. A folder made since (the store's first run) is
     /// watched from now on.
     func storeChanged() {
-        guard let store, let storeWatcher else { return }
+        guard let store, refreshesLenses else { return }
         var changed = false
         for (folder, stamps) in storeStamps {
             let paths = store.watched(folder)
-            for path in Self.foldersOnTheWay(to: paths, from: folder) { storeWatcher.watch(path) }
+            if let storeWatcher {
+                for path in Self.foldersOnTheWay(to: paths, from: folder) { storeWatcher.watch(path) }
+            }
             let now = paths.map(FileStamp.init)
             if now != stamps {
                 storeStamps[folder] = now

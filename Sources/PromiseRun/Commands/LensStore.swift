@@ -13,7 +13,8 @@ enum LensStore {
                 let now = WallClock.now()
                 return LastResults.load(workflowDirectory: folder).mapValues { title($0, now: now) }
             },
-            watched: { folder in [LastResults.path(workflowDirectory: folder), IncrementalStore.folder(workflowDirectory: folder)] })
+            watched: { folder in [LastResults.path(workflowDirectory: folder), IncrementalStore.folder(workflowDirectory: folder)] },
+            patterns: ["**/.promise-run/**"])
     }
 
     /// `✓ 2.1s, 3 minutes ago`; `✗ failed after 0.4s, just now`;
