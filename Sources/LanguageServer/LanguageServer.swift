@@ -27,6 +27,8 @@ package final class LanguageServer: @unchecked Sendable {
     var diskTexts: [String: [UInt8]] = [:]
     /// By path: the workflows under the workspace folders that may include it.
     var diskMentions: [String: [String]] = [:]
+    /// How many files' analyses were made (what a request waited for: the tests count them).
+    var analysesMade = 0
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on

@@ -16,16 +16,19 @@ final class TestLanguageClient: @unchecked Sendable {
     private var exitCode: Int32?
     private let toServer: Int32
     let folder: URL
+    /// The server (read its state on its queue).
+    let server: LanguageServer
 
     /// A server whose workspace folder is a new temporary folder (with
     /// `store` for its code lens).
-    init(store: LocalStore? = nil) throws {
+    init(store: LocalStore? = nil, debounce: DispatchTimeInterval = .milliseconds(5)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lsp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw ClientError(message: "pipe failed") }
         toServer = input[1]
-        let server = LanguageServer(output: output[1], debounce: .milliseconds(5), store: store)
+        let server = LanguageServer(output: output[1], debounce: debounce, store: store)
+        self.server = server
         let serverInput = input[0], serverOutput = output[1], fromServer = output[0]
         Thread {
             let code = server.serve(input: serverInput)

@@ -72,7 +72,9 @@ extension LanguageServer {
         var found: [(path: Range<Int>, target: String)] = []
         for (line, start) in lines.starts.enumerated() {
             let text = bytes[start..<lines.end(ofLine: line)]
-            guard text.starts(with: Array("include ".utf8)), let open = text.firstIndex(of: UInt8(ascii: "\"")),
+            // `include`, a space or a tab, at the start of a line (the expander's test).
+            guard text.starts(with: Array("include".utf8)), text.count > 7, [0x20, 0x09].contains(text[text.startIndex + 7]),
+                  let open = text.firstIndex(of: UInt8(ascii: "\"")),
                   let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
             let included = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
             found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(included, from: Paths.parent(of: path)))))
