@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// `promise-run lsp` (spec §18) driven by a protocol client over stdio:
@@ -328,8 +329,7 @@ struct LanguageServerTests {
         let before = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
         #expect((before["result"] as? [Any])?.isEmpty == true, "\(before)")
         #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
-        let refresh = try client.wait("workspace/codeLens/refresh") { $0["method"] as? String == "workspace/codeLens/refresh" }
-        try client.send(["id": refresh["id"]!, "result": NSNull()])
+        try client.served("workspace/codeLens/refresh")
         let after = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
         let titles = (after["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }
         #expect(titles.count == 1 && titles.first?.hasPrefix("✓ ") == true, "\(titles)")

@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
