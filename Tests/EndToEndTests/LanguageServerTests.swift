@@ -315,6 +315,11 @@ struct LanguageServerTests {
         #expect(after.last?.hasPrefix("4: ✗ failed after ") == true && after.last?.hasSuffix(", just now") == true, "\(after)")
         let stored = try #require(space.read(".promise-run/last-results.json"))
         #expect(stored.contains("\"format\": \"promise-run-last-results/1\"") && stored.contains("\"check\""), "\(stored)")
+        // A workflow read from standard input has no file for an editor: nothing is kept.
+        let piped = try Workspace()
+        defer { piped.remove() }
+        #expect(try Binary.run(["-"], stdin: "build: sh \"true\"\n", in: piped.folder).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: piped.path(".promise-run")))
     }
 
     @Test("a client that can refresh its lenses is asked to when a run writes the store")
