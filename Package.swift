@@ -84,10 +84,13 @@ let package = Package(
                                                              "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
         .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // What the language server tests' two clients share (in process and
+        // over the built binary): the messages kept, the wait loop, request ids.
+        .target(name: "LSPTestSupport", path: "Tests/LSPTestSupport"),
         // The language server's pieces on their own: framing, messages, positions, contexts.
-        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "JSON", "WorkflowModel"]),
+        .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "JSON", "WorkflowModel", "LSPTestSupport"]),
         // Runs the built `promise-run` binary on real workflow files.
-        .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun", "LSPTestSupport"]),
 
         // Benchmarks of the runner's own parts (Benchmarks/README.md). They
         // drive `package` APIs, so they live in this package; the engine

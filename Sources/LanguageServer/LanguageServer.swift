@@ -27,6 +27,8 @@ package final class LanguageServer: @unchecked Sendable {
     var diskTexts: [String: [UInt8]] = [:]
     /// By path: the workflows under the workspace folders that may include it.
     var diskMentions: [String: [String]] = [:]
+    /// How many files' analyses were made (what a request waited for: the tests count them).
+    var analysesMade = 0
     private var initialized = false
     private var shutdownRequested = false
     /// Per document, the included files diagnostics were published on
@@ -38,18 +40,28 @@ package final class LanguageServer: @unchecked Sendable {
     /// How long diagnostics wait after a change (a burst of keystrokes is
     /// one analysis).
     let debounce: DispatchTimeInterval
-    /// What `--dry-run` says of each step with `sources` (the code lens).
-    let verdicts: StepVerdicts?
+    /// What the code lens reads of the store beside a workflow.
+    let store: LocalStore?
+    /// The client can be asked to refresh its code lenses
+    /// (`workspace.codeLens.refreshSupport`): the store is watched.
+    var refreshesLenses = false
+    /// The store's watch, from the first lens asked for.
+    var storeWatcher: FolderWatcher?
+    /// By workflow folder whose lenses were asked for: its store's watched
+    /// files as they were when last read.
+    var storeStamps: [String: [FileStamp]] = [:]
+    /// The client watches the workflows and the store for the server
+    /// (`workspace/didChangeWatchedFiles`, registered at `initialized`).
+    var clientWatchesFiles = false
+    /// The id of that registration's request.
+    private var watchRegistration: RequestID?
+    /// The id of the last request this server sent.
+    private var sentRequests = 0
 
-    /// What the next run would do with each step that has `sources`, and
-    /// why, from the local store (`--dry-run`'s verdict). The executable
-    /// passes the runner's: this target never reads the store itself.
-    package typealias StepVerdicts = @Sendable (_ workflow: Workflow, _ currentDirectory: String) -> [(id: String, verdict: String)]
-
-    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), verdicts: StepVerdicts? = nil) {
+    package init(output: Int32, debounce: DispatchTimeInterval = .milliseconds(40), store: LocalStore? = nil) {
         connection = Connection(output: output)
         self.debounce = debounce
-        self.verdicts = verdicts
+        self.store = store
     }
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
@@ -61,7 +73,19 @@ package final class LanguageServer: @unchecked Sendable {
         }, problem: { id, error in
             queue.sync { connection.send(.response(id: id, result: .failure(error))) }
         })
-        return queue.sync { shutdownRequested ? 0 : 1 }
+        return queue.sync {
+            storeWatcher?.stop()
+            return shutdownRequested ? 0 : 1
+        }
+    }
+
+    /// Sends the client a request (its answer is not waited for); its id.
+    @discardableResult
+    func sendRequest(_ method: String, _ params: JSONValue) -> RequestID {
+        sentRequests += 1
+        let id = RequestID.string("promise-run-\(sentRequests)")
+        connection.send(.request(id: id, method: method, params: params))
+        return id
     }
 
     // MARK: Dispatch
@@ -85,8 +109,12 @@ package final class LanguageServer: @unchecked Sendable {
             if method == "exit" { return false }
             guard initialized else { return true }
             notification(method, params, repaired: repaired)
-        case .response:
-            break
+        case .response(let id, let result):
+            // The client refused to watch the files: the server watches the store itself.
+            if case .failure = result, let id, id == watchRegistration {
+                clientWatchesFiles = false
+                for folder in storeStamps.keys { watchStore(of: folder) }
+            }
         }
         return true
     }
@@ -154,9 +182,10 @@ package final class LanguageServer: @unchecked Sendable {
                 invalidateAnalyses(rescan: true)
                 for other in documents.values { scheduleDiagnostics(other, now: true) }
             }
+        case "initialized":
+            registerWatchedFiles()
         case "workspace/didChangeWatchedFiles":
-            invalidateAnalyses(rescan: true)
-            for document in documents.values { scheduleDiagnostics(document, now: true) }
+            watchedFilesChanged(params[member: "changes"]?.array ?? [])
         case "textDocument/didClose":
             guard let uri = params.documentURI else { return }
             let closed = documents[uri]
@@ -186,6 +215,9 @@ package final class LanguageServer: @unchecked Sendable {
         let folders = params[member: "workspaceFolders"]?.array?.compactMap { $0[member: "uri"]?.string } ?? []
         let root = params[member: "rootUri"]?.string.map { [$0] } ?? []
         workspaceFolders = (folders.isEmpty ? root : folders).compactMap(DocumentURI.path(of:)).map(Paths.normalized)
+        let workspace = params[member: "capabilities"]?[member: "workspace"]
+        refreshesLenses = workspace?[member: "codeLens"]?[member: "refreshSupport"]?.boolean == true
+        clientWatchesFiles = workspace?[member: "didChangeWatchedFiles"]?[member: "dynamicRegistration"]?.boolean == true
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),
@@ -209,6 +241,50 @@ package final class LanguageServer: @unchecked Sendable {
             ("capabilities", capabilities),
             ("serverInfo", .object([("name", .string("promise-run")), ("version", .string(PromiseRunVersion.current))])),
         ]))
+    }
+
+    // MARK: Files changed outside the editor
+
+    /// Asks a client that can to watch the workflows and the store for
+    /// the server: a `git checkout` or another tool changes the files an
+    /// analysis reads, or the store the lenses show.
+    private func registerWatchedFiles() {
+        guard clientWatchesFiles else { return }
+        let patterns = ["**/*.workflow"] + (store?.patterns ?? [])
+        let options: JSONValue = .object([("watchers", .array(patterns.map { .object([("globPattern", .string($0))]) }))])
+        watchRegistration = sendRequest("client/registerCapability", .object([("registrations", .array([.object([
+            ("id", .string("promise-run-watched-files")), ("method", .string("workspace/didChangeWatchedFiles")),
+            ("registerOptions", options),
+        ])]))]))
+    }
+
+    /// `workspace/didChangeWatchedFiles`: a workflow changed on disk (not
+    /// an open one: the editor's text wins) republishes the open files
+    /// whose analysis read it, and those it now includes (their context
+    /// may be it now); a made or removed one is found again under the
+    /// workspace folders. Anything else is the store: the lenses are
+    /// refreshed when it changed.
+    private func watchedFilesChanged(_ changes: [JSONDocument]) {
+        var touched: [String: OpenDocument] = [:]
+        var storeTouched = false
+        for change in changes {
+            guard let uri = change[member: "uri"]?.string, let path = DocumentURI.path(of: uri).map(Paths.normalized) else { continue }
+            guard path.hasSuffix(".workflow") else {
+                storeTouched = true
+                continue
+            }
+            guard !documents.values.contains(where: { $0.normalizedPath == path }) else { continue }
+            // 1 made, 2 changed, 3 removed.
+            let type = change[member: "type"]?.integer ?? 2
+            if type != 2 { workspaceFiles = nil }
+            diskTexts[path] = nil
+            diskMentions = [:]
+            let bytes = type == 3 ? [] : (try? FileSystem.readBytes(path).get()) ?? []
+            let includes = Self.includes(of: bytes, path: path).map(\.target)
+            for document in invalidateAnalyses(touching: path, trees: [], also: includes) { touched[document.uri] = document }
+        }
+        for document in touched.values { scheduleDiagnostics(document, now: true) }
+        if storeTouched { storeChanged() }
     }
 
     // MARK: Diagnostics

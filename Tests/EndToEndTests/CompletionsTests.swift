@@ -76,7 +76,7 @@ struct CompletionsTests {
         }
     }
 
-    @Test("zsh: the same answers through compadd")
+    @Test("zsh: the same answers through compadd, files after a report's FORMAT=")
     func zsh() throws {
         guard try requireShell("/usr/bin/zsh") else { return }
         let (space, binaries) = try prepare("zsh")
@@ -91,6 +91,12 @@ struct CompletionsTests {
             ("promise-run completions ''", "bash fish zsh"),
             ("promise-run run ''", "ci.workflow sub"),
             ("promise-run run ci.workflow ''", "checks deploy each lint setup unit"),
+            ("promise-run --report ''", "html= json= junit= markdown="),
+            ("promise-run --report j", "json= junit="),
+            ("promise-run --report junit=", "junit=ci.workflow junit=drive.zsh junit=notes.txt junit=script junit=sub/"),
+            ("promise-run --report junit=s", "junit=script junit=sub/"),
+            ("promise-run --report html=sub/", "html=sub/other.workflow"),
+            ("promise-run --report junit=out.xml ci.workflow ''", "checks deploy each lint setup unit"),
         ]
         // compadd as zsh's completion system calls it, keeping the words
         // that start with the one being completed (as the real one does).

@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// Mutated workflows and random JSON-RPC through the real binary, with a

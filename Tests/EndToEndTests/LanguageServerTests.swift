@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// `promise-run lsp` (spec §18) driven by a protocol client over stdio:
@@ -287,11 +288,11 @@ struct LanguageServerTests {
         #expect(try client.stop() == 0)
     }
 
-    @Test("the code lens says what --dry-run says of a step with sources: it would run, then after a run it is up to date")
+    @Test("the code lens says what --dry-run says of a step with sources, and after a run each labelled step's last result (the store's last-results.json)")
     func codeLensVerdicts() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let text = "build: sh \"cp in.txt out.txt\" {\n  sources \"in.txt\"\n  generates \"out.txt\"\n}\n"
+        let text = "build: sh \"cp in.txt out.txt\" {\n  sources \"in.txt\"\n  generates \"out.txt\"\n}\ncheck: sh \"exit 3\"\n"
         try space.write("ci.workflow", text)
         try space.write("in.txt", "a\n")
         func lens() throws -> [String] {
@@ -300,11 +301,43 @@ struct LanguageServerTests {
             try client.open("ci.workflow", text)
             let response = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
             _ = try client.stop()
-            return (response["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }
+            return (response["result"] as? [[String: Any]] ?? []).compactMap { lens in
+                let line = ((lens["range"] as? [String: Any])?["start"] as? [String: Any])?["line"] as? Int ?? -1
+                return ((lens["command"] as? [String: Any])?["title"] as? String).map { "\(line): \($0)" }
+            }
         }
-        #expect(try lens() == ["would run: no successful run is stored"])
-        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        #expect(try lens() == ["0: would run: no successful run is stored"])
+        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 1)
         let after = try lens()
-        #expect(after.count == 1 && after.first?.hasPrefix("up-to-date") == true, "\(after)")
+        #expect(after.count == 3, "\(after)")
+        #expect(after.first?.hasPrefix("0: ✓ ") == true && after.first?.hasSuffix(", just now") == true, "\(after)")
+        #expect(after.dropFirst().first?.hasPrefix("0: up-to-date") == true, "\(after)")
+        #expect(after.last?.hasPrefix("4: ✗ failed after ") == true && after.last?.hasSuffix(", just now") == true, "\(after)")
+        let stored = try #require(space.read(".promise-run/last-results.json"))
+        #expect(stored.contains("\"format\": \"promise-run-last-results/1\"") && stored.contains("\"check\""), "\(stored)")
+        // A workflow read from standard input has no file for an editor: nothing is kept.
+        let piped = try Workspace()
+        defer { piped.remove() }
+        #expect(try Binary.run(["-"], stdin: "build: sh \"true\"\n", in: piped.folder).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: piped.path(".promise-run")))
+    }
+
+    @Test("a client that can refresh its lenses is asked to when a run writes the store")
+    func codeLensRefresh() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let text = "build: sh \"true\"\n"
+        try space.write("ci.workflow", text)
+        let client = try LSPClient(folder: space.folder)
+        _ = try client.start(capabilities: ["workspace": ["codeLens": ["refreshSupport": true]]])
+        try client.open("ci.workflow", text)
+        let before = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
+        #expect((before["result"] as? [Any])?.isEmpty == true, "\(before)")
+        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        try client.served("workspace/codeLens/refresh")
+        let after = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
+        let titles = (after["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }
+        #expect(titles.count == 1 && titles.first?.hasPrefix("✓ ") == true, "\(titles)")
+        #expect(try client.stop() == 0)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// One reading of a file's lines and bytes everywhere: LF, CRLF and a

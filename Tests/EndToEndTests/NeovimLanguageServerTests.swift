@@ -23,12 +23,12 @@ struct NeovimLanguageServerTests {
         let data = try #require(FileManager.default.contents(atPath: result), "Neovim wrote no result: \(outcome.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
-    @Test("Neovim shows check's error, completes the step's attributes and hovers a keyword")
+    @Test("Neovim shows check's error, completes the step's attributes, hovers a keyword and shows the last run's result as a code lens")
     func neovim() throws {
         guard let nvim = Self.nvim else { return }  // Neovim is not on this machine
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("ci.workflow", """
+        let text = """
         workflow "ci"
         var base = "http://127.0.0.1:8080"
         build: sh "make" {
@@ -36,7 +36,12 @@ struct NeovimLanguageServerTests {
           expect exti 0
         }
 
-        """)
+        """
+        // A run first, of the file as it was before the typo and the make:
+        // the store's last result for the lens.
+        try space.write("ci.workflow", text.replacingOccurrences(of: "exti", with: "exit").replacingOccurrences(of: "\"make\"", with: "\"true\""))
+        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        try space.write("ci.workflow", text)
         let json = try runNeovim(nvim, "nvim-lsp.lua", in: space, ["ci.workflow"])
         #expect(json["attached"] as? Bool == true)
         let diagnostics = json["diagnostics"] as? [[String: Any]] ?? []
@@ -47,6 +52,8 @@ struct NeovimLanguageServerTests {
         let completion = json["completion"] as? [String] ?? []
         #expect(completion.contains("timeout") && completion.contains("sources") && completion.contains("expect"), "\(completion)")
         #expect((json["hover"] as? String)?.contains("runs a command with /bin/sh -c") == true, "\(json["hover"] ?? "")")
+        let lenses = json["lenses"] as? [String] ?? []
+        #expect(lenses.count == 1 && lenses.first?.hasPrefix("2: ✓ ") == true && lenses.first?.hasSuffix(", just now") == true, "\(lenses)")
     }
 
     @Test("a project split with include in Neovim: no false error in the library, an unsaved fix seen by the includer, rename from the library, a quick fix applied, allow-fa completed")

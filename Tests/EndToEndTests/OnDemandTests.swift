@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// `on-demand` (spec §19, docs/command.md "On demand"), end to end with the

@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 
 /// The files a workflow reads before and while it runs (the workflow,

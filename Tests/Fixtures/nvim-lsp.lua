@@ -1,7 +1,8 @@
 -- Neovim's built-in LSP client attached to `promise-run lsp` (the
 -- language server tests): opens the buffer given on the command line,
 -- waits for the server's diagnostics, asks for a completion and a hover,
--- and writes what it got as JSON to $NVIM_RESULT. Works with Neovim 0.7+.
+-- shows the code lenses, and writes what it got as JSON to $NVIM_RESULT.
+-- Works with Neovim 0.7+.
 local binary, result_path = os.getenv("PROMISE_RUN"), os.getenv("NVIM_RESULT")
 local buffer = vim.api.nvim_get_current_buf()
 local client = vim.lsp.start_client({
@@ -34,9 +35,17 @@ for _, response in pairs(ask("textDocument/hover", 2, 7)) do
   if response.result and response.result.contents then hover = response.result.contents.value or "" end
 end
 
+-- The lenses as Neovim keeps them to show (`line: title`).
+vim.lsp.codelens.refresh()
+vim.wait(10000, function() return #vim.lsp.codelens.get(buffer) > 0 end, 20)
+local lenses = {}
+for _, lens in ipairs(vim.lsp.codelens.get(buffer)) do
+  table.insert(lenses, lens.range.start.line .. ": " .. ((lens.command or {}).title or ""))
+end
+
 local file = io.open(result_path, "w")
 file:write(vim.fn.json_encode({
-  attached = got_diagnostics, diagnostics = diagnostics, completion = labels, hover = hover,
+  attached = got_diagnostics, diagnostics = diagnostics, completion = labels, hover = hover, lenses = lenses,
 }))
 file:close()
 vim.lsp.stop_client(client)

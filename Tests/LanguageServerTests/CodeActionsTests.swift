@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
@@ -81,9 +82,9 @@ struct CodeActionsTests {
 
     @Test("the code lens: each labelled step of the file the verdicts name gets its verdict on its line; steps of included files do not")
     func codeLens() throws {
-        let client = try TestLanguageClient(verdicts: { workflow, _ in
+        let client = try TestLanguageClient(store: LocalStore(verdicts: { workflow, _ in
             workflow.allNodes.map { ($0.id, "verdict of \($0.label ?? "-")") }
-        })
+        }))
         try client.write("lib.workflow", "libstep: sh \"true\"\n")
         try client.start()
         try client.open("a.workflow", "include \"lib.workflow\"\nsh \"true\"\nbuild: sh \"make\"\n")

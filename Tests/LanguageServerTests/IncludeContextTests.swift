@@ -1,4 +1,5 @@
 import Foundation
+import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
@@ -146,6 +147,33 @@ struct CompletionInContextTests {
             return "\(start)-\(end)"
         })
         #expect(spans.contains("13-15") && spans.contains("16-18") && !spans.contains("13-18"), "\(spans)")
+        #expect(try client.stop() == 0)
+    }
+
+    @Test("right after an edit of a library, a request there analyses the one includer it is read in, not every open file (the others wait for their diagnostics)")
+    func oneIncluderAfterAnEdit() throws {
+        // Diagnostics after an edit wait long: what the request made is all there is to count.
+        let client = try TestLanguageClient(debounce: .seconds(30))
+        let files = [
+            "main0.workflow": "var project = \"p\"\ninclude \"lib0.workflow\"\ninclude \"lib1.workflow\"\n",
+            "main1.workflow": "var project = \"q\"\ninclude \"lib1.workflow\"\ninclude \"lib2.workflow\"\n",
+            "lib0.workflow": "a0: sh \"echo {{project}}\"\n",
+            "lib1.workflow": "a1: sh \"echo {{project}}\"\n",
+            "lib2.workflow": "a2: sh \"echo {{project}}\"\n",
+        ]
+        for (name, text) in files { try client.write(name, text) }
+        try client.start()
+        for name in files.keys.sorted() { try client.open(name, files[name]!) }
+        for name in files.keys.sorted() { #expect(try client.diagnostics(name).isEmpty, "\(name)") }
+        // Answered after every diagnostics run the opens started.
+        _ = try client.request("textDocument/hover", client.at("lib1.workflow", 0, 16))
+        let before = client.server.queue.sync { client.server.analysesMade }
+        try client.change("lib1.workflow", "a1: sh \"echo {{project}} again\"\n", version: 2)
+        // The includer first in URI order: main0's var.
+        let definition = try client.request("textDocument/definition", client.at("lib1.workflow", 0, 16)) as? [[String: Any]]
+        #expect(definition?.first?["uri"] as? String == client.uri("main0.workflow"), "\(definition ?? [])")
+        let made = client.server.queue.sync { client.server.analysesMade } - before
+        #expect(made == 1, "\(made) analyses for one request")
         #expect(try client.stop() == 0)
     }
 }

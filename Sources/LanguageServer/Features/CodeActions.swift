@@ -63,13 +63,21 @@ extension LanguageServer {
     /// Each `include "PATH"` line's path (its bytes) and the file it names
     /// (normalized), read from the text alone.
     static func includes(of document: OpenDocument) -> [(path: Range<Int>, target: String)] {
+        includes(of: document.bytes, path: document.path, lines: document.lines)
+    }
+
+    /// The same, of a file's text (`path`: where it is).
+    static func includes(of bytes: [UInt8], path: String, lines: LineIndex? = nil) -> [(path: Range<Int>, target: String)] {
+        let lines = lines ?? LineIndex(bytes)
         var found: [(path: Range<Int>, target: String)] = []
-        for (line, start) in document.lines.starts.enumerated() {
-            let text = document.bytes[start..<document.lines.end(ofLine: line)]
-            guard text.starts(with: Array("include ".utf8)), let open = text.firstIndex(of: UInt8(ascii: "\"")),
+        for (line, start) in lines.starts.enumerated() {
+            let text = bytes[start..<lines.end(ofLine: line)]
+            // `include`, a space or a tab, at the start of a line (the expander's test).
+            guard text.starts(with: Array("include".utf8)), text.count > 7, [0x20, 0x09].contains(text[text.startIndex + 7]),
+                  let open = text.firstIndex(of: UInt8(ascii: "\"")),
                   let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
-            let path = String(decoding: document.bytes[(open + 1)..<close], as: UTF8.self)
-            found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(path, from: Paths.parent(of: document.path)))))
+            let included = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+            found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(included, from: Paths.parent(of: path)))))
         }
         return found
     }
@@ -128,28 +136,5 @@ extension LanguageServer {
             character = range.start.character
         }
         return .object([("data", .array(data))])
-    }
-}
-
-extension LanguageServer {
-    /// A lens on each labelled step of this file with `sources`: whether
-    /// the next run would run it, and why (`--dry-run`'s verdict, from the
-    /// local store). Nothing for a file with errors.
-    func codeLenses(_ document: OpenDocument) -> JSONValue {
-        guard let verdicts else { return .array([]) }
-        let result = WorkflowCompiler.compile(SourceFile(path: document.path, bytes: document.bytes), overlay: overlay)
-        guard let workflow = result.workflow else { return .array([]) }
-        var nodes: [String: Node] = [:]
-        for node in workflow.allNodes where nodes[node.id] == nil { nodes[node.id] = node }
-        var lenses: [JSONValue] = []
-        for (id, verdict) in verdicts(workflow, Paths.parent(of: document.path)) {
-            guard let node = nodes[id], node.label != nil, node.location.file == nil, node.location.line >= 1 else { continue }
-            let start = TextPosition(line: node.location.line - 1, character: 0)
-            lenses.append(.object([
-                ("range", TextRange(start: start, end: start).json),
-                ("command", .object([("title", .string(verdict)), ("command", .string(""))])),
-            ]))
-        }
-        return .array(lenses)
     }
 }

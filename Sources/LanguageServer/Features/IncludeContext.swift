@@ -32,6 +32,7 @@ extension LanguageServer {
     func ownAnalysis(of document: OpenDocument) -> LanguageAnalysis {
         if let cached = document.ownAnalysis { return cached }
         let made = WorkflowCompiler.analyze(SourceFile(path: document.path, bytes: document.bytes), overlay: overlay)
+        analysesMade += 1
         document.ownAnalysis = made
         return made
     }
@@ -51,14 +52,27 @@ extension LanguageServer {
             analysis.source.segments.contains { Paths.normalized($0.file.path) == path } && own != path
         }
         var found: [(path: String, analysis: LanguageAnalysis)] = []
-        for other in documents.values.sorted(by: { $0.uri < $1.uri }) where other !== document {
-            let analysis = ownAnalysis(of: other)
-            if holds(analysis, besides: other.normalizedPath) { found.append((other.normalizedPath, analysis)) }
+        // The open includers, as their include lines say (what the
+        // expander reads): only the one chosen is analysed, and its
+        // analysis confirms it. Right after an edit of a library, a request
+        // there waits for that analysis alone; the other open files' wait
+        // for their diagnostics.
+        if let chosen = openIncluderByIncludeLines(of: document) {
+            let analysis = ownAnalysis(of: chosen)
+            if holds(analysis, besides: chosen.normalizedPath) { return analysis }
+            // The include lines misled: every open file's analysis says.
+            for other in documents.values.sorted(by: { $0.uri < $1.uri }) where other !== document {
+                let analysis = ownAnalysis(of: other)
+                if holds(analysis, besides: other.normalizedPath) { found.append((other.normalizedPath, analysis)) }
+            }
         }
         if found.isEmpty {
             for file in diskCandidates(for: path) where documents.values.allSatisfy({ $0.normalizedPath != file }) {
                 guard let bytes = diskTexts[file] else { continue }
-                let analysis = diskAnalyses[file] ?? WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
+                let analysis = diskAnalyses[file] ?? {
+                    analysesMade += 1
+                    return WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
+                }()
                 diskAnalyses[file] = analysis
                 if holds(analysis, besides: file) { found.append((file, analysis)) }
             }
@@ -70,6 +84,36 @@ extension LanguageServer {
             }
         }
         return (outermost ?? found.first)?.analysis
+    }
+
+    /// The outermost open file whose include tree holds `document`, read
+    /// off the include lines of the tree (the editor's texts, else the
+    /// disk's; no analysis), the first in URI order; nil when none does.
+    private func openIncluderByIncludeLines(of document: OpenDocument) -> OpenDocument? {
+        let texts = overlay
+        var included: [String: [String]] = [:]
+        func tree(of root: OpenDocument) -> Set<String> {
+            var seen: Set<String> = [root.normalizedPath]
+            var pending = [root.normalizedPath]
+            while let file = pending.popLast() {
+                let targets = included[file] ?? {
+                    guard file != root.normalizedPath else { return Self.includes(of: root).map(\.target) }
+                    let bytes = texts[file] ?? (try? FileSystem.readBytes(file).get()) ?? []
+                    return Self.includes(of: bytes, path: file).map(\.target)
+                }()
+                included[file] = targets
+                for target in targets where seen.insert(target).inserted { pending.append(target) }
+            }
+            return seen
+        }
+        let path = document.normalizedPath
+        let found = documents.values.sorted { $0.uri < $1.uri }
+            .filter { $0 !== document && $0.normalizedPath != path }
+            .map { (document: $0, tree: tree(of: $0)) }
+            .filter { $0.tree.contains(path) }
+        return found.first { candidate in
+            !found.contains { other in other.document !== candidate.document && other.tree.contains(candidate.document.normalizedPath) }
+        }?.document ?? found.first?.document
     }
 
     /// The workflows under the workspace folders whose text names the

@@ -50,8 +50,8 @@ enum Entry {
         case .success(.lsp):
             // A closed pipe to the editor is the end, not a signal.
             signal(SIGPIPE, SIG_IGN)
-            // The code lens's verdicts are --dry-run's, from the local store.
-            return LanguageServer(output: 1, verdicts: { Fingerprint.preview($0, currentDirectory: $1) }).serve(input: 0)
+            // The code lens reads the local store: --dry-run's verdicts, the last results.
+            return LanguageServer(output: 1, store: LensStore.store).serve(input: 0)
         case .success(.run(let options)):
             return await run(options)
         }

@@ -96,6 +96,11 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         console.note(style.bold("▶ \(workflow.name)") + style.dim(" (\(workflow.source.displayPath))"))
     }
     let result = await outcome(of: executor.run()).value ?? failedResult(workflow)
+    // How each labelled step ended, for the language server's code lens
+    // (beside a workflow file: one read from standard input has no editor).
+    if workflow.source.path != "-" {
+        LastResults.save(result.lastResults, workflowDirectory: Paths.absolute(workflow.directory, from: currentDirectory))
+    }
     // The run waits for its uploads to the shared cache (bounded).
     if let cache = configuration.cache { _ = await outcome(of: cache.finish()) }
     _ = await outcome(of: runner.shutdown())

@@ -97,6 +97,9 @@ package struct RunResult: Sendable {
     /// Seconds since the Unix epoch.
     package var startedAt: Double
     package var duration: Duration
+    /// Per label, how its step last ended (those that ran): what the
+    /// command keeps in the store for the language server's code lens.
+    package var lastResults: [String: LastResult] = [:]
 
     package init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
                 groups: [GroupRecord] = [], startedAt: Double, duration: Duration) {
@@ -251,6 +254,7 @@ package final class WorkflowExecutor: Sendable {
                                    startedAt: startedAt, duration: clock.now() - start)
             result.omitted = recorder.omitted()
             result.stats = recorder.labelStats()
+            result.lastResults = recorder.lastResults()
             return .outcome(.fulfilled(result))
         })
     }

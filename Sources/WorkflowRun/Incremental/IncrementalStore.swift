@@ -17,8 +17,13 @@ package struct IncrementalStore: Sendable {
     let hashes: StatCache
 
     init(workflowDirectory: String) {
-        folder = Paths.join(workflowDirectory, ".promise-run/steps")
+        folder = Self.folder(workflowDirectory: workflowDirectory)
         hashes = StatCache(workflowDirectory: workflowDirectory)
+    }
+
+    /// The folder of the entries of the workflow in `workflowDirectory`.
+    package static func folder(workflowDirectory: String) -> String {
+        Paths.join(workflowDirectory, ".promise-run/steps")
     }
 
     struct Entry {

@@ -58,6 +58,9 @@ final class RunRecorder: Sendable {
         var stats: [String: LabelStats] = [:]
         /// Steps of iterations known to come but not registered yet.
         var planned = 0
+        /// Per label, how its step last ended in this run (the store's
+        /// `last-results.json`).
+        var lastResults: [String: LastResult] = [:]
     }
 
     private let state = Lock(State())
@@ -359,6 +362,10 @@ final class RunRecorder: Sendable {
     private func account(_ record: StepRecord, statsKey: String? = nil, latency: Duration?, lateness: Duration?,
                          in state: inout State) -> Bool {
         let succeeded = record.status == .succeeded || record.status == .upToDate
+        if let ended = LastResult.of(record) {
+            if state.lastResults[ended.label] == nil { state.lastResults[ended.label] = ended.result }
+            else { state.lastResults[ended.label]!.add(ended.result) }
+        }
         // Statistics per label; past 1,000 runs of a label, its records
         // are kept only for its first 1,000 failures (spec §16): millions
         // of requests hold memory flat.
@@ -394,6 +401,11 @@ final class RunRecorder: Sendable {
             if let kept = successesKept, state.keptSuccesses >= kept { return true }
             return (state.stats[key]?.count ?? 0) >= Self.recordsPerLabel
         }
+    }
+
+    /// Per label, how its step last ended in this run (those that ran).
+    func lastResults() -> [String: LastResult] {
+        state.withLock { $0.lastResults }
     }
 
     /// The successes counted instead of kept.

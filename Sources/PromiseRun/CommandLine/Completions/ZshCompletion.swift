@@ -22,6 +22,17 @@ enum ZshCompletion {
           *) [[ -z "$file" ]] && file="$word" ;;
         esac
       done
+      # FORMAT=PATH (a report: junit=out.xml): after the '=', a file (a
+      # folder with its slash, and no space after it).
+      if [[ "$cur" == *=* && "$prev" == (\#(CompletionWords.prefixedNames(separator: "|"))) ]]; then
+        local format="${cur%%=*}=" rest="${cur#*=}"
+        local -a folders names
+        folders=(${rest}*(N/))
+        names=(${rest}*(N^/))
+        compadd -S '' -- "$format"${^folders}/
+        compadd -- "$format"${^names}
+        return
+      fi
       case "$prev" in
         \#(CompletionWords.zshValueArms)
         \#(Option.format.names.joined(separator: "|")))
