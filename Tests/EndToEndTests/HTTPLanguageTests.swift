@@ -17,10 +17,6 @@ struct HTTPLanguageTests {
         run.logLines(prefix: "=")
     }
 
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        (run.step(step)?["error"] as? [String: Any])?["message"] as? String ?? ""
-    }
-
     @Test("whole-text equality and not: body ==, !=, not contains, not matches; stdout == reads as {{x.stdout}} does")
     func textPredicates() throws {
         let space = try Workspace()
@@ -43,8 +39,8 @@ struct HTTPLanguageTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d succeeded"], "\(run.stdout)")
-        #expect(error(run, "b").hasPrefix("expected body to be \"Hello World!\"; body: \"hello\""))
-        #expect(error(run, "c").hasPrefix("expected body not to contain \"ell\""))
+        #expect(run.errorMessage(of: "b").hasPrefix("expected body to be \"Hello World!\"; body: \"hello\""))
+        #expect(run.errorMessage(of: "c").hasPrefix("expected body not to contain \"ell\""))
     }
 
     @Test("headers: count, not exists, == on one of several values")
@@ -65,8 +61,8 @@ struct HTTPLanguageTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed"], "\(run.stdout)")
-        #expect(error(run, "b") == "expected header X-Dup count == 1, but it came 2 times")
-        #expect(error(run, "c").hasPrefix("expected header X-Dup not to exist, but it came 2 times"))
+        #expect(run.errorMessage(of: "b") == "expected header X-Dup count == 1, but it came 2 times")
+        #expect(run.errorMessage(of: "c").hasPrefix("expected header X-Dup not to exist, but it came 2 times"))
     }
 
     @Test("a header that came several times gives every value, in order, joined with ', '")
@@ -121,10 +117,10 @@ struct HTTPLanguageTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed", "d failed", "e failed", "f failed"], "\(run.stdout)")
-        #expect(error(run, "c") == "expected json .big == 1000000000000000000001, got 1000000000000000000000")
-        #expect(error(run, "d").hasPrefix("expected json .items count == 3, but it has 2"))
-        #expect(error(run, "e") == "expected json .token to be an integer, but it is a string: \"abc123\"")
-        #expect(error(run, "f") == "expected json .token not to exist, but it is there: \"abc123\"")
+        #expect(run.errorMessage(of: "c") == "expected json .big == 1000000000000000000001, got 1000000000000000000000")
+        #expect(run.errorMessage(of: "d").hasPrefix("expected json .items count == 3, but it has 2"))
+        #expect(run.errorMessage(of: "e") == "expected json .token to be an integer, but it is a string: \"abc123\"")
+        #expect(run.errorMessage(of: "f") == "expected json .token not to exist, but it is there: \"abc123\"")
     }
 
     @Test("captures from header NAME matches 'RE', cookie NAME and url")
@@ -304,7 +300,7 @@ struct HTTPLanguageTests {
         """, in: space)
         #expect(run.step("a")?["status"] as? String == "succeeded", "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=ü ") == ["=ü yes"])
-        #expect(error(run, "b") == "expected json .arr to contain \"3\", got [1,2]")
+        #expect(run.errorMessage(of: "b") == "expected json .arr to contain \"3\", got [1,2]")
     }
 
     @Test("a URL written whole is checked before running: scheme, host and port said where they are wrong")

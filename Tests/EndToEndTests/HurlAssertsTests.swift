@@ -12,10 +12,6 @@ struct HurlAssertsTests {
         return try space.run("workflow \"asserts\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     @Test("duration, version, url, md5: passing, and failing with what was expected and what came")
     func responseAsserts() throws {
         let space = try Workspace()
@@ -40,12 +36,12 @@ struct HurlAssertsTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed", "f failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b").hasPrefix("expected duration < 100ms, but it took "), "\(error(run, "b"))")
+        #expect(run.errorMessage(of: "b").hasPrefix("expected duration < 100ms, but it took "), "\(run.errorMessage(of: "b"))")
         #expect(run.error(of: "b")?["kind"] as? String == "expect")
-        #expect(error(run, "c") == #"expected version == "2", got "1.1""#)
-        #expect(error(run, "d") == "expected url == \"\(base)/redirect/1\", got \"\(base)/redirect/0\"")
-        #expect(error(run, "e") == "expected md5 == 00000000000000000000000000000000, got 5d41402abc4b2a76b9719d911017c592")
-        #expect(error(run, "f").hasPrefix("expected duration <= 50ms, but it took "), "\(error(run, "f"))")
+        #expect(run.errorMessage(of: "c") == #"expected version == "2", got "1.1""#)
+        #expect(run.errorMessage(of: "d") == "expected url == \"\(base)/redirect/1\", got \"\(base)/redirect/0\"")
+        #expect(run.errorMessage(of: "e") == "expected md5 == 00000000000000000000000000000000, got 5d41402abc4b2a76b9719d911017c592")
+        #expect(run.errorMessage(of: "f").hasPrefix("expected duration <= 50ms, but it took "), "\(run.errorMessage(of: "f"))")
     }
 
     @Test("cookie values and attributes from the response's Set-Cookie")
@@ -71,9 +67,9 @@ struct HurlAssertsTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b") == #"expected cookie "theme" attribute "Secure" to exist, but cookie theme has no attribute Secure: "theme=dark; Path=/""#)
-        #expect(error(run, "c") == #"expected cookie "sid" attribute "Max-Age" == "60", got "3600""#)
-        #expect(error(run, "d") == #"expected cookie "lang" == "en", but the response set no cookie lang (it set sid, theme)"#)
+        #expect(run.errorMessage(of: "b") == #"expected cookie "theme" attribute "Secure" to exist, but cookie theme has no attribute Secure: "theme=dark; Path=/""#)
+        #expect(run.errorMessage(of: "c") == #"expected cookie "sid" attribute "Max-Age" == "60", got "3600""#)
+        #expect(run.errorMessage(of: "d") == #"expected cookie "lang" == "en", but the response set no cookie lang (it set sid, theme)"#)
     }
 
     @Test("a list compared whole; predicates on a body and a header")
@@ -101,8 +97,8 @@ struct HurlAssertsTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c succeeded", "d failed", "e succeeded"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b") == "expected json $.items[*].id == [42], got [42,7]")
-        #expect(error(run, "d") == #"expected body isUuid, got "hello""#)
+        #expect(run.errorMessage(of: "b") == "expected json $.items[*].id == [42], got [42,7]")
+        #expect(run.errorMessage(of: "d") == #"expected body isUuid, got "hello""#)
     }
 
     @Test("{{newUuid}} is fresh at each use and {{newDate}} is now, RFC 3339 in UTC")

@@ -7,10 +7,6 @@ import Testing
 /// openssl) and over HTTP/2 (nginx).
 @Suite("End to end: the server's certificate")
 struct HurlCertificateTests {
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     /// A certificate for 127.0.0.1 with a subject of three parts (a comma
     /// in one), serial 0x1A2B3C4D5E, valid 30 days, signed by the tests'
     /// authority; its folder, and its dates as openssl reads them (RFC 3339).
@@ -85,10 +81,10 @@ struct HurlCertificateTests {
         """#)
         #expect(run.statuses == ["a succeeded", "log@19:1 succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=") == ["=\(made.end) 1a2b3c4d5e"], "\(run.stdout)")
-        #expect(error(run, "b") == #"expected certificate subject to contain "CN=api", got "CN=127.0.0.1,O=Example\\, Inc.,C=FR""#)
-        #expect(error(run, "c") == #"expected certificate expire-date > "2100-01-01T00:00:00Z", got "\#(made.end)""#)
-        #expect(error(run, "d") == #"expected certificate serial-number == "ff", got "1a2b3c4d5e""#)
-        #expect(error(run, "e") == "expected certificate subject to exist, but \(plain)/hello came over plain HTTP: there is no certificate")
+        #expect(run.errorMessage(of: "b") == #"expected certificate subject to contain "CN=api", got "CN=127.0.0.1,O=Example\\, Inc.,C=FR""#)
+        #expect(run.errorMessage(of: "c") == #"expected certificate expire-date > "2100-01-01T00:00:00Z", got "\#(made.end)""#)
+        #expect(run.errorMessage(of: "d") == #"expected certificate serial-number == "ff", got "1a2b3c4d5e""#)
+        #expect(run.errorMessage(of: "e") == "expected certificate subject to exist, but \(plain)/hello came over plain HTTP: there is no certificate")
     }
 
     @Test("the same over HTTP/2 (nginx), on a connection of its own after others were kept")

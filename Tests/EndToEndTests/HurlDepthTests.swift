@@ -10,10 +10,6 @@ struct HurlDepthTests {
         return try space.run("workflow \"hurl\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     @Test("JSONPath: [*], filters and .. give lists that count, contain and exist; each failing says what came")
     func jsonQueries() throws {
         let space = try Workspace()
@@ -36,10 +32,10 @@ struct HurlDepthTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)")
-        #expect(error(run, "b") == "expected json $.items[?(@.id > 100)] count == 1, but it has 0: []")
-        #expect(error(run, "c") == #"expected json $..id to contain "8", got [42,7]"#)
-        #expect(error(run, "d") == #"expected json $.items[?(@.id < 10)] not to exist, but it selects [{"id":7,"name":"second"}]"#)
-        #expect(error(run, "e") == "expected json $.items[*].color to exist, but it selects nothing")
+        #expect(run.errorMessage(of: "b") == "expected json $.items[?(@.id > 100)] count == 1, but it has 0: []")
+        #expect(run.errorMessage(of: "c") == #"expected json $..id to contain "8", got [42,7]"#)
+        #expect(run.errorMessage(of: "d") == #"expected json $.items[?(@.id < 10)] not to exist, but it selects [{"id":7,"name":"second"}]"#)
+        #expect(run.errorMessage(of: "e") == "expected json $.items[*].color to exist, but it selects nothing")
     }
 
     @Test("a capture of a JSONPath query is the JSON text of its list")
@@ -75,11 +71,11 @@ struct HurlDepthTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)")
-        #expect(error(run, "b") == #"expected body to start with "hi"; body: "hello""#)
-        #expect(error(run, "c") == #"expected body not to end with "lo"; body: "hello""#)
-        #expect(error(run, "d") == "expected sha256 == 0000000000000000000000000000000000000000000000000000000000000000, "
+        #expect(run.errorMessage(of: "b") == #"expected body to start with "hi"; body: "hello""#)
+        #expect(run.errorMessage(of: "c") == #"expected body not to end with "lo"; body: "hello""#)
+        #expect(run.errorMessage(of: "d") == "expected sha256 == 0000000000000000000000000000000000000000000000000000000000000000, "
                 + "got 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
-        #expect(error(run, "e") == "expected bytes count > 5, but the body has 5 bytes")
+        #expect(run.errorMessage(of: "e") == "expected bytes count > 5, but the body has 5 bytes")
     }
 
     @Test("check refuses a SHA-256 that is not 64 lower-case hex digits, and bytes without count")
@@ -121,8 +117,8 @@ struct HurlDepthTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed"], "\(run.stdout)")
-        #expect(error(run, "b") == #"expected json .id isUuid, got "not-a-uuid""#)
-        #expect(error(run, "c") == "expected json .n not isNumber, got 3")
+        #expect(run.errorMessage(of: "b") == #"expected json .id isUuid, got "not-a-uuid""#)
+        #expect(run.errorMessage(of: "c") == "expected json .n not isNumber, got 3")
     }
 
     @Test("check suggests a predicate for a misspelt one")

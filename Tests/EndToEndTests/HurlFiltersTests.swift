@@ -12,10 +12,6 @@ struct HurlFiltersTests {
         return try space.run("workflow \"filters\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     @Test("every filter in templates: count, first, last, nth, split, replace, lower, upper, toInt, toFloat, base64, url, sha256, jsonpath")
     func inTemplates() throws {
         let space = try Workspace()
@@ -97,11 +93,11 @@ struct HurlFiltersTests {
         }
         """#, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed", "f failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b") == #"expected json ".token" | toInt == 3, but toInt: the text "abc123" is not an integer"#)
-        #expect(error(run, "c") == #"expected json "$.items[*].id" | count == 3, got 2"#)
-        #expect(error(run, "d") == #"capture x = json ".token" | nth 0: nth 0: it applies to a list, not the text "abc123""#)
-        #expect(error(run, "e") == #"expected header "X-None" | toInt == 1, but the response has no header X-None"#)
-        #expect(error(run, "f") == #"expected json ".token" | upper to start with "abc", got "ABC123""#)
+        #expect(run.errorMessage(of: "b") == #"expected json ".token" | toInt == 3, but toInt: the text "abc123" is not an integer"#)
+        #expect(run.errorMessage(of: "c") == #"expected json "$.items[*].id" | count == 3, got 2"#)
+        #expect(run.errorMessage(of: "d") == #"capture x = json ".token" | nth 0: nth 0: it applies to a list, not the text "abc123""#)
+        #expect(run.errorMessage(of: "e") == #"expected header "X-None" | toInt == 1, but the response has no header X-None"#)
+        #expect(run.errorMessage(of: "f") == #"expected json ".token" | upper to start with "abc", got "ABC123""#)
         #expect(run.error(of: "b")?["kind"] as? String == "expect")
     }
 
@@ -115,7 +111,7 @@ struct HurlFiltersTests {
         """, in: space)
         #expect(run.status != 0)
         #expect(run.error(of: "b")?["kind"] as? String == "reference", "\(run.stdout)")
-        #expect(error(run, "b").hasSuffix(#"{{a.json.token | toInt}}: toInt: the text "abc123" is not an integer"#), "\(error(run, "b"))")
+        #expect(run.errorMessage(of: "b").hasSuffix(#"{{a.json.token | toInt}}: toInt: the text "abc123" is not an integer"#), "\(run.errorMessage(of: "b"))")
     }
 
     @Test("check refuses a filter on the wrong kind of value where it is known, unknown filters (did you mean), and wrong arguments")

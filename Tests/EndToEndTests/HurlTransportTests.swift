@@ -10,10 +10,6 @@ import Testing
 /// transports.
 @Suite("End to end: transport controls")
 struct HurlTransportTests {
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     @Test("unix-socket: the HTTP/1.1 transport, and libcurl with HTTPS and HTTP/2; a missing socket fails saying which")
     func unixSockets() throws {
         let space = try Workspace()
@@ -48,8 +44,8 @@ struct HurlTransportTests {
         }
         let run = try space.run(workflow + "\n}\n")
         #expect(Array(run.statuses.prefix(3)) == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "c") == "GET http://localhost/hello: could not connect to the Unix socket \(space.path("none.sock")) (No such file or directory)",
-                "\(error(run, "c"))")
+        #expect(run.errorMessage(of: "c") == "GET http://localhost/hello: could not connect to the Unix socket \(space.path("none.sock")) (No such file or directory)",
+                "\(run.errorMessage(of: "c"))")
         #expect(run.error(of: "c")?["kind"] as? String == "network")
         if nginx != nil { #expect(run.statuses.last == "d succeeded", "\(run.stdout)") }
     }
@@ -80,7 +76,7 @@ struct HurlTransportTests {
         }
         """)
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "c").contains("could not find the host 'api.promise-run.test'"), "\(error(run, "c"))")
+        #expect(run.errorMessage(of: "c").contains("could not find the host 'api.promise-run.test'"), "\(run.errorMessage(of: "c"))")
     }
 
     /// A listener on 127.0.0.1 whose accept queue is full: the kernel drops
@@ -134,8 +130,8 @@ struct HurlTransportTests {
         }
         """)
         #expect(run.statuses == ["a failed", "b failed", "c succeeded", "d succeeded"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "a") == "GET http://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
-        #expect(error(run, "b") == "GET https://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(run.errorMessage(of: "a") == "GET http://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(run.errorMessage(of: "b") == "GET https://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
         #expect(run.error(of: "a")?["kind"] as? String == "timeout")
         #expect(run.error(of: "b")?["kind"] as? String == "timeout")
     }

@@ -12,10 +12,6 @@ struct HurlXPathTests {
         return try space.run("workflow \"xpath\"\nvar base = \"\(base)\"\n" + workflow, environment: environment)
     }
 
-    private func error(_ run: WorkflowRun, _ step: String) -> String {
-        run.error(of: step)?["message"] as? String ?? ""
-    }
-
     @Test("an HTML page with unclosed tags: strings, node sets, counts, booleans, attributes; failing with what came")
     func html() throws {
         let space = try Workspace()
@@ -44,9 +40,9 @@ struct HurlXPathTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "log@18:1 succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b") == #"expected xpath "//li" count == 4, but it has 3: ["Tea","Coffee","Cake"]"#)
-        #expect(error(run, "c") == #"expected xpath "string(//title)" to start with "Menu", got "Café menu""#)
-        #expect(error(run, "d") == #"expected xpath "//table" to exist, but it selects nothing"#)
+        #expect(run.errorMessage(of: "b") == #"expected xpath "//li" count == 4, but it has 3: ["Tea","Coffee","Cake"]"#)
+        #expect(run.errorMessage(of: "c") == #"expected xpath "string(//title)" to start with "Menu", got "Café menu""#)
+        #expect(run.errorMessage(of: "d") == #"expected xpath "//table" to exist, but it selects nothing"#)
         #expect(run.logLines(prefix: "=") == [#"=Tea ["Tea","Coffee","Cake"] 3"#], "\(run.stdout)")
     }
 
@@ -71,10 +67,10 @@ struct HurlXPathTests {
         }
         """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
-        #expect(error(run, "b").hasPrefix(#"expected xpath "//entry" to exist, but the body is not XML: "#), "\(error(run, "b"))")
-        #expect(error(run, "c").hasPrefix(#"expected xpath "//entry[" to exist, but "#), "\(error(run, "c"))")
-        #expect(error(run, "c").lowercased().contains("expression"), "\(error(run, "c"))")
-        #expect(error(run, "d").hasPrefix(#"capture x = xpath "//a", but the body is not XML"#), "\(error(run, "d"))")
+        #expect(run.errorMessage(of: "b").hasPrefix(#"expected xpath "//entry" to exist, but the body is not XML: "#), "\(run.errorMessage(of: "b"))")
+        #expect(run.errorMessage(of: "c").hasPrefix(#"expected xpath "//entry[" to exist, but "#), "\(run.errorMessage(of: "c"))")
+        #expect(run.errorMessage(of: "c").lowercased().contains("expression"), "\(run.errorMessage(of: "c"))")
+        #expect(run.errorMessage(of: "d").hasPrefix(#"capture x = xpath "//a", but the body is not XML"#), "\(run.errorMessage(of: "d"))")
     }
 
     @Test("without a loadable libxml2, an xpath step fails naming the library; a run without xpath never loads it")
@@ -89,7 +85,7 @@ struct HurlXPathTests {
         a: http GET "{{base}}/page.html" { expect xpath "//li" count == 3 }
         """, in: space, environment: ["LD_LIBRARY_PATH": fake.path])
         #expect(run.statuses == ["plain succeeded", "a failed"], "\(run.stdout)\(run.stderr)")
-        let message = error(run, "a")
+        let message = run.errorMessage(of: "a")
         #expect(message.hasPrefix(#"expected xpath "//li" count == 3, but xpath needs libxml2 (libxml2.so.2), which could not be loaded: "#),
                 "\(message)")
         #expect(message.contains("apt-get install libxml2"), "\(message)")

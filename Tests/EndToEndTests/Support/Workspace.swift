@@ -112,6 +112,11 @@ struct WorkflowRun {
         step(id)?["error"] as? [String: Any]
     }
 
+    /// A step's error message, or "" when it did not fail.
+    func errorMessage(of id: String) -> String {
+        error(of: id)?["message"] as? String ?? ""
+    }
+
     /// The JSON report's statistics of a label that ran more than once
     /// (`count`, `failed`, `latency`, ...).
     func stats(_ label: String) -> [String: Any]? {
