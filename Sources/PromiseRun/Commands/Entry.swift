@@ -16,7 +16,17 @@ import LanguageServer
 /// crashes (a run of 60 processes under a limit of 64 descriptors did).
 enum Entry {
     nonisolated(nonsending) static func main(_ arguments: [String]) async -> Int32 {
+        // What the run looks at, from the first file the arguments name
+        // (`--var-file`): a no-op run's record (NoOpRun).
+        DependencyJournal.shared.start()
         let parsed = Arguments.parse(arguments)
+        var noOp: NoOpRun.Invocation?
+        if case .success(.run(let options)) = parsed, let invocation = NoOpRun.invocation(arguments: arguments, options: options) {
+            if let code = NoOpRun.show(invocation, options: options) { return code }
+            noOp = invocation
+        } else {
+            _ = DependencyJournal.shared.finish()
+        }
         if case .success(.run(let options)) = parsed, !options.dryRun {
             // Entry.run sets what a signal does while the file is read.
         } else {
@@ -53,13 +63,13 @@ enum Entry {
             // The code lens reads the local store: --dry-run's verdicts, the last results.
             return LanguageServer(output: 1, store: LensStore.store).serve(input: 0)
         case .success(.run(let options)):
-            return await run(options)
+            return await run(options, noOp: noOp)
         }
     }
 
     /// Checks the file first: with errors, or a `--var` naming no
     /// top-level var, nothing runs and the exit code is 2.
-    static func run(_ options: RunOptions) async -> Int32 {
+    static func run(_ options: RunOptions, noOp: NoOpRun.Invocation? = nil) async -> Int32 {
         // A report that could not be written is found now, not after the run.
         let reportProblems = ReportWriter.problems(with: options.reports, relativeTo: ProcessEnvironment.currentDirectory())
         guard reportProblems.isEmpty else {
@@ -102,7 +112,7 @@ enum Entry {
             return 2
         }
         let code = options.watch ? await WatchMode.run(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
-            : await runWorkflow(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
+            : await runWorkflow(workflow, options: options, selection: selection, liveOutputs: liveOutputs, noOp: noOp)
         await liveOutputs?.close()
         return code
     }

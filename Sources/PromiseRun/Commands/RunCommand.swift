@@ -12,7 +12,8 @@ import WorkflowLanguage
 /// SIGINT/SIGTERM/SIGHUP).
 func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
                  onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
-                 generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil) async -> Int32 {
+                 generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil,
+                 noOp: NoOpRun.Invocation? = nil) async -> Int32 {
     // `--executor`: where process steps that do not say run (spec §14).
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
@@ -134,6 +135,15 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     case .interrupted: code = 128 + (signals.firstSignal ?? SIGINT)
     }
     liveOutputs?.runEnded(result, exitCode: code)
+    // A no-op, exactly as the next identical run would see it: its record
+    // (NoOpRun), written last, after everything the run wrote.
+    if let noOp {
+        if code == 0, problems.isEmpty, runner.leftovers.isEmpty, !console.warned {
+            NoOpRun.remember(result, invocation: noOp)
+        } else {
+            NoOpRun.forget(noOp)
+        }
+    }
     return code
 }
 

@@ -24,6 +24,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         /// one a line, and the iterations they did not start are said in
         /// one line (spec §20).
         var loadGroups: Set<String> = []
+        /// Print progress lines every 10 s without a live area (a run
+        /// shown from its no-op record takes no time, and starts no timer).
+        var ticks = true
     }
 
     private struct Running {
@@ -79,6 +82,11 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     private let labels: @Sendable () -> [LabelStats]
     private let loads: @Sendable () -> [LoadProgress]
     private let timer: Ticker?
+    private let warnedFlag = Atomic<Bool>(false)
+
+    /// Whether a warning was printed (a run that warns is shown in full
+    /// next time, never from a no-op record that would not say it).
+    var warned: Bool { warnedFlag.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - total: how many steps the run has (for `[done/total]`).
@@ -95,7 +103,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         if settings.live {
             timer = Ticker(interval: .milliseconds(100))
             timer?.start { [weak self] in self?.redraw() }
-        } else if settings.verbosity != .quiet {
+        } else if settings.verbosity != .quiet, settings.ticks {
             timer = Ticker(interval: .seconds(10))
             timer?.start { [weak self] in self?.progress() }
         } else {
@@ -200,6 +208,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 
     func warning(_ message: String) {
+        warnedFlag.store(true, ordering: .relaxed)
         let lines = style.foreignLines(message)
         emit([style.yellow("warning: ") + (lines.first ?? "")] + lines.dropFirst()) { _ in }
     }

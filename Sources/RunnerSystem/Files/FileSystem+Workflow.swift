@@ -5,13 +5,11 @@ import PromiseEngine
 /// `glob(...)`, `exists PATH`, the store of incremental steps.
 extension FileSystem {
     package static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
+        look(path, .followed) != nil
     }
 
     package static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        look(path, .followed).map { ($0.st_mode & S_IFMT) == S_IFDIR } ?? false
     }
 
     /// Reads a file a chunk at a time into a buffer sized for it (at most
@@ -20,10 +18,15 @@ extension FileSystem {
     /// (a FIFO among `sources` must not hold the run).
     package static func readChunks(_ path: String, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else {
+            DependencyJournal.shared.note(path, .followed, nil)
+            return false
+        }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, isRegularFile(info) else { return false }
+        guard fstat(descriptor, &info) == 0 else { return false }
+        DependencyJournal.shared.note(path, .followed, info)
+        guard isRegularFile(info) else { return false }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         let size = Int(info.st_size)
         let capacity = min(1 << 20, max(4096, size + 1))
@@ -63,8 +66,16 @@ extension FileSystem {
 
     /// Names in a folder (not `.` and `..`), unsorted.
     package static func entriesOrNone(of folder: String) -> [String] {
-        guard let directory = opendir(folder.isEmpty ? "." : folder) else { return [] }
+        let path = folder.isEmpty ? "." : folder
+        guard let directory = opendir(path) else {
+            DependencyJournal.shared.note(path, .followed, nil)
+            return []
+        }
         defer { closedir(directory) }
+        // A folder's times change when a name in it comes or goes: what a
+        // listing depends on.
+        var info = stat()
+        DependencyJournal.shared.note(path, .followed, fstat(dirfd(directory), &info) == 0 ? info : nil)
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -131,8 +142,7 @@ extension FileSystem {
 
     /// A folder, and not a link to one.
     private static func isFolderNotLink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        look(path, .itself).map { ($0.st_mode & S_IFMT) == S_IFDIR } ?? false
     }
 
     /// The path a pattern without wildcards names, as `glob` gives it; nil

@@ -38,8 +38,14 @@ package struct FileSystem: Sendable {
     /// lstat, or nil when nothing is there (a dangling link is something).
     package static func linkInfo(_ path: String) throws -> stat? {
         var info = stat()
-        if lstat(path, &info) == 0 { return info }
-        if errno == ENOENT { return nil }
+        if lstat(path, &info) == 0 {
+            DependencyJournal.shared.note(path, .itself, info)
+            return info
+        }
+        if errno == ENOENT {
+            DependencyJournal.shared.note(path, .itself, nil)
+            return nil
+        }
         throw FileError(path)
     }
 
@@ -75,21 +81,31 @@ package struct FileSystem: Sendable {
 
     /// Whether anything (following links) is at `path`.
     package static func pathExists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
+        look(path, .followed) != nil
     }
 
     /// Whether a folder (following links) is at `path`.
     package static func directoryExists(_ path: String) -> Bool {
+        look(path, .followed).map(isDirectory) ?? false
+    }
+
+    /// `stat` (`.followed`) or `lstat` (`.itself`) of `path`, nil when
+    /// nothing is there (or it cannot be looked at), noted in the
+    /// dependency journal: how the run's file-system questions are asked.
+    package static func look(_ path: String, _ look: DependencyJournal.Look) -> stat? {
         var info = stat()
-        return stat(path, &info) == 0 && isDirectory(info)
+        let found = (look == .itself ? lstat(path, &info) : stat(path, &info)) == 0
+        DependencyJournal.shared.note(path, look, found ? info : nil)
+        return found ? info : nil
     }
 
     // MARK: - Folders
 
     /// `mkdir -p`: the folder and its missing parents.
     package func makeDirectories(_ path: String, mode: mode_t = 0o777) throws {
-        if Self.directoryExists(path) { return }
+        // A write's own look, not an input of the run (unjournaled).
+        var info = stat()
+        if stat(path, &info) == 0, Self.isDirectory(info) { return }
         let parent = Paths.parent(of: path)
         if parent != path { try makeDirectories(parent) }
         if mkdir(path, mode) != 0 {
@@ -255,13 +271,18 @@ package struct FileSystem: Sendable {
     /// would wait for a writer), then looked at again.
     package func read(_ path: String, limit: Int = .max) throws -> [UInt8] {
         var before = stat()
-        guard stat(path, &before) == 0 else { throw FileError(path) }
+        guard stat(path, &before) == 0 else {
+            let code = errno
+            DependencyJournal.shared.note(path, .followed, nil)
+            throw FileError(path, code: code)
+        }
         try Self.requireRegular(before, path)
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw FileError(path) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileError(path) }
+        DependencyJournal.shared.note(path, .followed, info)
         // Swapped for something else between the stat and the open.
         try Self.requireRegular(info, path)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)

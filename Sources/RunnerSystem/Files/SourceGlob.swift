@@ -9,15 +9,13 @@ package enum SourceGlob {
         if let literal = FileSystem.literalPath(pattern) {
             // One lstat says whether it is there and whether it is a folder;
             // a link (to a folder, or dangling) is matched as the link.
-            var info = stat()
-            guard lstat(Paths.absolute(literal, from: base), &info) == 0 else { return [] }
+            guard let info = FileSystem.look(Paths.absolute(literal, from: base), .itself) else { return [] }
             if (info.st_mode & S_IFMT) != S_IFDIR { return [literal] }
         }
         var files: [String] = []
         for match in FileSystem.glob(pattern, base: base) {
             let full = Paths.absolute(match, from: base)
-            var info = stat()
-            if lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            if let info = FileSystem.look(full, .itself), (info.st_mode & S_IFMT) == S_IFDIR {
                 files += below(full).map { match + "/" + $0 }
             } else {
                 files.append(match)
@@ -36,8 +34,7 @@ package enum SourceGlob {
             let path = relative.isEmpty ? folder : folder + "/" + relative
             for name in FileSystem.entriesOrNone(of: path) where name != ".promise-run" {
                 let child = relative.isEmpty ? name : relative + "/" + name
-                var info = stat()
-                guard lstat(folder + "/" + child, &info) == 0 else { continue }
+                guard let info = FileSystem.look(folder + "/" + child, .itself) else { continue }
                 if (info.st_mode & S_IFMT) == S_IFDIR { walk(child) } else { files.append(child) }
             }
         }

@@ -164,8 +164,13 @@ struct IncludeExpander {
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = realpath(path, nil) else {
+            DependencyJournal.shared.noteResolved(path, nil)
+            return nil
+        }
         defer { free(resolved) }
-        return String(cString: resolved)
+        let real = String(cString: resolved)
+        DependencyJournal.shared.noteResolved(path, real)
+        return real
     }
 }

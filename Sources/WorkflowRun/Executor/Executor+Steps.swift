@@ -221,12 +221,19 @@ extension WorkflowExecutor {
                 throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
             }
             running = incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
-                ?? runner.run(resolved, in: stepContext)
+                ?? ranAnyway(resolved, in: stepContext)
         } catch {
             release?()
             return Promise(outcome: finishing(.rejected(error)))
         }
         return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release, finishing: finishing) { $0 }
+    }
+
+    /// A step with nothing to decide up to date: it runs, and the run is
+    /// no no-op (the dependency journal stops).
+    private func ranAnyway(_ step: ResolvedStep, in context: StepContext) -> Promise<StepResult> {
+        DependencyJournal.shared.taint("a step ran")
+        return runner.run(step, in: context)
     }
 
     /// A process step with `sources` (spec §13, §19): its stored result
@@ -248,6 +255,7 @@ extension WorkflowExecutor {
         var environment = given
         for name in process.environmentInputs {
             // Unset and empty differ to a script (`${X-default}`).
+            DependencyJournal.shared.noteEnvironment(name, context.environment[name])
             environment["env-inputs " + name] = context.environment[name].map { "=" + $0 } ?? "unset"
         }
         let store = self.store, runner = self.runner, recorder = self.recorder
@@ -266,6 +274,8 @@ extension WorkflowExecutor {
             recorder.markUpToDate(id, from: .local)
             return Promise(value: entry.result)
         }
+        // It runs (or comes from the shared cache): the run is no no-op.
+        DependencyJournal.shared.taint("a step ran")
         // A success whose output or captures hold a secret is kept by
         // neither the store nor the cache (their files are plain JSON, the
         // cache's shared): it runs every time, and says so.

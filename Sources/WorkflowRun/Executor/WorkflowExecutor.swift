@@ -100,6 +100,10 @@ package struct RunResult: Sendable {
     /// Per label, how its step last ended (those that ran): what the
     /// command keeps in the store for the language server's code lens.
     package var lastResults: [String: LastResult] = [:]
+    /// The steps found up to date, in the order they were, while the run
+    /// could still be a no-op (its dependency journal recording): what a
+    /// no-op record shows again.
+    package var upToDateOrder: [String] = []
 
     package init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
                 groups: [GroupRecord] = [], startedAt: Double, duration: Duration) {
@@ -255,6 +259,7 @@ package final class WorkflowExecutor: Sendable {
             result.omitted = recorder.omitted()
             result.stats = recorder.labelStats()
             result.lastResults = recorder.lastResults()
+            result.upToDateOrder = recorder.upToDateOrder()
             return .outcome(.fulfilled(result))
         })
     }

@@ -54,9 +54,8 @@ final class StatCache: Sendable {
     /// The content hash of the file at `absolutePath` (`unreadable` when it
     /// is not a readable regular file), read only when its stat changed.
     func hash(_ absolutePath: String) -> String {
-        var info = stat()
         // Followed, as the read is: a link among sources counts by its target.
-        guard stat(absolutePath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard let info = FileSystem.look(absolutePath, .followed), (info.st_mode & S_IFMT) == S_IFREG else {
             return Fingerprint.contentHash(absolutePath)
         }
         let key = relativeKey(absolutePath)

@@ -61,6 +61,9 @@ final class RunRecorder: Sendable {
         /// Per label, how its step last ended in this run (the store's
         /// `last-results.json`).
         var lastResults: [String: LastResult] = [:]
+        /// The steps found up to date, in that order, while the run may
+        /// still be a no-op (what its no-op record shows again).
+        var upToDateOrder: [String] = []
     }
 
     private let state = Lock(State())
@@ -210,7 +213,16 @@ final class RunRecorder: Sendable {
     /// A step found up to date (its stored result stands for a run), in
     /// the local store or the shared cache.
     func markUpToDate(_ id: String, from source: UpToDateSource) {
-        state.withLock { state in state.entries[id]?.upToDate = source }
+        let noOpSoFar = DependencyJournal.shared.isRecording
+        state.withLock { state in
+            state.entries[id]?.upToDate = source
+            if noOpSoFar { state.upToDateOrder.append(id) }
+        }
+    }
+
+    /// The steps found up to date, in order, while the run was a no-op so far.
+    func upToDateOrder() -> [String] {
+        state.withLock { $0.upToDateOrder }
     }
 
     /// A `log` step's message as printed.
@@ -561,6 +573,12 @@ package struct OmittedRecords: Sendable, Equatable {
     package var duration: Duration = .zero
 
     package init() {}
+
+    /// `count` up-to-date steps, taking no time (a run shown from its
+    /// no-op record).
+    package init(upToDate count: Int) {
+        add(.upToDate, count: count)
+    }
 
     /// How many of each status (those with any).
     package var byStatus: [StepStatus: Int] {

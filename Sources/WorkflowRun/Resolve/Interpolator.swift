@@ -39,6 +39,7 @@ struct Interpolator: Sendable {
             value = found.value
             isSecret = found.isSecret
         case .environment(let name, let fallback):
+            DependencyJournal.shared.noteEnvironment(name, environment[name])
             if let found = environment[name] {
                 value = found
             } else if let fallback {
@@ -69,8 +70,11 @@ struct Interpolator: Sendable {
             case .exit: value = caught?.exitCode.map(String.init) ?? ""
             }
         case .function(.newUuid):
+            // A new value each run: no run that reads one is a no-op.
+            DependencyJournal.shared.taint("newUuid")
             value = Self.newUUID()
         case .function(.newDate):
+            DependencyJournal.shared.taint("newDate")
             value = RFC3339.format(WallClock.now())
         }
         guard !expression.filters.isEmpty else { return value }
