@@ -7,8 +7,12 @@ import Testing
 /// outside this machine run and succeed. A block's fence says what it is:
 ///
 /// - ```` ```workflow ````: checked, then run in an empty folder (exit 0);
-/// - ```` ```workflow no-run ````: checked only (it needs make, a service,
-///   a cluster, files of a project);
+/// - ```` ```workflow server ````: checked, then run against the tests'
+///   HTTP server on 127.0.0.1 (Tests/Fixtures/http-test-server.py, which
+///   lists its routes): the block's `http://127.0.0.1:8080` is replaced by
+///   the server's address (exit 0);
+/// - ```` ```workflow no-run ````: checked only (it needs make, a service
+///   outside this machine, a cluster, files of a project);
 /// - ```` ```workflow fragment ````: lines of a step's block (`expect ...`),
 ///   each checked inside a step of the kind it is for.
 ///
@@ -99,14 +103,24 @@ struct DocsTests {
         }
     }
 
-    @Test("the workflow blocks that need nothing outside this machine run and succeed")
+    /// The address a ```` ```workflow server ```` block writes for the
+    /// tests' server.
+    static let serverAddress = "http://127.0.0.1:8080"
+
+    @Test("the workflow blocks that need nothing outside this machine run and succeed, those marked server against the tests' server")
     func runnableWorkflowsRun() throws {
-        let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty }
+        let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty || $0.flags == ["server"] }
         #expect(!runnable.isEmpty)
+        #expect(runnable.contains { $0.flags == ["server"] }, "no block runs against the tests' server")
         for block in runnable {
             let space = try Workspace()
             defer { space.remove() }
-            let run = try space.run(block.text, ["--timeout", "60s"])
+            var text = block.text
+            if block.flags.contains("server") {
+                #expect(text.contains(Self.serverAddress), "\(block) is marked server but does not name \(Self.serverAddress)")
+                text = text.replacingOccurrences(of: Self.serverAddress, with: try TestServers.plain())
+            }
+            let run = try space.run(text, ["--timeout", "60s"])
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
         }
     }
