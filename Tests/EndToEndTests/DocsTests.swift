@@ -17,7 +17,9 @@ import Testing
 ///   each checked inside a step of the kind it is for.
 ///
 /// Any other fenced block must be tagged (` ```swift `, ` ```text `) or be
-/// command lines, so that no workflow escapes the check untagged.
+/// command lines, so that no workflow escapes the check untagged. The
+/// `expect` and `capture` lines of docs/steps.md's table for Hurl users are
+/// checked as fragments too.
 @Suite("End to end: the docs' workflows are true")
 struct DocsTests {
     static let files = ["README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
@@ -122,6 +124,27 @@ struct DocsTests {
             }
             let run = try space.run(text, ["--timeout", "60s"])
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
+        }
+    }
+
+    @Test("each expect and capture in the right-hand column of docs/steps.md's table for Hurl users passes check")
+    func hurlTableChecks() throws {
+        let text = try String(contentsOf: Binary.packageRoot.appendingPathComponent("docs/steps.md"), encoding: .utf8)
+        let start = try #require(text.range(of: "### For Hurl users")).upperBound
+        let rows = text[start...].split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
+        var lines: [String] = []
+        for row in rows {
+            // `\|` is a | inside a cell.
+            let cells = row.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|", omittingEmptySubsequences: false)
+            guard cells.count > 2 else { continue }
+            let spans = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+            lines += spans.map { $0.element.replacingOccurrences(of: "\u{1}", with: "|") }
+                .filter { $0.hasPrefix("expect ") || $0.hasPrefix("capture ") }
+        }
+        #expect(lines.count >= 35, "found \(lines.count) in the table")
+        for line in lines {
+            let outcome = try Binary.run(["check", "--color", "never", "-"], stdin: Self.wrapped(fragmentLine: Substring(line)))
+            #expect(outcome.status == 0, "docs/steps.md's Hurl table: `\(line)` does not check:\n\(outcome.stderr)")
         }
     }
 
