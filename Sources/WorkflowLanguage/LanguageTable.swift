@@ -137,7 +137,7 @@ package enum LanguageTable {
         Word(name: "url", doc: "the final URL, after redirects: expect url == \"https://example.com/done\""),
         Word(name: "version", doc: "the response's HTTP version: expect version == \"2\" (\"1.1\" or \"2\")"),
         Word(name: "xpath", doc: "XPath 1.0 on an HTML or XML body: expect xpath \"string(//title)\" == \"Home\", expect xpath \"//li\" count == 3"),
-        Word(name: "certificate", doc: "the server's TLS certificate: subject, issuer, start-date, expire-date, serial-number: "
+        Word(name: "certificate", doc: "the server's TLS certificate: " + CertificateField.allCases.map(\.rawValue).joined(separator: ", ") + ": "
              + "expect certificate subject contains \"CN=api\", expect certificate expire-date > \"2030-01-01T00:00:00Z\""),
         Word(name: "cookie", doc: "a cookie the response set: expect cookie \"sid\" == \"abc\", expect cookie \"sid\" attribute \"Secure\" exists"),
     ]
@@ -167,6 +167,20 @@ package enum LanguageTable {
         case .isEmpty: doc = "an empty string, array or object"
         }
         return Word(name: predicate.rawValue, doc: doc)
+    }
+
+    /// The fields of the server's certificate, after `certificate` in an
+    /// expectation or a capture (spec §23).
+    package static let certificateFields: [Word] = CertificateField.allCases.map { field in
+        let doc: String
+        switch field {
+        case .subject: doc = "the certificate's subject, RFC 4514's order without spaces: expect certificate subject contains \"CN=api\""
+        case .issuer: doc = "the certificate's issuer, written as subject is: expect certificate issuer == \"CN=Example CA,O=Example\""
+        case .startDate: doc = "when the certificate became valid, RFC 3339 in UTC, compared as a time: expect certificate start-date <= \"2026-01-01\""
+        case .expireDate: doc = "when the certificate expires, RFC 3339 in UTC, compared as a time: expect certificate expire-date > \"2030-01-01T00:00:00Z\""
+        case .serialNumber: doc = "the certificate's serial number, lower-case hex (compared with case and colons ignored): expect certificate serial-number == \"1A:2B\""
+        }
+        return Word(name: field.rawValue, doc: doc)
     }
 
     /// What a group's thresholds bound (spec §16): the words after
@@ -338,7 +352,8 @@ package enum LanguageTable {
 
     /// The doc of any word of the language (hover), if it is one.
     package static func doc(of name: String) -> String? {
-        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates + valuePredicates + templateFunctions)
+        (stepKinds + groupKinds + declarations + fileOperations + expectationSubjects + textPredicates + valuePredicates + certificateFields
+            + templateFunctions)
             .first { $0.name == name }?.doc
             ?? attributes.first { $0.name == name }?.doc
     }

@@ -161,10 +161,7 @@ struct CBuildTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let store: String
         if kind == "webdav" {
-            guard let dav = try TestServers.nginxWebDAV() else {
-                print("nginx is not installed (.ci/install-deps installs it): the WebDAV store is not tried here")
-                return
-            }
+            guard let dav = try TestServers.ifInstalled(TestServers.nginxWebDAV(), "the WebDAV store") else { return }
             store = "\(dav.url)/cache/\(UUID().uuidString)"
         } else {
             store = root.appendingPathComponent("store").path

@@ -42,7 +42,7 @@ struct CacheLinksTests {
     /// Two checkouts of one project, `first` and `second`, below `root`
     /// (which also holds files "outside" them; `workflow` is given its
     /// path), and a store of `kind`: nil when it is nginx and nginx is not
-    /// on this machine (.ci/install-deps installs it).
+    /// on this machine (.ci/install-deps installs it; CI fails without it).
     private struct Checkouts {
         let root: URL
         let first: Workspace
@@ -57,7 +57,7 @@ struct CacheLinksTests {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 store = Store(url: folder.path, files: folder)
             case .webdav:
-                guard let dav = try TestServers.nginxWebDAV() else {
+                guard let dav = try TestServers.ifInstalled(TestServers.nginxWebDAV(), "the WebDAV store") else {
                     try? FileManager.default.removeItem(at: root)
                     return nil
                 }

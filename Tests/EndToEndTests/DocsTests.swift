@@ -7,13 +7,19 @@ import Testing
 /// outside this machine run and succeed. A block's fence says what it is:
 ///
 /// - ```` ```workflow ````: checked, then run in an empty folder (exit 0);
-/// - ```` ```workflow no-run ````: checked only (it needs make, a service,
-///   a cluster, files of a project);
+/// - ```` ```workflow server ````: checked, then run against the tests'
+///   HTTP server on 127.0.0.1 (Tests/Fixtures/http-test-server.py, which
+///   lists its routes): the block's `http://127.0.0.1:8080` is replaced by
+///   the server's address (exit 0);
+/// - ```` ```workflow no-run ````: checked only (it needs make, a service
+///   outside this machine, a cluster, files of a project);
 /// - ```` ```workflow fragment ````: lines of a step's block (`expect ...`),
 ///   each checked inside a step of the kind it is for.
 ///
 /// Any other fenced block must be tagged (` ```swift `, ` ```text `) or be
-/// command lines, so that no workflow escapes the check untagged.
+/// command lines, so that no workflow escapes the check untagged. The
+/// `expect` and `capture` lines of docs/steps.md's table for Hurl users are
+/// checked as fragments too.
 @Suite("End to end: the docs' workflows are true")
 struct DocsTests {
     static let files = ["README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
@@ -99,15 +105,46 @@ struct DocsTests {
         }
     }
 
-    @Test("the workflow blocks that need nothing outside this machine run and succeed")
+    /// The address a ```` ```workflow server ```` block writes for the
+    /// tests' server.
+    static let serverAddress = "http://127.0.0.1:8080"
+
+    @Test("the workflow blocks that need nothing outside this machine run and succeed, those marked server against the tests' server")
     func runnableWorkflowsRun() throws {
-        let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty }
+        let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty || $0.flags == ["server"] }
         #expect(!runnable.isEmpty)
+        #expect(runnable.contains { $0.flags == ["server"] }, "no block runs against the tests' server")
         for block in runnable {
             let space = try Workspace()
             defer { space.remove() }
-            let run = try space.run(block.text, ["--timeout", "60s"])
+            var text = block.text
+            if block.flags.contains("server") {
+                #expect(text.contains(Self.serverAddress), "\(block) is marked server but does not name \(Self.serverAddress)")
+                text = text.replacingOccurrences(of: Self.serverAddress, with: try TestServers.plain())
+            }
+            let run = try space.run(text, ["--timeout", "60s"])
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
+        }
+    }
+
+    @Test("each expect and capture in the right-hand column of docs/steps.md's table for Hurl users passes check")
+    func hurlTableChecks() throws {
+        let text = try String(contentsOf: Binary.packageRoot.appendingPathComponent("docs/steps.md"), encoding: .utf8)
+        let start = try #require(text.range(of: "### For Hurl users")).upperBound
+        let rows = text[start...].split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
+        var lines: [String] = []
+        for row in rows {
+            // `\|` is a | inside a cell.
+            let cells = row.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|", omittingEmptySubsequences: false)
+            guard cells.count > 2 else { continue }
+            let spans = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+            lines += spans.map { $0.element.replacingOccurrences(of: "\u{1}", with: "|") }
+                .filter { $0.hasPrefix("expect ") || $0.hasPrefix("capture ") }
+        }
+        #expect(lines.count >= 35, "found \(lines.count) in the table")
+        for line in lines {
+            let outcome = try Binary.run(["check", "--color", "never", "-"], stdin: Self.wrapped(fragmentLine: Substring(line)))
+            #expect(outcome.status == 0, "docs/steps.md's Hurl table: `\(line)` does not check:\n\(outcome.stderr)")
         }
     }
 

@@ -260,12 +260,9 @@ struct HTTPEndToEndTests {
         #expect(accepted.logLines(prefix: "=") == ["=hello"])
     }
 
-    @Test("HTTP/2 over TLS when the server offers it (nginx)")
+    @Test("HTTP/2 over TLS when the server offers it (nginx)", .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func http2() throws {
-        guard let nginx = try TestServers.nginxHTTP2() else {
-            // nginx is not on this machine: .ci/install-deps installs it.
-            return
-        }
+        let nginx = try TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
         let run = try space.run("""

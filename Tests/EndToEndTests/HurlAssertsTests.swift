@@ -129,6 +129,51 @@ struct HurlAssertsTests {
         #expect(parsed.map { abs($0.timeIntervalSinceNow) < 60 } == true, "\(date)")
     }
 
+    @Test("{{newUuid}} and {{newDate}} as the server received them, in a header and a query: shapes checked there; a predicate of the other shape fails showing the value")
+    func functionsAsSent() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let run = try run(#"""
+        a: http GET "{{base}}/echo?at={{newDate}}" {
+          header "X-Request-Id" "{{newUuid}}"
+          expect json ".headers[\"x-request-id\"]" isUuid
+          expect json ".headers[\"x-request-id\"]" matches '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+          expect json ".path" | split "=" | last isIsoDate
+          expect json ".path" | split "=" | last matches '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
+          capture id = json ".headers[\"x-request-id\"]"
+        }
+        parallel keep-going {
+          b: http GET "{{base}}/echo" {
+            header "X-Request-Id" "{{newUuid}}"
+            expect json ".headers[\"x-request-id\"]" isIsoDate
+          }
+          c: http GET "{{base}}/echo" {
+            header "X-At" "{{newDate}}"
+            expect json ".headers[\"x-at\"]" isUuid
+          }
+          d: http GET "{{base}}/echo" {
+            header "X-Request-Id" "{{newUuid}}"
+            expect json ".headers[\"x-request-id\"]" == "{{a.id}}"
+          }
+        }
+        """#, in: space)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
+        let uuid = #/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/#
+        let date = #/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z/#
+        /// The text after `prefix` in a message, without its closing quote.
+        func came(_ message: String, after prefix: String) -> String {
+            guard message.hasPrefix(prefix), message.hasSuffix("\"") else { return "" }
+            return String(message.dropFirst(prefix.count).dropLast())
+        }
+        let b = run.errorMessage(of: "b"), c = run.errorMessage(of: "c"), d = run.errorMessage(of: "d")
+        #expect(came(b, after: #"expected json .headers.x-request-id isIsoDate, got ""#).wholeMatch(of: uuid) != nil, "\(b)")
+        #expect(came(c, after: #"expected json .headers.x-at isUuid, got ""#).wholeMatch(of: date) != nil, "\(c)")
+        // Fresh at each use: the second request's id is not the first's.
+        let ids = came(d, after: #"expected json .headers.x-request-id == ""#).components(separatedBy: #"", got ""#)
+        #expect(ids.count == 2 && ids.allSatisfy { $0.wholeMatch(of: uuid) != nil } && ids[0] != ids[1], "\(d)")
+    }
+
     @Test("check refuses a misspelt subject, an MD5 that is not 32 hex digits, a version compared with a number, a var named newUuid")
     func checkRefuses() throws {
         try Workspace.expectCheckRefuses("""

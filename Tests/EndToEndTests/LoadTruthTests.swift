@@ -536,7 +536,7 @@ struct LoadTruthTests {
         #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
 
         // HTTP/2, when nginx is here to speak it.
-        guard let nginx = try TestServers.nginxHTTP2() else { return }
+        guard let nginx = try TestServers.ifInstalled(TestServers.nginxHTTP2(), "HTTP/2 on the wire") else { return }
         let (two, _) = try space.run("""
         workflow "wire"
         two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }

@@ -71,12 +71,10 @@ struct SharedCacheTests {
         return names.filter { $0.hasSuffix(".restore") || $0.hasSuffix(".tmp") }
     }
 
-    @Test("nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running")
+    @Test("nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running",
+          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func twoCheckoutsThroughNginx() throws {
-        guard let dav = try TestServers.nginxWebDAV() else {
-            // nginx is not on this machine: .ci/install-deps installs it.
-            return
-        }
+        let dav = try TestServers.required(TestServers.nginxWebDAV())
         let url = "\(dav.url)/cache/\(UUID().uuidString)"
         let first = try checkout(), second = try checkout()
         defer { first.remove(); second.remove() }
@@ -152,12 +150,10 @@ struct SharedCacheTests {
         #expect(third.read("out/upper.txt") == "HELLO CACHE\n")
     }
 
-    @Test("the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs")
+    @Test("the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs",
+          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func basicAuthentication() throws {
-        guard let dav = try TestServers.nginxWebDAV() else {
-            // nginx is not on this machine: .ci/install-deps installs it.
-            return
-        }
+        let dav = try TestServers.required(TestServers.nginxWebDAV())
         let address = dav.url.replacingOccurrences(of: "http://", with: "")
         let path = "/private/\(UUID().uuidString)"
         let first = try checkout(), second = try checkout(), third = try checkout()

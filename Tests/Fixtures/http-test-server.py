@@ -11,6 +11,8 @@ Routes:
                          (or an HTTP date S+1 s ahead, or V as it is);
                          then 200 with the seconds since the first
   /json                  200, a fixed JSON document
+  /orders                200, a page of orders as JSON (items, next), with
+                         X-Total and Link headers (docs/language.md's example)
   /headers               200, with X-Custom and ETag headers
   /status/N              status N, body "status N"
   /slow?ms=N             waits N ms, then 200 "slow"
@@ -128,6 +130,11 @@ JSON_DOCUMENT = {
     "nested": {"a": {"b": "deep"}},
 }
 
+ORDERS = {
+    "items": [{"id": 1, "name": "ink"}, {"id": 2, "name": "paper"}],
+    "next": "%2Forders%3Fpage%3D2",
+}
+
 
 # Browsers' tag soup: <p> and <li> left open, an attribute without quotes.
 HTML_PAGE = """<!DOCTYPE html>
@@ -240,6 +247,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, json.dumps(answer), "application/json")
         elif url.path == "/json":
             self.send_body(200, json.dumps(JSON_DOCUMENT), "application/json")
+        elif url.path == "/orders":
+            self.send_body(200, json.dumps(ORDERS), "application/json",
+                           headers=[("X-Total", "2"), ("Link", '</orders?page=2>; rel="next"')])
         elif url.path == "/headers":
             self.send_body(200, "with headers", headers=[("X-Custom", "custom value"), ("ETag", '"v1"')])
         elif len(parts) == 2 and parts[0] == "status":

@@ -12,7 +12,8 @@ import WorkflowTestSupport
 struct LanguageTableTests {
     static var words: [String] {
         (LanguageTable.stepKinds + LanguageTable.groupKinds + LanguageTable.declarations + LanguageTable.fileOperations
-            + LanguageTable.expectationSubjects + LanguageTable.textPredicates + LanguageTable.valuePredicates).map(\.name) + LanguageTable.attributes.map(\.name)
+            + LanguageTable.expectationSubjects + LanguageTable.textPredicates + LanguageTable.valuePredicates + LanguageTable.certificateFields).map(\.name)
+            + LanguageTable.attributes.map(\.name)
     }
 
     @Test("the Vim syntax file and the TextMate grammar know every word of the table")

@@ -5,8 +5,9 @@ import WorkflowModel
 import JSON
 
 /// Completion (spec §18): statements, step kinds, the attributes the step
-/// at the cursor takes, labels after `needs`, and after `{{`: variables,
-/// labels and their fields, filters. Every word and its doc comes from
+/// at the cursor takes, labels after `needs`, predicates after an
+/// expectation's subject and a certificate's fields (spec §23), and after
+/// `{{`: variables, labels and their fields, filters. Every word and its doc comes from
 /// the language table.
 extension LanguageServer {
     func completion(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
@@ -53,6 +54,11 @@ extension LanguageServer {
             add(LanguageTable.expectationSubjects(for: kind), .keyword)
         case .captureSource(let kind):
             for source in LanguageTable.captureSources where source.takenBy.contains(kind) { items.append(Self.item(source.name, .keyword, source.doc)) }
+        case .predicate:
+            add(LanguageTable.valuePredicates, .function)
+            add(LanguageTable.textPredicates, .keyword)
+        case .certificateField:
+            add(LanguageTable.certificateFields, .field)
         case .catchKind:
             add(LanguageTable.catchKinds, .keyword)
         case .retryOption:

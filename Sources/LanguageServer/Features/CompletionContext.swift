@@ -20,6 +20,11 @@ enum CompletionContext: Equatable {
     case stepExpectation(kind: String)
     /// After `capture NAME =` in the block of a step of this kind.
     case captureSource(kind: String)
+    /// Where an expectation's test comes: after its subject (`expect body`,
+    /// `expect json ".id"`, `expect certificate issuer`), maybe after `not`.
+    case predicate
+    /// After `certificate` in an expectation or a capture.
+    case certificateField
     /// After `catch` (and the kinds already named).
     case catchKind
     /// After `retry N`.
@@ -65,6 +70,7 @@ enum CompletionContext: Equatable {
             let typed = after.split(separator: " ", omittingEmptySubsequences: true)
             if typed.count == 0 || (typed.count == 1 && !endsInSpace) { return .filter }
         }
+        if head == "expect" || head == "capture", let subjectContext = afterSubject(prefix, endsInSpace: endsInSpace) { return subjectContext }
         switch head {
         case "needs": return .needs
         case "expect" where count == 1:
@@ -83,6 +89,63 @@ enum CompletionContext: Equatable {
             if before.contains("parallel"), !prefix.contains("{") { return .parallelOption }
             return .none
         }
+    }
+
+    /// The subjects a predicate may follow (`expect body isUuid`, `expect
+    /// json ".id" not isEmpty`), and how many strings come between.
+    private static let predicateSubjects: [String: Int] = [
+        "body": 0, "stdout": 0, "stderr": 0, "url": 0, "version": 0, "header": 1, "json": 1, "xpath": 1, "cookie": 1,
+    ]
+
+    /// In `expect SUBJECT ...` or `capture NAME = certificate`: a
+    /// certificate's field right after `certificate`, a predicate where
+    /// the test of the subject comes; nil elsewhere (and inside a string).
+    private static func afterSubject(_ prefix: String, endsInSpace: Bool) -> CompletionContext? {
+        guard let typed = words(prefix) else { return nil }
+        var before = endsInSpace ? typed[...] : typed.dropLast()
+        if before.first == "capture" {
+            return before.count == 4 && before.dropFirst(2).elementsEqual(["=", "certificate"]) ? .certificateField : nil
+        }
+        before = before.dropFirst()
+        guard let subject = before.popFirst() else { return nil }
+        if subject == "certificate", before.isEmpty { return .certificateField }
+        if before.last == "not" { before = before.dropLast() }
+        var arguments: Int
+        if subject == "certificate" {
+            arguments = 1
+        } else if let count = predicateSubjects[subject] {
+            arguments = count
+            // `cookie "sid" attribute "Max-Age"`: an attribute's value.
+            if subject == "cookie", before.count == 3, before[before.index(after: before.startIndex)] == "attribute" { arguments = 3 }
+            guard before.allSatisfy({ $0.first == "\"" || $0.first == "'" || $0 == "attribute" }) else { return nil }
+        } else {
+            return nil
+        }
+        return before.count == arguments ? .predicate : nil
+    }
+
+    /// A line's words, a quoted string one word (its quotes kept); nil when
+    /// the line ends inside a string.
+    static func words(_ text: String) -> [String]? {
+        var words: [String] = []
+        var word = ""
+        var quote: Character?
+        var escaped = false
+        for character in text {
+            if let open = quote {
+                word.append(character)
+                if escaped { escaped = false } else if character == "\\", open == "\"" { escaped = true } else if character == open { quote = nil }
+            } else if character == " " || character == "\t" {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+            } else {
+                if character == "\"" || character == "'" { quote = character }
+                word.append(character)
+            }
+        }
+        guard quote == nil else { return nil }
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 
     /// Where the last `|` outside a string is in a line's text (in

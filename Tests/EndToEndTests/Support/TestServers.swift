@@ -7,6 +7,14 @@ import Testing
 /// server over HTTP and over HTTPS (with a certificate authority made by
 /// openssl for the run), the same requiring a client certificate, a
 /// forward proxy, and nginx over HTTPS with HTTP/2 when nginx is installed.
+///
+/// A test that needs nginx says so with `.enabled(if:
+/// TestServers.nginxShouldRun, TestServers.nginxSkipReason)` and takes its
+/// server through `required`; one that tries nginx beside what it checks
+/// without it, through `ifInstalled`. Without nginx such a test is skipped
+/// (or its nginx part left out), saying why, except in CI
+/// (PROMISE_RUN_REQUIRE_TOOLS=1, which .ci/run sets after .ci/install-deps
+/// installed nginx), where it fails saying nginx is missing.
 enum TestServers {
     /// Everything made for HTTPS: the folder holds ca.pem, server.pem,
     /// server-key.pem, client.pem and client-key.pem.
@@ -23,6 +31,41 @@ enum TestServers {
         var requests: [String] {
             ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
+    }
+
+    /// nginx's path, if it is installed.
+    static let nginx: String? = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether CI requires every tool a test needs (`.ci/run` sets
+    /// PROMISE_RUN_REQUIRE_TOOLS=1): a missing one fails the test.
+    static let toolsRequired = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
+
+    /// Whether to run the tests that need nginx: it is installed, or CI
+    /// requires them (they then fail saying it is missing).
+    static let nginxShouldRun = nginx != nil || toolsRequired
+
+    static let nginxSkipReason: Comment = """
+        nginx is not installed, so this test of HTTP/2, HTTPS on a Unix socket or WebDAV is skipped; \
+        `.ci/install-deps` installs nginx, and CI (PROMISE_RUN_REQUIRE_TOOLS=1) fails without it
+        """
+
+    /// The nginx server of a test enabled by `nginxShouldRun`; without
+    /// nginx (in CI), the test fails saying so.
+    static func required<Server>(_ server: Server?, sourceLocation: SourceLocation = #_sourceLocation) throws -> Server {
+        try #require(server, "nginx is required here (PROMISE_RUN_REQUIRE_TOOLS=1) but not installed: run .ci/install-deps",
+                     sourceLocation: sourceLocation)
+    }
+
+    /// The nginx server of a test that tries it beside what it checks
+    /// without it: nil when nginx is not installed (the part left out is
+    /// named on the test's output), a failed test when CI requires it.
+    static func ifInstalled<Server>(_ server: Server?, _ part: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Server? {
+        if server == nil, !toolsRequired {
+            print("nginx is not installed (.ci/install-deps installs it): \(part) is not tried here")
+            return nil
+        }
+        return try required(server, sourceLocation: sourceLocation)
     }
 
     private static let started = Mutex<[String: String]>([:])
@@ -170,8 +213,7 @@ enum TestServers {
     /// `server` block's body; nil when nginx is not installed.
     private static func startNginx(_ key: String, scheme: String, prepare: (URL) throws -> Void,
                                    server: (URL, Int) -> String) throws -> String? {
-        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        guard let nginx else { return nil }
         return try once(key) {
             let root = try Binary.temporaryFolder()
             for name in ["www", "logs", "tmp"] {
