@@ -85,15 +85,32 @@ enum Summary {
     private static func table(_ records: [StepRecord], omitted: OmittedRecords, style: ConsoleStyle, width: Int?) -> String {
         var rows = records
         var note = ""
+        var after = ""
         let total = records.count + omitted.count
         if total > fullTableLimit {
-            rows = records.filter { $0.status != .succeeded && $0.status != .upToDate }.prefix(fullTableLimit).map { $0 }
+            // The iterations that never started (a fail-fast repeat
+            // stopped) are one line, not a row each; past a label's first
+            // 1,000 runs they are only counted (`omitted`).
+            var notStartedLabels: [String] = []
+            rows = records.filter { record in
+                guard record.status == .skipped, record.attempts == 0, let label = LabelStats.key(of: record.id) else {
+                    return record.status != .succeeded && record.status != .upToDate
+                }
+                if !notStartedLabels.contains(label) { notStartedLabels.append(label) }
+                return false
+            }.prefix(fullTableLimit).map { $0 }
+            if !notStartedLabels.isEmpty {
+                let skipped = records.count { $0.status == .skipped } + (omitted.byStatus[.skipped] ?? 0)
+                    - rows.count { $0.status == .skipped }
+                let what = skipped == 1 ? "1 iteration" : "\(Format.count(skipped)) iterations"
+                after = style.dim("… \(what) of \(notStartedLabels.joined(separator: ", ")) skipped (not started), not listed") + "\n"
+            }
             let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count).merging(omitted.byStatus, uniquingKeysWith: +)
             note = style.dim("\(total) steps: " + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
                 counts[status].map { "\($0) \(status.rawValue)" }
             }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
         }
-        guard !rows.isEmpty else { return note }
+        guard !rows.isEmpty else { return note + after }
         // Columns: step, kind, status, attempts, duration, message. In a
         // narrow terminal, kind and attempts go first, then the step
         // column shrinks; the message takes what is left.
@@ -139,7 +156,7 @@ enum Summary {
             let shown = cut(message, messageWidth)
             text += (shown.isEmpty ? line : line + "  " + shown) + "\n"
         }
-        return text
+        return text + after
     }
 
     /// `text` in at most `width` characters, with an ellipsis when cut.
