@@ -236,27 +236,46 @@ package struct NoOpRecord: Sendable, Equatable {
     }
 }
 
-/// Space-separated fields of one line of a record, the last the rest.
+/// Space-separated fields of one line of a record, the last the rest;
+/// read as bytes (a record of a large tree has thousands of lines).
 private struct FieldReader {
     private var bytes: ArraySlice<UInt8>
 
     init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
-    mutating func word() -> String {
+    private mutating func field() -> ArraySlice<UInt8> {
         let end = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
-        let word = String(decoding: bytes[..<end], as: UTF8.self)
+        let field = bytes[..<end]
         bytes = end == bytes.endIndex ? bytes[end...] : bytes[(end + 1)...]
-        return word
+        return field
     }
 
+    mutating func word() -> String {
+        String(decoding: field(), as: UTF8.self)
+    }
+
+    /// A decimal integer (a `-` first for a negative one); nil for
+    /// anything else or an overflow.
     mutating func integer() -> Int? {
-        Int(word())
+        var digits = field()
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - 0x30))
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
     }
 
     mutating func look() -> DependencyJournal.Look? {
-        let word = word()
-        guard word.utf8.count == 1 else { return nil }
-        return DependencyJournal.Look(rawValue: word.utf8.first!)
+        let field = field()
+        guard field.count == 1 else { return nil }
+        return DependencyJournal.Look(rawValue: field.first!)
     }
 
     mutating func rest() -> String {
