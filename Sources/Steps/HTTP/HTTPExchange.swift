@@ -28,7 +28,7 @@ final class HTTPExchange: HopDelegate {
     /// Where `save` puts the body (absolute), if it does.
     private let saveTarget: String?
     private let onTransfer: (@Sendable (Int64, Int64?) -> Void)?
-    private let started = ContinuousClock.now
+    private let started: ContinuousClock.Instant
 
     private var request: HopRequest
     private var handle: (any HopHandle)?
@@ -58,7 +58,8 @@ final class HTTPExchange: HopDelegate {
 
     init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
          configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
-         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil) {
+         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil, started: ContinuousClock.Instant = .now) {
+        self.started = started
         self.cookies = cookies
         self.wire = wire
         self.step = step
