@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §11's transport: the real binary on workflow files against real
+/// The HTTP transport (docs/steps.md, 'HTTP'): the real binary on workflow files against real
 /// servers on 127.0.0.1 (the tests' Python server over HTTP and HTTPS, a
 /// forward proxy, nginx with HTTP/2).
 @Suite("End to end: HTTP transport")

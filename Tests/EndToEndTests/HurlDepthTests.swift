@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23 end to end: JSONPath queries (wildcards, filters, `..`) in
+/// HTTP at Hurl's depth, end to end: JSONPath queries (wildcards, filters, `..`) in
 /// expectations and captures, against the tests' server on 127.0.0.1.
 @Suite("End to end: HTTP at Hurl's depth")
 struct HurlDepthTests {

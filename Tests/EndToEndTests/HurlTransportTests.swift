@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Spec §23's transport controls end to end: `unix-socket` (the tests'
+/// Hurl's transport controls end to end: `unix-socket` (the tests'
 /// server on a Unix socket, and nginx with HTTPS and HTTP/2 on one),
 /// `resolve`, `connect-timeout` (a listener whose queue is full drops the
 /// SYNs of further connects), `http-version` and `--http-version` (nginx

@@ -3,7 +3,7 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22's code lens, in process: on each labelled step the last result
+/// The code lens (docs/language.md, 'Editors'), in process: on each labelled step the last result
 /// the store holds (before `--dry-run`'s verdict for a step with
 /// `sources`), an included file's from its includer's store; refreshed
 /// when the store changes, for a client that can be asked to.

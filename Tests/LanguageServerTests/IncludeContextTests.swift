@@ -3,7 +3,7 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22, in process: a file included by another is analysed in its
+/// In process (docs/language.md, 'Editors'): a file included by another is analysed in its
 /// includer's context; the editor's buffers win over the disk; definition,
 /// references and rename span the include tree from either side.
 @Suite("Language server: multi-file projects")
@@ -86,7 +86,7 @@ struct IncludeContextTests {
     }
 }
 
-/// Completion and hover where §18 left them short (issue: `{{f.` after
+/// Completion and hover where the first language server left them short (issue: `{{f.` after
 /// `file read`, `{{r.header.`, subjects by step kind, after `catch`,
 /// `capture =`, `retry N`, `foreach ... in`; a request's `header`; the
 /// `if` fold and its `else`).

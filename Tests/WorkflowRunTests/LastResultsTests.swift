@@ -7,7 +7,7 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-/// The last result of each labelled step (spec §22's code lens): what a
+/// The last result of each labelled step (the language server's code lens): what a
 /// run records, and `.promise-run/last-results.json`, which the command
 /// writes and the language server reads.
 @Suite("Last results of labelled steps")

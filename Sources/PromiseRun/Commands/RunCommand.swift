@@ -13,7 +13,7 @@ import WorkflowLanguage
 func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
                  onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
                  generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil) async -> Int32 {
-    // `--executor`: where process steps that do not say run (spec §14).
+    // `--executor`: where process steps that do not say run.
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),

@@ -6,9 +6,10 @@ import WorkflowModel
 import RunnerSystem
 
 /// One `http` step from its first request to its result: the hops
-/// (redirects followed as spec §11 says, credentials kept from other
-/// origins), the run's cookies, the body (decoded, kept in memory up to the
-/// limit or streamed into the `save` file), the timings, the checks.
+/// (redirects followed as docs/steps.md, 'Redirects' says, credentials
+/// kept from other origins), the run's cookies, the body (decoded, kept in
+/// memory up to the limit or streamed into the `save` file), the timings,
+/// the checks.
 ///
 /// Lives on the event loop thread: its transports call it there, and
 /// `HTTPClient` hands it over before it starts.
@@ -19,9 +20,9 @@ final class HTTPExchange: HopDelegate {
     private let prepared: PreparedRequest
     private let resolver: Resolver<StepResult>
     private unowned let engine: HTTPEngine
-    /// The step's cookie store (spec §20); nil: the engine's.
+    /// The step's cookie store; nil: the engine's.
     private let cookies: CookieStore?
-    /// `-vv`: hears what goes over the wire (spec §20).
+    /// `-vv`: hears what goes over the wire.
     private let wire: (@Sendable (String) -> Void)?
     private let redirectLimit: Int
     private let bodyLimit: Int

@@ -13,7 +13,7 @@ struct ProcessRecord: Sendable {
     var standardOutput: CapturedText
     var standardError: CapturedText
     var duration: Duration
-    /// The Slurm job that ran it, when the process was `srun` (spec §14).
+    /// The Slurm job that ran it, when the process was `srun`.
     var slurmJob: String?
 }
 
