@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Cancellation and the exit codes (docs/command.md) with real processes: timeouts at each
-/// level, --timeout, and signals sent to the runner's pid only. After each,
-/// no process of the workflow may remain.
+/// Cancellation and the exit codes (docs/command.md) with real processes:
+/// timeouts at each level, --timeout, and signals sent to the runner's pid
+/// only. After each, no process of the workflow may remain.
 @Suite("End to end: timeouts, signals, no orphans")
 struct CancellationEndToEndTests {
     @Test("a step timeout kills the whole process group, fails with kind timeout, and ensure runs")
@@ -154,7 +154,8 @@ struct CancellationEndToEndTests {
     }
 }
 
-/// Values (docs/language.md, 'Interpolation') with real processes: values, filters, secrets.
+/// Values (docs/language.md, 'Interpolation') with real processes: values,
+/// filters, secrets.
 @Suite("End to end: values and secrets")
 struct ValuesEndToEndTests {
     @Test("step fields, vars, --var, env with default, filters")

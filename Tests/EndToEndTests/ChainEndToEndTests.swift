@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Blocks as chains (docs/language.md, 'Statements') with real processes: chains, skips, catch, rethrow, ensure.
+/// Blocks as chains (docs/language.md, 'Statements') with real processes:
+/// chains, skips, catch, rethrow, ensure.
 @Suite("End to end: blocks as chains")
 struct ChainEndToEndTests {
     @Test("a failure skips the rest; exit 1; the failure names the step, kind and cause with stderr")

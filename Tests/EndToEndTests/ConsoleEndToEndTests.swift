@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// What a person sees (docs/command.md, 'What you see'): output modes, verbosity, terminal or not.
+/// What a person sees (docs/command.md, 'What you see'): output modes,
+/// verbosity, terminal or not.
 @Suite("End to end: the console")
 struct ConsoleEndToEndTests {
     static let workflow = """

@@ -195,8 +195,9 @@ struct UsageError: Error, Equatable {
     var message: String
 }
 
-/// Parses the command line by hand (docs/command.md, 'Options'): `--opt value` and `--opt=value`,
-/// `-j4`, `--` before a file name that starts with `-`.
+/// Parses the command line by hand (docs/command.md, 'Options'):
+/// `--opt value` and `--opt=value`, `-j4`, `--` before a file name that
+/// starts with `-`.
 enum Arguments {
     /// `arguments` without the program name.
     static func parse(_ arguments: [String]) -> Result<Command, UsageError> {

@@ -399,7 +399,7 @@ struct TemplateParser {
         "status": .status, "body": .body, "path": .path, "content": .content,
     ]
 
-    /// Fields of http steps added after the first ones. A capture of the same name
-    /// (written before they existed) takes their place.
+    /// Fields of http steps added after the first ones. A capture of the same
+    /// name (written before they existed) takes their place.
     static let httpFields: [String: StepField] = ["url": .url, "redirects": .redirects, "version": .version]
 }
