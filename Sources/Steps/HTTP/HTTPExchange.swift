@@ -458,7 +458,8 @@ final class HTTPExchange: HopDelegate {
 
     private func tooLarge(_ size: Int64?) -> StepFailure {
         let what = size.map { "is \($0) bytes" } ?? "is larger than that"
-        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory (use 'save PATH' to stream it to a file)")
+        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory "
+                           + "(use 'save PATH' to stream it to a file)")
     }
 
     static func epochSeconds() -> Int64 {
