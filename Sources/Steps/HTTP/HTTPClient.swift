@@ -55,8 +55,10 @@ final class HTTPClient: Sendable {
             let exchange = LoopBound(HTTPExchange(step: step, prepared: request.value, resolver: resolver, engine: engine.value,
                                                   configuration: configuration, saveTarget: saveTarget, onTransfer: onTransfer,
                                                   cookies: cookies, wire: wire, started: started), loop: loop)
-            // Cancelled before now: called at once, its work queued after this.
             resolver.onCancel { loop.execute { exchange.value.cancel() } }
+            // Cancelled on the way here: over before it starts, so `begin`
+            // sends nothing (the cancel queued above then finds it over).
+            if resolver.isCancelRequested { exchange.value.cancel() }
             engine.value.begin(exchange.value)
         }
         if loop.inLoop {
