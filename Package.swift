@@ -58,7 +58,7 @@ let package = Package(
         // errors, and a connection over two descriptors. Knows nothing of
         // workflows (JSON is its only import).
         .target(name: "JSONRPC", dependencies: ["JSON"]),
-        // `promise-run lsp` (spec §18): the protocol's values, open
+        // `promise-run lsp`: the protocol's values, open
         // documents, and the features, over the language's analysis and its
         // one table of words.
         .target(name: "LanguageServer", dependencies: ["JSON", "JSONRPC", "WorkflowLanguage", "WorkflowModel", "RunnerSystem"]),

@@ -21,12 +21,13 @@ package enum FrameEvent: Equatable, Sendable {
 
 /// Cuts a byte stream into message bodies, however the bytes arrive (a
 /// frame split across reads, several frames in one read). A wrong
-/// `Content-Length` costs that message only (spec §22): a header part
+/// `Content-Length` costs that message only: a header part
 /// starts at its `Content-Length` (what a too short length left of the
 /// body before it is dropped), and a body that holds the next frame's
 /// `Content-Length` ends there (a length too long must not swallow the
 /// messages after it). JSON cannot hold that header outside a string,
 /// and a string cannot hold the line break before it.
+/// See docs/language.md, 'Editors'.
 package struct FrameReader: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0

@@ -4,8 +4,9 @@ import WorkflowModel
 
 /// A document the editor has open: its text as the editor has it (not as
 /// saved), its version, and its analyses (its own, and the one its
-/// features read: its includer's when it is included, spec §22), made by
+/// features read: its includer's when it is included), made by
 /// the server when first needed after each change.
+/// See docs/language.md, 'Editors'.
 final class OpenDocument {
     let uri: String
     /// The file's path (includes resolve against its folder).

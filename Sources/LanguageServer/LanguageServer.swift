@@ -5,11 +5,12 @@ import WorkflowLanguage
 import WorkflowModel
 import JSON
 
-/// `promise-run lsp` (spec §18): the Language Server Protocol 3.17 over
+/// `promise-run lsp`: the Language Server Protocol 3.17 over
 /// standard input and output. Messages are handled one at a time, in
 /// order, on one queue; diagnostics are pushed a short while after the
 /// last change (debounced), from the same queue. Nothing but framed
 /// JSON-RPC is written to standard output.
+/// See docs/language.md, 'Editors'.
 package final class LanguageServer: @unchecked Sendable {
     // @unchecked: every mutable field is touched only on `queue`.
     let connection: Connection

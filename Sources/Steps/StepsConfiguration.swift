@@ -31,7 +31,7 @@ package struct StepsConfiguration: Sendable, Hashable {
     /// unless a step names its own.
     package var caCertificate: String?
     /// `--http-version 1.1|2`: the HTTP version http steps ask for, unless
-    /// a step names its own (spec §23).
+    /// a step names its own.
     package var httpVersion: HTTPVersion?
 
     package init(httpConnections: Int = 64, outputTailLimit: Int = 1 << 20, killGracePeriod: Duration = .seconds(5),

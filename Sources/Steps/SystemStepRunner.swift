@@ -5,13 +5,14 @@ import PromiseEngine
 import WorkflowModel
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
-/// groups of their own, or as Slurm job steps through `srun` (spec §14),
+/// groups of their own, or as Slurm job steps through `srun`,
 /// HTTP on the same event loop (HTTP/1.1 of its own, libcurl for HTTPS,
 /// HTTP/2 and proxies), files with POSIX calls.
 ///
 /// One runner serves one run. At the end of the run call `shutdown()` and
 /// wait for it; on a second Ctrl-C call `killAll()`: between them no child
 /// outlives promise-run.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 package final class SystemStepRunner: StepRunner {
     package let configuration: StepsConfiguration
     private let processes: ProcessStepRunner

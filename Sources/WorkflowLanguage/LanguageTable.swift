@@ -5,7 +5,8 @@ import WorkflowModel
 /// file operations and expectation subjects, each with a one-line doc. The
 /// parser's did-you-mean and its checks of which step takes what, `fmt`'s
 /// order, and the editor grammars (kept in step by a test) read it; the
-/// language server's completion and hover will too (spec §18).
+/// language server's completion and hover will too.
+/// See docs/language.md, 'Editors'.
 package enum LanguageTable {
     /// A word and what it means, in a line.
     package struct Word: Sendable {
@@ -170,7 +171,7 @@ package enum LanguageTable {
     }
 
     /// The fields of the server's certificate, after `certificate` in an
-    /// expectation or a capture (spec §23).
+    /// expectation or a capture.
     package static let certificateFields: [Word] = CertificateField.allCases.map { field in
         let doc: String
         switch field {
@@ -183,7 +184,7 @@ package enum LanguageTable {
         return Word(name: field.rawValue, doc: doc)
     }
 
-    /// What a group's thresholds bound (spec §16): the words after
+    /// What a group's thresholds bound: the words after
     /// `expect` in a group's block.
     package static let thresholdSubjects: [Word] = [
         Word(name: "latency", doc: "a latency statistic: expect latency [of LABEL] p99 < 250ms (min, mean, max, p0.1 to p99.99)"),
@@ -253,7 +254,7 @@ package enum LanguageTable {
     ]
 
     /// The filters of `{{ value | FILTER }}`, of `capture NAME = ... |
-    /// FILTER` and of `expect SUBJECT | FILTER ...` (spec §7, §23).
+    /// FILTER` and of `expect SUBJECT | FILTER ...`.
     package static let filters: [Word] = Filter.allCases.map { filter in
         let doc: String
         switch filter {
@@ -285,7 +286,7 @@ package enum LanguageTable {
         return Word(name: filter.rawValue, doc: doc)
     }
 
-    /// `{{newUuid}}`, `{{newDate}}`: values a template makes (spec §23).
+    /// `{{newUuid}}`, `{{newDate}}`: values a template makes.
     package static let templateFunctions: [Word] = TemplateFunction.allCases.map { function in
         switch function {
         case .newUuid: return Word(name: function.rawValue, doc: "a random UUID (version 4), fresh at each use: {{newUuid}}")
@@ -313,7 +314,7 @@ package enum LanguageTable {
         Attribute(name: "stderr", takenBy: processes, doc: "the standard error, through a pattern"),
     ]
 
-    /// The kinds of failure a `catch` can name (spec §8).
+    /// The kinds of failure a `catch` can name.
     package static let catchKinds: [Word] = FailureKind.allCases.map { kind in
         let doc: String
         switch kind {

@@ -5,8 +5,10 @@
 // and runs it; Tests/EndToEndTests/LibrarySurfaceTests.swift checks the
 // surface it sees.
 //
-// Another project writes:
-//   .package(url: "https://github.com/OWNER/promise-run", from: "0.1.0")
+// Another project writes, with the URL of the repository it cloned (as
+// the README says), or a path to a checkout:
+//   .package(url: "<this repository's URL>", from: "0.1.0")
+//   .package(path: "../promise-run")
 // Here the dependency is this checkout, two folders up; SwiftPM names a path
 // dependency after its folder, so the product's package is that name.
 import PackageDescription

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// A C project as a make user writes one (spec §19): gcc compiles each
+/// A C project as a make user writes one: gcc compiles each
 /// `src/*.c` into `obj/STEM.o` with `-MMD`, the step reads the depfile, a
 /// static library and a program are linked from the objects. Which steps
 /// ran is read from the log each compile appends to, never from timing.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: a C project with depfiles, per-file steps and the stat cache")
 struct CBuildTests {
     static let workflow = """

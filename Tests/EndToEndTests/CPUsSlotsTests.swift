@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `cpus N` on this machine (spec §14): the step takes N of the `-j` slots.
+/// `cpus N` on this machine: the step takes N of the `-j` slots.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 @Suite("cpus N takes N of the -j slots")
 struct CPUsSlotsTests {
     @Test("with -j 2, two steps of cpus 2 run one after the other; two of cpus 1 at once")

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 
-/// The shared cache keeps links as links (spec §19, "Links"; issue 41): a
+/// The shared cache keeps links as links ("Links"; issue 41): a
 /// symbolic link is stored as its target text and restored as a link,
 /// what it points to is never read or uploaded (not even a file outside
 /// the checkout), and hard links come back as one inode. Two checkouts
 /// below one root (so a link can lead out of a checkout), the real
 /// binary, a folder store and nginx with WebDAV. Whether a step ran is
 /// read from its line in $RUNLOG.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: the shared cache keeps links as links")
 struct CacheLinksTests {
     enum StoreKind: String, CaseIterable, Sendable {

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// Spec §9 and cli.md's exit codes with real processes: timeouts at each
-/// level, --timeout, and signals sent to the runner's pid only. After each,
-/// no process of the workflow may remain.
-@Suite("End to end: timeouts, signals, no orphans (spec §9)")
+/// Cancellation and the exit codes (docs/command.md) with real processes:
+/// timeouts at each level, --timeout, and signals sent to the runner's pid
+/// only. After each, no process of the workflow may remain.
+@Suite("End to end: timeouts, signals, no orphans")
 struct CancellationEndToEndTests {
     @Test("a step timeout kills the whole process group, fails with kind timeout, and ensure runs")
     func stepTimeout() throws {
@@ -120,7 +120,7 @@ struct CancellationEndToEndTests {
             #expect(status == code)
             #expect(space.read("ensured.txt") == "yes")
             #expect(space.read("report.json")?.contains("\"interrupted\"") == true)
-            // Red in every report, as a --timeout is (cli.md Part four).
+            // Red in every report, as a --timeout is (docs/reports.md).
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
             let junit = space.read("junit.xml") ?? ""
             #expect(junit.contains("failures=\"1\""), "\(junit)")
@@ -154,8 +154,9 @@ struct CancellationEndToEndTests {
     }
 }
 
-/// Spec §7 with real processes: values, filters, secrets.
-@Suite("End to end: values and secrets (spec §7)")
+/// Values (docs/language.md, 'Interpolation') with real processes: values,
+/// filters, secrets.
+@Suite("End to end: values and secrets")
 struct ValuesEndToEndTests {
     @Test("step fields, vars, --var, env with default, filters")
     func interpolation() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Spec §3 with real processes: chains, skips, catch, rethrow, ensure.
-@Suite("End to end: blocks as chains (spec §3)")
+/// Blocks as chains (docs/language.md, 'Statements') with real processes:
+/// chains, skips, catch, rethrow, ensure.
+@Suite("End to end: blocks as chains")
 struct ChainEndToEndTests {
     @Test("a failure skips the rest; exit 1; the failure names the step, kind and cause with stderr")
     func chainAndSkip() throws {
@@ -90,8 +91,8 @@ struct ChainEndToEndTests {
     }
 }
 
-/// Spec §4 with real processes.
-@Suite("End to end: groups (spec §4)")
+/// Groups (docs/language.md, 'Groups') with real processes.
+@Suite("End to end: groups")
 struct GroupEndToEndTests {
     @Test("parallel limit: at most N processes at once")
     func parallelLimit() throws {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// What a person sees (cli.md): output modes, verbosity, terminal or not.
+/// What a person sees (docs/command.md, 'What you see'): output modes,
+/// verbosity, terminal or not.
 @Suite("End to end: the console")
 struct ConsoleEndToEndTests {
     static let workflow = """
@@ -173,7 +174,7 @@ struct ConsoleEndToEndTests {
     func repeatedLabelLinesCapped() throws {
         let space = try Workspace()
         defer { space.remove() }
-        // A repeat prints none of its successes (spec §20, LoadTruthTests).
+        // A repeat prints none of its successes (LoadTruthTests).
         let run = try space.run("""
         foreach i in range(0, 1004) parallel limit 8 {
           tick: sleep 0ms

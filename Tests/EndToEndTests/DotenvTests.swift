@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `dotenv` and `--env-file` (spec §12), end to end.
+/// `dotenv` and `--env-file`, end to end.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 @Suite("End to end: dotenv and --env-file")
 struct DotenvTests {
     @Test("dotenv: quotes, export, comments, a missing optional file; a block's dotenv is its own")

@@ -153,9 +153,9 @@ struct HTMLReportBrowserTests {
         let (dom, console) = try await Self.load(browser, space.path("report.html"), in: space)
         #expect(console.isEmpty, "console: \(console.prefix(3))")
         // A label keeps the records of its first 1,000 runs and counts the
-        // rest (spec §16); the page says so.
+        // rest; the page says so.
         #expect(Self.count("<details class=\"step\"", in: dom) == 1_000)
-        // Its statistics, with the latencies drawn (spec §16).
+        // Its statistics, with the latencies drawn.
         let stats = try #require(dom.range(of: "<table class=\"stats\""))
         #expect(dom[stats.lowerBound...].contains("<td>log@4:3</td><td>10000</td><td>10000</td><td>0</td>"), "the label's row")
         #expect(dom.contains("<svg class=\"distribution\""))

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Spec §11's transport: the real binary on workflow files against real
-/// servers on 127.0.0.1 (the tests' Python server over HTTP and HTTPS, a
-/// forward proxy, nginx with HTTP/2).
+/// The HTTP transport (docs/steps.md, 'HTTP'): the real binary on workflow
+/// files against real servers on 127.0.0.1 (the tests' Python server over
+/// HTTP and HTTPS, a forward proxy, nginx with HTTP/2).
 @Suite("End to end: HTTP transport")
 struct HTTPEndToEndTests {
     /// Runs `workflow` with `base` set to the plain server's URL.

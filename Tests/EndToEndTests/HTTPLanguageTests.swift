@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §11's language half, end to end: predicates on every text, JSON
+/// The HTTP language, end to end: predicates on every text, JSON
 /// counts, types and contains, big integers, captures from headers,
 /// cookies and the URL, query, basic-auth, multipart, any method,
 /// interpolated header and form names; against the tests' server on

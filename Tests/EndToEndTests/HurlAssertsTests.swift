@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's asserts end to end: duration, version, url (after
+/// Hurl's asserts end to end: duration, version, url (after
 /// redirects), md5, cookie attributes, a list compared whole, predicates on
 /// a body or a header, `{{newUuid}}` and `{{newDate}}`, against the tests'
 /// server on 127.0.0.1.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's certificate asserts end to end: the fields of the server's
+/// Hurl's certificate asserts end to end: the fields of the server's
 /// certificate from the TLS session (libcurl's CURLINFO_CERTINFO), over
 /// HTTP/1.1 (the tests' server, with a certificate this test makes with
 /// openssl) and over HTTP/2 (nginx).

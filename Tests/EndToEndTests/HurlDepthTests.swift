@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Spec §23 end to end: JSONPath queries (wildcards, filters, `..`) in
-/// expectations and captures, against the tests' server on 127.0.0.1.
+/// HTTP at Hurl's depth, end to end: JSONPath queries (wildcards, filters,
+/// `..`) in expectations and captures, against the tests' server on
+/// 127.0.0.1.
 @Suite("End to end: HTTP at Hurl's depth")
 struct HurlDepthTests {
     private func run(_ workflow: String, in space: Workspace) throws -> WorkflowRun {

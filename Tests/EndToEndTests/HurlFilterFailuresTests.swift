@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's filters on their failing side, end to end: an expectation
+/// Hurl's filters on their failing side, end to end: an expectation
 /// after each filter failing with what was expected and the filtered value
 /// that came, and each filter meeting, at run time, a value it cannot take
 /// (kind `expect`, naming the filter and the value). HurlFiltersTests has

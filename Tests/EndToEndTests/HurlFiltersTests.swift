@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's filters end to end: in templates, captures and expectations,
+/// Hurl's filters end to end: in templates, captures and expectations,
 /// against the tests' server on 127.0.0.1; `check` refusing a filter that
 /// meets the wrong kind of value where the kind is known, an unknown name
 /// (with a did-you-mean) and a wrong argument.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's predicates end to end (`isUuid`, `isIsoDate`, `isIpv4`,
+/// Hurl's predicates end to end (`isUuid`, `isIsoDate`, `isIpv4`,
 /// `isIpv6`, `isNumber`, `isString`, `isBoolean`, `isList`, `isObject`,
 /// `isEmpty`, each after `not` too) on JSON values, a body and a header,
 /// against the tests' server on 127.0.0.1: each one holding, and each one

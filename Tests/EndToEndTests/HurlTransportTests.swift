@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Spec §23's transport controls end to end: `unix-socket` (the tests'
+/// Hurl's transport controls end to end: `unix-socket` (the tests'
 /// server on a Unix socket, and nginx with HTTPS and HTTP/2 on one: that
 /// test and the HTTP/2 ones are skipped, saying why, without nginx, and
 /// fail in CI),

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §23's xpath end to end: XPath 1.0 on HTML (libxml2's HTML parser,
+/// Hurl's xpath end to end: XPath 1.0 on HTML (libxml2's HTML parser,
 /// tag soup included) and XML bodies from the tests' server, through the
 /// system's libxml2 loaded at run time; a clear error naming the library
 /// when it cannot be loaded.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `include "PATH"` (spec §12), end to end.
+/// `include "PATH"`, end to end.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 @Suite("End to end: include")
 struct IncludeTests {
     @Test("nested includes run as if written there; labels share one namespace; check, list, graph and reports see the steps")

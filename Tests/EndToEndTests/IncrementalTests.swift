@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `sources` / `generates` (spec §13), end to end against real files.
+/// `sources` / `generates`, end to end against real files.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: incremental steps")
 struct IncrementalTests {
     static let workflow = """

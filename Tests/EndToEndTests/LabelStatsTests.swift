@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Statistics of labels that run more than once (spec §16): in the JSON
+/// Statistics of labels that run more than once: in the JSON
 /// report's `stats`, the console's table and the Markdown report; a label
 /// past 1,000 runs keeps its first 1,000 records and counts the rest.
+/// See docs/language.md, 'Load'.
 @Suite("End to end: statistics per label")
 struct LabelStatsTests {
     @Test("a foreach's http step: counts, statuses, rate and latency percentiles that match what the server was told to take")

@@ -2,8 +2,9 @@ import Foundation
 import LSPTestSupport
 import Testing
 
-/// `promise-run lsp` (spec §18) driven by a protocol client over stdio:
+/// `promise-run lsp` driven by a protocol client over stdio:
 /// the real binary, real files for includes.
+/// See docs/language.md, 'Editors'.
 @Suite("End to end: the language server")
 struct LanguageServerTests {
     static let workflow = """

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Load tests that tell the truth (spec §20), run end to end against the
+/// Load tests that tell the truth, run end to end against the
 /// test server, which counts what it saw: the most requests of a key in it
 /// at once (`/gather`), the cookies each request carried.
+/// See docs/language.md, 'Load'.
 @Suite("End to end: load tests that tell the truth")
 struct LoadTruthTests {
     /// What the server's `/gathered` says of `key`: the most requests in

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// `--metrics-listen` and `--events` (spec §21): a load test watched by a
+/// `--metrics-listen` and `--events`: a load test watched by a
 /// real Prometheus as it runs, every exposition checked by `promtool`, and
 /// the event stream read line by line against the JSON report. Every
 /// address is 127.0.0.1.
+/// See docs/command.md, 'Watching a run'.
 @Suite("End to end: metrics while it runs", .serialized)
 struct MetricsEndToEndTests {
     /// `prometheus` and `promtool`, or nil (the test then passes, saying

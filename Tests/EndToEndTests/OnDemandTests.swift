@@ -2,10 +2,11 @@ import Foundation
 import LSPTestSupport
 import Testing
 
-/// `on-demand` (spec §19, docs/command.md "On demand"), end to end with the
+/// `on-demand` (docs/command.md "On demand"), end to end with the
 /// built binary: what an ordinary run leaves out, what a target brings in,
 /// what `check` refuses, and what `list`, `graph` and `--dry-run` show.
 /// Whether a step ran is read from the files it writes.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: on-demand targets")
 struct OnDemandTests {
     static let build = """

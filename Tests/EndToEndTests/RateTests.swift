@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `rate N/s` on `foreach ... parallel` and `repeat ... parallel` (spec
-/// §16): iterations start on a schedule, and latency runs from the
+/// `rate N/s` on `foreach ... parallel` and `repeat ... parallel`:
+/// iterations start on a schedule, and latency runs from the
 /// scheduled start, so a stall shows in the high percentiles.
 @Suite("End to end: rate")
 struct RateTests {

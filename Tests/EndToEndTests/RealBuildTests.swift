@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 
-/// Incremental steps on real builds (spec §19), the first slice: one
+/// Incremental steps on real builds, the first slice: one
 /// matcher for sources, generates and the cache (a folder stands for every
 /// file below it, dotfiles included); the store remembers the outputs, so
 /// a deleted or changed one runs the step again; a failed step forgets its
 /// entry. Whether a step ran is read from a side effect (a line in a log),
 /// never from timing.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: incremental steps on real builds")
 struct RealBuildTests {
     private func runs(_ space: Workspace) -> Int {

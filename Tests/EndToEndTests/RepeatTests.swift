@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// `repeat N [parallel [limit N] [keep-going]] { }` (spec §16): the body N
+/// `repeat N [parallel [limit N] [keep-going]] { }`: the body N
 /// times, `{{repeat.index}}` from 0, statistics per label; its mistakes at
 /// file:line:col.
+/// See docs/language.md, 'Load'.
 @Suite("End to end: repeat")
 struct RepeatTests {
     @Test("the body N times, in parallel with a limit; {{repeat.index}} counts from 0; statistics count every run")

@@ -4,7 +4,8 @@ import FoundationXML
 #endif
 import Testing
 
-/// cli.md's reports, from a real run, parsed as their consumers would.
+/// The reports (docs/reports.md), from a real run, parsed as their consumers
+/// would.
 @Suite("End to end: reports")
 struct ReportsEndToEndTests {
     static let workflow = """

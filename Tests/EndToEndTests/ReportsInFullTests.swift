@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// cli.md "Reports, in full": timeouts are failures in every report, output
-/// tails and attempts, rendered log messages, the Markdown summary and
+/// Reports in full (docs/reports.md): timeouts are failures in every report,
+/// output tails and attempts, rendered log messages, the Markdown summary and
 /// `$GITHUB_STEP_SUMMARY`, each read as its consumer reads it.
 @Suite("End to end: reports in full")
 struct ReportsInFullTests {

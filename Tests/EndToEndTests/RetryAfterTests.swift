@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// `Retry-After` on 429 and 503 (spec §16): an http step with `retry`
+/// `Retry-After` on 429 and 503: an http step with `retry`
 /// waits what the server asks, instead of its `delay`, at most its timeout;
 /// the report's attempt says so.
+/// See docs/language.md, 'Load'.
 @Suite("End to end: Retry-After")
 struct RetryAfterTests {
     private func attempts(_ run: WorkflowRun, _ id: String) -> [[String: Any]] {

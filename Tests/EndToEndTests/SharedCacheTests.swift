@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// The shared cache (spec §17), end to end: the real binary, real
+/// The shared cache, end to end: the real binary, real
 /// checkouts in different folders, nginx with WebDAV and a folder as
 /// stores, and a store that refuses, hangs, corrupts and demands a token.
+/// See docs/language.md, 'A shared cache'.
 @Suite("End to end: the shared cache")
 struct SharedCacheTests {
     /// `build` makes a text file and an executable; every real run adds a

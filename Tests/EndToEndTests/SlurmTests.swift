@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Process steps on a real one-node Slurm cluster (spec §14), started by
+/// Process steps on a real one-node Slurm cluster, started by
 /// the tests on this machine (`.ci/slurm-cluster`).
+/// See docs/language.md, 'Where process steps run: Slurm'.
 @Suite("Slurm executor, end to end", .serialized, .enabled(if: SlurmCluster.shouldRun, SlurmCluster.skipReason))
 struct SlurmTests {
     @Test("outputs, exit codes, captures, expect and retry come back as on this machine; reports name the executor and the job")

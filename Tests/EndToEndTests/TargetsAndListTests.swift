@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec §12 and cli.md part two, end to end: targets, list, desc,
+/// docs/command.md, 'Targets', end to end: targets, list, desc,
 /// allow-failure, command words anywhere, help per command.
 @Suite("End to end: targets, list, allow-failure, commands")
 struct TargetsAndListTests {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// Thresholds (spec §16): `expect latency|failures|rate ...` in a group's
+/// Thresholds: `expect latency|failures|rate ...` in a group's
 /// block, checked when the group ends against an HTTP server on 127.0.0.1;
 /// one that does not hold fails the group with kind `expect` and the
 /// measured value; JUnit has a test case per threshold.
+/// See docs/language.md, 'Load'.
 @Suite("End to end: thresholds")
 struct ThresholdTests {
     /// The `thresholds` of the group `id` in the JSON report.
@@ -92,7 +93,7 @@ struct ThresholdTests {
         #expect((within.step("hit[0]")?["handledBy"] as? String)?.contains("thresholds of 'load'") == true)
         #expect(thresholds(within, group: "load").first?["measured"] as? Double == 2)
         let junit = try JUnitShape.read(space)
-        // One test case for the label's 20 runs (spec §20); its handled
+        // One test case for the label's 20 runs; its handled
         // failures pass.
         #expect(junit.cases.filter { $0.name.hasPrefix("hit") }.map(\.name) == ["hit"], "\(junit.cases.map(\.name))")
         #expect(junit.cases.first { $0.name == "hit" }?.outcome == nil, "a handled failure passes")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// `--watch` (spec §13), driven by a script that edits files and reads the
+/// `--watch`, driven by a script that edits files and reads the
 /// output as it comes (Tests/Fixtures/watch-driver.py).
+/// See docs/language.md, 'Incremental steps'.
 @Suite("End to end: --watch")
 struct WatchTests {
     private struct Report: Decodable {

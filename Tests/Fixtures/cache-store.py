@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A shared-cache store for the cache tests (spec §17) that misbehaves on
+"""A shared-cache store for the cache tests that misbehaves on
 purpose: 127.0.0.1 only, on a free port written to the file named by the
 first argument; every request is appended, one line each
 ("METHOD PATH AUTHORIZATION"), to the file named by the second. It exits

@@ -1,5 +1,5 @@
--- Neovim's built-in LSP client on a project split with `include` (spec
--- §22): opens the library (lib.workflow), which uses its includer's
+-- Neovim's built-in LSP client on a project split with `include`:
+-- opens the library (lib.workflow), which uses its includer's
 -- variable; fixes a name there without saving and opens the includer
 -- (main.workflow), whose diagnostics must see the fix; renames a label
 -- from the library; applies a quick fix and completes `allow-fa` in

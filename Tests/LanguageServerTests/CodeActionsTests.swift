@@ -3,7 +3,7 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22: quick fixes, document links, workspace symbols, semantic
+/// Quick fixes, document links, workspace symbols, semantic
 /// tokens, in process.
 @Suite("Language server: quick fixes, links, workspace symbols, semantic tokens")
 struct CodeActionsTests {

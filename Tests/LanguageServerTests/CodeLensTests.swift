@@ -3,10 +3,10 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22's code lens, in process: on each labelled step the last result
-/// the store holds (before `--dry-run`'s verdict for a step with
-/// `sources`), an included file's from its includer's store; refreshed
-/// when the store changes, for a client that can be asked to.
+/// The code lens (docs/language.md, 'Editors'), in process: on each labelled
+/// step the last result the store holds (before `--dry-run`'s verdict for a
+/// step with `sources`), an included file's from its includer's store;
+/// refreshed when the store changes, for a client that can be asked to.
 @Suite("Language server: the code lens")
 struct CodeLensTests {
     static let main = "var project = \"p\"\ninclude \"lib.workflow\"\nbuild: sh \"make {{project}}\"\nsh \"true\"\n"

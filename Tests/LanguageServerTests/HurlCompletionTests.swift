@@ -4,7 +4,7 @@ import Testing
 import WorkflowModel
 @testable import LanguageServer
 
-/// Spec §23 in the editor, in process: the predicates where an
+/// Hurl's asserts in the editor, in process: the predicates where an
 /// expectation's test comes (after its subject, and after `not`), the
 /// certificate's fields after `certificate`, and what each one means on
 /// hover; the lists are the language's own (`ValuePredicate`,

@@ -3,9 +3,10 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22, in process: a file included by another is analysed in its
-/// includer's context; the editor's buffers win over the disk; definition,
-/// references and rename span the include tree from either side.
+/// In process (docs/language.md, 'Editors'): a file included by another is
+/// analysed in its includer's context; the editor's buffers win over the
+/// disk; definition, references and rename span the include tree from either
+/// side.
 @Suite("Language server: multi-file projects")
 struct IncludeContextTests {
     static let main = "var project = \"demo\"\ninclude \"lib.workflow\"\nlast: sh \"echo {{built}} {{build.exit}}\"\n"
@@ -86,10 +87,10 @@ struct IncludeContextTests {
     }
 }
 
-/// Completion and hover where §18 left them short (issue: `{{f.` after
-/// `file read`, `{{r.header.`, subjects by step kind, after `catch`,
-/// `capture =`, `retry N`, `foreach ... in`; a request's `header`; the
-/// `if` fold and its `else`).
+/// Completion and hover where the first language server left them short
+/// (issue: `{{f.` after `file read`, `{{r.header.`, subjects by step kind,
+/// after `catch`, `capture =`, `retry N`, `foreach ... in`; a request's
+/// `header`; the `if` fold and its `else`).
 @Suite("Language server: completion and hover in context")
 struct CompletionInContextTests {
     static let text = """

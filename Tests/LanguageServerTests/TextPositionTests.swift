@@ -60,7 +60,7 @@ struct TextPositionTests {
         #expect(context("foreach x in [\"a\"] parallel limit 4 ^") == .parallelOption)
         #expect(context("file ^") == .fileOperation)
         #expect(context("x: http ^") == .httpMethod)
-        // Spec §23: a predicate after a subject, a field after certificate; none inside a string or after a comparison.
+        // A predicate after a subject, a field after certificate; none inside a string or after a comparison.
         #expect(context("x: http GET \"u\" {\n  expect json \"$.a b\" not ^") == .predicate)
         #expect(context("x: http GET \"u\" {\n  expect url is^") == .predicate)
         #expect(context("x: http GET \"u\" {\n  expect json \"$.a ^") == .none)

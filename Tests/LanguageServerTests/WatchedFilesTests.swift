@@ -3,7 +3,7 @@ import LSPTestSupport
 import Testing
 @testable import LanguageServer
 
-/// Spec §22, files changed outside the editor (a `git checkout`, another
+/// Files changed outside the editor (a `git checkout`, another
 /// tool): a client that can is asked to watch the workflows and the
 /// store; what it reports republishes the open files whose analysis read
 /// a changed workflow, and refreshes the lenses when the store changed.

@@ -3,7 +3,8 @@ import Testing
 @testable import WorkflowRun
 
 /// How the language server's code lens says a labelled step's last result
-/// (spec §22: `✓ 2.1s, 3 minutes ago`).
+/// (`✓ 2.1s, 3 minutes ago`).
+/// See docs/language.md, 'Editors'.
 @Suite("The code lens's last results")
 struct LensStoreTests {
     @Test("each way a step ends, with its duration as the console writes it and how long ago")

@@ -6,8 +6,8 @@ import PromiseTestSupport
 import WorkflowTestSupport
 import JSON
 
-/// Spec §11's forms as the parser reads them, and their mistakes.
-@Suite("Parser: HTTP language (spec §11)")
+/// The HTTP forms as the parser reads them, and their mistakes.
+@Suite("Parser: HTTP language")
 struct HTTPLanguageParserTests {
     private func request(_ block: String, method: String = "GET") throws -> HTTPRequest {
         let parsed = try workflow("var n = \"X-Trace\"\nr: http \(method) \"http://h/\" {\n\(block)\n}\n")

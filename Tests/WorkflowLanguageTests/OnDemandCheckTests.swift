@@ -3,10 +3,11 @@ import Testing
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-/// `on-demand` in the language (spec §19): where it may be written, what
+/// `on-demand` in the language: where it may be written, what
 /// the parser and the checker say when it may not, and what it does to
 /// "surely finished".
-@Suite("Checker: on-demand (spec §19)")
+/// See docs/language.md, 'Incremental steps'.
+@Suite("Checker: on-demand")
 struct OnDemandCheckTests {
     @Test("on a labelled step, as a statement of a labelled group, and on a lane it is lowered onto the node")
     func accepted() throws {

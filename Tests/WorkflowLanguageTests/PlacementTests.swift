@@ -6,7 +6,8 @@ import PromiseTestSupport
 @testable import WorkflowRun
 import WorkflowTestSupport
 
-/// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec §14).
+/// `executor`, `partition`, `cpus`, `memory`, `slurm-options`.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 @Suite("Where process steps run: the placement attributes")
 struct PlacementTests {
     /// The placement of each process step, by label, after lowering.

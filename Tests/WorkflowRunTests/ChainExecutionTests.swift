@@ -6,7 +6,7 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-@Suite("Executor: blocks are promise chains (spec §3)")
+@Suite("Executor: blocks are promise chains")
 struct ChainExecutionTests {
     @Test("statements run in order; a failure skips the rest; the run fails")
     func chainAndSkip() {

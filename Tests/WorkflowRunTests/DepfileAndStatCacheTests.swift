@@ -4,7 +4,8 @@ import Testing
 @testable import WorkflowRun
 
 /// The Makefile dependency form as gcc, clang and swiftc write it, and the
-/// stat cache's rule for trusting a hash (spec §19).
+/// stat cache's rule for trusting a hash.
+/// See docs/language.md, 'Incremental steps'.
 @Suite("Depfiles and the stat cache")
 struct DepfileAndStatCacheTests {
     @Test("gcc -MMD -MP: continuation lines, the phony rules add nothing")

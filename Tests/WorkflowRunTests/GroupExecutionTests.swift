@@ -6,7 +6,7 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-@Suite("Executor: groups (spec §4)")
+@Suite("Executor: groups")
 struct GroupExecutionTests {
     @Test("parallel starts every child at once and succeeds when all do")
     func parallelAll() {

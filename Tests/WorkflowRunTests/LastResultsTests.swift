@@ -7,9 +7,9 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-/// The last result of each labelled step (spec §22's code lens): what a
-/// run records, and `.promise-run/last-results.json`, which the command
-/// writes and the language server reads.
+/// The last result of each labelled step (the language server's code lens):
+/// what a run records, and `.promise-run/last-results.json`, which the
+/// command writes and the language server reads.
 @Suite("Last results of labelled steps")
 struct LastResultsTests {
     @Test("a run records each labelled step that ran: its status and duration; a foreach's label once with its runs; skipped and unlabelled steps not")

@@ -3,8 +3,9 @@ import Glibc
 import PromiseTestSupport
 @testable import WorkflowRun
 
-/// The latency histogram (spec §16: percentiles within 1%) against an exact
+/// The latency histogram (percentiles within 1%) against an exact
 /// computation over the same values.
+/// See docs/language.md, 'Load'.
 @Suite("Latency histogram")
 struct LatencyHistogramTests {
     /// Nearest-rank percentile of sorted values.

@@ -3,9 +3,10 @@ import Testing
 @testable import WorkflowModel
 import WorkflowTestSupport
 
-/// The executor and `on-demand` (spec §19): what is left out is skipped
+/// The executor and `on-demand`: what is left out is skipped
 /// with a message saying how to run it, and the chain goes on.
-@Suite("Executor: on-demand (spec §19)")
+/// See docs/language.md, 'Incremental steps'.
+@Suite("Executor: on-demand")
 struct OnDemandExecutionTests {
     static let build = """
         clean: sh "ok" {

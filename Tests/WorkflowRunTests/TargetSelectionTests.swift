@@ -3,9 +3,10 @@ import Testing
 @testable import WorkflowModel
 import WorkflowTestSupport
 
-/// `TargetSelection` (spec §12, §19): what a run runs, as the executor and
+/// `TargetSelection`: what a run runs, as the executor and
 /// the renderers both ask it, with `on-demand` steps and groups.
-@Suite("Target selection and on-demand (spec §12, §19)")
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv' and 'Incremental steps'.
+@Suite("Target selection and on-demand")
 struct TargetSelectionTests {
     static let build = """
         var name = "app"

@@ -6,7 +6,7 @@ import PromiseTestSupport
 @testable import WorkflowLanguage
 import WorkflowTestSupport
 
-@Suite("Executor: timeouts, retries, interrupts (spec §5, §9)")
+@Suite("Executor: timeouts, retries, interrupts")
 struct TimeExecutionTests {
     @Test("a step timeout cancels the work, fails with kind timeout, and ensure still runs")
     func stepTimeout() {
@@ -176,7 +176,7 @@ struct TimeExecutionTests {
     }
 }
 
-@Suite("Executor: values (spec §7)")
+@Suite("Executor: values")
 struct ValueExecutionTests {
     @Test("step fields, captures of earlier steps, variables, --var, env with default, filters")
     func interpolation() {

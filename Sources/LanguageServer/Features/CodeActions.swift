@@ -4,10 +4,11 @@ import WorkflowLanguage
 import WorkflowModel
 import JSON
 
-/// Spec §22: quick fixes (every did-you-mean; an undeclared variable's
+/// Quick fixes (every did-you-mean; an undeclared variable's
 /// `var NAME = ""`), document links on `include` paths, and workspace
 /// symbols (the labels and variables of every workflow under the
 /// workspace folders).
+/// See docs/language.md, 'Editors'.
 extension LanguageServer {
     func codeActions(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         var actions: [JSONValue] = []

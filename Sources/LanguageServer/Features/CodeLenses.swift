@@ -4,9 +4,10 @@ import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
 
-/// What the code lens reads of the local store beside a workflow (spec
-/// §22). The executable passes the runner's: this target never reads the
-/// store itself.
+/// What the code lens reads of the local store beside a workflow. The
+/// executable passes the runner's: this target never reads the store
+/// itself.
+/// See docs/language.md, 'Editors'.
 package struct LocalStore: Sendable {
     /// What the next run would do with each step that has `sources`, and
     /// why (`--dry-run`'s verdict), by step id.
@@ -53,7 +54,7 @@ struct FileStamp: Equatable {
 }
 
 extension LanguageServer {
-    /// The lenses on each labelled step of this file (spec §22): the last
+    /// The lenses on each labelled step of this file: the last
     /// result the store holds for it, and for a step with `sources` whether
     /// the next run would run it and why (`--dry-run`'s verdict; not for a
     /// file with errors). An included file's steps are its includer's: its

@@ -4,11 +4,12 @@ import WorkflowLanguage
 import WorkflowModel
 import JSON
 
-/// Completion (spec §18): statements, step kinds, the attributes the step
+/// Completion: statements, step kinds, the attributes the step
 /// at the cursor takes, labels after `needs`, predicates after an
-/// expectation's subject and a certificate's fields (spec §23), and after
-/// `{{`: variables, labels and their fields, filters. Every word and its doc comes from
+/// expectation's subject and a certificate's fields, and after `{{`:
+/// variables, labels and their fields, filters. Every word and its doc comes from
 /// the language table.
+/// See docs/language.md, 'Editors'.
 extension LanguageServer {
     func completion(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
         guard let position = params[member: "position"]?.position else { return .failure(.invalidParams("position is missing")) }
@@ -109,7 +110,7 @@ extension LanguageServer {
             break
         }
         // Each item replaces the whole word at the cursor, hyphens
-        // included (`allow-` gives `allow-failure`, spec §22).
+        // included (`allow-` gives `allow-failure`).
         let span = Self.wordSpan(around: offset, in: document.bytes)
         let word = document.lines.range(span.lowerBound, span.upperBound, encoding)
         items = items.map { item in

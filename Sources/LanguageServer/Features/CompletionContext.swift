@@ -64,7 +64,7 @@ enum CompletionContext: Equatable {
         guard let head else { return .statement(owner: owner(before: lineStart, in: bytes), afterLabel: afterLabel) }
         let count = before.count - (afterLabel ? 1 : 0)
         // `capture n = json "$.a" | co`, `expect body | jsonpath "$.id" | to`:
-        // after a `|` outside strings, a filter (spec §23).
+        // after a `|` outside strings, a filter.
         if head == "capture" || head == "expect", let last = lastPipeOutsideStrings(prefix) {
             let after = prefix[prefix.index(prefix.startIndex, offsetBy: last + 1)...]
             let typed = after.split(separator: " ", omittingEmptySubsequences: true)

@@ -3,11 +3,12 @@ import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
 
-/// Spec §22: a file analysed in the context of the file that includes it.
+/// A file analysed in the context of the file that includes it.
 /// What the editor holds wins over the disk for every file an analysis
 /// reads; an included file's includer is an open document whose include
 /// tree holds it, else a workflow under the workspace folders whose tree
 /// does. A file included by none is analysed alone.
+/// See docs/language.md, 'Editors'.
 extension LanguageServer {
     /// The open documents' texts, by normalized path: what every analysis
     /// reads instead of the disk.

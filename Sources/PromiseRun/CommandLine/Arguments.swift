@@ -86,7 +86,7 @@ struct RunOptions: Equatable, Sendable {
     /// `-j N`: at most N process steps at once; nil: the number of cores.
     var jobs: Int?
     /// `--executor local|slurm`: where process steps without an `executor`
-    /// attribute run (spec §14); nil: on this machine.
+    /// attribute run; nil: on this machine.
     var executor: Placement.ExecutorKind?
     /// `--slurm-jobs N`: at most N Slurm jobs in flight.
     var slurmJobs = 64
@@ -102,14 +102,14 @@ struct RunOptions: Equatable, Sendable {
     /// `--report-output N`: KiB of each process step's stdout and stderr
     /// the reports keep (0: none).
     var reportOutputKiB = 64
-    /// `--metrics-listen ADDR`: serve `/metrics` there (spec §21).
+    /// `--metrics-listen ADDR`: serve `/metrics` there.
     var metricsListen: String?
-    /// `--events PATH|-`: JSON lines as the run goes (spec §21).
+    /// `--events PATH|-`: JSON lines as the run goes.
     var events: String?
     var output = OutputMode.prefixed
     var color = ColorMode.auto
     var verbosity = Verbosity.normal
-    /// `-vv`: each http step's request and response on stderr (spec §20).
+    /// `-vv`: each http step's request and response on stderr.
     var showsWire = false
     /// `--dry-run`: print the tree with known values, run nothing.
     var dryRun = false
@@ -119,7 +119,7 @@ struct RunOptions: Equatable, Sendable {
     var httpVersion: HTTPVersion?
     /// `--cacert PATH`: the authorities HTTPS steps trust.
     var caCertificate: String?
-    /// `--cache URL` (spec §17); nil: `PROMISE_RUN_CACHE`, if set.
+    /// `--cache URL`; nil: `PROMISE_RUN_CACHE`, if set.
     var cache: String?
     /// `--cache-read-only`: read the cache, never write it.
     var cacheReadOnly = false
@@ -195,8 +195,9 @@ struct UsageError: Error, Equatable {
     var message: String
 }
 
-/// Parses the command line by hand (cli.md): `--opt value` and `--opt=value`,
-/// `-j4`, `--` before a file name that starts with `-`.
+/// Parses the command line by hand (docs/command.md, 'Options'):
+/// `--opt value` and `--opt=value`, `-j4`, `--` before a file name that
+/// starts with `-`.
 enum Arguments {
     /// `arguments` without the program name.
     static func parse(_ arguments: [String]) -> Result<Command, UsageError> {

@@ -3,8 +3,9 @@ import RunnerSystem
 import WorkflowModel
 import WorkflowRun
 
-/// The shared cache a run uses (spec §17): `--cache` wins over
+/// The shared cache a run uses: `--cache` wins over
 /// `PROMISE_RUN_CACHE`; a token comes from `PROMISE_RUN_CACHE_TOKEN`.
+/// See docs/language.md, 'A shared cache'.
 enum CacheSetting {
     /// Nil when no cache is named; a failure says what is wrong with the
     /// one that is (exit 2).

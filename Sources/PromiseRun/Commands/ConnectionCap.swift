@@ -1,9 +1,10 @@
 import WorkflowModel
 
-/// How many http requests the run has in flight at most (spec §20): the
+/// How many http requests the run has in flight at most: the
 /// larger of `--http-connections` and the largest explicit `limit` of a
 /// group holding http steps, unless the descriptor limit holds it lower,
 /// which the run then says.
+/// See docs/language.md, 'Load'.
 struct ConnectionCap {
     /// Descriptors kept for everything else (the workflow file, reports,
     /// processes' pipes, the event loop).

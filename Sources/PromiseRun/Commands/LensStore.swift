@@ -2,9 +2,10 @@ import LanguageServer
 import RunnerSystem
 import WorkflowRun
 
-/// What `promise-run lsp`'s code lens reads of the local store (spec §22):
+/// What `promise-run lsp`'s code lens reads of the local store:
 /// `--dry-run`'s verdicts, each label's last result as the lens says it,
 /// and the store's files whose change refreshes the lenses.
+/// See docs/language.md, 'Editors'.
 enum LensStore {
     static var store: LocalStore {
         LocalStore(

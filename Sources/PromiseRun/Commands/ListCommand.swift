@@ -6,7 +6,8 @@ import JSON
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a
-/// target may name (spec §12), `on-demand` ones marked (spec §19).
+/// target may name, `on-demand` ones marked.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv' and 'Incremental steps'.
 enum ListCommand {
     static func run(_ options: ListOptions) -> Int32 {
         guard case .success(let workflow) = CheckCommand.load(options.file, colored: StandardStreams.useColor(options.color)) else {

@@ -6,7 +6,7 @@ import WorkflowModel
 /// A run that finds every step up to date leaves a record of what it
 /// looked at (`NoOpRecord`); the next identical invocation `stat`s those
 /// paths and, when all still look the same, shows the same no-op without
-/// reading the workflow (docs/language.md, "Incremental steps"). Only an
+/// reading the workflow (docs/language.md, 'Incremental steps: sources and generates'). Only an
 /// ordinary run: `--dry-run`, `--watch`, `--force`, `-v`, `-vv`, reports,
 /// `--events`, `--metrics-listen`, GitHub Actions' annotations and step
 /// summary, and a workflow from standard input always take the full path.

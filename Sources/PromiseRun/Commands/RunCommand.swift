@@ -14,7 +14,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
                  onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
                  generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil,
                  noOp: NoOpRun.Invocation? = nil) async -> Int32 {
-    // `--executor`: where process steps that do not say run (spec §14).
+    // `--executor`: where process steps that do not say run.
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
     let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),

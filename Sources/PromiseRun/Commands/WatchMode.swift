@@ -7,13 +7,14 @@ import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
 
-/// `--watch` (spec §13): runs the workflow (or its targets), then waits for
+/// `--watch`: runs the workflow (or its targets), then waits for
 /// a change in a file any `sources` matches, or in the workflow file or one
 /// of its includes; a change during a run stops it (ensures run) and
 /// starts the next; a change between runs starts the next. Each next run
 /// reads the workflow file again and checks it: with errors, they are
 /// printed, nothing runs, and the watch goes on. Ctrl-C ends it, with the
 /// usual exit code.
+/// See docs/language.md, 'Incremental steps'.
 enum WatchMode {
     static func run(_ workflow: Workflow, options: RunOptions, selection: TargetSelection?, liveOutputs: LiveOutputs? = nil) async -> Int32 {
         let signals = SignalWatcher.shared

@@ -5,13 +5,14 @@ import WorkflowModel
 import WorkflowRun
 import JSON
 
-/// `--events PATH|-` (spec §21): one JSON object a line as the run goes
+/// `--events PATH|-`: one JSON object a line as the run goes
 /// (`run-start`, `step-start`, `step-end`, `group-end`, `run-end`). The
 /// records it gets are masked by the recorder; what it writes itself
 /// (messages, summaries) goes through the run's mask once more. Lines
 /// wait in a buffer of at most `flushBytes`, written when it fills and at
 /// least once a second (a timer on the event loop), so a run of millions
 /// of steps streams with flat memory.
+/// See docs/command.md, 'Watching a run'.
 final class EventStream: ExecutionObserver, Sendable {
     private struct State {
         var buffer: [UInt8] = []

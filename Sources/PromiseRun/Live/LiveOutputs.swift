@@ -2,12 +2,13 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowRun
 
-/// `--events` and `--metrics-listen` (spec §21): what lets others watch a
+/// `--events` and `--metrics-listen`: what lets others watch a
 /// run while it goes. Set up before anything runs (an address that cannot
 /// be bound or a file that cannot be written is exit 2), told of each run
 /// (`--watch` runs several), and closed at the end: the events written
 /// out, the endpoint kept open 2 more seconds, so that one more scrape
 /// sees the final counts.
+/// See docs/command.md, 'Watching a run'.
 final class LiveOutputs: Sendable {
     let events: EventStream?
     let server: LoopHTTPServer?

@@ -3,11 +3,12 @@ import PromiseEngine
 import WorkflowModel
 import WorkflowRun
 
-/// What `--metrics-listen` serves (spec §21), counted as steps end: per
+/// What `--metrics-listen` serves, counted as steps end: per
 /// label (a repeated step's label, as the statistics name it), runs by
 /// status, HTTP responses by code, a latency and a lateness histogram;
 /// the steps running and the run's status. A fixed size per label,
 /// whatever the number of steps.
+/// See docs/command.md, 'Watching a run'.
 final class RunMetrics: ExecutionObserver, Sendable {
     /// One label's series.
     struct Series: Sendable {

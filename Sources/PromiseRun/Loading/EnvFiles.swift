@@ -6,7 +6,8 @@ import WorkflowModel
 import WorkflowLanguage
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
-/// of `dotenv`, spec §12).
+/// of `dotenv`).
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 enum EnvFiles {
     /// The pairs, or a one-line problem saying where (`path:line:col`).
     static func load(_ path: String) -> Result<[(name: String, value: String)], EnvFileProblem> {

@@ -184,8 +184,8 @@ enum HTMLPage {
         });
         statsSection.appendChild(el("table", { "class": "stats" }, [el("thead", null, [head]), el("tbody", null, body)]));
       }
-      // Thresholds (spec §16): each with what was measured, first: with
-      // the failures that decided the run, they are the answer (spec §20).
+      // Thresholds: each with what was measured, first: with
+      // the failures that decided the run, they are the answer.
       if ((data.thresholds || []).length) {
         var thresholdSection = document.getElementById("failures");
         thresholdSection.appendChild(el("h2", { text: "Thresholds" }));
@@ -199,7 +199,7 @@ enum HTMLPage {
 
       // The failures that decided the run beside the thresholds, before
       // the statistics; those the workflow handled (no failure of the
-      // run, so not counted as one) after them (spec §20).
+      // run, so not counted as one) after them.
       [["Failures", data.failures.filter(function (failure) { return !failure.handledBy; }), "failures"],
        ["Handled failures", data.failures.filter(function (failure) { return failure.handledBy; }), "handled"]].forEach(function (part) {
         if (!part[1].length) return;

@@ -112,7 +112,7 @@ enum HTMLReport {
                     ("p", .array([latency.minimum == .max ? 0 : latency.minimum, latency.percentile(50), latency.percentile(90),
                                   latency.percentile(99), latency.maximum].map(seconds))),
                     ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
-                    // Over time (spec §20): seconds a point, then per point
+                    // Over time: seconds a point, then per point
                     // its completions, failures and p99 (s).
                     ("every", .decimal(label.series.width, places: 0)),
                     ("series", .array(label.series.points.map { point in
@@ -127,7 +127,7 @@ enum HTMLReport {
                     .array([.string(group.id), .string(threshold.threshold.text), .bool(threshold.holds), .string(threshold.measuredText)])
                 }
             })),
-            // Runs of a label past its first 1,000, counted (spec §16).
+            // Runs of a label past its first 1,000, counted.
             ("notListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { ($0.key.rawValue, .integer($0.value)) })),
         ])

@@ -35,7 +35,7 @@ enum JSONReport {
         return JSONValue.object(members).rendered() + "\n"
     }
 
-    /// A label's statistics (spec §16): latencies in seconds.
+    /// A label's statistics: latencies in seconds.
     static func stats(_ stats: LabelStats) -> JSONValue {
         func seconds(_ microseconds: Int64) -> JSONValue { .decimal(Double(microseconds) / 1_000_000, places: 6) }
         let latency = stats.latency
@@ -60,7 +60,7 @@ enum JSONReport {
                 ("p50", seconds(lateness.percentile(50))), ("p99", seconds(lateness.percentile(99))), ("max", seconds(lateness.maximum)),
             ])))
         }
-        // Over time (spec §20): a point a second (or, past 600, a point
+        // Over time: a point a second (or, past 600, a point
         // every `secondsPerPoint`), from the label's first end.
         let series = stats.series
         members.append(("series", .object([
@@ -95,7 +95,7 @@ enum JSONReport {
         return .object(members)
     }
 
-    /// A threshold as checked (spec §16): as written, whether it held, and
+    /// A threshold as checked: as written, whether it held, and
     /// the measured value in its unit (seconds, a share from 0 to 1, a
     /// count, per second; null when nothing ended to measure).
     static func threshold(_ result: ThresholdResult) -> JSONValue {

@@ -11,8 +11,9 @@ import WorkflowLanguage
 /// its own (a timeout) and a run that timed out are test cases of their
 /// own with a `<failure>`, so `failures` counts every timeout. Each
 /// threshold of a group is a test case named as written (`latency p99 <
-/// 250ms`, spec §16), failed when it did not hold; the group's failure is
+/// 250ms`), failed when it did not hold; the group's failure is
 /// then theirs. Output tails go to `<system-out>` / `<system-err>`.
+/// See docs/language.md, 'Load'.
 enum JUnitReport {
     static func render(_ result: RunResult) -> String {
         let records = result.records
@@ -25,7 +26,7 @@ enum JUnitReport {
             }
         }
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group, $0) } }
-        // A label that ran more than once is one test case (spec §20).
+        // A label that ran more than once is one test case.
         let (single, repeated) = RepeatedLabel.split(records, stats: result.stats)
         let tests = single.count + repeated.count + extra.count + thresholds.count
         // A failure the workflow handled is no failure of the run: its test
@@ -95,7 +96,7 @@ enum JUnitReport {
             break
         }
         var out = ""
-        // Where it ran (spec §14): JUnit has no per-test properties that
+        // Where it ran: JUnit has no per-test properties that
         // every reader accepts, so it is a line of the test's output.
         if record.executor == .slurm {
             out += "ran on Slurm" + (record.slurmJob.map { ", job \($0)" } ?? "") + "\n"
@@ -205,7 +206,8 @@ enum ReportText {
 }
 
 /// The records of a label that ran more than once, as one (a JUnit test
-/// case, spec §20).
+/// case).
+/// See docs/language.md, 'Load'.
 struct RepeatedLabel {
     var stats: LabelStats
     var records: [StepRecord]

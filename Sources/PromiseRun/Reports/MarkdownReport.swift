@@ -25,7 +25,7 @@ enum MarkdownReport {
         facts.append("started \(ReportTime.iso8601(result.startedAt))")
         text += facts.joined(separator: " · ") + "\n\n"
 
-        // What decided the run first (spec §20): the thresholds and the
+        // What decided the run first: the thresholds and the
         // failures of the run; then the statistics with their series;
         // then what the workflow handled.
         text += thresholdsTable(result)
@@ -89,7 +89,7 @@ enum MarkdownReport {
         return (text, shown + list.count)
     }
 
-    /// The thresholds as checked when their groups ended (spec §16).
+    /// The thresholds as checked when their groups ended.
     private static func thresholdsTable(_ result: RunResult) -> String {
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
         guard !thresholds.isEmpty else { return "" }
@@ -105,8 +105,8 @@ enum MarkdownReport {
     /// JSON report has them all): a step summary stays under GitHub's 1 MiB.
     static let seriesRowLimit = 3_000
 
-    /// Labels that ran more than once (spec §16): a table, then each
-    /// label's series over time in a folded table (spec §20).
+    /// Labels that ran more than once: a table, then each
+    /// label's series over time in a folded table.
     private static func statistics(_ stats: [LabelStats]) -> String {
         guard !stats.isEmpty else { return "" }
         func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }

@@ -60,8 +60,8 @@ extension [ReportFailure] {
 }
 
 extension RunResult.Status {
-    /// The run's `status` in the JSON and HTML reports (cli.md "Reports, in
-    /// full"): a run `--timeout` stopped is `failed`, its `error` of kind
+    /// The run's `status` in the JSON and HTML reports (docs/reports.md):
+    /// a run `--timeout` stopped is `failed`, its `error` of kind
     /// `timeout` (and exit code 124) saying why; CI scripts test
     /// `status == "failed"`.
     var reported: String {

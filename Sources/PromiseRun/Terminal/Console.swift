@@ -22,7 +22,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         /// The ids of the `repeat` groups and the `foreach` groups with a
         /// `rate`: their iterations' successes are counted, not printed
         /// one a line, and the iterations they did not start are said in
-        /// one line (spec §20).
+        /// one line.
         var loadGroups: Set<String> = []
         /// Print progress lines every 10 s without a live area (a run
         /// shown from its no-op record takes no time, and starts no timer).
@@ -46,7 +46,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         var grouped: [String: GroupedOutput] = [:]
         var liveLines = 0
         /// When the live area was last drawn: it is drawn at most ten
-        /// times a second (spec §20).
+        /// times a second.
         var drawn: ContinuousClock.Instant?
         /// Whether printed lines drew it since the timer's last tick: the
         /// tick then leaves it as it is.
@@ -69,7 +69,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     /// are counted, and the statistics at the end have them: a load test's
     /// log stays readable.
     static let linesPerLabel = 1_000
-    /// The failures of a label printed as they happen (spec §20).
+    /// The failures of a label printed as they happen.
     static let failuresPerLabel = 100
     /// The shortest time between two drawings of the live area.
     static let redrawInterval = Duration.milliseconds(100)
@@ -91,9 +91,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     /// - Parameters:
     ///   - total: how many steps the run has (for `[done/total]`).
     ///   - labels: the statistics so far of the labels that ran more than
-    ///     once (the live area shows their rate and p99, spec §16).
+    ///     once (the live area shows their rate and p99).
     ///   - loads: how far the load groups running now have come (a log's
-    ///     progress lines, spec §20).
+    ///     progress lines).
     init(settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] },
          loads: @escaping @Sendable () -> [LoadProgress] = { [] }) {
         self.settings = settings
@@ -306,7 +306,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     private func redraw() {
         state.withLock { state in
-            // The timer ticks ten times a second (spec §20: at most ten
+            // The timer ticks ten times a second (at most ten
             // drawings); printed lines draw it between ticks only a tenth of
             // a second after the last drawing, and the next tick is then
             // skipped. (A tick judged by the clock would skip every other
@@ -321,7 +321,7 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     }
 
     /// Without a terminal: a line per running load group, every ten
-    /// seconds, so a CI log shows a load test moving (spec §20).
+    /// seconds, so a CI log shows a load test moving.
     private func progress() {
         let lines = loads().map(Self.progressLine)
         state.withLock { state in

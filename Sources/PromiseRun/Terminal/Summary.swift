@@ -20,13 +20,13 @@ enum Summary {
         if verbosity != .quiet, !records.isEmpty {
             text += "\n" + table(records, omitted: result.omitted, style: style, width: width)
         }
-        // `-q` keeps the statistics and the thresholds (spec §20).
+        // `-q` keeps the statistics and the thresholds.
         if !result.stats.isEmpty {
             text += "\n" + statsTable(result.stats, style: style)
         }
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
         if !thresholds.isEmpty {
-            // Each threshold as checked (spec §16), with what was measured.
+            // Each threshold as checked, with what was measured.
             text += "\n"
             for (group, threshold) in thresholds {
                 let mark = threshold.holds ? style.green("✓") : style.red("✗")
@@ -57,9 +57,9 @@ enum Summary {
         return text
     }
 
-    /// One row per label that ran more than once (spec §16): runs, how
+    /// One row per label that ran more than once: runs, how
     /// they ended, completions a second, latency percentiles, and the
-    /// 99th percentile of lateness under a `rate` (spec §20; `-` without).
+    /// 99th percentile of lateness under a `rate` (`-` without).
     static func statsTable(_ stats: [LabelStats], style: ConsoleStyle) -> String {
         let headers = ["label", "runs", "ok", "failed", "rate/s", "min", "p50", "p90", "p99", "max", "late p99"]
         var rows: [[String]] = []

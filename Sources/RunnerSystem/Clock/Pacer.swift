@@ -3,7 +3,7 @@ import Glibc
 import PromiseEngine
 import Synchronization
 
-/// A clock whose timers fire on time, for schedules (spec §16: a `rate`
+/// A clock whose timers fire on time, for schedules (a `rate`
 /// starts the k-th iteration k/R seconds after its group started, 20,000
 /// a second and more). One thread of its own sleeps until the earliest
 /// deadline with a timer slack of a microsecond and runs what is due
@@ -11,6 +11,7 @@ import Synchronization
 /// work of a due iteration starts at once, not behind a pool's queue.
 ///
 /// `now()` is the system clock's, so it mixes with `SystemClock` timings.
+/// See docs/language.md, 'Load'.
 package final class Pacer: PromiseClock, @unchecked Sendable {
     // @unchecked: `heap` and `nextToken` are read and written only under
     // `mutex`; the pthread objects are made once and never freed (the

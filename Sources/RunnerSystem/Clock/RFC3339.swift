@@ -2,7 +2,8 @@ import Glibc
 import PromiseEngine
 
 /// RFC 3339 times in UTC, written and read: `{{newDate}}`, and the
-/// comparisons of a certificate's dates (spec §23).
+/// comparisons of a certificate's dates.
+/// See docs/steps.md, 'For Hurl users'.
 package enum RFC3339 {
     /// `seconds` since the epoch as `2026-01-31T12:00:00.123456Z`
     /// (`fractionDigits` 0: no fraction).

@@ -1,11 +1,12 @@
 import PromiseEngine
 
-/// `.env` files (spec §12): `NAME=VALUE` lines; blank lines and `#`
+/// `.env` files: `NAME=VALUE` lines; blank lines and `#`
 /// comments ignored; an `export ` prefix allowed; values unquoted (cut at
 /// ` #`, spaces trimmed), in single quotes (as written), or in double quotes
 /// (`\n`, `\t`, `\r`, `\"`, `\\` escapes); no interpolation. An error
 /// says where (`path:line:col`) and what is wrong, never the line's text
 /// (a `.env` file holds secrets).
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 package enum Dotenv {
     /// A line that is not `NAME=VALUE`: where, and what to write instead.
     package struct ParseError: Error, Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Synchronization
 /// Every file, folder and link a run looked at, and what it saw of each:
 /// what a no-op run depends on, so that the next identical invocation can
 /// tell, with one `stat` a path, that nothing it read has changed
-/// (docs/language.md, "Incremental steps": the no-op record).
+/// (docs/language.md, 'Incremental steps: sources and generates': the no-op record).
 ///
 /// The file system's readers note what they look at (`FileSystem.read`,
 /// `readChunks`, `exists`, folder listings, the glob's and the stat

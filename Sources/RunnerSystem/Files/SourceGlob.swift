@@ -2,8 +2,9 @@ import Glibc
 
 /// Files matching a glob (`*`, `?`, `**`), relative to `base`: the one
 /// matcher of `sources`, `generates`, the shared cache and what a restore
-/// may write (spec §19). A match that is a folder stands for every file
+/// may write. A match that is a folder stands for every file
 /// below it, dotfiles included, so `sources "src"` means all of `src`.
+/// See docs/language.md, 'Incremental steps'.
 package enum SourceGlob {
     package static func matches(_ pattern: String, base: String) -> [String] {
         if let literal = FileSystem.literalPath(pattern) {
@@ -25,7 +26,7 @@ package enum SourceGlob {
     }
 
     /// Every file below a folder, at any depth, names that start with `.`
-    /// included (spec §19: a folder stands for all of it); a link is a
+    /// included (a folder stands for all of it); a link is a
     /// file here, never followed; `.promise-run` (the runner's own store,
     /// which changes on every run) is left out. Relative, unsorted.
     static func below(_ folder: String) -> [String] {

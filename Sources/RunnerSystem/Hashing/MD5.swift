@@ -1,8 +1,9 @@
 import PromiseEngine
 
-/// MD5 (RFC 1321), for `expect md5 == "..."` (spec §23): Hurl's body
+/// MD5 (RFC 1321), for `expect md5 == "..."`: Hurl's body
 /// hash, not for anything that needs a secure hash. Passes RFC 1321's
 /// test suite (MD5Tests).
+/// See docs/steps.md, 'For Hurl users'.
 package enum MD5 {
     private static let shifts: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
                                            5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,

@@ -36,14 +36,13 @@ package final class LoopHTTPServer: Sendable {
     private let listener: Int32
     private let token: EventLoop.Token
     private let respond: @Sendable (_ method: String, _ path: String) -> Response
-    private let confined: Confined
+    private let confined: LoopBound<Confined>
     /// The port it listens on (the one asked for, or the one given for 0).
     package let port: UInt16
 
-    /// What only the loop thread touches.
-    private final class Confined: @unchecked Sendable {
-        // @unchecked: read and written only on the loop thread (the
-        // handlers and the work given to `execute`).
+    /// What only the loop thread touches (the handlers and the work given
+    /// to `execute`).
+    private final class Confined {
         var connections: [EventLoop.Token: Connection] = [:]
         var closed = false
     }
@@ -73,7 +72,7 @@ package final class LoopHTTPServer: Sendable {
         self.port = port
         self.respond = respond
         token = loop.makeToken()
-        confined = Confined()
+        confined = LoopBound(handingOver: Confined(), to: loop)
     }
 
     /// Listens on exactly `address` (`127.0.0.1:9464`, `[::1]:9464`: a
@@ -162,23 +161,23 @@ package final class LoopHTTPServer: Sendable {
 
     private func shut() {
         precondition(loop.inLoop)
-        guard !confined.closed else { return }
-        confined.closed = true
+        guard !confined.value.closed else { return }
+        confined.value.closed = true
         loop.unregister(listener, token: token)
         Glibc.close(listener)
-        for connection in confined.connections.values { drop(connection) }
+        for connection in confined.value.connections.values { drop(connection) }
     }
 
     private func acceptAll() {
         precondition(loop.inLoop)
-        while !confined.closed {
+        while !confined.value.closed {
             let fd = csh_accept(listener)
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             let connection = Connection(fd: fd, token: loop.makeToken())
-            confined.connections[connection.token] = connection
+            confined.value.connections[connection.token] = connection
             // A client that never finishes its request does not hold a
             // descriptor for long.
             connection.idleTimer = loop.schedule(after: .seconds(10)) { [self] in drop(connection) }
@@ -189,7 +188,7 @@ package final class LoopHTTPServer: Sendable {
     }
 
     private func handle(_ connection: Connection, events: UInt32) {
-        guard confined.connections[connection.token] != nil else { return }
+        guard confined.value.connections[connection.token] != nil else { return }
         if !connection.output.isEmpty {
             writeOut(connection)
             return
@@ -264,7 +263,7 @@ package final class LoopHTTPServer: Sendable {
     }
 
     private func drop(_ connection: Connection) {
-        guard confined.connections.removeValue(forKey: connection.token) != nil else { return }
+        guard confined.value.connections.removeValue(forKey: connection.token) != nil else { return }
         if let timer = connection.idleTimer { loop.cancelTimer(timer) }
         loop.unregister(connection.fd, token: connection.token)
         Glibc.close(connection.fd)

@@ -1,10 +1,11 @@
 import PromiseEngine
 
-/// What a build generates, as its steps are resolved (`--watch`, spec §19):
+/// What a build generates, as its steps are resolved (`--watch`):
 /// a step's `generates "obj/{{f|stem}}.o"` is known only when it runs, and
 /// is added here before its command starts, so that the file it writes
 /// never stops the run that writes it. Shared by the run and the watcher
 /// across the runs of one `--watch`.
+/// See docs/language.md, 'Incremental steps'.
 package final class GeneratedOutputs: Sendable {
     private let patterns = Lock<(list: [(pattern: String, base: String)], seen: Set<String>)>(([], []))
 

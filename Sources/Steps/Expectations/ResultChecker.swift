@@ -388,7 +388,7 @@ struct ResultChecker {
         }
     }
 
-    /// A field of the server's certificate (spec §23).
+    /// A field of the server's certificate.
     private func certificate(_ field: CertificateField, for what: String) throws(StepFailure) -> String {
         guard let http = result.http else { throw fail("\(what), but the step has no response") }
         guard let certificate = http.certificate else {
@@ -398,7 +398,7 @@ struct ResultChecker {
         return certificate[field]
     }
 
-    /// XPath on the body (spec §23).
+    /// XPath on the body.
     private func xpath(_ expression: String, for what: String) throws(StepFailure) -> JSONDocument {
         if let savedBody { throw fail("\(what): the body was saved to \(savedBody), not kept in memory") }
         guard let body = result.body else { throw fail("\(what), but the step has no body") }
@@ -425,7 +425,7 @@ struct ResultChecker {
         case .exists(let negated):
             if negated { throw fail("\(expected), but it is there: \(got)") }
         case .compare(let op, let literal) where literal.isString && dates:
-            // A certificate's dates compare as times (spec §23).
+            // A certificate's dates compare as times.
             guard case .string(let text) = value, case .string(let wanted) = literal,
                   let time = RFC3339.parse(text), let limit = RFC3339.parse(wanted) else {
                 throw fail("\(expected), but \(got) or the time compared with is not an RFC 3339 time (2030-01-01T00:00:00Z)")

@@ -1,9 +1,10 @@
 import PromiseEngine
 
 /// The cookies a response's `Set-Cookie` headers set, as written (RFC 6265
-/// §5.2): what `expect cookie "NAME" [attribute "ATTR"]` reads (spec §23).
+/// §5.2): what `expect cookie "NAME" [attribute "ATTR"]` reads.
 /// The run's store (`CookieJar`) decides what is kept and sent; this only
 /// reads the lines.
+/// See docs/steps.md, 'For Hurl users'.
 struct SetCookieLines {
     var name: String
     var value: String
@@ -14,7 +15,7 @@ struct SetCookieLines {
     var line: String
 
     /// An attribute's value, its name compared without case; `Value` is
-    /// the cookie's value. The last one of that name wins (§5.3).
+    /// the cookie's value. The last one of that name wins (RFC 6265 §5.3).
     func attribute(_ wanted: String) -> String? {
         if wanted.lowercased() == "value" { return value }
         return attributes.last { $0.name.lowercased() == wanted.lowercased() }?.value

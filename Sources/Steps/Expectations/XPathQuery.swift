@@ -3,11 +3,12 @@ import JSON
 import PromiseEngine
 import WorkflowModel
 
-/// `expect xpath "EXPR" ...` and `capture NAME = xpath "EXPR"` (spec §23):
+/// `expect xpath "EXPR" ...` and `capture NAME = xpath "EXPR"`:
 /// XPath 1.0 on the body, with the system's libxml2 (loaded when a run
 /// first needs it). An HTML body (its Content-Type says `html`, or it
 /// starts with `<!DOCTYPE html` or `<html`) is read by libxml2's HTML
 /// parser, anything else by its XML parser.
+/// See docs/steps.md, 'For Hurl users'.
 enum XPathQuery {
     /// The value of `expression` on `body`: a node set as the list of its
     /// nodes' texts, a string, a boolean, a number. Throws the reason

@@ -2,9 +2,10 @@ import WorkflowModel
 import Glibc
 
 /// A response body as text, decoded by the charset its `Content-Type`
-/// names (spec §11): UTF-8 when none is named, Latin-1, Windows-1252,
+/// names: UTF-8 when none is named, Latin-1, Windows-1252,
 /// US-ASCII and UTF-16 here, any other charset glibc's iconv knows. Bytes
 /// that do not decode become U+FFFD.
+/// See docs/steps.md, 'HTTP'.
 enum BodyText {
     static func decode(_ bytes: [UInt8], contentType: String?) -> String {
         guard let charset = charset(of: contentType) else { return String(decoding: bytes, as: UTF8.self) }

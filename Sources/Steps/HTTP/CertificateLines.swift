@@ -3,10 +3,11 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// The server's certificate from libcurl's CURLINFO_CERTINFO (spec §23),
+/// The server's certificate from libcurl's CURLINFO_CERTINFO,
 /// in promise-run's forms: names in RFC 4514 order without spaces around
 /// `=` (`CN=api,O=Example`), times in RFC 3339 UTC, the serial number in
 /// lower-case hex without colons.
+/// See docs/steps.md, 'For Hurl users'.
 enum CertificateLines {
     /// The first certificate of the chain (the server's own), or nil when
     /// libcurl gathered none.

@@ -359,7 +359,7 @@ final class CurlHop: HopHandle {
         return nil
     }
 
-    /// `-vv`: what libcurl says it sent (spec §20): each request head as
+    /// `-vv`: what libcurl says it sent: each request head as
     /// it went out (a proxy's absolute URL, HTTP/2, the headers libcurl
     /// added), the body after it, said before the response's head.
     private func debug(_ type: Int32, _ bytes: UnsafeRawBufferPointer) {

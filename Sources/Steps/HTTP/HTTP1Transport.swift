@@ -174,7 +174,7 @@ final class HTTP1Hop: HopHandle {
     private var idleTimer: EventLoop.Token?
     /// `connect-timeout`: cancelled once connected.
     private var connectTimer: EventLoop.Token?
-    /// The pool's key: the origin, and how it is reached (spec §23).
+    /// The pool's key: the origin, and how it is reached.
     private let poolOrigin: Origin
 
     private enum Phase {

@@ -12,7 +12,7 @@ import RunnerSystem
 final class HTTPClient: Sendable {
     private let configuration: StepsConfiguration
     private let loop: EventLoop
-    private let engine: UncheckedBox<HTTPEngine>
+    private let engine: LoopBound<HTTPEngine>
     private let closed = Atomic<Bool>(false)
     /// A request was made: there is something on the loop to end.
     private let used = Atomic<Bool>(false)
@@ -20,7 +20,7 @@ final class HTTPClient: Sendable {
     init(configuration: StepsConfiguration, loop: EventLoop = .shared) {
         self.configuration = configuration
         self.loop = loop
-        engine = UncheckedBox(HTTPEngine(loop: loop, configuration: configuration, proxies: .fromProcess()))
+        engine = LoopBound(handingOver: HTTPEngine(loop: loop, configuration: configuration, proxies: .fromProcess()), to: loop)
     }
 
     deinit {
@@ -43,16 +43,28 @@ final class HTTPClient: Sendable {
         if resolver.isCancelRequested { return .cancelled() }
         let saveTarget = step.save.map { Paths.resolve($0, against: context.workingDirectory) }
         let engine = self.engine
-        let exchange = UncheckedBox(HTTPExchange(step: step, prepared: prepared, resolver: resolver, engine: engine.value,
-                                                 configuration: configuration, saveTarget: saveTarget,
-                                                 onTransfer: context.transfer, cookies: context.cookies,
-                                                 wire: context.wire))
+        let configuration = self.configuration
+        let (onTransfer, cookies, wire) = (context.transfer, context.cookies, context.wire)
+        // The exchange is made on the loop, where it lives and reaches the
+        // engine; the request prepared here goes there with it, and its
+        // time runs from now.
+        let request = LoopBound(handingOver: prepared, to: loop)
+        let started = ContinuousClock.now
         let loop = self.loop
-        resolver.onCancel { loop.execute { exchange.value.cancel() } }
-        if loop.inLoop {
+        let begin: @Sendable () -> Void = {
+            let exchange = LoopBound(HTTPExchange(step: step, prepared: request.value, resolver: resolver, engine: engine.value,
+                                                  configuration: configuration, saveTarget: saveTarget, onTransfer: onTransfer,
+                                                  cookies: cookies, wire: wire, started: started), loop: loop)
+            resolver.onCancel { loop.execute { exchange.value.cancel() } }
+            // Cancelled on the way here: over before it starts, so `begin`
+            // sends nothing (the cancel queued above then finds it over).
+            if resolver.isCancelRequested { exchange.value.cancel() }
             engine.value.begin(exchange.value)
+        }
+        if loop.inLoop {
+            begin()
         } else {
-            loop.execute { engine.value.begin(exchange.value) }
+            loop.execute(begin)
         }
         // What follows a response (its step's records, statistics, the next
         // iteration's request) runs on the loop's thread, as it settles:

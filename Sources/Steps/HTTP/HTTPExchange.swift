@@ -6,9 +6,10 @@ import WorkflowModel
 import RunnerSystem
 
 /// One `http` step from its first request to its result: the hops
-/// (redirects followed as spec §11 says, credentials kept from other
-/// origins), the run's cookies, the body (decoded, kept in memory up to the
-/// limit or streamed into the `save` file), the timings, the checks.
+/// (redirects followed as docs/steps.md, 'Redirects' says, credentials
+/// kept from other origins), the run's cookies, the body (decoded, kept in
+/// memory up to the limit or streamed into the `save` file), the timings,
+/// the checks.
 ///
 /// Lives on the event loop thread: its transports call it there, and
 /// `HTTPClient` hands it over before it starts.
@@ -19,16 +20,16 @@ final class HTTPExchange: HopDelegate {
     private let prepared: PreparedRequest
     private let resolver: Resolver<StepResult>
     private unowned let engine: HTTPEngine
-    /// The step's cookie store (spec §20); nil: the engine's.
+    /// The step's cookie store; nil: the engine's.
     private let cookies: CookieStore?
-    /// `-vv`: hears what goes over the wire (spec §20).
+    /// `-vv`: hears what goes over the wire.
     private let wire: (@Sendable (String) -> Void)?
     private let redirectLimit: Int
     private let bodyLimit: Int
     /// Where `save` puts the body (absolute), if it does.
     private let saveTarget: String?
     private let onTransfer: (@Sendable (Int64, Int64?) -> Void)?
-    private let started = ContinuousClock.now
+    private let started: ContinuousClock.Instant
 
     private var request: HopRequest
     private var handle: (any HopHandle)?
@@ -58,7 +59,8 @@ final class HTTPExchange: HopDelegate {
 
     init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
          configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
-         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil) {
+         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil, started: ContinuousClock.Instant = .now) {
+        self.started = started
         self.cookies = cookies
         self.wire = wire
         self.step = step
@@ -456,7 +458,8 @@ final class HTTPExchange: HopDelegate {
 
     private func tooLarge(_ size: Int64?) -> StepFailure {
         let what = size.map { "is \($0) bytes" } ?? "is larger than that"
-        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory (use 'save PATH' to stream it to a file)")
+        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory "
+                           + "(use 'save PATH' to stream it to a file)")
     }
 
     static func epochSeconds() -> Int64 {

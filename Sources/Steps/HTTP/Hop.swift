@@ -16,7 +16,7 @@ struct HopRequest {
     var proxy: String?
     /// No byte for this long fails the hop with kind `timeout`.
     var idleTimeout: Duration?
-    /// `-vv`: hears the request as the transport sends it (spec §20).
+    /// `-vv`: hears the request as the transport sends it.
     var wire: (@Sendable (String) -> Void)? = nil
     /// Connect timeout, address overrides, a Unix socket, the HTTP version.
     var transport = TransportSettings()
@@ -26,8 +26,9 @@ struct HopRequest {
     var wantsCertificate = false
 }
 
-/// How a request travels (spec §23): `connect-timeout`, `resolve`,
+/// How a request travels: `connect-timeout`, `resolve`,
 /// `unix-socket`, `http-version` (or `--http-version`).
+/// See docs/steps.md, 'For Hurl users'.
 struct TransportSettings: Hashable {
     var connectTimeout: Duration?
     var resolve: [ResolveMapping] = []

@@ -72,7 +72,7 @@ final class HostResolver {
         }
         waiting[host] = [done]
         let loop = self.loop
-        let box = UncheckedBox(self)
+        let box = LoopBound(self, loop: loop)
         DispatchQueue.global().async {
             let answer = Self.lookUp(host)
             loop.execute { box.value.finish(host, answer) }
@@ -97,17 +97,5 @@ final class HostResolver {
         return .success(raw.withUnsafeBufferPointer { buffer in
             (0..<Int(count)).map { IPAddress(family: families[$0], raw: buffer.baseAddress! + 16 * $0) }
         })
-    }
-}
-
-/// Carries a loop-confined object through a closure that must be
-/// `Sendable`; the closure hands it back to the loop thread before use.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    // @unchecked: only ever dereferenced on the thread that owns the value
-    // (the event loop), after a hand-off through `EventLoop.execute`.
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
     }
 }

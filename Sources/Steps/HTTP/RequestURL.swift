@@ -1,12 +1,13 @@
 import WorkflowModel
 
-/// An `http://` or `https://` URL, split for sending (spec §11).
+/// An `http://` or `https://` URL, split for sending.
 ///
 /// The URL is sent as written after interpolation: `%XX` escapes already in
 /// it stay as they are, and only bytes that cannot stand in a request line
 /// (space, `"`, `<`, `>`, `{`, `}`, `|`, `\`, `^`, backtick, controls and
 /// non-ASCII) are percent-encoded. The fragment is not sent; `.` and `..`
 /// path segments are removed, as curl and browsers do (RFC 3986 §5.2.4).
+/// See docs/steps.md, 'HTTP'.
 struct RequestURL: Sendable, Hashable {
     /// `http` or `https`, lower-case.
     let scheme: String
@@ -272,7 +273,7 @@ struct Origin: Sendable, Hashable {
     let host: String
     let port: Int
     /// How connections to it are made when not by looking the host up
-    /// (`unix:PATH`, `address:ADDRESS`, spec §23); empty for the usual
+    /// (`unix:PATH`, `address:ADDRESS`); empty for the usual
     /// way. Part of the connection pool's key only.
     let route: String
     /// Hashed once: the connection pool looks an origin up at every request.

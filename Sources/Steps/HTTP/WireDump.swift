@@ -1,10 +1,11 @@
 import WorkflowModel
 
-/// `-vv` (spec §20): an http step's request and response as text, as
+/// `-vv`: an http step's request and response as text, as
 /// `curl -v` shows them: `> ` before what was sent, `< ` before what came,
 /// the start line, the headers, and the first 4 KiB of each body. The
 /// request is what the transport sent (its bytes, or what libcurl says it
 /// sent), not what the step asked for.
+/// See docs/language.md, 'Load'.
 enum WireDump {
     /// The most of a body shown.
     static let bodyLimit = 4096

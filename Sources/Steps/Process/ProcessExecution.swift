@@ -13,7 +13,7 @@ struct ProcessRecord: Sendable {
     var standardOutput: CapturedText
     var standardError: CapturedText
     var duration: Duration
-    /// The Slurm job that ran it, when the process was `srun` (spec §14).
+    /// The Slurm job that ran it, when the process was `srun`.
     var slurmJob: String?
 }
 
@@ -183,7 +183,7 @@ final class ProcessExecution: @unchecked Sendable {
 
     private func readOutput(_ index: Int) {
         guard outputs[index].isOpen else { return }
-        let ended = ReadBuffer.shared.drain(outputs[index].fd) { chunk in
+        let ended = ReadBuffer.shared.value.drain(outputs[index].fd) { chunk in
             outputs[index].tail.append(chunk)
             if outputs[index].lines != nil {
                 let stream = outputs[index].stream
@@ -297,7 +297,7 @@ final class ProcessExecution: @unchecked Sendable {
     /// `killing`. Returns whether any is alive.
     @discardableResult
     private func signalEscapees() -> Bool {
-        let escapees = GroupCensus.shared.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
+        let escapees = GroupCensus.shared.value.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
         for escapee in escapees {
             if killing {
                 escapee.signal(SIGKILL)
@@ -453,7 +453,7 @@ enum OutputDrain {
     static func start(_ fd: Int32, on loop: EventLoop) {
         let token = loop.makeToken()
         loop.register(fd, token: token, events: csh_epollin()) { _ in
-            if ReadBuffer.shared.drain(fd, { _ in }) {
+            if ReadBuffer.shared.value.drain(fd, { _ in }) {
                 loop.unregister(fd, token: token)
                 close(fd)
             }
@@ -462,9 +462,9 @@ enum OutputDrain {
 }
 
 /// The loop thread's buffer for reading pipes.
-final class ReadBuffer: @unchecked Sendable {
-    // @unchecked: used only on the event loop thread, one read at a time.
-    static let shared = ReadBuffer()
+final class ReadBuffer {
+    /// The one buffer, used on the event loop thread only, one read at a time.
+    static let shared = LoopBound(handingOver: ReadBuffer(), to: .shared)
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// Reads what `fd` has (a few reads per wake-up, so one chatty process

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerSystem
 
 /// Which processes of a process group are still alive, read from /proc.
 ///
@@ -70,7 +71,7 @@ enum ProcessGroupScan {
     /// begun before it cannot say the group is gone, so it is taken again.
     static func hasLiveMembersShared(_ pgid: pid_t, existedBy: ContinuousClock.Instant) -> Bool {
         if kill(-pgid, 0) != 0, errno == ESRCH { return false }
-        return GroupCensus.shared.liveGroups(scannedAfter: existedBy)[pgid] != nil
+        return GroupCensus.shared.value.liveGroups(scannedAfter: existedBy)[pgid] != nil
     }
 
     /// Whether the process is alive (exists and is not a zombie).
@@ -147,9 +148,9 @@ struct MarkedProcess {
 /// The live process groups, and the processes of this runner's steps
 /// wherever they went, from one /proc scan kept for a few milliseconds.
 /// Event loop thread only.
-final class GroupCensus: @unchecked Sendable {
-    // @unchecked: used on the event loop thread only (teardown polls).
-    static let shared = GroupCensus()
+final class GroupCensus {
+    /// The census of the event loop's teardown polls, used on its thread only.
+    static let shared = LoopBound(handingOver: GroupCensus(), to: .shared)
     /// How long a scan is reused: at least 10 ms, and twice as long as the
     /// scan took (with thousands of processes a scan takes tens of ms;
     /// rescanning for every caller would make teardown quadratic).

@@ -4,7 +4,7 @@ import PromiseEngine
 import Synchronization
 import WorkflowModel
 
-/// Runs process steps on a Slurm cluster (spec §14): each as one job step
+/// Runs process steps on a Slurm cluster: each as one job step
 /// through `srun`, a local process promise-run watches like any other.
 ///
 /// Why `srun` and not `sbatch`: `srun` streams the task's stdout and
@@ -18,6 +18,7 @@ import WorkflowModel
 /// name when the step is (timeout, fail-fast, a lost race), and at the end
 /// of the run every job whose name starts with the tag is cancelled and
 /// waited for, so none outlives promise-run.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 final class SlurmStepRunner: Sendable {
     private let processes: ProcessStepRunner
     /// `pr-<pid>-<random>`: this run's jobs, and no other's.

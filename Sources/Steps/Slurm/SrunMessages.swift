@@ -1,10 +1,11 @@
 import WorkflowModel
 
 /// What `srun` and `slurmstepd` say on the step's stderr, told apart from
-/// what the program says, and what it means for the step (spec §14):
+/// what the program says, and what it means for the step:
 /// a job the scheduler refused fails with kind `spawn` and Slurm's own
 /// message, a job killed for its memory with kind `signal`, a task a
 /// signal ended as on this machine.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 enum SrunMessages {
     /// A line written by Slurm rather than by the program.
     static func isSlurmLine(_ line: Substring) -> Bool {

@@ -1,11 +1,12 @@
 import PromiseEngine
 import WorkflowModel
 
-/// Checks a parsed workflow beyond its syntax (spec §7, §10): labels are
+/// Checks a parsed workflow beyond its syntax: labels are
 /// unique in their scope; `needs` names siblings and forms no cycle;
 /// references name steps that exist, have that field, and have surely
 /// finished at that point; variables are declared before use; `error.*` is
 /// used inside a catch only.
+/// See docs/language.md, 'Interpolation' and 'Errors before running'.
 struct Checker {
     var diagnostics: DiagnosticBag
     /// Names declared by statements that did not parse: references to them

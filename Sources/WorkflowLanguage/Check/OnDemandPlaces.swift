@@ -1,9 +1,10 @@
 import WorkflowModel
 
-/// Where `on-demand` may stand (spec §19): on a step or group a target can
+/// Where `on-demand` may stand: on a step or group a target can
 /// name. Not inside a `foreach` body (its steps run once per item) nor
 /// inside a `catch` or `ensure` block (it runs as part of its chain); that
 /// it has a label is the parser's check (`requireLabel`).
+/// See docs/language.md, 'Incremental steps'.
 enum OnDemandPlaces {
     /// Inside a foreach (or repeat) body.
     static let insideForeach = "'on-demand' cannot be inside a foreach body: its steps run once per item and no target can name them; "

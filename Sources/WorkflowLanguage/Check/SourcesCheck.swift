@@ -3,7 +3,7 @@ import RunnerSystem
 import WorkflowModel
 
 extension CompilationResult {
-    /// `check`'s look at the files (spec §13): a warning for each literal
+    /// `check`'s look at the files: a warning for each literal
     /// `sources` pattern that matches no file, pointing at the pattern.
     /// A pattern under the folder of some step's `generates` is left out:
     /// an earlier step may make its files.

@@ -16,7 +16,7 @@ package enum WorkflowFormatter {
     /// The canonical text of a file that parses; nil when it does not
     /// (only a file that parses can be laid out without guessing). A file
     /// that parses but does not check (an included file using its
-    /// includer's names) is laid out too (spec §22).
+    /// includer's names) is laid out too.
     package static func format(_ source: SourceFile) -> String? {
         guard source.segments.isEmpty, WorkflowCompiler.parses(source) else { return nil }
         var layout = Layout(bytes: source.bytes)

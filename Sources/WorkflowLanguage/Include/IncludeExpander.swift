@@ -3,7 +3,7 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// `include "PATH"` (spec §12): before parsing, each `include` line at the
+/// `include "PATH"`: before parsing, each `include` line at the
 /// top level (at the start of its line) is turned into a comment and the
 /// included file's text is inserted after it, as if written there. The
 /// result keeps, per run of bytes, the file it came from
@@ -11,9 +11,10 @@ import WorkflowModel
 /// the file and line a person wrote. Paths are relative to the including
 /// file and cannot interpolate; cycles are errors; an included file may
 /// not name the workflow or set its timeout.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 struct IncludeExpander {
     /// Texts that win over the disk, by normalized path (the language
-    /// server's open buffers, spec §22).
+    /// server's open buffers).
     private var overlay: [String: [UInt8]] = [:]
     private var reading = true
     private var bytes: [UInt8] = []

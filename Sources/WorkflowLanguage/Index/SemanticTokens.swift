@@ -1,8 +1,9 @@
 import WorkflowModel
 
 /// The words of a file by what they are, for an editor's semantic
-/// highlighting (spec §22): the legend is the language table's kinds of
+/// highlighting: the legend is the language table's kinds of
 /// word; the tokens come from the lexer, in order, on one line each.
+/// See docs/language.md, 'Editors'.
 package enum SemanticTokens {
     /// The token types, in legend order (an index into it is a token's type).
     package enum Kind: Int, CaseIterable, Sendable {

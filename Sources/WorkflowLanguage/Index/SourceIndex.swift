@@ -1,12 +1,13 @@
 import PromiseEngine
 import WorkflowModel
 
-/// What an editor needs to know of a workflow's names (spec §18): where
+/// What an editor needs to know of a workflow's names: where
 /// each label and variable is declared, where each is used (`needs`,
 /// `{{label.field}}`, `{{name}}`), the outline of steps and groups, and
 /// the blocks that fold. Built from the same parse `check` does, also for
 /// a file with errors (what parsed is indexed). Ranges are byte offsets in
 /// the source the parser read (includes expanded).
+/// See docs/language.md, 'Editors'.
 package struct SourceIndex: Sendable {
     package enum NameKind: String, Sendable {
         /// A step's or group's label.

@@ -66,7 +66,7 @@ struct Lowering {
 
     /// `placement` is what the enclosing groups (and the workflow) say about
     /// where process steps run; each node gets its own settings with those
-    /// filled in (spec §14).
+    /// filled in.
     private func lower(_ block: SyntaxBlock, _ placement: Placement) -> Block {
         var statements: [Statement] = []
         statements.reserveCapacity(block.statements.count)

@@ -2,7 +2,7 @@ import PromiseEngine
 import WorkflowModel
 import JSON
 
-/// The filters of spec §7 and §23 as written, in `{{ }}` (the template
+/// The filters, on text and on values, as written, in `{{ }}` (the template
 /// parser reads bytes) and after a capture's or an expectation's subject
 /// (the parser reads tokens): one place checks a filter's name (with a
 /// did-you-mean), its arguments, and the kinds of value along a chain.

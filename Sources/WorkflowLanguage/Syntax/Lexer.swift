@@ -41,7 +41,7 @@ struct Lexer {
         case UInt8(ascii: "|"): return token(.pipe)
         case UInt8(ascii: "{") where peek() == UInt8(ascii: "{"):
             // `{{n}}`, `{{r}}/s` outside a string: a load shape's count,
-            // duration, limit or rate from a template (spec §20), a word
+            // duration, limit or rate from a template, a word
             // the parser reads as a number.
             while let next = peek(), next != 0x0A, next != 0x0D {
                 position += 1

@@ -332,7 +332,7 @@ struct Parser {
 
     /// Consumes the `}` closing the block opened by `open`; reports an
     /// unclosed block once, and an `inline` block (one with statements on
-    /// the line of its `{`) that does not close on that line (spec §2).
+    /// the line of its `{`) that does not close on that line.
     /// Returns the end offset of the block.
     mutating func closeBlock(_ open: Token, inline: Bool) -> Int {
         guard current.kind == .rightBrace else {

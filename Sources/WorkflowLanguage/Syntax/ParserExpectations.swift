@@ -2,7 +2,8 @@ import PromiseEngine
 import WorkflowModel
 import RunnerSystem
 
-// `expect ...` and `capture NAME = ...` in a step's block (spec §6).
+// `expect ...` and `capture NAME = ...` in a step's block.
+// See docs/steps.md, 'Expectations and captures'.
 
 extension Parser {
     static let expectationSubjects = LanguageTable.expectationSubjects.map(\.name)
@@ -416,7 +417,7 @@ extension Parser {
     private mutating func parseJSONLiteral(depth: Int = 0) throws(ParseFailure) -> JSONLiteral {
         switch current.kind {
         case .leftBracket:
-            // `[1, 2, "a"]`: a list, compared whole (spec §23).
+            // `[1, 2, "a"]`: a list, compared whole.
             guard depth < 32 else { throw error("lists nested too deeply") }
             advance()
             var items: [JSONLiteral] = []

@@ -1,8 +1,9 @@
 import PromiseEngine
 import WorkflowModel
 
-// Groups (spec §4): sequence, parallel, race, any, foreach, if; their lists
+// Groups: sequence, parallel, race, any, foreach, if; their lists
 // and conditions.
+// See docs/language.md, 'Groups'.
 
 extension Parser {
     /// The variable a `repeat` body sees: `{{repeat.index}}`.
@@ -142,8 +143,8 @@ extension Parser {
         return (false, nil, false, nil)
     }
 
-    /// A word of `{{ }}` at `offset` tokens ahead: a load shape's template
-    /// (spec §20), or nil.
+    /// A word of `{{ }}` at `offset` tokens ahead: a load shape's template,
+    /// or nil.
     private mutating func peekShapeTemplate(offset: Int) -> Template? {
         let token = offset == 0 ? current : peekNext()
         guard token.kind == .number, bytes[token.start] == UInt8(ascii: "{") else { return nil }
@@ -189,7 +190,7 @@ extension Parser {
                     advance()
                     continue
                 }
-                // 0/s only where a ramp follows (spec §20).
+                // 0/s only where a ramp follows.
                 let ramps = peekNext().kind == .identifier && text(peekNext()) == "ramp"
                 guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0 || (ramps && perSecond == 0),
                       perSecond <= 10_000_000 else {

@@ -97,7 +97,7 @@ extension Parser {
         case "expect" where peekNext().kind == .identifier && !Parser.expectationSubjects.contains(text(peekNext())):
             // Outside a step's block, `expect WORD` is a threshold: a word
             // that is neither a threshold's subject nor a step's is a
-            // misspelling (spec §20), wherever it is written.
+            // misspelling, wherever it is written.
             let subject = peekNext()
             throw error("unknown threshold subject '\(text(subject))'"
                         + Suggestion.phrase(for: text(subject), among: Parser.thresholdSubjects), at: subject.range)
@@ -246,7 +246,7 @@ extension Parser {
     }
 
     /// The arguments of `timeout`, `retry`, `needs` and the placement
-    /// attributes (spec §14).
+    /// attributes.
     mutating func parseCommonAttribute(_ keyword: String, keywordRange: SourceRange, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
         switch keyword {
         case "executor":

@@ -32,7 +32,7 @@ struct StepExtras {
 }
 
 extension Parser {
-    /// The attributes each step kind takes (spec §5), from the language table.
+    /// The attributes each step kind takes, from the language table.
     static func attributeNames(for kind: String) -> [String] {
         LanguageTable.attributes(for: kind)
     }
@@ -312,7 +312,7 @@ extension Parser {
             extras.depfileRange = nameRange
         case "env-inputs":
             // Inherited variables a script reads by itself: part of the
-            // fingerprint of a step with `sources` (spec §13).
+            // fingerprint of a step with `sources`.
             guard current.kind == .identifier else {
                 throw error("expected a variable name after 'env-inputs' (env-inputs CC CFLAGS)", at: current.range)
             }

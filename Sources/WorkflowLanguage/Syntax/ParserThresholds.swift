@@ -1,8 +1,9 @@
 import PromiseEngine
 import WorkflowModel
 
-// Thresholds (spec §16): `expect latency ...`, `expect failures ...` and
+// Thresholds: `expect latency ...`, `expect failures ...` and
 // `expect rate ...` in a group's block.
+// See docs/language.md, 'Load'.
 
 extension Parser {
     /// What a threshold can bound: the words after `expect` in a group's block.

@@ -165,9 +165,9 @@ struct SyntaxForeach: Sendable {
     var repetition: Repetition? = nil
     /// `rate N/s`, per second.
     var rate: Double? = nil
-    /// What of the load shape is written as templates (spec §20).
+    /// What of the load shape is written as templates.
     var shape: LoadShape? = nil
-    /// `rate START ramp ...` (spec §20).
+    /// `rate START ramp ...`.
     var ramp: RateRamp? = nil
 }
 

@@ -27,7 +27,7 @@ struct TemplateParser {
     }
 
     /// A word outside a string that holds `{{ }}`: a load shape's count,
-    /// duration, limit or rate (spec §20).
+    /// duration, limit or rate.
     func parseBare(_ token: Token, _ diagnostics: inout DiagnosticBag) -> Template {
         Template(parts: parseContent(from: token.start, to: token.end, depth: 0, &diagnostics))
     }
@@ -399,7 +399,7 @@ struct TemplateParser {
         "status": .status, "body": .body, "path": .path, "content": .content,
     ]
 
-    /// Fields of http steps added with spec §11. A capture of the same name
-    /// (written before they existed) takes their place.
+    /// Fields of http steps added after the first ones. A capture of the same
+    /// name (written before they existed) takes their place.
     static let httpFields: [String: StepField] = ["url": .url, "redirects": .redirects, "version": .version]
 }

@@ -3,7 +3,7 @@ import PromiseEngine
 /// Durations as workflows write them: `1m30s`, `250ms`.
 package enum DurationText {
     /// Parses `250ms`, `30s`, `5m`, `1h`, `1m30s`, and decimals (`1.5s`,
-    /// `0.25ms`; spec §20): `(\d+(\.\d+)?(ms|s|m|h))+`; nil when
+    /// `0.25ms`): `(\d+(\.\d+)?(ms|s|m|h))+`; nil when
     /// malformed or absurdly long.
     package static func parse(_ word: String) -> Duration? {
         var total: Duration = .zero

@@ -1,7 +1,8 @@
-/// `rate START ramp TARGET in DURATION, TARGET in DURATION, ...` (spec
-/// §20): a rate that changes in stages. Within each stage the rate moves
-/// linearly from where it was to the target; iteration k (from 0) is due
-/// when the integral of the rate reaches k (k6's ramping-arrival-rate).
+/// `rate START ramp TARGET in DURATION, TARGET in DURATION, ...`: a rate
+/// that changes in stages. Within each stage the rate moves linearly from
+/// where it was to the target; iteration k (from 0) is due when the
+/// integral of the rate reaches k (k6's ramping-arrival-rate).
+/// See docs/language.md, 'Load'.
 package struct RateRamp: Sendable, Hashable {
     /// One stage: the rate it ends at, per second, and how long it lasts.
     package struct Stage: Sendable, Hashable {

@@ -1,4 +1,5 @@
-/// Rates as the language writes them: `500/s`, `30/m`, `2/h` (spec §16).
+/// Rates as the language writes them: `500/s`, `30/m`, `2/h`.
+/// See docs/language.md, 'Load'.
 package enum RateText {
     /// The units of a rate, with their length in seconds.
     package static let units: [(name: String, seconds: Double)] = [("s", 1), ("m", 60), ("h", 3600)]

@@ -1,7 +1,8 @@
 import JSON
 import PromiseEngine
 
-// What the filters of `{{x | filter}}` do (spec §7), on plain strings.
+// What the filters of `{{x | filter}}` do, on plain strings.
+// See docs/language.md, 'Interpolation'.
 
 extension Filter {
     /// Applies the filter to a value.
@@ -15,7 +16,7 @@ extension Filter {
         case .stem: return Filter.pathParts(value).stem
         case .ext: return Filter.pathParts(value).ext
         case .dir: return Filter.pathParts(value).dir
-        default: return value  // The filters of spec §23 apply to values (FilterCall.apply).
+        default: return value  // The filters on values apply there (FilterCall.apply).
         }
     }
 
@@ -108,7 +109,8 @@ extension Filter {
     }
 }
 
-// MARK: - Filters on values (spec §23)
+// MARK: - Filters on values
+// See docs/steps.md, 'For Hurl users'.
 
 extension Filter {
     /// What the filter takes after its name.
@@ -134,7 +136,7 @@ extension Filter {
         return ([rawValue] + words).joined(separator: " ")
     }
 
-    /// The filters of spec §7, which read any value as its text (a list
+    /// The filters on text, which read any value as its text (a list
     /// or an object as its JSON).
     package var readsAnyText: Bool {
         switch self {

@@ -1,6 +1,7 @@
 import PromiseEngine
 
-/// A node that runs other nodes (spec §4).
+/// A node that runs other nodes.
+/// See docs/language.md, 'Groups'.
 package enum Group: Sendable, Hashable {
     /// `sequence { }`: an explicit chain.
     case sequence(Block)
@@ -56,8 +57,8 @@ package enum Group: Sendable, Hashable {
 /// name groups through it).
 package enum GroupKind: String, Sendable, CaseIterable {
     case sequence, parallel, race, any, foreach
-    /// `repeat N [parallel ...] { }` and `repeat for D [parallel ...] { }`
-    /// (spec §16): a foreach over the iteration numbers from 0,
+    /// `repeat N [parallel ...] { }` and `repeat for D [parallel ...] { }`:
+    /// a foreach over the iteration numbers from 0,
     /// `{{repeat.index}}` in the body.
     case `repeat`
     case conditional = "if"
@@ -95,7 +96,7 @@ package struct ParallelGroup: Sendable, Hashable {
     /// `dependencies[i]`: indices in `lanes.children` of the siblings child
     /// `i` needs (its `needs` resolved). No cycles: the checker rejected them.
     package var dependencies: [[Int]]
-    /// `rate N/s` (spec §16): the children start on a fixed schedule, the
+    /// `rate N/s`: the children start on a fixed schedule, the
     /// k-th at k/N seconds after the group starts; per second.
     package var rate: Double?
 
@@ -124,18 +125,18 @@ package struct ForeachGroup: Sendable, Hashable {
     /// Written as `repeat N` or `repeat for D` (the variable is
     /// `repeat.index`; for `repeat N` the list is `range(0, N-1)`).
     package var repetition: Repetition?
-    /// `rate N/s` (spec §16): iterations start on a fixed schedule, the
+    /// `rate N/s`: iterations start on a fixed schedule, the
     /// k-th at k/N seconds after the group starts; per second.
     package var rate: Double?
 
     /// The rate as written: `500/s`, `30/m`, `2/h`.
     package var rateText: String? { rate.map(RateText.format) }
     /// The parts of the load shape written as templates (`repeat {{n}}`,
-    /// `limit {{l}}`, `rate {{r}}/s`; spec §20), resolved when the group
+    /// `limit {{l}}`, `rate {{r}}/s`), resolved when the group
     /// starts; nil when it has none. The count, duration, limit and rate
     /// above then hold placeholders.
     package var shape: LoadShape?
-    /// `rate START ramp TARGET in D, ...` (spec §20): the schedule in
+    /// `rate START ramp TARGET in D, ...`: the schedule in
     /// stages; `rate` is then its start.
     package var ramp: RateRamp?
 
@@ -173,8 +174,9 @@ extension ForeachGroup {
     }
 }
 
-/// The templates of a load shape (spec §20): the count or duration of a
+/// The templates of a load shape: the count or duration of a
 /// `repeat`, and the `limit` and `rate` of its iterations or a foreach's.
+/// See docs/language.md, 'Load'.
 package struct LoadShape: Sendable, Hashable {
     /// `repeat {{n}}`.
     package var count: Template?
@@ -196,7 +198,8 @@ package struct LoadShape: Sendable, Hashable {
     package var isEmpty: Bool { count == nil && duration == nil && limit == nil && rate == nil }
 }
 
-/// How many times a `repeat` runs its body (spec §16).
+/// How many times a `repeat` runs its body.
+/// See docs/language.md, 'Load'.
 package enum Repetition: Sendable, Hashable {
     /// `repeat N`: N iterations.
     case count(Int)

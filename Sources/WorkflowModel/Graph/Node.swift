@@ -1,7 +1,8 @@
 import PromiseEngine
 
-/// A chain of statements (spec §3): each starts when the ones before it
+/// A chain of statements: each starts when the ones before it
 /// have succeeded; `catch` and `ensure` act on the chain before them.
+/// See docs/language.md, 'Statements'.
 package struct Block: Sendable, Hashable {
     package var statements: [Statement]
 
@@ -61,7 +62,8 @@ package struct CatchClause: Sendable, Hashable {
     }
 }
 
-/// The kinds of failure (spec §8) a `catch` can name.
+/// The kinds of failure a `catch` can name.
+/// See docs/language.md, 'Statements'.
 package enum FailureKind: String, Sendable, Hashable, CaseIterable {
     case exit, signal, spawn, timeout, http, network, expect, file, fail, reference
 }
@@ -137,9 +139,10 @@ package struct Node: Sendable, Hashable {
     }
 }
 
-/// The attributes any node may have (spec §5); those a kind does not take
+/// The attributes any node may have; those a kind does not take
 /// were rejected by the checker. Most nodes have none: then no storage is
 /// allocated.
+/// See docs/language.md, 'Steps'.
 @dynamicMemberLookup
 @usableFromInline
 package struct Attributes: Sendable, Hashable {
@@ -157,16 +160,16 @@ package struct Attributes: Sendable, Hashable {
         /// Labels of siblings in a parallel group that must succeed first.
         package var needs: [String] = []
         /// `allow-failure`: a failure is reported and the chain goes on as
-        /// if it had succeeded (spec §12).
+        /// if it had succeeded.
         package var allowFailure = false
         /// `desc "..."`: one line saying what the step or group is for.
         package var description: String?
-        /// `on-demand` (spec §19): a labelled step or group that runs only
+        /// `on-demand`: a labelled step or group that runs only
         /// when a target names it or a lane that runs `needs` it
         /// (`TargetSelection`).
         package var onDemand = false
-        /// `executor`, `partition`, `cpus`, `memory`, `slurm-options` (spec
-        /// §14). After lowering, a process step's placement includes what it
+        /// `executor`, `partition`, `cpus`, `memory`, `slurm-options`.
+        /// After lowering, a process step's placement includes what it
         /// inherits from its groups.
         package var placement: Placement {
             get { placementBox?.fields ?? Placement() }
@@ -176,7 +179,7 @@ package struct Attributes: Sendable, Hashable {
         /// these values' bytes on every node that has any attribute.
         private var placementBox: CopyOnWrite<Placement>?
         /// `expect latency ...`, `expect failures ...`, `expect rate ...` in a
-        /// group's block (spec §16): checked when the group ends.
+        /// group's block: checked when the group ends.
         package var thresholds: [Threshold] = []
 
         @usableFromInline

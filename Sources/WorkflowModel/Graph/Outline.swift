@@ -1,7 +1,8 @@
 import PromiseEngine
 
 /// The labelled steps and groups of a workflow, nested as written: what
-/// `promise-run list` prints and what targets name (spec §12).
+/// `promise-run list` prints and what targets name.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv'.
 package struct OutlineItem: Sendable, Hashable {
     /// The label as written.
     package var label: String
@@ -13,7 +14,7 @@ package struct OutlineItem: Sendable, Hashable {
     package var location: SourcePosition
     /// Inside a `foreach` body (runs once per item; not a target).
     package var insideForeach: Bool
-    /// `on-demand` (spec §19): it runs only when named as a target (or
+    /// `on-demand`: it runs only when named as a target (or
     /// needed by a lane that runs).
     package var onDemand: Bool
     /// The labelled steps and groups inside it.

@@ -1,9 +1,10 @@
 import PromiseEngine
 
-/// Where a process step runs (spec §14): on this machine or as a job step
+/// Where a process step runs: on this machine or as a job step
 /// on a Slurm cluster, and what it asks of the cluster. Written on `sh`,
 /// `exec`, a group or the workflow; a step inherits each setting from the
 /// nearest group that has it.
+/// See docs/language.md, 'Where process steps run: Slurm'.
 package struct Placement: Sendable, Hashable {
     /// `executor local|slurm`.
     package enum ExecutorKind: String, Sendable, Hashable, CaseIterable {
@@ -54,7 +55,7 @@ extension Placement {
 }
 
 extension Node {
-    /// An `sh` or `exec` step: the steps that run somewhere (spec §14).
+    /// An `sh` or `exec` step: the steps that run somewhere.
     package var isProcessStep: Bool {
         switch kind {
         case .step(.shell), .step(.exec): return true

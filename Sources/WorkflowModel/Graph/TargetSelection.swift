@@ -1,6 +1,6 @@
 import PromiseEngine
 
-/// `promise-run FILE TARGET...` (spec §12) and `on-demand` (spec §19):
+/// `promise-run FILE TARGET...` and `on-demand`:
 /// which parts of the workflow run. A target runs whole, with the
 /// statements before it in every chain that encloses it (run whole) and,
 /// in a `parallel`, the siblings it `needs`, in turn. Other lanes of the
@@ -17,6 +17,7 @@ import PromiseEngine
 ///
 /// The executor and the renderers (`graph`, `--dry-run`) both ask this
 /// type, so what is shown is what runs.
+/// See docs/language.md, 'Targets, desc, allow-failure, dotenv' and 'Incremental steps'.
 package struct TargetSelection: Sendable, Hashable {
     /// The labels asked for; none in an ordinary run.
     package let targets: [String]

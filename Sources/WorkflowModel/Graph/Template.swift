@@ -105,11 +105,12 @@ package enum Reference: Sendable, Hashable {
     case environment(String, default: Template?)
     /// `{{error.message}}` and its siblings, inside a `catch`.
     case error(ErrorField)
-    /// `{{newUuid}}`, `{{newDate}}`: a value made at each use (spec §23).
+    /// `{{newUuid}}`, `{{newDate}}`: a value made at each use.
     case function(TemplateFunction)
 }
 
-/// The values a template makes itself (spec §23).
+/// The values a template makes itself.
+/// See docs/steps.md, 'For Hurl users'.
 package enum TemplateFunction: String, Sendable, Hashable, CaseIterable {
     /// A random UUID (version 4), fresh at each use.
     case newUuid
@@ -118,8 +119,9 @@ package enum TemplateFunction: String, Sendable, Hashable, CaseIterable {
     case newDate
 }
 
-/// A value field of a step (spec §5); which fields a step has depends on
+/// A value field of a step; which fields a step has depends on
 /// its kind, and the checker has made sure the field exists.
+/// See docs/language.md, 'Steps'.
 package enum StepField: Sendable, Hashable {
     case stdout, stderr, exit, duration
     case status, body
@@ -168,14 +170,15 @@ package enum ErrorField: String, Sendable, Hashable, CaseIterable {
     case message
     /// The id of the step that failed.
     case step
-    /// The failure kind (spec §8): exit, timeout, http, ...
+    /// The failure kind: exit, timeout, http, ...
     case kind
     /// The exit code, for kind `exit`; empty otherwise.
     case exit
 }
 
 /// A filter applied to a value: `{{x | trim}}`, `{{r.body | jsonpath "$.id"
-/// | toInt}}`, `capture n = json "$.items[*]" | count` (spec §7, §23).
+/// | toInt}}`, `capture n = json "$.items[*]" | count`.
+/// See docs/language.md, 'Interpolation'; docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum Filter: String, Sendable, Hashable, CaseIterable {
     /// Removes leading and trailing white space.
@@ -263,8 +266,9 @@ package struct FilterCall: Sendable, Hashable {
     }
 }
 
-/// What a value is known to be before a run (spec §23: a filter applied
+/// What a value is known to be before a run (a filter applied
 /// to the wrong kind of value is a `check` error where the kind is known).
+/// See docs/steps.md, 'For Hurl users'.
 package enum FilterValueKind: String, Sendable, Hashable {
     /// A text: a body, a stream, a header, a variable.
     case text

@@ -1,13 +1,14 @@
 /// `expect latency p99 < 250ms`, `expect failures < 1%`, `expect rate >=
 /// 490/s`, `expect lateness p99 < 5ms`: an expectation on the statistics of a group's steps, checked
-/// when the group ends (spec §16).
+/// when the group ends.
+/// See docs/language.md, 'Load'.
 package struct Threshold: Sendable, Hashable {
     /// What is measured.
     package enum Measure: Sendable, Hashable {
         /// A statistic of the latencies, in seconds.
         case latency(LatencyStatistic)
         /// A statistic of the lateness of the steps that start iterations
-        /// on a `rate`'s schedule, in seconds (spec §20).
+        /// on a `rate`'s schedule, in seconds.
         case lateness(LatencyStatistic)
         /// Failed runs as a share of the runs that ended (0 to 1).
         case failureShare
@@ -19,7 +20,7 @@ package struct Threshold: Sendable, Hashable {
 
     /// The statistics of latency a threshold can bound, by the word
     /// written after `latency`: `min`, `mean`, `max`, or any percentile
-    /// from `p0.1` to `p99.99` with at most two decimals (spec §20).
+    /// from `p0.1` to `p99.99` with at most two decimals.
     package enum LatencyStatistic: Sendable, Hashable {
         case min, mean, max
         /// `pN`, in hundredths of a percent (9999 for `p99.99`).
@@ -92,7 +93,7 @@ package struct Threshold: Sendable, Hashable {
     }
 
     /// Whether a failures threshold: the group then runs as with
-    /// keep-going and the threshold decides (spec §16).
+    /// keep-going and the threshold decides.
     package var countsFailures: Bool {
         switch measure {
         case .failureShare, .failureCount: return true

@@ -1,6 +1,6 @@
 extension Workflow {
     /// The largest explicit `limit` of a group that holds http steps at
-    /// any depth; nil when none does (spec §20: the run's connection cap
+    /// any depth; nil when none does (the run's connection cap
     /// is the larger of this and `--http-connections`). A limit written as
     /// a template counts when its variables are known before the run:
     /// `--var` values (`overrides`) and top-level variables with a literal
@@ -25,7 +25,7 @@ extension Workflow {
         return largest
     }
 
-    /// The ids of the groups that make load (spec §20): each `repeat`, and
+    /// The ids of the groups that make load: each `repeat`, and
     /// each `foreach` with a `rate`.
     package var loadGroupIDs: Set<String> {
         var ids: Set<String> = []

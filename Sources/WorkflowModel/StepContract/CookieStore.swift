@@ -1,11 +1,12 @@
 import PromiseEngine
 
-/// One cookie store of a run (spec §20): the run's own, or an iteration's
+/// One cookie store of a run: the run's own, or an iteration's
 /// (a virtual user's), which starts from a snapshot of the store around
 /// its group as it was when the group started and is dropped with the
 /// iteration. What it holds is the http steps' business (their cookie
 /// jar, a value type): the model only carries it from the executor to
 /// the steps.
+/// See docs/language.md, 'Load'.
 package final class CookieStore: Sendable {
     private let contents: Lock<(any Sendable)?>
 

@@ -20,7 +20,7 @@ package struct HTTPExchangeInfo: Sendable, Hashable, BoxedFields {
         /// the step, in the order they were set (`cookie.NAME` fields).
         package var cookies: [HTTPCookieValue]
         /// The server's certificate, over TLS when a step asked for it
-        /// (`expect certificate ...`, spec §23).
+        /// (`expect certificate ...`).
         package var certificate: ServerCertificate? = nil
     }
 
@@ -39,10 +39,11 @@ package struct HTTPExchangeInfo: Sendable, Hashable, BoxedFields {
     }
 }
 
-/// The fields of a server's certificate that `expect certificate` reads
-/// (spec §23), as promise-run writes them: names in RFC 4514 order
+/// The fields of a server's certificate that `expect certificate` reads,
+/// as promise-run writes them: names in RFC 4514 order
 /// (`CN=api,O=Example`), times in RFC 3339 (UTC), the serial number in
 /// lower-case hex without colons.
+/// See docs/steps.md, 'For Hurl users'.
 package struct ServerCertificate: Sendable, Hashable {
     package var subject: String
     package var issuer: String

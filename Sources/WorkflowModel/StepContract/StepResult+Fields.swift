@@ -1,7 +1,8 @@
 import PromiseEngine
 import JSON
 
-/// The value fields of a finished step (spec §5), as `{{label.field}}` reads them.
+/// The value fields of a finished step, as `{{label.field}}` reads them.
+/// See docs/language.md, 'Steps'.
 extension StepResult {
     /// The text of `field`: stdout and stderr without their final newline,
     /// `exit` and `status` as numbers, `duration` in seconds with three

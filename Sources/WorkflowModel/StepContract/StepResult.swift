@@ -56,7 +56,7 @@ package struct StepResult: Sendable, BoxedFields {
         package var capturedValues: [String: JSONDocument] = [:]
         /// An http step's final URL, redirects, version, timings and cookies.
         package var http: HTTPExchangeInfo?
-        /// The Slurm job that ran the step (spec §14), nil on this machine.
+        /// The Slurm job that ran the step, nil on this machine.
         package var slurmJob: String?
     }
 

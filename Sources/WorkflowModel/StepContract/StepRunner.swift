@@ -29,7 +29,7 @@ package struct StepContext: Sendable {
     /// Hears how many bytes of a download arrived (and how many are
     /// expected, when the server said).
     package var transfer: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
-    /// A process step that runs on Slurm (spec §14): what it asks of the
+    /// A process step that runs on Slurm: what it asks of the
     /// cluster. Nil: on this machine.
     package var slurm: SlurmRequest?
     /// Hears what a step had produced when it was cancelled (a lost race,
@@ -37,7 +37,7 @@ package struct StepContext: Sendable {
     /// show it; the step's promise is cancelled all the same.
     package var cancelledWith: (@Sendable (StepResult) -> Void)?
     /// The cookie store an http step reads and fills: its iteration's
-    /// (spec §20) or the run's. Nil: the step runner's own.
+    /// or the run's. Nil: the step runner's own.
     package var cookies: CookieStore?
     /// `-vv`: hears an http step's request and response as they go over
     /// the wire (start line, headers, the first 4 KiB of each body), one

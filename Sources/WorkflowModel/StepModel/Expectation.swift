@@ -2,7 +2,7 @@ import PromiseEngine
 import JSON
 
 extension StepModel {
-    /// A condition a step's result must meet (spec §6, §11).
+    /// A condition a step's result must meet.
     @usableFromInline
     package enum StepExpectation: Sendable, Hashable {
         /// `expect status 200 2xx 200-299`: the response status is one of these.
@@ -147,8 +147,9 @@ package enum ResultStream: String, Sendable, Hashable {
     case stdout, stderr, body
 }
 
-/// What an expectation with filters reads (spec §23): `expect SUBJECT |
+/// What an expectation with filters reads: `expect SUBJECT |
 /// FILTER ... CHECK`.
+/// See docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum ValueSubject: Sendable, Hashable {
     /// `body`, `stdout`, `stderr`: the text.
@@ -251,14 +252,16 @@ package enum JSONType: String, Sendable, Hashable, CaseIterable {
     case string, number, integer, boolean, null, array, object
 }
 
-/// Hurl's predicates on a value (spec §23): `expect json ".id" isUuid`.
+/// Hurl's predicates on a value: `expect json ".id" isUuid`.
+/// See docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum ValuePredicate: String, Sendable, Hashable, CaseIterable {
     case isUuid, isIsoDate, isIpv4, isIpv6, isNumber, isString, isBoolean, isList, isObject, isEmpty
 }
 
-/// The fields of a server's certificate (spec §23):
+/// The fields of a server's certificate:
 /// `expect certificate subject contains "CN=api"`.
+/// See docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum CertificateField: String, Sendable, Hashable, CaseIterable {
     case subject
@@ -269,7 +272,8 @@ package enum CertificateField: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The HTTP version an http step asks for: `http-version 1.1|2`,
-/// `--http-version` (spec §23).
+/// `--http-version`.
+/// See docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum HTTPVersion: String, Sendable, Hashable, CaseIterable {
     case http1_1 = "1.1"
@@ -295,7 +299,7 @@ package struct Capture: Sendable, Hashable {
     package var name: String
     @usableFromInline
     package var source: Source
-    /// `| count`, `| nth 0` ...: applied to the value taken (spec §23).
+    /// `| count`, `| nth 0` ...: applied to the value taken.
     @usableFromInline
     package var filters: [FilterCall]
 

@@ -1,8 +1,9 @@
 import PromiseEngine
 
-/// `resolve "HOST:PORT:ADDRESS"` (curl's `--resolve`, spec §23): requests
+/// `resolve "HOST:PORT:ADDRESS"` (curl's `--resolve`): requests
 /// to HOST on PORT connect to ADDRESS (an IPv4 or IPv6 address, brackets
 /// allowed), with no lookup.
+/// See docs/steps.md, 'For Hurl users'.
 package struct ResolveMapping: Sendable, Hashable {
     package var host: String
     package var port: Int

@@ -1,6 +1,6 @@
 import PromiseEngine
 
-// What each step does (spec §5), as data generic over its text: `Step` as
+// What each step does, as data generic over its text: `Step` as
 // written (`Template`s), `ResolvedStep` as a step runner gets it (`String`s,
 // every template evaluated). Expectations and captures are data here; the
 // step implementations evaluate them.
@@ -12,9 +12,10 @@ import PromiseEngine
 // `log` steps). Boxed, a payload is one reference and the enum's layout is
 // fixed; a copy is a retain. Members used across modules are `@inlinable` for the same reason:
 // a generic function called from another module runs unspecialized.
+// See docs/language.md, 'Steps'.
 
 extension StepModel {
-    /// What a step does (spec §5).
+    /// What a step does.
     @usableFromInline
     package indirect enum Step: Sendable, Hashable {
         /// `sh STRING`: `/bin/sh -c` with the command.
@@ -71,7 +72,7 @@ extension StepModel {
         @usableFromInline
         package var detach: Bool
         /// `sources "GLOB"...`: the files whose names and contents, with the
-        /// command, decide whether the step is up to date (spec §13).
+        /// command, decide whether the step is up to date.
         @usableFromInline
         package var sources: [Text] = []
         /// `generates "GLOB"...`: each must match a file for the step to be
@@ -79,12 +80,12 @@ extension StepModel {
         @usableFromInline
         package var generates: [Text] = []
         /// `env-inputs NAME...`: inherited variables the command reads by
-        /// itself; their values join the fingerprint (spec §13).
+        /// itself; their values join the fingerprint.
         @usableFromInline
         package var environmentInputs: [String] = []
         /// `depfile "PATH"`: a file in Makefile dependency form the command
         /// writes (`gcc -MMD -MF`); after a success, its prerequisites join
-        /// the step's sources for the following runs (spec §19).
+        /// the step's sources for the following runs.
         @usableFromInline
         package var depfile: Text?
 
@@ -141,7 +142,7 @@ extension StepModel {
         @usableFromInline
         package var basicAuth: BasicAuth?
         /// How the request travels: `connect-timeout`, `resolve`,
-        /// `unix-socket`, `http-version` (spec §23).
+        /// `unix-socket`, `http-version`.
         @usableFromInline
         package var transport: HTTPTransportOptions
 
@@ -166,7 +167,7 @@ extension StepModel {
         }
     }
 
-    /// An http step's TLS attributes (spec §11).
+    /// An http step's TLS attributes.
     @usableFromInline
     package struct HTTPTLSOptions: Sendable, Hashable {
         /// `insecure`: do not verify the server's certificate.
@@ -195,7 +196,7 @@ extension StepModel {
         package var isEmpty: Bool { !insecure && caCertificate == nil && certificate == nil && key == nil }
     }
 
-    /// An http step's transport attributes (spec §23).
+    /// An http step's transport attributes.
     @usableFromInline
     package struct HTTPTransportOptions: Sendable, Hashable {
         /// `connect-timeout D`: a connection not made by then fails the

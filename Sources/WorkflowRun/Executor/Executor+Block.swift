@@ -3,7 +3,7 @@ import RunnerSystem
 import WorkflowModel
 
 extension WorkflowExecutor {
-    /// A block is a promise chain (spec §3): a statement starts when the
+    /// A block is a promise chain: a statement starts when the
     /// chain before it succeeded; after a failure statements are skipped
     /// until a catch; a catch handles a failure (of its kinds) and the chain
     /// goes on; an ensure runs whatever happened and keeps the state.
@@ -191,7 +191,7 @@ extension WorkflowExecutor {
         }
     }
 
-    /// A group with thresholds (spec §16): it measures the steps inside it
+    /// A group with thresholds: it measures the steps inside it
     /// and checks each threshold when it ends, failing with kind `expect`
     /// and the measured value when one does not hold. With an `expect
     /// failures` threshold, the groups inside run as with keep-going and

@@ -3,7 +3,7 @@ import RunnerSystem
 import WorkflowModel
 
 extension WorkflowExecutor {
-    /// A group (spec §4). `context.key` is the group's position.
+    /// A group. `context.key` is the group's position.
     func runGroup(_ group: Group, _ node: Node, _ context: ExecutionContext) -> Promise<Void> {
         let id = node.id + context.suffix
         switch group {
@@ -171,14 +171,14 @@ extension WorkflowExecutor {
                              clock: timers)
         }
         // Under a rate: how late iterations start, said as the group falls
-        // behind its schedule and when it ends behind it (spec §20).
+        // behind its schedule and when it ends behind it.
         let lateness = foreach.rate.map { rate in
             GroupLateness(group: id, lanes: !foreach.parallel ? .sequential : foreach.limit.map { .limit($0) } ?? .unlimited,
                           peakRate: foreach.ramp?.peak ?? rate,
                           planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
         // A load group's progress: a line every 10 s in a log, and as it
-        // ends (spec §20).
+        // ends.
         let progress = foreach.repetition != nil || foreach.rate != nil
             ? GroupProgress(group: id, planned: items.count,
                             plannedDuration: foreach.repetition.flatMap { if case .duration(let d) = $0 { d } else { nil } },
@@ -187,7 +187,7 @@ extension WorkflowExecutor {
         if let progress { loads.withLock { $0.append(progress) } }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
         // A cookie store an iteration (a virtual user) of a body with http
-        // steps, each from the store around the group as it is now (spec §20).
+        // steps, each from the store around the group as it is now.
         let startingCookies: (any Sendable)?? = foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep)
             ? .some((context.cookies ?? runCookies).snapshot()) : nil
         let run = LaneRun(
@@ -206,8 +206,8 @@ extension WorkflowExecutor {
                 iteration.cancel = scope
                 iteration.cut = false
                 if let startingCookies { iteration.cookies = CookieStore(startingFrom: startingCookies) }
-                // Its first step's latency runs from its due moment (spec
-                // §16); its progress counts from then, else from its start.
+                // Its first step's latency runs from its due moment;
+                // its progress counts from then, else from its start.
                 let started = lateness != nil || progress != nil ? clock.now() : .zero
                 var ready = started
                 if let schedule {
@@ -247,7 +247,7 @@ extension WorkflowExecutor {
     }
 
     /// How long a group with a `rate` plans to run: its `for` duration,
-    /// or its count over its rate (spec §20).
+    /// or its count over its rate.
     static func plannedDuration(of repetition: Repetition?, count: Int?, rate: Double) -> Duration? {
         if case .duration(let duration) = repetition { return duration }
         guard let count, rate > 0 else { return nil }
@@ -317,7 +317,7 @@ extension WorkflowExecutor {
 
     /// Starts lane or iteration `index` of a group with a `rate`: when it
     /// is due, `index / rate` seconds after `groupStart`, its latency
-    /// running from then (spec §16). At once without a rate.
+    /// running from then. At once without a rate.
     func paced(_ index: Int, from groupStart: Duration, rate: Double?, _ context: ExecutionContext,
                _ body: @escaping @Sendable (ExecutionContext) -> Promise<Void>) -> Promise<Void> {
         guard let rate else { return body(context) }

@@ -36,7 +36,7 @@ extension WorkflowExecutor {
     /// Runs `attempt` again after a failure, as `retry N [delay D] [backoff D]`
     /// says; never after cancellation. An http attempt answered 429 or 503
     /// with `Retry-After` waits that long instead, at most `timeout` and
-    /// `RetryAfter.longest` (spec §16).
+    /// `RetryAfter.longest`.
     func withRetry<Value: Sendable>(
         _ policy: RetryPolicy?, timeout: Duration? = nil, in context: ExecutionContext,
         _ attempt: @escaping @Sendable (Int) -> Promise<Value>

@@ -19,7 +19,7 @@ extension WorkflowExecutor {
         // An unregistered step's record says when it was let start.
         let startedAt = unregistered == nil ? nil : WallClock.now()
         // Latency runs from when the step was ready (its slots' waits
-        // inside), or from its iteration's scheduled start (spec §16).
+        // inside), or from its iteration's scheduled start.
         let due = context.latencyStart?.take()
         let ready = due ?? clock.now()
         // How late the schedule started it (its slot waits inside).
@@ -166,7 +166,7 @@ extension WorkflowExecutor {
 
     /// The slots a step takes while it runs, and how many: a process step
     /// on this machine `cpus` of the `-j` slots, on Slurm one of the
-    /// `--slurm-jobs` (spec §14); an `http` step one of the
+    /// `--slurm-jobs`; an `http` step one of the
     /// `--http-connections`. None for the others.
     func slotDemand(_ node: Node, _ step: Step) -> (slots: Slots, count: Int)? {
         switch step {
@@ -236,7 +236,7 @@ extension WorkflowExecutor {
         return runner.run(step, in: context)
     }
 
-    /// A process step with `sources` (spec §13, §19): its stored result
+    /// A process step with `sources`: its stored result
     /// when it is up to date (and not `--force`d); else the run, whose
     /// success stores the new fingerprint, its outputs and what its
     /// depfile lists. Nil for a step without `sources`. `given`: the
@@ -287,8 +287,7 @@ extension WorkflowExecutor {
         }
         // After a success: stored with its outputs and what its depfile
         // lists (returned, for the shared cache); a depfile that cannot be
-        // read is said, nothing is stored, and the step runs next time
-        // (spec §19).
+        // read is said, nothing is stored, and the step runs next time.
         let start = StatCache.now()
         let remember: @Sendable (StepResult) -> [String: String]? = { [observer] result in
             var discovered: [String: String] = [:]
@@ -311,12 +310,12 @@ extension WorkflowExecutor {
                 switch outcome {
                 case .fulfilled(let result) where storable(result): _ = remember(result)
                 case .fulfilled: break
-                // What it wrote may be half done: the next run runs it (spec §19).
+                // What it wrote may be half done: the next run runs it.
                 case .rejected, .cancelled: store.forget(id: storeID)
                 }
             }
         }
-        // Spec §17: a key the shared cache has is restored, not run; a
+        // A key the shared cache has is restored, not run; a
         // success is stored in it. `--force` runs, and stores.
         let staging = Paths.join(directory, ".promise-run/cache")
         let run: @Sendable () -> Promise<StepResult> = {

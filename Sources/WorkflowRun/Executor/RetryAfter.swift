@@ -2,8 +2,9 @@ import RunnerSystem
 import WorkflowModel
 
 /// `Retry-After` (RFC 9110 §10.2.3) on a 429 or 503 answer to an http step
-/// with `retry` (spec §16): the wait before the next attempt, instead of
+/// with `retry`: the wait before the next attempt, instead of
 /// its `delay`, capped by the step's timeout and by `longest`.
+/// See docs/language.md, 'Load'.
 enum RetryAfter {
     /// The longest wait a server's `Retry-After` gets, whatever it asks
     /// (a step without a timeout would otherwise stall for good on

@@ -31,13 +31,13 @@ package struct ExecutionConfiguration: Sendable {
     package var selection: TargetSelection?
     /// `--force`: steps with `sources` run even when up to date.
     package var force: Bool
-    /// At most this many Slurm jobs in flight (`--slurm-jobs`, spec §14).
+    /// At most this many Slurm jobs in flight (`--slurm-jobs`).
     package var slurmJobs: Int = 64
     /// `--env-file` settings (already in `environment`): given to the
     /// steps by the run, so, unlike the rest of `environment`, part of a
-    /// step's fingerprint (spec §13).
+    /// step's fingerprint.
     package var fileEnvironment: [String: String] = [:]
-    /// `--cache` (spec §17): the shared cache, or nil.
+    /// `--cache`: the shared cache, or nil.
     package var cache: SharedCache?
     /// With no report to write: the run keeps this many successful steps'
     /// records and counts the rest (`RunResult.omitted`), so that a run of
@@ -46,7 +46,7 @@ package struct ExecutionConfiguration: Sendable {
     /// `--watch`: where each step's resolved `generates` patterns are
     /// told before it runs (what the watcher never reacts to).
     package var generated: GeneratedOutputs?
-    /// `-vv` (spec §20): hears each http step's request and response as
+    /// `-vv`: hears each http step's request and response as
     /// they go over the wire, secrets masked, each block behind a line
     /// naming the step (`* api[3]`).
     package var wire: (@Sendable (String) -> Void)?
@@ -89,7 +89,7 @@ package struct RunResult: Sendable {
     /// Steps counted instead of kept (successes of a run with no report,
     /// runs of a label past its first 1,000).
     package var omitted = OmittedRecords()
-    /// Per label that ran more than once (spec §16).
+    /// Per label that ran more than once.
     package var stats: [LabelStats] = []
     /// Every group, in workflow order: the lanes of the HTML timeline, and
     /// the failures of their own (timeouts) in every report.
@@ -153,7 +153,7 @@ package final class WorkflowExecutor: Sendable {
     /// `sources` patterns already said to match nothing (pattern and folder).
     let warnedPatterns = Lock<Set<String>>([])
     /// The load groups running now, in the order they started (their
-    /// progress lines, spec §20).
+    /// progress lines).
     let loads = Lock<[GroupProgress]>([])
     private let ending = Lock<RunResult.Status?>(nil)
     /// What stopped an interrupted run ("interrupted by SIGINT"): its
@@ -285,9 +285,9 @@ struct ExecutionContext: Sendable {
     /// false: run whole (but for what is `on-demand`).
     var cut: Bool
     /// With `rate`: the iteration's scheduled start, which its first step
-    /// takes as the start of its latency (spec §16).
+    /// takes as the start of its latency.
     var latencyStart: LatencyStart? = nil
-    /// Inside a group with an `expect failures` threshold (spec §16): the
+    /// Inside a group with an `expect failures` threshold: the
     /// groups run as with keep-going; the threshold decides.
     var countsFailures = false
     /// The groups with thresholds around this point: each hears every
@@ -297,7 +297,7 @@ struct ExecutionContext: Sendable {
     /// registered when it starts (`leanIterations`): what its record
     /// shares with the other iterations'.
     var unregistered: LeanIterations? = nil
-    /// The cookie store of the iteration around this point (spec §20);
+    /// The cookie store of the iteration around this point;
     /// nil outside iterations: the run's (`WorkflowExecutor.runCookies`).
     var cookies: CookieStore? = nil
     /// The measure of the `repeat` or `foreach` about to run, which counts

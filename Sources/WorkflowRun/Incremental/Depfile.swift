@@ -1,5 +1,5 @@
 /// A dependency file in Makefile form, as `gcc -MMD -MF`, clang and
-/// `swiftc -emit-dependencies` write it (spec §19, `depfile`):
+/// `swiftc -emit-dependencies` write it (`depfile`):
 ///
 ///     obj/a.o obj/a.d: src/a.c include/a.h \
 ///       include/with\ space.h
@@ -9,6 +9,7 @@
 /// continues the line; `\ ` is a space inside a name, `\#` a `#`, `$$` a
 /// `$`, `\\` a backslash; a rule with no prerequisites (the phony ones
 /// `-MP` adds) adds none.
+/// See docs/language.md, 'Incremental steps'.
 enum Depfile {
     /// Every prerequisite of every rule, in order, each once; nil when the
     /// text is not in this form (a line without a `:` that names targets).

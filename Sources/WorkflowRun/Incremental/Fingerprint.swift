@@ -3,17 +3,18 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// What decides whether a step with `sources` is up to date (spec §13):
+/// What decides whether a step with `sources` is up to date:
 /// the names and contents of the files its `sources` match, and its
 /// resolved command, arguments, working folder, stdin, and the environment
 /// the workflow gives it (never the whole inherited environment: a
 /// terminal's or a CI runner's own variables must not make it out of date).
+/// See docs/language.md, 'Incremental steps'.
 package enum Fingerprint {
     /// The fingerprint, the matched files (relative names, with their
     /// content hashes), and the `sources` patterns that matched no file.
     /// `environment`: what the workflow gives the step (`env`,
     /// `--env-file`) and the `env-inputs` it names.
-    /// The step's folder counts relative to `workflowDirectory` (spec §19):
+    /// The step's folder counts relative to `workflowDirectory`:
     /// a checkout moved, copied or mounted elsewhere is still up to date.
     /// `hashes`: the stat cache that reads a file only when it changed.
     static func compute(step: ResolvedStep, workingDirectory: String, workflowDirectory: String, environment: [String: String],
@@ -128,7 +129,7 @@ package enum Fingerprint {
     }
 
     /// The files a step's `generates` match now, with their content hashes
-    /// (what the store remembers after a success, spec §19).
+    /// (what the store remembers after a success).
     static func outputs(_ step: ResolvedStep, workingDirectory: String, hashes: StatCache) -> [String: String] {
         var names: Set<String> = []
         switch step {
@@ -150,7 +151,7 @@ package enum Fingerprint {
     }
 
     /// After a success: the prerequisites the step's depfile lists, with
-    /// their content hashes (spec §19), or why they cannot be had (the
+    /// their content hashes, or why they cannot be had (the
     /// depfile is missing, unreadable or not in Makefile form).
     /// A prerequisite modified after `started` (the step's start, wall
     /// clock) is stored as changed: the command may have read it before the

@@ -13,7 +13,7 @@ import JSON
 package struct IncrementalStore: Sendable {
     static let format = "promise-run-step/1"
     let folder: String
-    /// What the store saw of each file it hashed (spec §19).
+    /// What the store saw of each file it hashed.
     let hashes: StatCache
 
     init(workflowDirectory: String) {
@@ -40,8 +40,8 @@ package struct IncrementalStore: Sendable {
     }
 
     /// The key a step is stored by: its node's id, and inside `foreach`
-    /// the values of the items it runs for, not their positions (spec §19:
-    /// adding, removing or renaming one item runs that item's step alone).
+    /// the values of the items it runs for, not their positions:
+    /// adding, removing or renaming one item runs that item's step alone.
     /// The items count by a hash, so no item's text is written to disk.
     static func key(_ nodeID: String, items: [String]) -> String {
         guard !items.isEmpty else { return nodeID }

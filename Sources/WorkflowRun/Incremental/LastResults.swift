@@ -3,7 +3,8 @@ import WorkflowModel
 import JSON
 
 /// How a labelled step ended the last time it ran: what the language
-/// server's code lens says on its line (spec §22: `✓ 2.1s, 3 minutes ago`).
+/// server's code lens says on its line (`✓ 2.1s, 3 minutes ago`).
+/// See docs/language.md, 'Editors'.
 package struct LastResult: Sendable, Equatable {
     /// Its last run's: succeeded, up-to-date, failed or cancelled.
     package var status: StepStatus

@@ -7,7 +7,7 @@ import RunnerSystem
 /// environment, terminal, the binary) and every path still looks the
 /// same, the run is a no-op again, and the command shows it without
 /// reading the workflow or deciding each step (ninja's no-op, which reads
-/// its log and `stat`s; docs/language.md, "Incremental steps").
+/// its log and `stat`s; docs/language.md, 'Incremental steps: sources and generates').
 ///
 /// Kept in `.promise-run/noop/` beside the workflow, one file per command
 /// line, written atomically; a file that cannot be read, is of another

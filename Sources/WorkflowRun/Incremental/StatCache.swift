@@ -3,7 +3,7 @@ import PromiseEngine
 import RunnerSystem
 
 /// What the store saw of a file when it last hashed it, as git's index
-/// keeps (spec §19): a file whose size, modification and change times (in
+/// keeps: a file whose size, modification and change times (in
 /// nanoseconds) and inode are still those is not read again. A file
 /// modified in the second its hash was taken, or later, is hashed again
 /// (git's "racily clean" rule: a second write in the same clock tick
@@ -13,6 +13,7 @@ import RunnerSystem
 /// paths relative to the workflow's folder; read on first use, written
 /// once when the run ends, and only when something was hashed. A cache
 /// that cannot be read, or of another format, is an empty one.
+/// See docs/language.md, 'Incremental steps'.
 final class StatCache: Sendable {
     static let format = "promise-run-stat/1"
 

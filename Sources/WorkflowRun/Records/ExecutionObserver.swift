@@ -30,10 +30,10 @@ package protocol ExecutionObserver: Sendable {
     /// asked; `capped` when it asked for longer.
     func retryWaiting(step id: String, for wait: Duration, capped: Bool)
     /// A group that stopped early (fail-fast, a timeout, a cancel) did not
-    /// start `count` of its iterations: one line for them all (spec §20).
+    /// start `count` of its iterations: one line for them all.
     func iterationsNotStarted(group id: String, count: Int)
     /// A load group (a `repeat`, or a `foreach` with a `rate`) ended: how
-    /// far it came (spec §20: its last progress line).
+    /// far it came (its last progress line).
     func loadGroupEnded(_ progress: LoadProgress)
 }
 

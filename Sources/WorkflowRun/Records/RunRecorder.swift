@@ -54,7 +54,7 @@ final class RunRecorder: Sendable {
         /// Successes kept so far, and those counted instead of kept.
         var keptSuccesses = 0
         var omitted = OmittedRecords()
-        /// Per label that runs more than once (spec §16).
+        /// Per label that runs more than once.
         var stats: [String: LabelStats] = [:]
         /// Steps of iterations known to come but not registered yet.
         var planned = 0
@@ -379,7 +379,7 @@ final class RunRecorder: Sendable {
             else { state.lastResults[ended.label]!.add(ended.result) }
         }
         // Statistics per label; past 1,000 runs of a label, its records
-        // are kept only for its first 1,000 failures (spec §16): millions
+        // are kept only for its first 1,000 failures: millions
         // of requests hold memory flat.
         if let key = statsKey ?? LabelStats.key(of: record.id) {
             let order = state.stats.count

@@ -8,7 +8,7 @@ package enum StepStatus: String, Sendable, Hashable, CaseIterable {
     case running
     case succeeded
     /// Not run: its `sources` and command are as in its last successful
-    /// run and its `generates` exist (spec §13); a success for its chain.
+    /// run and its `generates` exist; a success for its chain.
     case upToDate = "up-to-date"
     case failed
     /// Never started: an earlier failure, a branch not taken, a group that
@@ -21,9 +21,9 @@ package enum StepStatus: String, Sendable, Hashable, CaseIterable {
 
 /// Where an up-to-date step's result came from.
 package enum UpToDateSource: String, Sendable, Hashable {
-    /// The store beside the workflow file (spec §13).
+    /// The store beside the workflow file.
     case local
-    /// The shared cache (spec §17): its files were restored.
+    /// The shared cache: its files were restored.
     case cache
 }
 
@@ -71,7 +71,7 @@ package struct StepRecord: Sendable {
     /// succeeded)`). A handled failure is shown, but is no failure of the
     /// run: reports count it apart (docs/reports.md).
     package var handledBy: String?
-    /// Where a process step ran: `local` or `slurm` (spec §14); nil for
+    /// Where a process step ran: `local` or `slurm`; nil for
     /// other steps.
     package var executor: Placement.ExecutorKind?
     /// The Slurm job that ran it (its last attempt).
@@ -108,7 +108,7 @@ package struct AttemptRecord: Sendable {
     /// The last lines of its stderr, when it failed.
     package var outputTail: String?
     /// The wait before the next attempt that the server's `Retry-After`
-    /// asked for (429, 503), used instead of `delay` (spec §16).
+    /// asked for (429, 503), used instead of `delay`.
     package var retryAfter: Duration?
 
     /// An attempt that ended: its number, start (seconds since the epoch), length and status.
@@ -150,7 +150,7 @@ package struct GroupRecord: Sendable {
     package var allowedFailure = false
     /// Its own failure was handled (as `StepRecord.handledBy`).
     package var handledBy: String?
-    /// Its thresholds as checked when it ended (spec §16), in the order written.
+    /// Its thresholds as checked when it ended, in the order written.
     package var thresholds: [ThresholdResult] = []
 
     /// A group not yet started.

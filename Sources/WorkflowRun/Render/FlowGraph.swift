@@ -133,7 +133,7 @@ struct FlowGraph {
         let options = FlowGraph.options(node.attributes)
         switch node.kind {
         case .step(let step):
-            // Where it runs, when not here (spec §14).
+            // Where it runs, when not here.
             let place = node.isProcessStep && node.attributes.placement.executor == .slurm ? " (on slurm)" : ""
             let box = add(name + StepSummary.truncate(StepSummary.describe(step), to: 60) + place + options, .step)
             return ([box], [box])

@@ -187,7 +187,7 @@ package struct JSONRenderer: Sendable {
         case .foreach(let foreach):
             var members: [(String, JSONValue)] = [("variable", .string(foreach.variable)), ("list", list(foreach.list)),
                                                   ("parallel", .bool(foreach.parallel))]
-            // A load shape from templates (spec §20): each as written.
+            // A load shape from templates: each as written.
             let shape = foreach.shape ?? LoadShape()
             if let limit = shape.limit { members.append(("limit", .string(limit.sourceText))) }
             else if let limit = foreach.limit { members.append(("limit", .integer(limit))) }

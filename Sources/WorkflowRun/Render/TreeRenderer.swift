@@ -132,7 +132,7 @@ package struct TreeRenderer: Sendable {
         if attributes.allowFailure { options.append("allow-failure") }
         if attributes.onDemand { options.append("on-demand") }
         if node.isProcessStep {
-            // Where it runs (spec §14): a Slurm step says so with what it asks for.
+            // Where it runs: a Slurm step says so with what it asks for.
             let placement = attributes.placement
             if placement.executor == .slurm {
                 var text = "on slurm"

@@ -3,7 +3,7 @@ import RunnerSystem
 import WorkflowModel
 
 extension WorkflowExecutor {
-    /// The items of a foreach list (spec §4).
+    /// The items of a foreach list.
     func evaluate(_ list: ListSource, in values: ValueScope, id: String) throws(RunError) -> [String] {
         func text(_ template: Template) throws(RunError) -> String {
             try interpolator.render(template, in: values, stepID: id)
@@ -33,7 +33,7 @@ extension WorkflowExecutor {
         }
     }
 
-    /// The group with its load shape's templates resolved (spec §20), once,
+    /// The group with its load shape's templates resolved, once,
     /// as it starts: a value that is not a count, a duration or a rate
     /// fails the group before any iteration starts.
     func resolvingShape(of foreach: ForeachGroup, in values: ValueScope, id: String) throws(RunError) -> ForeachGroup {

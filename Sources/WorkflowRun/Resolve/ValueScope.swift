@@ -43,7 +43,7 @@ package final class ValueScope: Sendable {
     }
 
     /// The items of the foreach iterations this scope is in, outermost
-    /// first (what a step with `sources` inside them is stored by, spec §19).
+    /// first (what a step with `sources` inside them is stored by).
     package var enclosingItems: [String] {
         var items: [String] = []
         var scope: ValueScope? = self

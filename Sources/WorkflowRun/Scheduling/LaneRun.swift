@@ -42,7 +42,7 @@ final class LaneRun: Sendable {
     }
 
     /// A rate's schedule: lane `k` starts no earlier than `due(k)` on
-    /// `clock` (spec §16). A lane not yet due holds no slot: the pump
+    /// `clock`. A lane not yet due holds no slot: the pump
     /// sleeps until it is, so the slots hold only lanes at work.
     struct Schedule: Sendable {
         var due: @Sendable (Int) -> Duration

@@ -1,11 +1,12 @@
 import PromiseEngine
 import WorkflowModel
 
-/// How late a group's iterations started against their `rate`'s schedule
-/// (spec §20), and what held them back: when a late one started with
+/// How late a group's iterations started against their `rate`'s schedule,
+/// and what held them back: when a late one started with
 /// every lane of its `limit` busy, the limit; otherwise the runner itself.
 /// Said twice at most: as the group starts to fall behind (once, while it
 /// runs, as k6 says "insufficient VUs"), and when it ends behind.
+/// See docs/language.md, 'Load'.
 final class GroupLateness: Sendable {
     private struct State {
         var lateness = LatencyHistogram()

@@ -2,9 +2,10 @@ import PromiseEngine
 import WorkflowModel
 
 /// What a group with thresholds measures of the steps inside it while it
-/// runs (spec §16): how many runs ended and failed, and their latencies,
+/// runs: how many runs ended and failed, and their latencies,
 /// over every step and per label a threshold names. Checked when the
 /// group ends.
+/// See docs/language.md, 'Load'.
 final class GroupMeasure: Sendable {
     /// The runs of the steps measured: every step's, or one label's.
     private struct Runs {
@@ -54,7 +55,7 @@ final class GroupMeasure: Sendable {
     }
 
     /// One of the group's iterations ended: `expect rate` of a `repeat`
-    /// or `foreach` counts iterations (spec §20).
+    /// or `foreach` counts iterations.
     func iterationEnded() {
         state.withLock { $0.iterations += 1 }
     }

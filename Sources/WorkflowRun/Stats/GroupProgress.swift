@@ -2,10 +2,11 @@ import PromiseEngine
 import WorkflowModel
 
 /// How far a load group has come (a `repeat`, or a `foreach` with a
-/// `rate`; spec §20), for the progress line a log without a terminal gets
+/// `rate`), for the progress line a log without a terminal gets
 /// every 10 seconds and as the group ends: its iterations ended of those
 /// planned, how many a second, their latency (from when each was due, or
 /// started without a rate, to its end) and how many failed.
+/// See docs/language.md, 'Load'.
 package struct LoadProgress: Sendable {
     /// The group's id (`load`, `load[2]` inside another's iteration).
     package var group: String

@@ -1,7 +1,8 @@
-/// A label's statistics over time (spec §20): per second, how many runs
+/// A label's statistics over time: per second, how many runs
 /// ended and failed, and their latencies (a coarse histogram: within 3%);
 /// at most 600 points, a longer run merging neighbouring points (each then
 /// covers 2, 4, ... seconds). Memory stays under a megabyte a label.
+/// See docs/language.md, 'Load'.
 package struct LabelSeries: Sendable {
     /// One point: the runs that ended in its span.
     package struct Point: Sendable {

@@ -1,9 +1,10 @@
 import WorkflowModel
 
 /// The statistics of a label that runs more than once (a step inside
-/// `foreach`; spec §16): how many runs ended, how, with which HTTP
+/// `foreach`): how many runs ended, how, with which HTTP
 /// statuses, how many a second, and their latencies (from when each was
 /// let start to its end, its retries inside) in a histogram.
+/// See docs/language.md, 'Load'.
 package struct LabelStats: Sendable {
     /// The label, or the step's place (`sh@4:3`) when it has none.
     package var label: String
@@ -24,7 +25,7 @@ package struct LabelStats: Sendable {
     package var lastEnd: Double?
     /// Where the label first ended in the run (reports list labels so).
     package var order: Int
-    /// The same over time, per second (spec §20).
+    /// The same over time, per second.
     package var series = LabelSeries()
 
     package init(label: String, order: Int) {

@@ -164,7 +164,7 @@ enum TestServers {
         return (url, root.appendingPathComponent("tls.sock").path, folder)
     }
 
-    /// nginx with WebDAV as a shared cache (spec §17): `/cache/` takes GET,
+    /// nginx with WebDAV as a shared cache: `/cache/` takes GET,
     /// HEAD and PUT from anyone; `/private/` the same with Basic
     /// authentication (user `ci`, password `dav-pa55-word`). Its folder on
     /// disk is `files`. Nil when nginx is not installed.

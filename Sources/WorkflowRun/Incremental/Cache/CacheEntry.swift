@@ -42,7 +42,7 @@ struct CacheEntry: Sendable, Equatable {
     var files: [File]
     /// What the step's depfile listed after the success (paths relative to
     /// its folder, or absolute), with their content hashes: a checkout
-    /// whose copy of one differs does not restore the entry (spec §19).
+    /// whose copy of one differs does not restore the entry.
     var discovered: [String: String] = [:]
 
     var result: StepResult {

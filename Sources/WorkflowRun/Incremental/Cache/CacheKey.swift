@@ -1,13 +1,14 @@
 import RunnerSystem
 import WorkflowModel
 
-/// The shared cache's key for a step (spec §17): a SHA-256 over what §13's
+/// The shared cache's key for a step: a SHA-256 over what the local
 /// fingerprint covers (the resolved command or arguments, stdin, the
 /// environment the workflow gives the step, the `sources` patterns and the
 /// names and contents of the files they match) and the `generates`
 /// patterns, with the step's folder relative to the workflow file's
 /// folder: two checkouts in different folders, on different machines,
 /// with different inherited environments, get the same key.
+/// See docs/language.md, 'A shared cache'.
 enum CacheKey {
     /// The key, or nil for a step that is not a process step.
     static func compute(step: ResolvedStep, relativeFolder: String, workingDirectory: String,

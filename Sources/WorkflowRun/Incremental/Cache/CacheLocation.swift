@@ -1,12 +1,13 @@
 import RunnerSystem
 import WorkflowModel
 
-/// Where the shared cache lives (spec §17): `--cache URL` or
+/// Where the shared cache lives: `--cache URL` or
 /// `PROMISE_RUN_CACHE`. A folder (`/mnt/cache`, `file:///mnt/cache`,
 /// relative to the current folder), or an HTTP(S) store that answers GET
 /// and PUT under the URL. Credentials come from the URL's user info (sent
 /// as Basic authentication) or `PROMISE_RUN_CACHE_TOKEN` (sent as a
 /// Bearer token); `display` never holds them.
+/// See docs/language.md, 'A shared cache'.
 package struct CacheLocation: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         /// An absolute folder.

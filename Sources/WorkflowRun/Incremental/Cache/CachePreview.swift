@@ -2,11 +2,12 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// `--dry-run` with a cache (spec §17): which steps with `sources` the
+/// `--dry-run` with a cache: which steps with `sources` the
 /// cache would restore. A key is known before running when the step's
 /// command, stdin, folder and patterns are written without `{{ }}` and
 /// the workflow gives no environment (`env`, `dotenv`, `--env-file`);
 /// otherwise the cache is asked when the step runs.
+/// See docs/language.md, 'A shared cache'.
 package enum CachePreview {
     /// For each step with `sources`: "would be restored from the cache",
     /// "not in the cache", or why it cannot be known before running.

@@ -18,9 +18,10 @@ package struct CacheProblem: Error, Sendable {
     }
 }
 
-/// A shared cache's objects (spec §17): `ac/KEY` (a step's entry, JSON)
+/// A shared cache's objects: `ac/KEY` (a step's entry, JSON)
 /// and `cas/SHA256` (a file's contents), read and written whole. Every
 /// promise is rejected only with a `CacheProblem`.
+/// See docs/language.md, 'A shared cache'.
 protocol CacheStore: Sendable {
     /// The object into `path` (atomically: the file appears whole or not
     /// at all); false when the store has no such object. An object of

@@ -4,12 +4,13 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// The shared cache of a run (spec §17): looks a step's key up, restores
+/// The shared cache of a run: looks a step's key up, restores
 /// its files all or none, and stores a success's entry and files beside
 /// the steps that follow. It can only save time: every problem is a
 /// warning and the step runs; a store that timed out or could not be
 /// reached once is not used again in the run (one warning, not one a
 /// step); a store that refused a write is not written again.
+/// See docs/language.md, 'A shared cache'.
 package final class SharedCache: Sendable {
     package let location: CacheLocation
     let store: any CacheStore
