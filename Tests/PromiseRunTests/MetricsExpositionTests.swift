@@ -19,7 +19,11 @@ struct MetricsExpositionTests {
     @Test("runs by status, responses by code, a cumulative histogram ending at +Inf with _sum and _count")
     func series() {
         let metrics = RunMetrics(workflow: "w")
-        metrics.stepStarted(record("hit[0]", .running))
+        // A start is counted without a record (none is copied for it).
+        #expect(!metrics.showsStart(ofAttempt: 1))
+        metrics.stepBegan("hit[0]", attempt: 1)
+        metrics.stepBegan("hit[0]", attempt: 2)
+        #expect(MetricsExposition.render(metrics.snapshot()).contains("promise_run_steps_running 1\n"), "a retry is the same step running")
         metrics.stepFinished(record("hit[0]", .succeeded, http: 200), latency: .milliseconds(2), lateness: .zero)
         metrics.stepFinished(record("hit[1]", .failed, http: 503), latency: .milliseconds(30), lateness: nil)
         let text = MetricsExposition.render(metrics.snapshot())

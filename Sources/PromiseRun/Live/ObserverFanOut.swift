@@ -11,6 +11,10 @@ struct ObserverFanOut: ExecutionObserver {
         observers.contains { $0.showsStart(ofAttempt: attempt) }
     }
 
+    func stepBegan(_ id: String, attempt: Int) {
+        for observer in observers { observer.stepBegan(id, attempt: attempt) }
+    }
+
     func stepStarted(_ record: StepRecord) {
         for observer in observers where observer.showsStart(ofAttempt: record.attempts) { observer.stepStarted(record) }
     }

@@ -48,10 +48,16 @@ final class RunMetrics: ExecutionObserver, Sendable {
 
     // The running gauge counts first attempts that started and steps that
     // ended having started.
-    func stepStarted(_ record: StepRecord) {
-        guard record.attempts == 1 else { return }
+    func stepBegan(_ id: String, attempt: Int) {
+        guard attempt == 1 else { return }
         state.withLock { $0.running += 1 }
     }
+
+    /// No record needed at a start: the recorder copies and masks none
+    /// for this observer (a load test starts thousands a second).
+    func showsStart(ofAttempt attempt: Int) -> Bool { false }
+
+    func stepStarted(_ record: StepRecord) {}
 
     func stepFinished(_ record: StepRecord) {
         stepFinished(record, latency: nil, lateness: nil)

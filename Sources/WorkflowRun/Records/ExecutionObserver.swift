@@ -4,6 +4,11 @@ import WorkflowModel
 /// What the executor tells the outside (the console, the reports) as the
 /// run goes. Called from any thread; calls about one step come in order.
 package protocol ExecutionObserver: Sendable {
+    /// A step started (or started another attempt): its id and attempt
+    /// (1 for the first), for an observer that counts starts and needs
+    /// no record (the metrics' running gauge). Always called, before
+    /// `stepStarted` when that is.
+    func stepBegan(_ id: String, attempt: Int)
     /// A step started (or started another attempt).
     func stepStarted(_ record: StepRecord)
     /// Whether `stepStarted` does anything for a step's attempt `attempt`
@@ -38,6 +43,7 @@ package protocol ExecutionObserver: Sendable {
 }
 
 extension ExecutionObserver {
+    package func stepBegan(_ id: String, attempt: Int) {}
     package func showsStart(ofAttempt attempt: Int) -> Bool { true }
     package func stepFinished(_ record: StepRecord, latency: Duration?, lateness: Duration?) { stepFinished(record) }
     package func groupFinished(_ record: GroupRecord) {}

@@ -136,8 +136,8 @@ final class RunRecorder: Sendable {
     func start(_ id: String, resolved: ResolvedStep? = nil) {
         let now = clock.now()
         let wall = WallClock.now()
-        let (started, templated): (StepRecord?, Entry?) = state.withLock { state in
-            guard let entry = state.entries[id] else { return (nil, nil) }
+        let (started, templated, attempt): (StepRecord?, Entry?, Int) = state.withLock { state in
+            guard let entry = state.entries[id] else { return (nil, nil, 0) }
             entry.record.status = .running
             entry.record.attempts += 1
             entry.cancelledWith = nil
@@ -147,9 +147,10 @@ final class RunRecorder: Sendable {
             if entry.firstStarted == nil { entry.firstStarted = now }
             let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary) ? entry : nil
             // A copy of the record only for an observer that shows it.
-            guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated) }
-            return (entry.record, templated)
+            guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated, entry.record.attempts) }
+            return (entry.record, templated, entry.record.attempts)
         }
+        if attempt > 0 { observer?.stepBegan(id, attempt: attempt) }
         var record = started
         // Only a step written with `{{ }}` pays for a summary of its own,
         // made outside the lock (and stored through the entry, not looked
