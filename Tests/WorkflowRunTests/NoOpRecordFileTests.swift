@@ -10,7 +10,7 @@ struct NoOpRecordFileTests {
         key: NoOpRecord.key(["a", "b"]), workflow: "build",
         shown: ["cc[0]", "cc[1]", "a step with spaces"],
         kept: [.init(id: "cc[0]", label: "cc", kind: "sh", attempts: 1), .init(id: "x y", label: nil, kind: "exec", attempts: 2)],
-        omitted: 3, labels: ["cc": 2, "link": 1],
+        omitted: 3,
         entries: [
             .init(look: .followed, path: "src/a b.c", seen: .file(mode: 0o100644, size: 12, modified: 1_795_000_000_123_456_789,
                                                                   changed: 1_795_000_000_223_456_789, inode: UInt64.max - 3, device: 65_024)),

@@ -37,7 +37,13 @@ enum Option: CaseIterable, Sendable {
         var help: String
     }
 
-    var spec: Spec {
+    /// Its spec, made once for every option (a run reads the table
+    /// many times while its arguments are parsed).
+    var spec: Spec { Self.specs[self]! }
+
+    private static let specs = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.madeSpec) })
+
+    private var madeSpec: Spec {
         switch self {
         case .jobs:
             Spec(long: "--jobs", short: "-j", value: .text("N"), commands: [.run],
@@ -139,8 +145,16 @@ enum Option: CaseIterable, Sendable {
 
     /// The option a name (`--jobs`, `-j`) stands for.
     static func named(_ name: String) -> Option? {
-        allCases.first { $0.spec.long == name || $0.spec.short == name }
+        byName[name]
     }
+
+    private static let byName: [String: Option] = {
+        var byName: [String: Option] = [:]
+        for option in allCases {
+            for name in option.names where byName[name] == nil { byName[name] = option }
+        }
+        return byName
+    }()
 
     /// The options of a command, in table order.
     static func of(_ command: CommandName) -> [Option] {

@@ -86,9 +86,9 @@ enum NoOpRun {
             return step
         }, startedAt: startedAt, duration: ContinuousClock.now - started)
         result.omitted = OmittedRecords(upToDate: record.omitted)
-        let finished = ProcessEnvironment.wallClock()
-        LastResults.save(record.labels.mapValues { LastResult(status: .upToDate, duration: 0, finished: finished, runs: $0) },
-                         workflowDirectory: invocation.directory)
+        // The code lens's last results stay as the full no-op wrote them
+        // (each label up to date): rewriting them costs a rename, more
+        // than the rest of this run's files together.
         StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity, interruptedBy: nil,
                                                    width: isatty(1) == 1 ? TerminalSize.columns() : nil))
         return 0
@@ -104,11 +104,9 @@ enum NoOpRun {
             unlink(invocation.recordPath)
             return
         }
-        var labels: [String: Int] = [:]
-        for (label, last) in result.lastResults { labels[label] = last.runs }
         let record = NoOpRecord(key: invocation.key, workflow: result.workflow, shown: result.upToDateOrder,
                                 kept: result.records.map { .init(id: $0.id, label: $0.label, kind: $0.kind, attempts: $0.attempts) },
-                                omitted: result.omitted.count, labels: labels, entries: entries)
+                                omitted: result.omitted.count, entries: entries)
         guard record.holds else { return }
         record.write(to: invocation.recordPath)
     }

@@ -44,19 +44,16 @@ package struct NoOpRecord: Sendable, Equatable {
     package var kept: [Step]
     /// Up-to-date steps counted instead of kept.
     package var omitted: Int
-    /// Per label, how many times its step ran (the code lens's counts).
-    package var labels: [String: Int]
     /// Every path the run looked at.
     package var entries: [DependencyJournal.Entry]
 
-    package init(key: String, workflow: String, shown: [String], kept: [Step], omitted: Int, labels: [String: Int],
+    package init(key: String, workflow: String, shown: [String], kept: [Step], omitted: Int,
                  entries: [DependencyJournal.Entry]) {
         self.key = key
         self.workflow = workflow
         self.shown = shown
         self.kept = kept
         self.omitted = omitted
-        self.labels = labels
         self.entries = entries
     }
 
@@ -138,7 +135,6 @@ package struct NoOpRecord: Sendable, Equatable {
         var text = Self.format + "\n" + "key " + key + "\n" + "workflow " + workflow + "\n"
         text.reserveCapacity(entries.count * 90 + shown.count * 20)
         text += "omitted \(omitted)\n"
-        for (label, runs) in labels.sorted(by: { $0.key < $1.key }) { text += "label \(runs) \(label)\n" }
         for step in kept {
             text += "kept \(step.attempts) \(step.kind) \(step.label.map { "=" + $0 } ?? "-") \(step.id)\n"
         }
@@ -191,16 +187,13 @@ package struct NoOpRecord: Sendable, Equatable {
               let keyLine = lines.popFirst(), String(decoding: keyLine, as: UTF8.self) == "key " + key,
               let workflowLine = lines.popFirst(), workflowLine.starts(with: Array("workflow ".utf8)) else { return nil }
         var record = NoOpRecord(key: key, workflow: String(decoding: workflowLine.dropFirst(9), as: UTF8.self), shown: [],
-                                kept: [], omitted: 0, labels: [:], entries: [])
+                                kept: [], omitted: 0, entries: [])
         for line in lines {
             var fields = FieldReader(line)
             switch fields.word() {
             case "omitted":
                 guard let count = fields.integer() else { return nil }
                 record.omitted = count
-            case "label":
-                guard let runs = fields.integer() else { return nil }
-                record.labels[fields.rest()] = runs
             case "kept":
                 guard let attempts = fields.integer() else { return nil }
                 let kind = fields.word()
