@@ -1,3 +1,4 @@
+import Glibc
 import RunnerSystem
 import Testing
 @testable import WorkflowRun
@@ -32,5 +33,26 @@ struct NoOpRecordFileTests {
         #expect(NoOpRecord.parse(Array(bytes.dropLast(5)), key: record.key) == nil)
         #expect(NoOpRecord.parse(Array((record.text + "what 1\n").utf8), key: record.key) == nil)
         #expect(NoOpRecord.key(["ab", "c"]) != NoOpRecord.key(["a", "bc"]), "parts are kept apart")
+    }
+
+    @Test("read while checking, a record of paths that still look the same is one, with no entries kept; one changed path, none")
+    func checking() throws {
+        let folder = "/tmp/noop-record-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(folder, 0o755) == 0)
+        defer { _ = system("rm -rf '\(folder)'") }
+        let file = folder + "/a b.c"
+        #expect(creat(file, 0o644) >= 0)
+        var info = stat()
+        #expect(stat(file, &info) == 0)
+        let entries: [DependencyJournal.Entry] = [
+            .init(look: .followed, path: file, seen: .init(info)),
+            .init(look: .itself, path: folder + "/gone", seen: .missing),
+        ]
+        let held = NoOpRecord(key: "k", workflow: "w", shown: ["a"], kept: [], omitted: 0, entries: entries)
+        let checked = try #require(NoOpRecord.parse(Array(held.text.utf8), key: "k", checking: true))
+        #expect(checked.entries.isEmpty && checked.shown == ["a"])
+        #expect(creat(folder + "/gone", 0o644) >= 0)
+        #expect(NoOpRecord.parse(Array(held.text.utf8), key: "k", checking: true) == nil, "a path that is there now")
+        #expect(NoOpRecord.parse(Array(held.text.utf8), key: "k") != nil, "read without checking, it is a record")
     }
 }

@@ -57,7 +57,7 @@ enum NoOpRun {
     static func show(_ invocation: Invocation, options: RunOptions) -> Int32? {
         let started = ContinuousClock.now
         let startedAt = ProcessEnvironment.wallClock()
-        guard let record = NoOpRecord.read(invocation.recordPath, key: invocation.key), record.holds else { return nil }
+        guard let record = NoOpRecord.read(invocation.recordPath, key: invocation.key, checking: true) else { return nil }
         _ = DependencyJournal.shared.finish()
         // Nothing runs: a signal now exits at once (128 + it), as for
         // any command that runs nothing.

@@ -40,7 +40,7 @@ package final class DependencyJournal: Sendable {
                          changed: Self.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
         }
 
-        static func nanoseconds(_ time: timespec) -> Int64 {
+        package static func nanoseconds(_ time: timespec) -> Int64 {
             Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
         }
     }

@@ -166,7 +166,10 @@ package struct NoOpRecord: Sendable, Equatable {
 
     /// The record at `path` when it is one of `key`; nil otherwise. Read
     /// without the dependency journal noting it (it is not an input).
-    package static func read(_ path: String, key: String) -> NoOpRecord? {
+    /// `checking`: each path is looked at as its line is read, and the
+    /// first that changed gives nil (no entries are kept): the no-op's
+    /// own test, without a string a path.
+    package static func read(_ path: String, key: String, checking: Bool = false) -> NoOpRecord? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size < 64 << 20 else { return nil }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -175,11 +178,12 @@ package struct NoOpRecord: Sendable, Equatable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         guard count == bytes.count else { return nil }
-        return parse(bytes, key: key)
+        return parse(bytes, key: key, checking: checking)
     }
 
-    /// The record `bytes` hold when it is one of `key`.
-    package static func parse(_ bytes: [UInt8], key: String) -> NoOpRecord? {
+    /// The record `bytes` hold when it is one of `key` (with `checking`,
+    /// as `read` says).
+    package static func parse(_ bytes: [UInt8], key: String, checking: Bool = false) -> NoOpRecord? {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
         guard lines.last?.isEmpty == true else { return nil }
         lines = lines.dropLast()
@@ -204,11 +208,24 @@ package struct NoOpRecord: Sendable, Equatable {
                 record.shown.append(fields.rest())
             case "missing":
                 guard let look = fields.look() else { return nil }
+                if checking, look != .resolved, look != .environment {
+                    guard fields.restLooked(look) == nil else { return nil }
+                    continue
+                }
                 record.entries.append(DependencyJournal.Entry(look: look, path: fields.rest(), seen: .missing))
             case "file":
                 guard let look = fields.look(), let mode = fields.integer(), let size = fields.integer(),
                       let modified = fields.integer(), let changed = fields.integer(), let inode = fields.integer(),
                       let device = fields.integer() else { return nil }
+                if checking {
+                    guard look == .followed || look == .itself, let info = fields.restLooked(look),
+                          info.st_mode == UInt32(truncatingIfNeeded: mode), Int(info.st_size) == size,
+                          DependencyJournal.Seen.nanoseconds(info.st_mtim) == Int64(modified),
+                          DependencyJournal.Seen.nanoseconds(info.st_ctim) == Int64(changed),
+                          Int64(bitPattern: UInt64(info.st_ino)) == Int64(inode),
+                          Int64(bitPattern: UInt64(info.st_dev)) == Int64(device) else { return nil }
+                    continue
+                }
                 record.entries.append(DependencyJournal.Entry(
                     look: look, path: fields.rest(),
                     seen: .file(mode: UInt32(truncatingIfNeeded: mode), size: Int64(size), modified: Int64(modified),
@@ -218,9 +235,14 @@ package struct NoOpRecord: Sendable, Equatable {
                 guard let look = fields.look(), let length = fields.integer() else { return nil }
                 let both = Array(fields.rest().utf8)
                 guard length >= 0, both.count >= length else { return nil }
-                record.entries.append(DependencyJournal.Entry(
+                let entry = DependencyJournal.Entry(
                     look: look, path: String(decoding: both[length...], as: UTF8.self),
-                    seen: .path(String(decoding: both[..<length], as: UTF8.self))))
+                    seen: .path(String(decoding: both[..<length], as: UTF8.self)))
+                if checking {
+                    guard entry.holds else { return nil }
+                    continue
+                }
+                record.entries.append(entry)
             default:
                 return nil
             }
@@ -269,6 +291,19 @@ private struct FieldReader {
         let field = field()
         guard field.count == 1 else { return nil }
         return DependencyJournal.Look(rawValue: field.first!)
+    }
+
+    /// `stat` (`.followed`) or `lstat` (`.itself`) of the rest as a path,
+    /// nil when nothing is there; not noted in the dependency journal.
+    mutating func restLooked(_ look: DependencyJournal.Look) -> stat? {
+        defer { bytes = bytes[bytes.endIndex...] }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { path -> stat? in
+            for (offset, byte) in bytes.enumerated() { path[offset] = CChar(bitPattern: byte) }
+            path[bytes.count] = 0
+            var info = stat()
+            let found = look == .itself ? lstat(path.baseAddress!, &info) : stat(path.baseAddress!, &info)
+            return found == 0 ? info : nil
+        }
     }
 
     mutating func rest() -> String {
