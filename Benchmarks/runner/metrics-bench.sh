@@ -8,7 +8,7 @@
 #      with both: user + system CPU seconds of promise-run (from
 #      /proc/PID/stat when it ends, children not counted) and the ratio to
 #      the plain run of the same round (the goal: at most 1.05), the four
-#      cases in turn in each round;
+#      cases in turn in each round, the first case turning round by round;
 #   2. memory: 3,000,000 requests (`repeat for 600s ... rate 5000/s`) with
 #      --metrics-listen (scraped each second) and --events to a file, the
 #      resident memory sampled every 10 s: peak, and flat after the first
@@ -68,11 +68,18 @@ if [ "$what" = all ] || [ "$what" = cpu ]; then
     # hits every case of a round alike, and each round gives its own
     # ratios to its own plain run.
     : > rounds.txt
-    for _ in $(seq "$runs"); do
-        echo "plain $(cpu_of)" >> rounds.txt
-        echo "metrics $(cpu_of --metrics-listen "127.0.0.1:$metrics_port")" >> rounds.txt
-        echo "events $(cpu_of --events events.jsonl)" >> rounds.txt
-        echo "both $(cpu_of --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl)" >> rounds.txt
+    # The order turns each round (plain first, then metrics first, ...):
+    # a drift within a round (the machine, nginx's sockets) falls on each
+    # case in turn, not always on the last.
+    for round in $(seq "$runs"); do
+        for step in 0 1 2 3; do
+            case $(( (step + round - 1) % 4 )) in
+                0) echo "plain $(cpu_of)" >> rounds.txt ;;
+                1) echo "metrics $(cpu_of --metrics-listen "127.0.0.1:$metrics_port")" >> rounds.txt ;;
+                2) echo "events $(cpu_of --events events.jsonl)" >> rounds.txt ;;
+                3) echo "both $(cpu_of --metrics-listen "127.0.0.1:$metrics_port" --events events.jsonl)" >> rounds.txt ;;
+            esac
+        done
     done
     python3 - <<'PY'
 import statistics
@@ -81,6 +88,7 @@ for line in open("rounds.txt"):
     name, seconds = line.split()
     cases.setdefault(name, []).append(float(seconds))
 for name in ["plain", "metrics", "events", "both"]:
+    # Round by round: the k-th of each case is of the k-th round.
     ratios = [c / p for c, p in zip(cases[name], cases["plain"])]
     print(f"| {name} | {statistics.median(cases[name]):.2f} | {' '.join(f'{c:.2f}' for c in cases[name])} | {statistics.median(ratios):.3f} |")
 PY
