@@ -20,7 +20,7 @@ struct MetricsExpositionTests {
     func series() {
         let metrics = RunMetrics(workflow: "w")
         // A start is counted without a record (none is copied for it).
-        #expect(!metrics.showsStart(ofAttempt: 1))
+        #expect(!metrics.showsStart(ofAttempt: 1, inGroup: nil))
         metrics.stepBegan("hit[0]", attempt: 1)
         metrics.stepBegan("hit[0]", attempt: 2)
         #expect(MetricsExposition.render(metrics.snapshot()).contains("promise_run_steps_running 1\n"), "a retry is the same step running")

@@ -7,8 +7,8 @@ import WorkflowRun
 struct ObserverFanOut: ExecutionObserver {
     let observers: [any ExecutionObserver]
 
-    func showsStart(ofAttempt attempt: Int) -> Bool {
-        observers.contains { $0.showsStart(ofAttempt: attempt) }
+    func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool {
+        observers.contains { $0.showsStart(ofAttempt: attempt, inGroup: group) }
     }
 
     func stepBegan(_ id: String, attempt: Int) {
@@ -16,7 +16,9 @@ struct ObserverFanOut: ExecutionObserver {
     }
 
     func stepStarted(_ record: StepRecord) {
-        for observer in observers where observer.showsStart(ofAttempt: record.attempts) { observer.stepStarted(record) }
+        for observer in observers where observer.showsStart(ofAttempt: record.attempts, inGroup: record.group) {
+            observer.stepStarted(record)
+        }
     }
 
     func stepFinished(_ record: StepRecord) {

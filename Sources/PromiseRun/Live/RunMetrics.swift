@@ -55,7 +55,7 @@ final class RunMetrics: ExecutionObserver, Sendable {
 
     /// No record needed at a start: the recorder copies and masks none
     /// for this observer (a load test starts thousands a second).
-    func showsStart(ofAttempt attempt: Int) -> Bool { false }
+    func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool { false }
 
     func stepStarted(_ record: StepRecord) {}
 

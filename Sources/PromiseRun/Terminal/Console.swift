@@ -116,9 +116,14 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     // MARK: - ExecutionObserver
 
     /// What `stepStarted` shows: the live area, the verbose line, or a
-    /// retry's line.
-    func showsStart(ofAttempt attempt: Int) -> Bool {
-        settings.live || settings.verbosity == .verbose || (attempt > 1 && settings.verbosity != .quiet)
+    /// retry's line. A load group's first attempts are not shown one by
+    /// one in the live area (it shows their labels' runs, rate and p99):
+    /// a load test on a terminal then costs what it does in a log.
+    func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool {
+        if settings.verbosity == .verbose || (attempt > 1 && settings.verbosity != .quiet) { return true }
+        guard settings.live else { return false }
+        if attempt == 1, let group, !settings.loadGroups.isEmpty, settings.loadGroups.contains(Self.nodeID(of: group)) { return false }
+        return true
     }
 
     func stepStarted(_ record: StepRecord) {
@@ -363,7 +368,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     private func drawLive(_ state: inout State) -> String {
         state.drawn = .now
-        guard !state.running.isEmpty else { return "" }
+        // A load group's iterations are not in `running` (see showsStart):
+        // its labels' lines are the area while it goes.
+        let repeated = labels().suffix(3)
+        guard !state.running.isEmpty || !repeated.isEmpty else { return "" }
         let width = max(20, TerminalSize.columns() - 1)
         var lines: [String] = []
         let now = ContinuousClock.now
@@ -378,10 +386,11 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
                 shown.sort { $0.sequence < $1.sequence }
             }
         }
-        lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))] running \(state.running.count)"))
+        lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))]"
+                               + (state.running.isEmpty ? "" : " running \(state.running.count)")))
         // A load test's progress: each repeated label's runs, rate and p99
         // so far (the last three to start repeating).
-        for label in labels().suffix(3) {
+        for label in repeated {
             var line = "  \(style.dim("↻")) \(label.label)  \(label.count) runs  \(FixedPoint.text(label.ratePerSecond, places: 1))/s"
                 + "  p99 \(Format.latency(microseconds: label.latency.percentile(99)))"
             if label.failed > 0 { line += "  " + style.red("\(label.failed) failed") }

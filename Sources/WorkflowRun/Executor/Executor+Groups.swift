@@ -267,7 +267,7 @@ extension WorkflowExecutor {
     /// cancelled one's). nil otherwise.
     private func leanIterations(of foreach: ForeachGroup, planned: Bool, group: String,
                                 in context: ExecutionContext) -> LeanIterations? {
-        guard observer?.showsStart(ofAttempt: 1) != true,
+        guard observer?.showsStart(ofAttempt: 1, inGroup: group) != true,
               foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
               case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
               node.attributes.placement.executor != .slurm,

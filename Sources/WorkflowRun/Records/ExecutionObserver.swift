@@ -12,10 +12,14 @@ package protocol ExecutionObserver: Sendable {
     /// A step started (or started another attempt).
     func stepStarted(_ record: StepRecord)
     /// Whether `stepStarted` does anything for a step's attempt `attempt`
-    /// (1 for the first): when not, the recorder does not copy and mask
-    /// the record for it (a console without a live area, not verbose,
-    /// shows nothing as a step starts). True unless an observer says so.
-    func showsStart(ofAttempt attempt: Int) -> Bool
+    /// (1 for the first) in the group `group` (its record's): when not,
+    /// the recorder does not copy and mask the record for it (a console
+    /// without a live area, not verbose, shows nothing as a step starts;
+    /// a live area shows a load group by its labels, not each iteration),
+    /// and a `foreach` or `repeat` asked for its first attempts may leave
+    /// its iterations unregistered (`leanIterations`). True unless an
+    /// observer says so.
+    func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool
     /// A step ended: succeeded, failed, skipped or cancelled.
     func stepFinished(_ record: StepRecord)
     /// A step ended, with what its label's statistics count of it: its
@@ -44,7 +48,7 @@ package protocol ExecutionObserver: Sendable {
 
 extension ExecutionObserver {
     package func stepBegan(_ id: String, attempt: Int) {}
-    package func showsStart(ofAttempt attempt: Int) -> Bool { true }
+    package func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool { true }
     package func stepFinished(_ record: StepRecord, latency: Duration?, lateness: Duration?) { stepFinished(record) }
     package func groupFinished(_ record: GroupRecord) {}
     package func transfer(step id: String, received: Int64, expected: Int64?) {}

@@ -147,7 +147,7 @@ final class RunRecorder: Sendable {
             if entry.firstStarted == nil { entry.firstStarted = now }
             let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary) ? entry : nil
             // A copy of the record only for an observer that shows it.
-            guard observer?.showsStart(ofAttempt: entry.record.attempts) == true else { return (nil, templated, entry.record.attempts) }
+            guard observer?.showsStart(ofAttempt: entry.record.attempts, inGroup: entry.record.group) == true else { return (nil, templated, entry.record.attempts) }
             return (entry.record, templated, entry.record.attempts)
         }
         if attempt > 0 { observer?.stepBegan(id, attempt: attempt) }
