@@ -3,9 +3,13 @@ import Reports
 
 /// What the command line asks for.
 package enum Command: Equatable {
+    /// `[run] [OPTIONS] FILE [TARGET...]`: run a workflow.
     case run(RunOptions)
+    /// `check FILE...`.
     case check(CheckOptions)
+    /// `graph FILE [TARGET...]`.
     case graph(GraphOptions)
+    /// `list FILE`.
     case list(ListOptions)
     /// `completions bash|zsh|fish`: a completion script for the shell.
     case completions(Shell)
@@ -15,6 +19,7 @@ package enum Command: Equatable {
     case lsp
     /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
     case help(String?)
+    /// `--version`, `-V`.
     case version
 }
 

@@ -7,8 +7,11 @@ import WorkflowModel
 package struct ReportFailure {
     /// Where the failure happened.
     package enum Source {
+        /// A step that failed.
         case step(StepRecord)
+        /// A group that failed on its own.
         case group(GroupRecord)
+        /// The run itself (`--timeout`, the workflow's `timeout`).
         case run
     }
 
