@@ -62,9 +62,19 @@ let package = Package(
         // documents, and the features, over the language's analysis and its
         // one table of words.
         .target(name: "LanguageServer", dependencies: ["JSON", "JSONRPC", "WorkflowLanguage", "WorkflowModel", "RunnerSystem"]),
-        // The executable: arguments, wiring, console and reports.
+        // The run's reports (JSON, JUnit, HTML, Markdown, the GitHub step
+        // summary), the request for one (`--report FORMAT=PATH`) and how
+        // times and sizes read. Built on the run's records; it never sees
+        // the language or the command line.
+        .target(name: "Reports", dependencies: ["JSON", "WorkflowRun", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // The command line described: every option once (the option
+        // table), the commands and what each is given (`RunOptions`, ...),
+        // and what is derived from the table: `--help`'s text and the bash,
+        // zsh and fish completion scripts. Parsing is the executable's.
+        .target(name: "CommandLineOptions", dependencies: ["Reports", "WorkflowModel", "RunnerSystem"]),
+        // The executable: parsing the arguments, wiring, the console.
         .executableTarget(name: "PromiseRun", dependencies: ["JSON", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
-                                                                    "CRunnerStart", "LanguageServer"]),
+                                                                    "CRunnerStart", "LanguageServer", "Reports", "CommandLineOptions"]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
@@ -83,14 +93,19 @@ let package = Package(
         .testTarget(name: "WorkflowRunTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem",
                                                              "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "CommandLineOptions", "Reports", "WorkflowRun", "WorkflowLanguage",
+                                                            "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        // The reports on their own (the HTML report's critical path).
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "WorkflowRun", "WorkflowModel", "PromiseEngine"]),
+        // The option table, `--help` and the completion scripts on their own.
+        .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions", "WorkflowLanguage", "WorkflowModel"]),
         // What the language server tests' two clients share (in process and
         // over the built binary): the messages kept, the wait loop, request ids.
         .target(name: "LSPTestSupport", path: "Tests/LSPTestSupport"),
         // The language server's pieces on their own: framing, messages, positions, contexts.
         .testTarget(name: "LanguageServerTests", dependencies: ["LanguageServer", "JSONRPC", "JSON", "WorkflowModel", "LSPTestSupport"]),
         // Runs the built `promise-run` binary on real workflow files.
-        .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun", "LSPTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PromiseRun", "CommandLineOptions", "LSPTestSupport"]),
 
         // Benchmarks of the runner's own parts (Benchmarks/README.md). They
         // drive `package` APIs, so they live in this package; the engine

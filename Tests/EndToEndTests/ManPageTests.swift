@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import PromiseRun
+import CommandLineOptions
 
 /// docs/promise-run.1: renders with groff's warnings on and nothing to
 /// say, and names every option the command takes.
@@ -24,10 +24,10 @@ struct ManPageTests {
     @Test("every option of the run command is in it")
     func namesEveryOption() throws {
         let text = try String(contentsOfFile: Self.page, encoding: .utf8).replacing("\\-", with: "-")
-        for option in Arguments.runOptionNames {
+        for option in Option.of(.run).map(\.spec.long) {
             #expect(text.contains(option), "\(option) is not in the man page")
         }
-        for command in Arguments.commands {
+        for command in CommandName.words {
             #expect(text.contains(".B \(command)") || text.contains("promise-run \(command)"), "\(command) is not in the man page")
         }
     }

@@ -1,6 +1,8 @@
 import Glibc
 import Testing
 @testable import PromiseRun
+import CommandLineOptions
+import Reports
 
 @Suite("Arguments")
 struct ArgumentsTests {
@@ -152,6 +154,25 @@ struct ArgumentsTests {
         #expect(usageError("graph") == "graph needs a workflow file")
         #expect(usageError("graph --format svg f") == "--format takes one of tree, dot, mermaid, json, not 'svg'")
         #expect(try parse("graph a b").get() == .graph(GraphOptions(file: "a", format: .tree, color: .auto, targets: ["b"])))
+    }
+
+    @Test("the command word is found after every option that takes a value")
+    func valueOptionsSkipTheirValue() throws {
+        for option in Option.allCases where option.takesValue && option.spec.commands.contains(.run) {
+            let value: String
+            switch option.spec.value {
+            case .choice(let words): value = words[0]
+            case .prefixed(let words): value = words[0] + "=r"
+            default: value = option == .timeout ? "5s" : "2"
+            }
+            let parsed = Arguments.parse([option.spec.long, value, "list", "f.workflow"])
+            if case .failure(let error) = parsed {
+                #expect(error.message.contains("is an option of running a workflow"), "\(option.spec.long): \(error.message)")
+            } else if case .success(let command) = parsed, case .list = command {
+            } else {
+                Issue.record("\(option.spec.long) \(value) list f.workflow: \(parsed)")
+            }
+        }
     }
 }
 

@@ -3,192 +3,8 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
-
-/// What the command line asks for.
-enum Command: Equatable {
-    case run(RunOptions)
-    case check(CheckOptions)
-    case graph(GraphOptions)
-    case list(ListOptions)
-    /// `completions bash|zsh|fish`: a completion script for the shell.
-    case completions(Shell)
-    /// `fmt [--check] FILE...`.
-    case fmt(FmtOptions)
-    /// `lsp`: the language server over stdio.
-    case lsp
-    /// `help [COMMAND]`, `--help`, `COMMAND --help`: nil for the general help.
-    case help(String?)
-    case version
-}
-
-/// How output is colored: `--color auto|always|never`.
-enum ColorMode: String, Equatable, Sendable, CaseIterable {
-    case auto, always, never
-}
-
-/// How step output is shown: `--output prefixed|grouped|quiet`.
-enum OutputMode: String, Equatable, Sendable, CaseIterable {
-    case prefixed, grouped, quiet
-}
-
-/// `-q` / `-v`.
-enum Verbosity: Equatable, Sendable {
-    case quiet, normal, verbose
-}
-
-/// `--report FORMAT=PATH`.
-struct ReportRequest: Equatable, Sendable {
-    enum Format: String, Equatable, Sendable, CaseIterable {
-        case json, junit, html, markdown
-    }
-
-    var format: Format
-    var path: String
-}
-
-extension ReportRequest.Format {
-    /// The usual ending of such a file.
-    var fileExtension: String {
-        switch self {
-        case .json: return "json"
-        case .junit: return "xml"
-        case .html: return "html"
-        case .markdown: return "md"
-        }
-    }
-}
-
-/// One `--var NAME=VALUE` (or a line of a `--var-file`).
-struct VariableSetting: Equatable, Sendable {
-    var name: String
-    var value: String
-
-    init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
-/// Everything `promise-run [OPTIONS] FILE` was given (`==` compares every
-/// option: it is derived).
-struct RunOptions: Equatable, Sendable {
-    /// The workflow file; `-` for standard input.
-    var file: String
-    /// `promise-run FILE TARGET...`: the labels to cut the run down to.
-    var targets: [String] = []
-    /// `--env-file PATH` (repeatable): `.env` files loaded into the
-    /// environment before anything runs.
-    var envFiles: [String] = []
-    /// `--force`: steps with `sources` run even when up to date.
-    var force = false
-    /// `--watch`: run again when a source changes.
-    var watch = false
-    /// `-j N`: at most N process steps at once; nil: the number of cores.
-    var jobs: Int?
-    /// `--executor local|slurm`: where process steps without an `executor`
-    /// attribute run; nil: on this machine.
-    var executor: Placement.ExecutorKind?
-    /// `--slurm-jobs N`: at most N Slurm jobs in flight.
-    var slurmJobs = 64
-    /// `--http-connections N`.
-    var httpConnections = 64
-    /// `--keep-going`: every parallel group keeps going.
-    var keepGoing = false
-    /// `--timeout D`: for the whole workflow.
-    var timeout: Duration?
-    /// `--var NAME=VALUE`, in order (a later one wins).
-    var variables: [VariableSetting] = []
-    var reports: [ReportRequest] = []
-    /// `--report-output N`: KiB of each process step's stdout and stderr
-    /// the reports keep (0: none).
-    var reportOutputKiB = 64
-    /// `--metrics-listen ADDR`: serve `/metrics` there.
-    var metricsListen: String?
-    /// `--events PATH|-`: JSON lines as the run goes.
-    var events: String?
-    var output = OutputMode.prefixed
-    var color = ColorMode.auto
-    var verbosity = Verbosity.normal
-    /// `-vv`: each http step's request and response on stderr.
-    var showsWire = false
-    /// `--dry-run`: print the tree with known values, run nothing.
-    var dryRun = false
-    /// `--insecure`: HTTPS steps do not verify certificates.
-    var insecure = false
-    /// `--http-version 1.1|2`: the HTTP version http steps ask for.
-    var httpVersion: HTTPVersion?
-    /// `--cacert PATH`: the authorities HTTPS steps trust.
-    var caCertificate: String?
-    /// `--cache URL`; nil: `PROMISE_RUN_CACHE`, if set.
-    var cache: String?
-    /// `--cache-read-only`: read the cache, never write it.
-    var cacheReadOnly = false
-    /// `--cache-timeout D`: for each request to an HTTP cache.
-    var cacheTimeout: Duration = .seconds(10)
-
-    init(file: String) {
-        self.file = file
-    }
-
-    /// The `--var` values by name (the last one of a name wins).
-    var variableOverrides: [String: String] {
-        var overrides: [String: String] = [:]
-        for variable in variables { overrides[variable.name] = variable.value }
-        return overrides
-    }
-}
-
-/// `promise-run check FILE...`.
-struct CheckOptions: Equatable, Sendable {
-    enum Format: String, Equatable, Sendable, CaseIterable {
-        case text, json
-    }
-
-    var files: [String]
-    var color = ColorMode.auto
-    var quiet = false
-    /// `--format json`: one JSON array of diagnostics on standard output.
-    var format = Format.text
-}
-
-/// `promise-run graph [--format F] FILE`.
-struct GraphOptions: Equatable, Sendable {
-    enum Format: String, Equatable, Sendable, CaseIterable {
-        case tree, dot, mermaid, json
-    }
-
-    var file: String
-    var format = Format.tree
-    var color = ColorMode.auto
-    /// `graph FILE TARGET...`: the graph cut down to the targets.
-    var targets: [String] = []
-    /// `--executor`: where process steps that do not say are shown to run.
-    var executor: Placement.ExecutorKind?
-}
-
-/// `promise-run fmt [--check] FILE...`.
-struct FmtOptions: Equatable, Sendable {
-    var files: [String]
-    /// Rewrite nothing; exit 1 when a file would change.
-    var check = false
-    var color = ColorMode.auto
-}
-
-/// The shells `completions` writes scripts for.
-enum Shell: String, Equatable, Sendable, CaseIterable {
-    case bash, zsh, fish
-}
-
-/// `promise-run list [--format text|json] FILE`.
-struct ListOptions: Equatable, Sendable {
-    enum Format: String, Equatable, Sendable, CaseIterable {
-        case text, json
-    }
-
-    var file: String
-    var format = Format.text
-    var color = ColorMode.auto
-}
+import CommandLineOptions
+import Reports
 
 /// A command line that cannot be understood: one line saying why.
 struct UsageError: Error, Equatable {
@@ -207,9 +23,6 @@ enum Arguments {
             return .failure(error)
         }
     }
-
-    /// The command words, for "did you mean".
-    static let commands = ["run", "check", "graph", "list", "fmt", "help", "completions", "lsp"]
 
     /// Options of any command that take a value (to find the command word
     /// among options written before it).
@@ -230,7 +43,7 @@ enum Arguments {
                 continue
             }
             firstPositional = index
-            if commands.contains(argument) { commandIndex = index }
+            if CommandName.words.contains(argument) { commandIndex = index }
             break
         }
         let wantsHelp = Option.help.names.contains(where: arguments.contains)
@@ -241,7 +54,7 @@ enum Arguments {
                 // `promise-run chek f.workflow`: a word that is no file but
                 // is close to a command.
                 if !word.contains("/"), !word.contains("."), access(word, F_OK) != 0,
-                   let command = Suggestion.closest(to: word, among: commands) {
+                   let command = Suggestion.closest(to: word, among: CommandName.words) {
                     throw UsageError(message: "unknown command '\(word)'; did you mean '\(command)'?")
                 }
             }
@@ -301,8 +114,8 @@ enum Arguments {
             return .completions(shell)
         default:
             let topic = rest.first { !$0.hasPrefix("-") }
-            if let topic, !commands.contains(topic) {
-                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: commands)); "
+            if let topic, !CommandName.words.contains(topic) {
+                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: CommandName.words)); "
                                  + "the commands are run, check, graph, list, fmt, completions, lsp")
             }
             return .help(topic)
@@ -491,9 +304,6 @@ enum Arguments {
         guard let file else { throw UsageError(message: "\(command.rawValue) needs a workflow file") }
         return (file, format, color, targets, executor)
     }
-
-    /// The run's options, by their long names (the man page's test reads them).
-    static var runOptionNames: [String] { Option.of(.run).map(\.spec.long) }
 }
 
 /// Walks the arguments, splitting `--name=value` and `-j4`.

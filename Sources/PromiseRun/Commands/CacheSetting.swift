@@ -2,6 +2,7 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 import WorkflowRun
+import CommandLineOptions
 
 /// The shared cache a run uses: `--cache` wins over
 /// `PROMISE_RUN_CACHE`; a token comes from `PROMISE_RUN_CACHE_TOKEN`.

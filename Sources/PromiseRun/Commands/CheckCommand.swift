@@ -4,6 +4,7 @@ import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
 import JSON
+import CommandLineOptions
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.

@@ -4,6 +4,8 @@ import RunnerSystem
 import Steps
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
+import Reports
 
 /// `promise-run --dry-run FILE`: the tree with the values known before
 /// running (variables, `--var`, environment) filled in; nothing runs.

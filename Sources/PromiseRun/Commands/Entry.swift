@@ -5,6 +5,8 @@ import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
 import LanguageServer
+import CommandLineOptions
+import Reports
 
 /// The program: parses the arguments, runs the command, returns the exit
 /// code. `nonisolated(nonsending)`: it starts on the caller's executor, so
@@ -71,7 +73,8 @@ enum Entry {
     /// top-level var, nothing runs and the exit code is 2.
     static func run(_ options: RunOptions, noOp: NoOpRun.Invocation? = nil) async -> Int32 {
         // A report that could not be written is found now, not after the run.
-        let reportProblems = ReportWriter.problems(with: options.reports, relativeTo: ProcessEnvironment.currentDirectory())
+        let reportProblems = ReportWriter.problems(with: options.reports, option: Option.report.spec.long,
+                                                   relativeTo: ProcessEnvironment.currentDirectory())
         guard reportProblems.isEmpty else {
             for problem in reportProblems { StandardStreams.writeError("promise-run: \(problem)\n") }
             StandardStreams.writeError("promise-run: nothing ran\n")

@@ -4,6 +4,7 @@ import Steps
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1

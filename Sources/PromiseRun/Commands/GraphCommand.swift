@@ -2,6 +2,7 @@ import PromiseEngine
 import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
 
 /// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
 /// drawn, nothing run.

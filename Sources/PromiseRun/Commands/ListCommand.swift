@@ -3,6 +3,8 @@ import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
 import JSON
+import CommandLineOptions
+import Reports
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a

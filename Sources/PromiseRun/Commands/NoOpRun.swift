@@ -2,6 +2,7 @@ import Glibc
 import RunnerSystem
 import WorkflowRun
 import WorkflowModel
+import CommandLineOptions
 
 /// A run that finds every step up to date leaves a record of what it
 /// looked at (`NoOpRecord`); the next identical invocation `stat`s those

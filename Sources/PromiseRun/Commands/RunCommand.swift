@@ -5,6 +5,8 @@ import Steps
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
+import Reports
 
 /// Runs a checked workflow: wires the executor to the real steps, the
 /// console and the reports, handles signals, and gives the exit code
@@ -43,7 +45,7 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
         timeout: options.timeout,
         currentDirectory: ProcessEnvironment.currentDirectory(),
         output: console,
-        reportOutputLimit: ReportWriter.keepsOutput(options, environment: environment) ? options.reportOutputKiB * 1024 : 0,
+        reportOutputLimit: ReportWriter.keepsOutput(options.reports, environment: environment) ? options.reportOutputKiB * 1024 : 0,
         selection: selection,
         force: options.force)
     configuration.slurmJobs = options.slurmJobs

@@ -6,6 +6,7 @@ import Synchronization
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
 
 /// `--watch`: runs the workflow (or its targets), then waits for
 /// a change in a file any `sources` matches, or in the workflow file or one

@@ -4,6 +4,8 @@ import RunnerSystem
 import WorkflowModel
 import WorkflowRun
 import JSON
+import CommandLineOptions
+import Reports
 
 /// `--events PATH|-`: one JSON object a line as the run goes
 /// (`run-start`, `step-start`, `step-end`, `group-end`, `run-end`). The

@@ -1,6 +1,8 @@
 import PromiseEngine
 import RunnerSystem
 import WorkflowRun
+import CommandLineOptions
+import Reports
 
 /// `--events` and `--metrics-listen`: what lets others watch a
 /// run while it goes. Set up before anything runs (an address that cannot

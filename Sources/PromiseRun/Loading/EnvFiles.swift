@@ -4,6 +4,7 @@ import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 import WorkflowLanguage
+import CommandLineOptions
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`).

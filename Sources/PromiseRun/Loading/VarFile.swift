@@ -1,5 +1,6 @@
 import Glibc
 import RunnerSystem
+import CommandLineOptions
 
 /// `--var-file PATH`: `NAME=VALUE` lines, as repeated `--var` options, for
 /// values that should not sit on a command line (where every user of the

@@ -7,6 +7,8 @@ import Synchronization
 import WorkflowModel
 import WorkflowLanguage
 import JSON
+import CommandLineOptions
+import Reports
 
 /// What a person sees while a workflow runs. On a terminal: finished steps
 /// printed as they end, above a live area of the running steps; elsewhere

@@ -3,6 +3,8 @@ import WorkflowRun
 import WorkflowModel
 import WorkflowLanguage
 import JSON
+import CommandLineOptions
+import Reports
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.

@@ -1,9 +1,8 @@
 import PromiseEngine
 import WorkflowRun
 import Testing
-@testable import PromiseRun
+import Reports
 import WorkflowModel
-import WorkflowLanguage
 
 @Suite("HTML report: the critical path")
 struct HTMLReportTests {

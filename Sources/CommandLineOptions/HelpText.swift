@@ -1,12 +1,10 @@
-import PromiseEngine
-import WorkflowRun
 import RunnerSystem
 import WorkflowModel
-import WorkflowLanguage
 
 /// The text of `--help`, `--version` and usage errors.
-enum HelpText {
-    static let usage = """
+package enum HelpText {
+    /// The usage lines, after a usage error.
+    package static let usage = """
         usage: promise-run [run] [OPTIONS] FILE [TARGET...]  run a workflow, or only what TARGETs need
                promise-run list [\(Option.format.spec.long) text|json] FILE    the labelled steps and groups
                promise-run check [\(Option.format.spec.long) text|json] FILE...  parse and validate only
@@ -17,10 +15,11 @@ enum HelpText {
                promise-run help [COMMAND] | \(Option.help.spec.long) | \(Option.version.spec.long) | \(Option.version.spec.short ?? "")
         """
 
-    static let version = "promise-run \(PromiseRunVersion.current)"
+    /// `--version`.
+    package static let version = "promise-run \(PromiseRunVersion.current)"
 
     /// `help COMMAND`, `COMMAND --help`.
-    static func help(for command: String?) -> String {
+    package static func help(for command: String?) -> String {
         switch command {
         case "check": return check
         case "graph": return graph
@@ -113,7 +112,8 @@ enum HelpText {
 
         """
 
-    static let help = """
+    /// `--help`: the general help.
+    package static let help = """
         promise-run \(PromiseRunVersion.current): runs workflows of shell commands, HTTP requests and
         file steps, in sequence, in parallel, with retries, timeouts and catch/ensure.
 
@@ -165,7 +165,7 @@ enum HelpText {
 
     /// An options section from the option table: `-j, --jobs N` in a
     /// column, the help wrapped beside it.
-    static func options(for command: CommandName) -> String {
+    package static func options(for command: CommandName) -> String {
         let column = 28, width = 78
         var lines: [String] = []
         for option in Option.of(command) {

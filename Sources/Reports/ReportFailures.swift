@@ -1,34 +1,40 @@
-import PromiseEngine
 import WorkflowRun
 import WorkflowModel
-import WorkflowLanguage
 
 /// One failure as every report lists it: a failed step, a group that
 /// failed on its own (a timeout), or the run itself (`--timeout`, the
 /// workflow's `timeout`).
-struct ReportFailure {
-    enum Source {
+package struct ReportFailure {
+    /// Where the failure happened.
+    package enum Source {
+        /// A step that failed.
         case step(StepRecord)
+        /// A group that failed on its own.
         case group(GroupRecord)
+        /// The run itself (`--timeout`, the workflow's `timeout`).
         case run
     }
 
-    var id: String
+    /// The step's or group's id; the run's: the step its error names.
+    package var id: String
     /// `sh`, `http`, ... for a step; `parallel`, `foreach`, ... for a
     /// group; `workflow` for the run.
-    var kind: String
-    var failureKind: FailureKind
-    var message: String
-    var source: Source
+    package var kind: String
+    /// How it failed (`fail`, `timeout`, ...).
+    package var failureKind: FailureKind
+    /// What went wrong, in a line.
+    package var message: String
+    /// The record it comes from.
+    package var source: Source
     /// What handled it (`allow-failure`, a `catch`, an `any` another lane
     /// won): shown, but no failure of the run (docs/reports.md).
-    var handledBy: String?
+    package var handledBy: String?
     /// Under `allow-failure`: reported, and the run went on.
-    var allowed: Bool { handledBy == "allow-failure" || handledBy?.hasPrefix("allow-failure ") == true }
+    package var allowed: Bool { handledBy == "allow-failure" || handledBy?.hasPrefix("allow-failure ") == true }
 
     /// The failures of a run, steps and groups in workflow order, the
     /// run's own last; handled ones among them (`handledBy`).
-    static func all(in result: RunResult) -> [ReportFailure] {
+    package static func all(in result: RunResult) -> [ReportFailure] {
         var failures: [ReportFailure] = []
         var ids: Set<String> = []
         for record in result.records where record.status == .failed {
@@ -54,9 +60,9 @@ struct ReportFailure {
 
 extension [ReportFailure] {
     /// The failures the workflow did not handle: the run's own.
-    var unhandled: [ReportFailure] { filter { $0.handledBy == nil } }
+    package var unhandled: [ReportFailure] { filter { $0.handledBy == nil } }
     /// The failures the workflow handled: shown as warnings.
-    var handled: [ReportFailure] { filter { $0.handledBy != nil } }
+    package var handled: [ReportFailure] { filter { $0.handledBy != nil } }
 }
 
 extension RunResult.Status {
@@ -64,12 +70,12 @@ extension RunResult.Status {
     /// a run `--timeout` stopped is `failed`, its `error` of kind
     /// `timeout` (and exit code 124) saying why; CI scripts test
     /// `status == "failed"`.
-    var reported: String {
+    package var reported: String {
         self == .timedOut ? "failed" : rawValue
     }
 
     /// For people: `timed out`, not `timedOut`.
-    var words: String {
+    package var words: String {
         switch self {
         case .succeeded: return "succeeded"
         case .failed: return "failed"

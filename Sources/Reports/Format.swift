@@ -1,17 +1,14 @@
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
 import JSON
 
 /// How times and sizes read in the console and the reports.
-enum Format {
+package enum Format {
     /// `850ms`, `12.3s`, `2m03s`, `1h02m`.
-    static func duration(_ duration: Duration) -> String {
+    package static func duration(_ duration: Duration) -> String {
         seconds(duration.seconds)
     }
 
-    static func seconds(_ value: Double) -> String {
+    /// Seconds as `duration` shows them.
+    package static func seconds(_ value: Double) -> String {
         if value < 1 { return "\(Int((value * 1000).rounded()))ms" }
         if value < 60 {
             let tenths = Int((value * 10).rounded())
@@ -27,7 +24,7 @@ enum Format {
     }
 
     /// A count with its thousands grouped: `12,000`.
-    static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var text = ""
         for (index, digit) in digits.enumerated() {
@@ -38,7 +35,7 @@ enum Format {
     }
 
     /// A latency: `0.42ms`, `3.4ms`, `120ms`, then as `seconds`.
-    static func latency(microseconds: Int64) -> String {
+    package static func latency(microseconds: Int64) -> String {
         let milliseconds = Double(microseconds) / 1000
         if milliseconds < 1 { return FixedPoint.text(milliseconds, places: 2) + "ms" }
         if milliseconds < 10 { return FixedPoint.text(milliseconds, places: 1) + "ms" }
@@ -46,7 +43,7 @@ enum Format {
     }
 
     /// `512 B`, `1.5 KB`, `3.2 MB`, `1.1 GB` (powers of 1024).
-    static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0
@@ -58,7 +55,7 @@ enum Format {
     }
 
     /// Text padded with spaces to `width` characters.
-    static func padded(_ text: String, _ width: Int) -> String {
+    package static func padded(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

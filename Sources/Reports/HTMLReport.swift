@@ -2,7 +2,6 @@ import Glibc
 import PromiseEngine
 import WorkflowRun
 import WorkflowModel
-import WorkflowLanguage
 import JSON
 
 /// `--report html=PATH`: one self-contained page (inline style, script and
@@ -12,14 +11,15 @@ import JSON
 /// axis that fits the window, the critical path outlined, every row
 /// opening the step's details (command, attempts, message, output tails);
 /// a status filter and a label search.
-enum HTMLReport {
+package enum HTMLReport {
     /// Output tails in the page: a failed step's streams keep their last
     /// 32 KiB, other steps' their last 4 KiB (the JSON report keeps up to
     /// `--report-output`), so 10,000 steps stay a page a browser opens.
     static let failedTailBytes = 32 * 1024
     static let tailBytes = 4 * 1024
 
-    static func render(_ result: RunResult) -> String {
+    /// The run as the HTML page.
+    package static func render(_ result: RunResult) -> String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
@@ -207,7 +207,7 @@ enum HTMLReport {
     /// The chain of steps that decided when the run ended: from the step
     /// that ended last, back through the step that ended last before it
     /// began. O(n log n): one sort by end, then a binary search per link.
-    static func criticalPath(_ records: [StepRecord], runStart: Double) -> Set<String> {
+    package static func criticalPath(_ records: [StepRecord], runStart: Double) -> Set<String> {
         func end(_ record: StepRecord) -> Double { (record.startedAt ?? runStart) + (record.duration?.seconds ?? 0) }
         let byEnd = records.filter { $0.startedAt != nil }.map { (end: end($0), record: $0) }.sorted { $0.end < $1.end }
         var path: Set<String> = []

@@ -1,20 +1,31 @@
 import Foundation
 import Testing
-@testable import PromiseRun
+import CommandLineOptions
 
 /// The option table is the one place an option is described: parsing,
 /// `--help`, the completion scripts and the man page's test read it, and
-/// no other source of the executable spells an option's name in code.
+/// no other source of the executable, or of the libraries it takes the
+/// command line and the reports from, spells an option's name in code.
+/// (Parsing's side, that the command word is found after every option,
+/// is `ArgumentsTests`.)
 @Suite("The option table")
 struct OptionTableTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PromiseRun")
+        .deletingLastPathComponent().appendingPathComponent("Sources")
 
-    @Test("no source of the executable but the table spells an option's name outside comments")
-    func namesLiveInTheTable() throws {
-        let files = FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil)?
+    /// The Swift files of a target, the table aside.
+    static func files(of target: String) -> [URL] {
+        FileManager.default.enumerator(at: sources.appendingPathComponent(target), includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" && $0.lastPathComponent != "OptionTable.swift" } ?? []
-        #expect(files.count > 20)
+    }
+
+    @Test("no source of the executable, the command line's library or the reports but the table spells an option's name outside comments")
+    func namesLiveInTheTable() throws {
+        let executable = Self.files(of: "PromiseRun"), commandLine = Self.files(of: "CommandLineOptions"), reports = Self.files(of: "Reports")
+        #expect(executable.count > 20)
+        #expect(commandLine.count >= 6)
+        #expect(reports.count >= 8)
+        let files = executable + commandLine + reports
         let names = Option.allCases.map(\.spec.long)
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
@@ -44,24 +55,5 @@ struct OptionTableTests {
             for option in Option.of(command) { #expect(help.contains(option.usage), "\(command): \(option.usage)") }
         }
         #expect(HelpText.help.contains(HelpText.options(for: .run)))
-    }
-
-    @Test("the command word is found after every option that takes a value")
-    func valueOptionsSkipTheirValue() throws {
-        for option in Option.allCases where option.takesValue && option.spec.commands.contains(.run) {
-            let value: String
-            switch option.spec.value {
-            case .choice(let words): value = words[0]
-            case .prefixed(let words): value = words[0] + "=r"
-            default: value = option == .timeout ? "5s" : "2"
-            }
-            let parsed = Arguments.parse([option.spec.long, value, "list", "f.workflow"])
-            if case .failure(let error) = parsed {
-                #expect(error.message.contains("is an option of running a workflow"), "\(option.spec.long): \(error.message)")
-            } else if case .success(let command) = parsed, case .list = command {
-            } else {
-                Issue.record("\(option.spec.long) \(value) list f.workflow: \(parsed)")
-            }
-        }
     }
 }

@@ -1,16 +1,13 @@
 import Glibc
-import PromiseEngine
 import WorkflowRun
-import Steps
 import RunnerSystem
 import WorkflowModel
-import WorkflowLanguage
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.
-enum ReportWriter {
+package enum ReportWriter {
     /// Writes every report; returns the messages of those that failed.
-    static func write(_ result: RunResult, to requests: [ReportRequest], relativeTo directory: String) -> [String] {
+    package static func write(_ result: RunResult, to requests: [ReportRequest], relativeTo directory: String) -> [String] {
         var problems: [String] = []
         for request in requests {
             let text: String
@@ -32,12 +29,13 @@ enum ReportWriter {
     /// What would keep a report from being written, found before anything
     /// runs (a CI job must not learn at the end that its JUnit file never
     /// came): a path that is a folder, or under a plain file, or in a
-    /// folder promise-run may not write in. One message per problem.
-    static func problems(with requests: [ReportRequest], relativeTo directory: String) -> [String] {
+    /// folder promise-run may not write in. One message per problem, each
+    /// naming the request as `option` (the command line's `--report`) and its value.
+    package static func problems(with requests: [ReportRequest], option: String, relativeTo directory: String) -> [String] {
         var problems: [String] = []
         for request in requests {
             let path = request.path.hasPrefix("/") ? request.path : directory + "/" + request.path
-            let named = "\(Option.report.spec.long) \(request.format.rawValue)=\(request.path)"
+            let named = "\(option) \(request.format.rawValue)=\(request.path)"
             var info = stat()
             if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 problems.append("\(named): '\(request.path)' is a folder; name a file in it (\(request.path)/report.\(request.format.fileExtension))")
@@ -62,7 +60,7 @@ enum ReportWriter {
 
     /// Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` (the file
     /// GitHub Actions shows on the run's page); returns the problem, if any.
-    static func appendStepSummary(_ result: RunResult, to path: String) -> String? {
+    package static func appendStepSummary(_ result: RunResult, to path: String) -> String? {
         do {
             try AppendFile.append(MarkdownReport.render(result, forStepSummary: true) + "\n", to: path)
             return nil
@@ -73,7 +71,7 @@ enum ReportWriter {
 
     /// Whether the run's records should keep output tails: some report
     /// will show them.
-    static func keepsOutput(_ options: RunOptions, environment: [String: String]) -> Bool {
-        !options.reports.isEmpty || !(environment["GITHUB_STEP_SUMMARY"] ?? "").isEmpty
+    package static func keepsOutput(_ reports: [ReportRequest], environment: [String: String]) -> Bool {
+        !reports.isEmpty || !(environment["GITHUB_STEP_SUMMARY"] ?? "").isEmpty
     }
 }

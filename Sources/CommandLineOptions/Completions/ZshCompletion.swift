@@ -1,7 +1,8 @@
 /// `promise-run completions zsh`: the same completions as bash, for zsh's
 /// completion system (`#compdef`), with plain `compadd` calls.
-enum ZshCompletion {
-    static var script: String { #"""
+package enum ZshCompletion {
+    /// The script.
+    package static var script: String { #"""
     #compdef promise-run
     # zsh completion for promise-run. Install: put this file, named _promise-run,
     # in a folder of your $fpath (before compinit runs), or for this shell only:

@@ -2,13 +2,13 @@ import Glibc
 import PromiseEngine
 import WorkflowRun
 import WorkflowModel
-import WorkflowLanguage
 import JSON
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.
-enum JSONReport {
-    static func render(_ result: RunResult) -> String {
+package enum JSONReport {
+    /// The run as the JSON report (docs/reports.md).
+    package static func render(_ result: RunResult) -> String {
         var members: [(String, JSONValue)] = [
             ("workflow", .string(result.workflow)),
             ("status", .string(result.status.reported)),
@@ -98,7 +98,7 @@ enum JSONReport {
     /// A threshold as checked: as written, whether it held, and
     /// the measured value in its unit (seconds, a share from 0 to 1, a
     /// count, per second; null when nothing ended to measure).
-    static func threshold(_ result: ThresholdResult) -> JSONValue {
+    package static func threshold(_ result: ThresholdResult) -> JSONValue {
         .object([
             ("threshold", .string(result.threshold.text)),
             ("held", .bool(result.holds)),
@@ -180,9 +180,9 @@ enum JSONReport {
 }
 
 /// Times in reports.
-enum ReportTime {
+package enum ReportTime {
     /// `seconds` since 1970 as UTC to the millisecond: `2026-11-27T23:05:01.250Z`.
-    static func iso8601(_ seconds: Double) -> String {
+    package static func iso8601(_ seconds: Double) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         appendISO8601(seconds, to: &bytes)
@@ -190,7 +190,7 @@ enum ReportTime {
     }
 
     /// Appends `iso8601(seconds)`'s text.
-    static func appendISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
+    package static func appendISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
         var milliseconds = Int((seconds * 1000).rounded())
         var whole = time_t(milliseconds / 1000)
         milliseconds %= 1000

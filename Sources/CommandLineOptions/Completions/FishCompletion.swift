@@ -1,7 +1,8 @@
 /// `promise-run completions fish`: commands, options, option values,
 /// `.workflow` files and target labels.
-enum FishCompletion {
-    static var script: String { #"""
+package enum FishCompletion {
+    /// The script.
+    package static var script: String { #"""
     # fish completion for promise-run. Install:
     #   promise-run completions fish > ~/.config/fish/completions/promise-run.fish
     function __promise_run_command

@@ -43,7 +43,7 @@ enum CompletionWords {
 
     /// The command words.
     static func commands(separator: String, including run: Bool = false) -> String {
-        Arguments.commands.filter { run || $0 != "run" }.joined(separator: separator)
+        CommandName.words.filter { run || $0 != "run" }.joined(separator: separator)
     }
 
     /// The value-word arms of a shell `case "$prev" in`, one per option:

@@ -1,7 +1,8 @@
 import WorkflowModel
+import Reports
 
 /// The commands that take options.
-enum CommandName: String, CaseIterable, Sendable {
+package enum CommandName: String, CaseIterable, Sendable {
     case run, check, graph, list, fmt, lsp
 }
 
@@ -10,12 +11,12 @@ enum CommandName: String, CaseIterable, Sendable {
 /// the commands that take it and its help. Parsing, `--help`, the three
 /// completion scripts and the man page's test all read this table; an
 /// option's name is spelled nowhere else in the executable.
-enum Option: CaseIterable, Sendable {
+package enum Option: CaseIterable, Sendable {
     case jobs, httpConnections, executor, slurmJobs, insecure, cacert, httpVersion, keepGoing, timeout, variable, varFile, envFile
     case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format, checkOnly, stdio, help, version
 
     /// What an option's value is, for parsing messages and completions.
-    enum Value: Equatable, Sendable {
+    package enum Value: Equatable, Sendable {
         /// A flag.
         case none
         /// A number, a duration, `NAME=VALUE`: nothing to complete.
@@ -28,18 +29,32 @@ enum Option: CaseIterable, Sendable {
         case prefixed([String])
     }
 
-    struct Spec: Sendable {
-        var long: String
-        var short: String?
-        var value: Value
-        var commands: Set<CommandName>
+    /// One row of the table.
+    package struct Spec: Sendable {
+        /// `--jobs`.
+        package var long: String
+        /// `-j`, if it has one.
+        package var short: String?
+        /// What follows it.
+        package var value: Value
+        /// The commands that take it.
+        package var commands: Set<CommandName>
         /// One sentence; `--help` wraps it.
-        var help: String
+        package var help: String
+
+        /// A row.
+        package init(long: String, short: String? = nil, value: Value, commands: Set<CommandName>, help: String) {
+            self.long = long
+            self.short = short
+            self.value = value
+            self.commands = commands
+            self.help = help
+        }
     }
 
-    /// Its spec, made once for every option (a run reads the table
-    /// many times while its arguments are parsed).
-    var spec: Spec { Self.specs[self]! }
+    /// The option's row, made once for every option (a run reads the
+    /// table many times while its arguments are parsed).
+    package var spec: Spec { Self.specs[self]! }
 
     private static let specs = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.madeSpec) })
 
@@ -139,12 +154,13 @@ enum Option: CaseIterable, Sendable {
     }
 
     /// Its names, long first.
-    var names: [String] { [spec.long] + (spec.short.map { [$0] } ?? []) }
+    package var names: [String] { [spec.long] + (spec.short.map { [$0] } ?? []) }
 
-    var takesValue: Bool { spec.value != .none }
+    /// Whether a value follows it.
+    package var takesValue: Bool { spec.value != .none }
 
     /// The option a name (`--jobs`, `-j`) stands for.
-    static func named(_ name: String) -> Option? {
+    package static func named(_ name: String) -> Option? {
         byName[name]
     }
 
@@ -157,16 +173,16 @@ enum Option: CaseIterable, Sendable {
     }()
 
     /// The options of a command, in table order.
-    static func of(_ command: CommandName) -> [Option] {
+    package static func of(_ command: CommandName) -> [Option] {
         allCases.filter { $0.spec.commands.contains(command) }
     }
 
     /// Every name of every option that takes a value: the command word
     /// after options is found by skipping these with their values.
-    static var valueNames: [String] { allCases.filter(\.takesValue).flatMap(\.names) }
+    package static var valueNames: [String] { allCases.filter(\.takesValue).flatMap(\.names) }
 
     /// The value words a completion offers for the option, if any.
-    var completionWords: [String]? {
+    package var completionWords: [String]? {
         switch spec.value {
         case .choice(let words): return words
         case .prefixed(let words): return words.map { $0 + "=" }
@@ -175,7 +191,7 @@ enum Option: CaseIterable, Sendable {
     }
 
     /// How `--help` shows the option: `-j, --jobs N`.
-    var usage: String {
+    package var usage: String {
         let value: String
         switch spec.value {
         case .none: value = ""

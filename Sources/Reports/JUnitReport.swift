@@ -1,7 +1,6 @@
 import PromiseEngine
 import WorkflowRun
 import WorkflowModel
-import WorkflowLanguage
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`, unless the workflow
@@ -14,8 +13,9 @@ import WorkflowLanguage
 /// 250ms`), failed when it did not hold; the group's failure is
 /// then theirs. Output tails go to `<system-out>` / `<system-err>`.
 /// See docs/language.md, 'Load'.
-enum JUnitReport {
-    static func render(_ result: RunResult) -> String {
+package enum JUnitReport {
+    /// The run as the JUnit XML report (docs/reports.md).
+    package static func render(_ result: RunResult) -> String {
         let records = result.records
         let extra = ReportFailure.all(in: result).filter {
             switch $0.source {

@@ -1,8 +1,9 @@
 /// `promise-run completions bash`: commands, options, option values,
 /// `.workflow` files, and after a workflow file its target labels (read
 /// through `promise-run list --format json`).
-enum BashCompletion {
-    static var script: String { #"""
+package enum BashCompletion {
+    /// The script.
+    package static var script: String { #"""
     # bash completion for promise-run. Install:
     #   promise-run completions bash > ~/.local/share/bash-completion/completions/promise-run
     # or, for this shell only:  source <(promise-run completions bash)

@@ -1,7 +1,6 @@
 import PromiseEngine
 import WorkflowRun
 import WorkflowModel
-import WorkflowLanguage
 import JSON
 
 /// `--report markdown=PATH`, and the summary appended to
@@ -10,12 +9,14 @@ import JSON
 /// the steps. Bounded, so that a run of 10,000 steps stays readable (and
 /// under the 1 MiB GitHub allows a step summary): the first 1,000 steps in
 /// the table, the first 50 failures in detail, each stream's last 60 lines.
-enum MarkdownReport {
+package enum MarkdownReport {
     static let rowLimit = 1000
     static let failureLimit = 50
     static let tailLines = 60
 
-    static func render(_ result: RunResult, forStepSummary: Bool = false) -> String {
+    /// The run in Markdown; `forStepSummary`: the summary appended to
+    /// `$GITHUB_STEP_SUMMARY`.
+    package static func render(_ result: RunResult, forStepSummary: Bool = false) -> String {
         let records = result.records
         let failures = ReportFailure.all(in: result)
         let mark = result.status == .succeeded ? "✅" : "❌"
