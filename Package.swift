@@ -123,3 +123,9 @@ let package = Package(
         ),
     ]
 )
+
+// A file sees the members of only the modules it imports itself (what
+// sourcekit-lsp and swift-subprocess turn on): imports say what is true.
+for target in package.targets where !target.name.hasPrefix("C") || target.name.hasSuffix("Tests") || target.name == "CommandLineOptions" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,3 +1,4 @@
+import WorkflowModel
 import JSON
 
 /// How times and sizes read in the console and the reports.

@@ -1,3 +1,4 @@
+import JSON
 import PromiseEngine
 import WorkflowRun
 import WorkflowModel

@@ -1,3 +1,4 @@
+import LSPTestSupport
 import Foundation
 import Testing
 

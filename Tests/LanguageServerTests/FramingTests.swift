@@ -1,3 +1,4 @@
+import JSON
 import Testing
 import JSONRPC
 import WorkflowModel

@@ -1,3 +1,4 @@
+import WorkflowModel
 import Glibc
 import Testing
 @testable import PromiseRun

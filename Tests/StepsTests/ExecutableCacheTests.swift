@@ -1,3 +1,4 @@
+import WorkflowModel
 import Foundation
 import Glibc
 import Testing

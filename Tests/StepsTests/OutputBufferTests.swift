@@ -1,3 +1,4 @@
+import WorkflowModel
 import Testing
 @testable import Steps
 

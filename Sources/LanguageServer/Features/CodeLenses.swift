@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import JSON
 import RunnerSystem

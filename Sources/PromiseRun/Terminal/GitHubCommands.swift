@@ -1,3 +1,4 @@
+import JSON
 import WorkflowModel
 
 /// GitHub Actions' workflow commands, described once: promise-run's own

@@ -1,3 +1,4 @@
+import CSystemShims
 import Glibc
 
 /// What promise-run learns of its own process: environment, folder, cores.

@@ -1,3 +1,4 @@
+import WorkflowModel
 import RunnerSystem
 /// The HTTP state of one runner, on the event loop thread: the two
 /// transports (made at first use), the run's cookie store, the proxies,

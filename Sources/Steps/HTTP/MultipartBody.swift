@@ -1,3 +1,4 @@
+import JSON
 import Glibc
 import PromiseEngine
 import WorkflowModel

@@ -1,3 +1,4 @@
+import Synchronization
 import Glibc
 import PromiseEngine
 import WorkflowModel

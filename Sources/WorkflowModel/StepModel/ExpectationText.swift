@@ -1,3 +1,4 @@
+import JSON
 import PromiseEngine
 
 /// Expectations and captures written back as in a workflow file.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A reading of Markdown as GitHub renders it, enough to check a report:
 /// headings, tables (every row with the header's number of cells), fenced
 /// blocks that close, `<details>` that close. `problems` lists what a

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Synchronization
 import Glibc
 #endif
 import Testing
