@@ -17,6 +17,7 @@ struct ProcessCancellationTests {
         let promise = runner.run(sh(script), in: context(lines))
         #expect(await eventually { !lines.lines(.stdout).isEmpty })
         let group = try #require(pid_t(lines.lines(.stdout).first ?? ""))
+        noteGroup(group)
         #expect(await eventually { liveMembers(ofGroup: group).count >= members })
         return (promise, group)
     }

@@ -105,7 +105,31 @@ func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async
 
 /// Live (not zombie) processes of a process group, from /proc.
 func liveMembers(ofGroup group: pid_t) -> [pid_t] {
-    ProcessGroupScan.liveMembers(of: group)
+    // Process ids wrap at 32,768 here, and a busy suite goes round in
+    // minutes: a test that waited long for a thread of the shared pool can
+    // find its group's number reused by another test's step. A member
+    // that started well after the leader this test saw (noteGroup) is of
+    // that other group; this test's scripts start theirs at once.
+    let leader = groupLeaders.withLock { $0[group] }
+    let ticks = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
+    var members: [pid_t] = []
+    ProcessGroupScan.forEachProcess { pid, info in
+        guard info.group == group else { return }
+        if let leader, info.started > leader + 10 * ticks { return }
+        members.append(pid)
+    }
+    return members
+}
+
+/// When the leader of each group a test started began (clock ticks since
+/// boot, as /proc says): what `liveMembers(ofGroup:)` tells a reused
+/// group number by.
+private let groupLeaders = Lock<[pid_t: UInt64]>([:])
+
+/// Notes the group a test's step made (its leader's pid), as it runs.
+func noteGroup(_ group: pid_t) {
+    guard let started = ProcessGroupScan.details(of: group)?.started else { return }
+    groupLeaders.withLock { $0[group] = started }
 }
 
 /// Whether `pid` is a child of the test process that exited and was not
