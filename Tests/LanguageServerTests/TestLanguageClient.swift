@@ -129,3 +129,16 @@ final class TestLanguageClient: LanguageClient, @unchecked Sendable {
         return exitCode
     }
 }
+
+extension TestLanguageClient {
+    /// Writes the workspace's `.promise-run/last-results.json` (its
+    /// folder made when missing), as the runner does: a folder made, then
+    /// a file renamed in. The store's folder.
+    @discardableResult
+    func writeLastResults(_ text: String) throws -> URL {
+        let store = folder.appendingPathComponent(".promise-run")
+        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        try text.write(to: store.appendingPathComponent("last-results.json"), atomically: true, encoding: .utf8)
+        return store
+    }
+}

@@ -92,9 +92,7 @@ struct WatchedFilesTests {
         try client.served("client/registerCapability")
         try client.open("main.workflow", CodeLensTests.main)
         #expect(try CodeLensTests.lenses(client, "main.workflow").isEmpty)
-        let store = client.folder.appendingPathComponent(".promise-run")
-        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
-        try "build ✓ 1.0s, just now\n".write(to: store.appendingPathComponent("last-results.json"), atomically: true, encoding: .utf8)
+        let store = try client.writeLastResults("build ✓ 1.0s, just now\n")
         // Not until the client says so.
         #expect(!client.sent("workspace/codeLens/refresh", within: 0.5))
         try Self.changed(client, ".promise-run/last-results.json", type: 1)
@@ -115,9 +113,7 @@ struct WatchedFilesTests {
         try client.send(["id": message["id"]!, "error": ["code": -32601, "message": "no"]])
         try client.open("main.workflow", CodeLensTests.main)
         #expect(try CodeLensTests.lenses(client, "main.workflow").isEmpty)
-        let store = client.folder.appendingPathComponent(".promise-run")
-        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
-        try "build ✓ 1.0s, just now\n".write(to: store.appendingPathComponent("last-results.json"), atomically: true, encoding: .utf8)
+        try client.writeLastResults("build ✓ 1.0s, just now\n")
         try client.served("workspace/codeLens/refresh")
         #expect(try client.stop() == 0)
     }
