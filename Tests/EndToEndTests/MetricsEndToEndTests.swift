@@ -121,7 +121,9 @@ struct MetricsEndToEndTests {
         }
         let status = try await run.waitForExit(timeout: .seconds(60))
         #expect(status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(expositions >= 5, "scraped \(expositions) times")
+        // Several scrapes while it ran (how many a busy suite lets this
+        // loop make in 15 s varies; Prometheus's own count is checked above).
+        #expect(expositions >= 3, "scraped \(expositions) times")
         #expect(seenWhileRunning != nil, "Prometheus had no count of 'hit' while the run went on")
 
         let report = WorkflowRun(outcome: Binary.Outcome(status: status, exitedNormally: true, stdout: run.stdout, stderr: run.stderr),

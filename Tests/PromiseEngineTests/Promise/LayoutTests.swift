@@ -20,18 +20,25 @@ private func usableBytes(_ object: AnyObject) -> Int {
 
 @Suite("Layout")
 struct LayoutTests {
+    /// The fewest usable bytes of 16 objects `make` gives, all alive at
+    /// once: malloc may hand one object a larger free chunk whole (when
+    /// the rest would be too small to keep), never all of them; the
+    /// fewest is the size class the object asks for.
+    private func fewestUsableBytes(_ make: () -> AnyObject) -> Int {
+        let objects = (0..<16).map { _ in make() }
+        return objects.map(usableBytes).min() ?? .max
+    }
+
     @Test("a pending Promise<Int> or Promise<Void> fits a 64-byte malloc chunk (56 usable bytes)")
     func pendingPromiseSize() {
-        let int = Promise<Int>.pending().promise
-        let void = Promise<Void>.pending().promise
-        #expect(usableBytes(int) <= 56)
-        #expect(usableBytes(void) <= 56)
+        #expect(fewestUsableBytes { Promise<Int>.pending().promise } <= 56)
+        #expect(fewestUsableBytes { Promise<Void>.pending().promise } <= 56)
     }
 
     @Test("a settled promise is the same object: an outcome takes no room of its own")
     func settledPromiseSize() {
-        #expect(usableBytes(Promise(value: 1)) <= 56)
-        #expect(usableBytes(Promise<Int>(error: TestError(1))) <= 56)
+        #expect(fewestUsableBytes { Promise(value: 1) } <= 56)
+        #expect(fewestUsableBytes { Promise<Int>(error: TestError(1)) } <= 56)
     }
 
     @Test("more children than a 16-bit count holds: the count moves to the extras, and the last one to ask still cancels")
