@@ -13,6 +13,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef CLONE_PIDFD
@@ -200,10 +201,31 @@ int csh_epoll_remove(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event);
 }
 
-int csh_epoll_wait(int epfd, csh_event *out, int capacity, int timeout_ms) {
+#ifndef SYS_epoll_pwait2
+#define SYS_epoll_pwait2 441
+#endif
+
+/// Whether the kernel has epoll_pwait2 (until a call says ENOSYS, or
+/// EPERM from a container's seccomp filter that predates it).
+static int csh_has_epoll_pwait2 = 1;
+
+int csh_epoll_wait(int epfd, csh_event *out, int capacity, int64_t timeout_ns) {
     struct epoll_event events[64];
     if (capacity > 64) capacity = 64;
-    int count = epoll_wait(epfd, events, capacity, timeout_ms);
+    int count;
+    int precise = __atomic_load_n(&csh_has_epoll_pwait2, __ATOMIC_RELAXED);
+    if (precise) {
+        struct timespec timeout = { (time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000) };
+        count = (int)syscall(SYS_epoll_pwait2, epfd, events, capacity, timeout_ns < 0 ? NULL : &timeout, NULL, 0);
+        if (count < 0 && (errno == ENOSYS || errno == EPERM)) {
+            __atomic_store_n(&csh_has_epoll_pwait2, 0, __ATOMIC_RELAXED);
+            precise = 0;
+        }
+    }
+    if (!precise) {
+        int64_t milliseconds = timeout_ns < 0 ? -1 : (timeout_ns + 999999) / 1000000;
+        count = epoll_wait(epfd, events, capacity, milliseconds > 0x7fffffff ? 0x7fffffff : (int)milliseconds);
+    }
     if (count < 0) return errno == EINTR ? 0 : -1;
     for (int i = 0; i < count; i++) {
         out[i].events = events[i].events;

@@ -85,4 +85,15 @@ struct PacerTests {
             #expect(at >= start + Self.lead + due[index], "timer \(index) fired before it was due")
         }
     }
+
+    @Test("a timer runs on the event loop's thread, where a due iteration sends its request without a hand-over")
+    func runsOnTheLoop() {
+        let onLoop = Lock<[Bool]>([])
+        for index in 0..<5 {
+            _ = Pacer.shared.schedule(after: .milliseconds(5 * index)) { onLoop.withLock { $0.append(EventLoop.shared.inLoop) } }
+        }
+        wait { onLoop.withLock { $0.count } == 5 }
+        #expect(onLoop.withLock { $0 } == Array(repeating: true, count: 5))
+        #expect(!EventLoop.shared.inLoop)
+    }
 }

@@ -64,8 +64,12 @@ int csh_epoll_create(void);
 /// EPOLL_CTL_ADD (`modify` 0) or EPOLL_CTL_MOD (`modify` 1).
 int csh_epoll_ctl(int epfd, int fd, uint32_t events, uint64_t token, int modify);
 int csh_epoll_remove(int epfd, int fd);
-/// epoll_wait into `out` (at most `capacity`); EINTR returns 0.
-int csh_epoll_wait(int epfd, csh_event *out, int capacity, int timeout_ms);
+/// epoll_wait into `out` (at most `capacity`), waiting at most
+/// `timeout_ns` nanoseconds (negative: without end); EINTR returns 0. The
+/// wait is epoll_pwait2's, to the nanosecond (a `rate`'s timers run on
+/// this wait); on a kernel before 5.11, epoll_wait's, rounded up to the
+/// millisecond.
+int csh_epoll_wait(int epfd, csh_event *out, int capacity, int64_t timeout_ns);
 
 static inline uint32_t csh_epollin(void) { return 0x001; }
 static inline uint32_t csh_epollout(void) { return 0x004; }
