@@ -66,6 +66,16 @@ print(m["http_reqs"]["count"], dropped, f"{float(user) + float(system):.2f}", f"
 PY
 }
 
+# The machine's own timer floor at RATE/s for SECONDS (timer-floor.c):
+# how late a C loop doing nothing else wakes; prints a sentence.
+timer_floor() {
+    [ -x timer-floor ] || gcc -O2 -o timer-floor "$repo/Benchmarks/steps/timer-floor.c"
+    local mark
+    mark="$(steal_mark)"
+    read -r p50 p99 p999 max < <(./timer-floor "$1" "$2")
+    echo "the machine's timer floor beside it (timer-floor.c, $1/s for $2 s, a C loop sleeping to each deadline): lateness p50 $p50 ms, p99 $p99 ms, p99.9 $p999 ms, max $max ms; host steal $(steal_since "$mark" "$2")"
+}
+
 # The JSON report's statistics of `get` as a table row.
 row() {
     python3 - "$@" <<'PY'
@@ -148,25 +158,28 @@ if [ "$what" = all ] || [ "$what" = console ]; then
     echo "## The console's share of the CPU: repeat for 10s parallel limit 64 rate 5000/s"
     echo
     workload 10 5000
-    echo "| console | CPU seconds | CPU per request | bytes written |"
-    echo "|---|---:|---:|---:|"
+    echo "| console | CPU seconds | CPU per request | bytes written | lateness p99 | host steal |"
+    echo "|---|---:|---:|---:|---:|---:|"
     for mode in quiet terminal; do
+        mark="$(steal_mark)"
         if [ "$mode" = quiet ]; then
             /usr/bin/time -f '%U %S' -o cpu.txt "$bin" -q --report json=r.json load.workflow > console.out 2>&1
         else
             /usr/bin/time -f '%U %S' -o cpu.txt script -qfec "$bin --report json=r.json load.workflow" console.out > /dev/null 2>&1
         fi
-        python3 - "$mode" "$(wc -c < console.out)" <<'PY'
+        python3 - "$mode" "$(wc -c < console.out)" "$(steal_since "$mark" 10)" <<'PY'
 import json, sys
-mode, written = sys.argv[1], int(sys.argv[2])
+mode, written, steal = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 user, system = map(float, open("cpu.txt").read().split()[-2:])
-count = json.load(open("r.json"))["stats"]["get"]["count"]
-print(f"| {mode} | {user + system:.2f} | {(user + system) / count * 1e6:.1f} µs | {written:,} |")
+s = json.load(open("r.json"))["stats"]["get"]
+count, late = s["count"], s.get("lateness", {})
+print(f"| {mode} | {user + system:.2f} | {(user + system) / count * 1e6:.1f} µs | {written:,} | {late.get('p99', 0) * 1000:.2f} ms | {steal} |")
 PY
     done
     read -r requests dropped cpu mib < <(k6_run "{ executor: 'constant-arrival-rate', rate: 5000, timeUnit: '1s', duration: '10s', preAllocatedVUs: 64, maxVUs: 64 }")
-    python3 -c "import sys; r, d, c = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); print(f'| k6 (64 VUs; {d:,} dropped) | {c:.2f} | {c / r * 1e6:.1f} µs | |')" \
+    python3 -c "import sys; r, d, c = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); print(f'| k6 (64 VUs; {d:,} dropped) | {c:.2f} | {c / r * 1e6:.1f} µs | | | |')" \
         "$requests" "$dropped" "$cpu"
+    timer_floor 5000 10
 fi
 
 if [ "$what" = all ] || [ "$what" = ramp ]; then
@@ -174,9 +187,11 @@ if [ "$what" = all ] || [ "$what" = ramp ]; then
     echo "## A ramp: repeat parallel limit 2000 rate 0/s ramp 5000/s in 30s, 0/s in 30s"
     echo
     printf 'workflow "ramp"\nrepeat parallel limit 2000 rate 0/s ramp 5000/s in 30s, 0/s in 30s {\n  get: http GET "%s"\n}\n' "$url" > ramp.workflow
+    mark="$(steal_mark)"
     /usr/bin/time -f '%U %S %M' -o cpu.txt "$bin" -q --report json=r.json ramp.workflow > ramp.out 2>&1 || true
-    python3 - <<'PY'
-import json
+    python3 - "$(steal_since "$mark" 60)" <<'PY'
+import json, sys
+steal = sys.argv[1]
 s = json.load(open("r.json"))["stats"]["get"]
 user, system, kib = open("cpu.txt").read().split()[-3:]
 points = s["series"]["points"]
@@ -187,8 +202,9 @@ worst = max((abs(p["completions"] - planned(p["t"])) / planned(p["t"]) for p in 
 late = s.get("lateness", {})
 print(f"{s['count']:,} requests (planned 150,000); worst second off its planned integral by {worst * 100:.1f}%"
       f" (seconds planning 100 or more); lateness p99 {late.get('p99', 0) * 1000:.2f} ms;"
-      f" CPU {float(user) + float(system):.2f} s; peak memory {int(kib) / 1024:.1f} MiB")
+      f" CPU {float(user) + float(system):.2f} s; peak memory {int(kib) / 1024:.1f} MiB; host steal {steal}")
 PY
     read -r requests dropped cpu mib < <(k6_run "{ executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: 200, maxVUs: 2000, stages: [{ target: 5000, duration: '30s' }, { target: 0, duration: '30s' }] }")
     echo "k6 ramping-arrival-rate beside it: $requests requests, $dropped dropped iterations, CPU $cpu s, peak memory $mib MiB"
+    timer_floor 5000 10
 fi

@@ -117,6 +117,21 @@ machine() {
     echo "$(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), $(swift --version 2>&1 | head -1)"
 }
 
+# The host's steal: on a virtual machine, the time the hypervisor gave
+# this machine's CPUs to others. `steal_mark` notes the counter;
+# `steal_since MARK SECONDS` prints the share of the CPUs' time stolen
+# since (as "3.1%"). A schedule's lateness follows it: a run with a tenth
+# of its CPU time stolen starts iterations milliseconds late, whatever
+# runs them (Benchmarks/README.md).
+steal_mark() { awk '/^cpu / { print $9 }' /proc/stat; }
+steal_since() {
+    local now ticks
+    now="$(steal_mark)"
+    ticks="$(getconf CLK_TCK)"
+    python3 -c "import sys; print(f'{(int(sys.argv[1]) - int(sys.argv[2])) / int(sys.argv[3]) / (float(sys.argv[4]) * int(sys.argv[5])) * 100:.1f}%')" \
+        "$now" "$1" "$ticks" "$2" "$(nproc)"
+}
+
 # The runner benchmarks' shared workloads, written into the current folder:
 # logs.workflow (10,000 `log` steps), trues.workflow (1,000 `sh "true"` in
 # a parallel foreach), and, for the nginx of start_nginx, small.txt (1 KB)
