@@ -179,6 +179,9 @@ PY
     read -r requests dropped cpu mib < <(k6_run "{ executor: 'constant-arrival-rate', rate: 5000, timeUnit: '1s', duration: '10s', preAllocatedVUs: 64, maxVUs: 64 }")
     python3 -c "import sys; r, d, c = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); print(f'| k6 (64 VUs; {d:,} dropped) | {c:.2f} | {c / r * 1e6:.1f} µs | | | |')" \
         "$requests" "$dropped" "$cpu"
+    [ -x http-floor ] || gcc -O2 -o http-floor "$repo/Benchmarks/steps/http-floor.c"
+    /usr/bin/time -f '%U %S' -o cpu.txt ./http-floor "$port" 5000 10 64 /small.txt > floor.out
+    python3 -c "import sys; r = int(open('floor.out').read().split()[1]); u, s = map(float, open('cpu.txt').read().split()[-2:]); print(f'| the floor: http-floor.c (C, one thread, epoll, nothing kept) | {u + s:.2f} | {(u + s) / r * 1e6:.1f} µs | | | |')"
     timer_floor 5000 10
 fi
 
