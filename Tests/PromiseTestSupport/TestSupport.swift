@@ -39,6 +39,7 @@ extension Outcome {
 
 extension Promise {
     /// The outcome as text, "pending" while pending: easy to compare in `#expect`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package var state_: String { outcome?.testDescription ?? "pending" }
 }
 

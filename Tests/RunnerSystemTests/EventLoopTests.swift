@@ -71,7 +71,8 @@ struct EventLoopTests {
         let token = loop.makeToken()
         let read = Lock<[UInt8]>([])
         let reader = fds[0]
-        loop.register(reader, token: token, events: 0x001 /* EPOLLIN */) { _ in
+        // 0x001: EPOLLIN.
+        loop.register(reader, token: token, events: 0x001) { _ in
             var buffer = [UInt8](repeating: 0, count: 16)
             let count = Glibc.read(reader, &buffer, 16)
             if count > 0 { read.withLock { $0 += buffer.prefix(count) } }

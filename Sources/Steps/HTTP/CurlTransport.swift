@@ -328,12 +328,12 @@ final class CurlHop: HopHandle {
             _ = csh_curl_set_callback(easy, Int32(CSH_CURLOPT_READFUNCTION)) { bytes, size, count, data in
                 let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
                 let got = read(hop.uploadFD, bytes, size * count)
-                return got < 0 ? 0x1000_0000 /* CURL_READFUNC_ABORT */ : got
+                return got < 0 ? 0x1000_0000 : got  // 0x1000_0000: CURL_READFUNC_ABORT
             }
             _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_READDATA), me)
             _ = csh_curl_set_seek(easy, { data, offset, origin in
                 let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
-                return lseek(hop.uploadFD, off_t(offset), origin) < 0 ? 2 /* CURL_SEEKFUNC_CANTSEEK */ : 0
+                return lseek(hop.uploadFD, off_t(offset), origin) < 0 ? 2 : 0  // 2: CURL_SEEKFUNC_CANTSEEK
             }, me)
         }
 

@@ -53,6 +53,7 @@ struct ProxySettings: Sendable {
         return false
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private func IPv4(_ text: String) -> UInt32? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }

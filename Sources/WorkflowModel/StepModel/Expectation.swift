@@ -276,6 +276,7 @@ package enum CertificateField: String, Sendable, Hashable, CaseIterable {
 /// See docs/steps.md, 'For Hurl users'.
 @usableFromInline
 package enum HTTPVersion: String, Sendable, Hashable, CaseIterable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case http1_1 = "1.1"
     case http2 = "2"
 }

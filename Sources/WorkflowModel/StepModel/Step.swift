@@ -366,18 +366,25 @@ package struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringCon
     }
 
     /// `GET`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let GET = HTTPMethod(rawValue: "GET")
     /// `POST`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let POST = HTTPMethod(rawValue: "POST")
     /// `PUT`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let PUT = HTTPMethod(rawValue: "PUT")
     /// `PATCH`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let PATCH = HTTPMethod(rawValue: "PATCH")
     /// `DELETE`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let DELETE = HTTPMethod(rawValue: "DELETE")
     /// `HEAD`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let HEAD = HTTPMethod(rawValue: "HEAD")
     /// `OPTIONS`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let OPTIONS = HTTPMethod(rawValue: "OPTIONS")
 
     /// GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS: a method one letter

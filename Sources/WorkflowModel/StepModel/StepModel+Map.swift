@@ -1,3 +1,6 @@
+// swift-format-ignore-file: AmbiguousTrailingClosureOverload
+// (the three `mapTexts` differ by the element they map, never called
+// where two could apply)
 import PromiseEngine
 
 // Every text of a step passed through one function, once per kind of step:

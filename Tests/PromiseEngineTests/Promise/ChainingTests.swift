@@ -147,9 +147,9 @@ struct ChainingTests {
     func ensureThenFailure() {
         let secondary = Recorder<String>()
         let a = Promise(value: 3).ensureThen { Promise(error: TestError(5)) }
-        let b = Promise<Int>(error: TestError(1)).ensureThen(onSecondaryError: { secondary.record("\($0)") }) {
+        let b = Promise<Int>(error: TestError(1)).ensureThen(onSecondaryError: { secondary.record("\($0)") }, {
             Promise(error: TestError(5))
-        }
+        })
         #expect(a.state_ == "rejected(TestError(5))")
         #expect(b.state_ == "rejected(TestError(1))")
         #expect(secondary.events == ["TestError(5)"])

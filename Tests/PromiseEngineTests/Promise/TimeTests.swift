@@ -120,6 +120,7 @@ struct TimeTests {
     @Test("retry asks a predicate which errors to retry")
     func retryPredicate() {
         let attempts = Counter()
+        // swift-format-ignore: OnlyOneTrailingClosureArgument
         let result = retry(maxAttempts: 5, shouldRetry: { ($0 as? TestError)?.id == 1 }) { _ -> Promise<Int> in
             attempts.increment()
             return Promise(error: TestError(attempts.current == 1 ? 1 : 2))
