@@ -14,13 +14,16 @@
 #   noop   50 up-to-date steps (`sources`/`generates`), the no-op shown
 #          from its record (docs/language.md, "A no-op remembers itself")
 #
-#   Benchmarks/runner/instruction-counts.sh [--debug | --binary PATH KIND] [--runs N] [--update]
+#   Benchmarks/runner/instruction-counts.sh [--scratch-path DIR | --binary PATH KIND] [--runs N] [--update]
 #
 # A count more than 5% over its limit fails (exit 1); one more than 5%
 # under it passes, with a word to lower the limit (--update). Without
-# --debug or --binary it builds and measures the release binary (`make
-# release`); --debug measures `swift build`'s binary (what CI built),
-# building it when it is missing. Limits are kept per kind of build.
+# --binary it builds and measures the release binary (`make release`, in
+# DIR with --scratch-path, as CI does beside its other builds);
+# limits are kept per kind of build (KIND: a word, "release" for make's).
+# Not the debug build: it links libdispatch as a shared library, and
+# valgrind 3.19 (Debian 12's) dies in it (its rt_sigsuspend writes the
+# signal mask libdispatch's dispatch_main passes, a read-only page there).
 # --runs N runs each workload N times: the median is compared, and the
 # spread (max - min over the median) is printed. --update rewrites this
 # kind's limits with the counts measured (the date and commit beside them).
@@ -38,26 +41,22 @@ update=""
 runs=1
 kind=release
 bin=""
+scratch=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --update) update=1 ;;
         --runs) runs="$2"; shift ;;
-        --debug) kind=debug ;;
         --binary) bin="$(realpath "$2")"; kind="$3"; shift 2 ;;
-        *) echo "usage: $0 [--debug | --binary PATH KIND] [--runs N] [--update]" >&2; exit 2 ;;
+        --scratch-path) scratch="$(realpath -m "$2")"; shift ;;
+        *) echo "usage: $0 [--scratch-path DIR | --binary PATH KIND] [--runs N] [--update]" >&2; exit 2 ;;
     esac
     shift
 done
 started=$SECONDS
 
 if [ -z "$bin" ]; then
-    if [ "$kind" = release ]; then
-        make -C "$repo" release >&2
-        bin="$(swift build -c release --package-path "$repo" --show-bin-path)/promise-run"
-    else
-        bin="$(swift build --package-path "$repo" --show-bin-path)/promise-run"
-        [ -x "$bin" ] || swift build --package-path "$repo" --product promise-run >&2
-    fi
+    make -C "$repo" release ${scratch:+SCRATCH="$scratch"} >&2
+    bin="$(swift build -c release --package-path "$repo" ${scratch:+--scratch-path "$scratch"} --show-bin-path)/promise-run"
 fi
 cd "$work"
 strip -o "$work/promise-run" "$bin"
@@ -145,7 +144,7 @@ count() {
         "$valgrind" --tool=cachegrind --cache-sim=no --trace-children=no --cachegrind-out-file="$out" \
         --log-file="$work/valgrind.log" "$work/promise-run" "$@" >"$work/run.log" 2>&1); then
         echo "promise-run $* failed in $folder under valgrind:" >&2
-        tail -20 "$work/run.log" "$work/valgrind.log" >&2
+        tail -n 20 "$work/run.log" "$work/valgrind.log" >&2
         exit 1
     fi
     awk '/^summary:/ {print $2}' "$out"
