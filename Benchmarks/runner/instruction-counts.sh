@@ -21,9 +21,10 @@
 # --binary it builds and measures the release binary (`make release`, in
 # DIR with --scratch-path, as CI does beside its other builds);
 # limits are kept per kind of build (KIND: a word, "release" for make's).
-# Not the debug build: it links libdispatch as a shared library, and
-# valgrind 3.19 (Debian 12's) dies in it (its rt_sigsuspend writes the
-# signal mask libdispatch's dispatch_main passes, a read-only page there).
+# Not the debug build: valgrind 3.19 (Debian 12's) dies in it on any run
+# of a step (SIGSEGV inside valgrind, at an address in the shared
+# libdispatch, the main thread in rt_sigsuspend under dispatch_main;
+# Benchmarks/README.md).
 # --runs N runs each workload N times: the median is compared, and the
 # spread (max - min over the median) is printed. --update rewrites this
 # kind's limits with the counts measured (the date and commit beside them).
