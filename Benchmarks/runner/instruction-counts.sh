@@ -69,7 +69,8 @@ echo "# instruction counts, $kind build of $commit, $(date -u '+%Y-%m-%d %H:%M U
 python3 "$repo/Tests/Fixtures/http-test-server.py" "$work/port" &
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+for _ in $(seq 400); do [ -s "$work/port" ] && break; sleep 0.05; done
+[ -s "$work/port" ] || { echo "the HTTP server (Tests/Fixtures/http-test-server.py) did not start in 20 s" >&2; exit 1; }
 port="$(cat "$work/port")"
 
 mkdir -p trues gets check noop/src noop/out
