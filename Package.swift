@@ -73,8 +73,12 @@ let package = Package(
         // zsh and fish completion scripts. Parsing is the executable's.
         .target(name: "CommandLineOptions", dependencies: ["Reports", "WorkflowModel", "RunnerSystem"]),
         // The executable: parsing the arguments, wiring, the console.
-        .executableTarget(name: "PromiseRun", dependencies: ["JSON", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
-                                                                    "CRunnerStart", "LanguageServer", "Reports", "CommandLineOptions"]),
+        .executableTarget(
+            name: "PromiseRun",
+            dependencies: [
+                "JSON", "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem", "PromiseEngine", "Steps",
+                "CRunnerStart", "LanguageServer", "Reports", "CommandLineOptions",
+            ]),
 
         // Helpers the promise and workflow tests share (errors, recorders).
         .target(name: "PromiseTestSupport", dependencies: ["PromiseEngine"], path: "Tests/PromiseTestSupport"),
@@ -88,13 +92,25 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "WorkflowModelTests", dependencies: ["WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
         // (Its parser and robustness tests also render what they parse.)
-        .testTarget(name: "WorkflowLanguageTests", dependencies: ["WorkflowLanguage", "WorkflowModel", "JSON", "WorkflowRun", "RunnerSystem",
-                                                                  "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
-        .testTarget(name: "WorkflowRunTests", dependencies: ["WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem",
-                                                             "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport"]),
+        .testTarget(
+            name: "WorkflowLanguageTests",
+            dependencies: [
+                "WorkflowLanguage", "WorkflowModel", "JSON", "WorkflowRun", "RunnerSystem",
+                "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport",
+            ]),
+        .testTarget(
+            name: "WorkflowRunTests",
+            dependencies: [
+                "WorkflowRun", "WorkflowLanguage", "WorkflowModel", "RunnerSystem",
+                "PromiseEngine", "WorkflowTestSupport", "PromiseTestSupport",
+            ]),
         .testTarget(name: "StepsTests", dependencies: ["Steps", "WorkflowModel", "JSON", "RunnerSystem", "PromiseEngine"]),
-        .testTarget(name: "PromiseRunTests", dependencies: ["PromiseRun", "CommandLineOptions", "Reports", "WorkflowRun", "WorkflowLanguage",
-                                                            "WorkflowModel", "RunnerSystem", "PromiseEngine"]),
+        .testTarget(
+            name: "PromiseRunTests",
+            dependencies: [
+                "PromiseRun", "CommandLineOptions", "Reports", "WorkflowRun", "WorkflowLanguage",
+                "WorkflowModel", "RunnerSystem", "PromiseEngine",
+            ]),
         // The reports on their own (the HTML report's critical path).
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "WorkflowRun", "WorkflowModel", "PromiseEngine"]),
         // The option table, `--help` and the completion scripts on their own.

@@ -1,5 +1,5 @@
-import WorkflowModel
 import Reports
+import WorkflowModel
 
 /// What the command line asks for.
 package enum Command: Equatable {
@@ -170,8 +170,10 @@ package struct GraphOptions: Equatable, Sendable {
     package var executor: Placement.ExecutorKind?
 
     /// `graph` with these options (the defaults for the rest).
-    package init(file: String, format: Format = .tree, color: ColorMode = .auto, targets: [String] = [],
-                 executor: Placement.ExecutorKind? = nil) {
+    package init(
+        file: String, format: Format = .tree, color: ColorMode = .auto, targets: [String] = [],
+        executor: Placement.ExecutorKind? = nil
+    ) {
         self.file = file
         self.format = format
         self.color = color

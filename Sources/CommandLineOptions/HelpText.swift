@@ -166,7 +166,8 @@ package enum HelpText {
     /// An options section from the option table: `-j, --jobs N` in a
     /// column, the help wrapped beside it.
     package static func options(for command: CommandName) -> String {
-        let column = 28, width = 78
+        let column = 28
+        let width = 78
         var lines: [String] = []
         for option in Option.of(command) {
             var words = option.spec.help.split(separator: " ").map(String.init)

@@ -1,4 +1,3 @@
-
 /// A JSON path that leads nowhere in a document, and why.
 package struct JSONPathError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The part of the path that was found (`.items[0]`), `.` for none.

@@ -1,4 +1,3 @@
-
 extension JSONDocument {
     /// How the value reads when interpolated (`{{h.json.token}}`): a string
     /// without quotes, a number as written, `true`/`false`/`null`, an

@@ -1,4 +1,3 @@
-
 /// A parsed JSON value (RFC 8259), for `expect json`, `capture = json` and
 /// `{{label.json.PATH}}`. Objects keep their members in document order;
 /// numbers keep their text, so they print as written.
@@ -71,12 +70,14 @@ package struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         // Integers of any size compare exactly, by their digits.
         if let left = lhs.integerDigits, let right = rhs.integerDigits {
             if left.negative != right.negative { return left.negative ? -1 : 1 }
-            let magnitude = left.digits.count != right.digits.count
+            let magnitude =
+                left.digits.count != right.digits.count
                 ? (left.digits.count < right.digits.count ? -1 : 1)
                 : (left.digits < right.digits ? -1 : (left.digits == right.digits ? 0 : 1))
             return left.negative ? -magnitude : magnitude
         }
-        let left = lhs.doubleValue, right = rhs.doubleValue
+        let left = lhs.doubleValue
+        let right = rhs.doubleValue
         return left < right ? -1 : (left == right ? 0 : 1)
     }
 }

@@ -47,7 +47,9 @@ package struct JSONLine {
     /// A number with `places` decimals; `nil` or not finite writes `null`.
     package mutating func add(_ name: StaticString, _ value: Double?, places: Int) {
         key(name)
-        if let value, value.isFinite { JSONText.appendDecimal(value, places: places, to: &bytes) } else {
+        if let value, value.isFinite {
+            JSONText.appendDecimal(value, places: places, to: &bytes)
+        } else {
             bytes.append(contentsOf: "null".utf8)
         }
     }

@@ -1,4 +1,3 @@
-
 /// A path into a JSON value: `.` (the whole value), `.key`, `.key.sub`,
 /// `[0]`, `[-1]` (the last element), `["odd key"]`; or, written from `$`,
 /// JSONPath with wildcards, filters and recursive descent (`$.items[*].id`,
@@ -104,7 +103,9 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             throw ParseError(message: "a JSON path starts with '.', '[' or '$'", offset: position)
         }
         // "." alone: the whole value.
-        if bytes[position] == UInt8(ascii: "."), position + 1 >= end || !(isPlainKeyByte(bytes[position + 1]) || bytes[position + 1] == UInt8(ascii: "[")) {
+        if bytes[position] == UInt8(ascii: "."),
+            position + 1 >= end || !(isPlainKeyByte(bytes[position + 1]) || bytes[position + 1] == UInt8(ascii: "["))
+        {
             return (JSONPath([]), position + 1)
         }
         while position < end {

@@ -4,7 +4,12 @@
 package struct JSONPathFilter: Sendable, Hashable, CustomStringConvertible {
     /// How the value at `path` is compared with the literal.
     package enum Operator: String, Sendable, Hashable, CaseIterable {
-        case equal = "==", notEqual = "!=", lessOrEqual = "<=", greaterOrEqual = ">=", less = "<", greater = ">"
+        case equal = "=="
+        case notEqual = "!="
+        case lessOrEqual = "<="
+        case greaterOrEqual = ">="
+        case less = "<"
+        case greater = ">"
     }
 
     /// The path from the element (`@.price` is `[.key("price")]`): keys and indexes.

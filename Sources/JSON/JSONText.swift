@@ -88,7 +88,10 @@ package enum JSONText {
         let fraction = units % divisor
         var width = 1
         var rest = fraction / 10
-        while rest > 0 { width += 1; rest /= 10 }
+        while rest > 0 {
+            width += 1
+            rest /= 10
+        }
         for _ in 0..<(places - width) { bytes.append(UInt8(ascii: "0")) }
         appendInteger(fraction, to: &bytes)
     }

@@ -1,4 +1,3 @@
-
 /// A JSON document to print, keys in the order given (reports and graphs
 /// read better that way). The one JSON writer: the graph's JSON, the run
 /// reports, `check --format json`, and parsed documents written back out.
@@ -64,7 +63,10 @@ package indirect enum JSONValue: Sendable {
         item: (Int, inout [UInt8], [UInt8]?) -> Void
     ) {
         bytes.append(open)
-        guard count > 0 else { bytes.append(close); return }
+        guard count > 0 else {
+            bytes.append(close)
+            return
+        }
         guard let indent else {
             for index in 0..<count {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }

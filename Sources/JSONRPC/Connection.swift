@@ -1,6 +1,6 @@
 import Glibc
-import Synchronization
 import JSON
+import Synchronization
 
 /// JSON-RPC over a pair of descriptors (the language server's stdin and
 /// stdout): a thread reads frames and hands each message to `receive`, in
@@ -37,8 +37,10 @@ package final class Connection: Sendable {
     /// A body that is not valid UTF-8 is read with each bad sequence as
     /// U+FFFD, and `receive` is told (`repaired`). Returns at the end of
     /// the input, or when `receive` returns false.
-    package func readLoop(input: Int32, receive: (Message, _ repaired: Bool) -> Bool,
-                          problem: (RequestID?, ResponseError) -> Void) {
+    package func readLoop(
+        input: Int32, receive: (Message, _ repaired: Bool) -> Bool,
+        problem: (RequestID?, ResponseError) -> Void
+    ) {
         var reader = FrameReader()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

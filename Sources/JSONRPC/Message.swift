@@ -66,19 +66,22 @@ package enum Message: Sendable {
             return .failure(MessageError(id: nil, error: ResponseError(code: ResponseError.parseError, message: "the message is not JSON: \(error)")))
         }
         guard case .object(let object) = document else {
-            return .failure(MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "a message must be a JSON object")))
+            return .failure(
+                MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "a message must be a JSON object")))
         }
         var id: RequestID?
         switch object["id"] {
         case .number(let number)?:
             guard let value = number.integerValue else {
-                return .failure(MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "an id must be an integer or a string")))
+                return .failure(
+                    MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "an id must be an integer or a string")))
             }
             id = .number(value)
         case .string(let text)?: id = .string(text)
         case nil, .null?: id = nil
         default:
-            return .failure(MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "an id must be an integer or a string")))
+            return .failure(
+                MessageError(id: nil, error: ResponseError(code: ResponseError.invalidRequest, message: "an id must be an integer or a string")))
         }
         let params = object["params"] ?? .null
         if case .string(let method)? = object["method"] {
@@ -94,7 +97,9 @@ package enum Message: Sendable {
             if case .string(let text)? = error["message"] { message = text }
             return .success(.response(id: id, result: .failure(ResponseError(code: value, message: message))))
         }
-        return .failure(MessageError(id: id, error: ResponseError(code: ResponseError.invalidRequest, message: "neither a request, a notification nor a response")))
+        return .failure(
+            MessageError(
+                id: id, error: ResponseError(code: ResponseError.invalidRequest, message: "neither a request, a notification nor a response")))
     }
 }
 

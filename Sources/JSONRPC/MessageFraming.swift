@@ -122,7 +122,8 @@ package struct FrameReader: Sendable {
         var index = from
         while index + name.count < to {
             if bytes[index] | 0x20 == name[0],
-               zip(bytes[index..<(index + name.count)], name).allSatisfy({ $0 == $1 || ($0 | 0x20) == $1 }) {
+                zip(bytes[index..<(index + name.count)], name).allSatisfy({ $0 == $1 || ($0 | 0x20) == $1 })
+            {
                 var end = index + name.count
                 while end < to, bytes[end] == 0x20 || bytes[end] == 0x09 { end += 1 }
                 let digits = end
@@ -148,8 +149,9 @@ package struct FrameReader: Sendable {
             }
             let name = line[..<colon].lowercased()
             // A header's value without the spaces and tabs around it (RFC 9110, OWS).
-            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }.reversed()
-                .drop { $0 == " " || $0 == "\t" }.reversed())
+            let value = String(
+                line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }.reversed()
+                    .drop { $0 == " " || $0 == "\t" }.reversed())
             if name == "content-length" {
                 guard let number = Int(value), number >= 0 else {
                     return .failure(HeaderProblem(message: "Content-Length is not a number (\(value.prefix(40)))"))

@@ -1,9 +1,9 @@
 import Dispatch
+import JSON
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
-import JSON
 
 /// `promise-run lsp`: the Language Server Protocol 3.17 over
 /// standard input and output. Messages are handled one at a time, in
@@ -69,11 +69,14 @@ package final class LanguageServer: @unchecked Sendable {
     /// `shutdown`, else 1, as LSP says). The server never ends the process:
     /// the executable exits with what this returns.
     package func serve(input: Int32) -> Int32 {
-        connection.readLoop(input: input, receive: { message, repaired in
-            queue.sync { handle(message, repaired: repaired) }
-        }, problem: { id, error in
-            queue.sync { connection.send(.response(id: id, result: .failure(error))) }
-        })
+        connection.readLoop(
+            input: input,
+            receive: { message, repaired in
+                queue.sync { handle(message, repaired: repaired) }
+            },
+            problem: { id, error in
+                queue.sync { connection.send(.response(id: id, result: .failure(error))) }
+            })
         return queue.sync {
             storeWatcher?.stop()
             return shutdownRequested ? 0 : 1
@@ -145,7 +148,8 @@ package final class LanguageServer: @unchecked Sendable {
     }
 
     private func withDocument(_ params: JSONDocument, _ body: (OpenDocument) -> Result<JSONValue, ResponseError>)
-        -> Result<JSONValue, ResponseError> {
+        -> Result<JSONValue, ResponseError>
+    {
         guard let uri = params.documentURI else { return .failure(.invalidParams("textDocument.uri is missing")) }
         guard let document = documents[uri] else { return .failure(.invalidParams("\(uri) is not open")) }
         return body(document)
@@ -155,7 +159,8 @@ package final class LanguageServer: @unchecked Sendable {
         switch method {
         case "textDocument/didOpen":
             guard let item = params[member: "textDocument"], let uri = item[member: "uri"]?.string,
-                  let text = item[member: "text"]?.string else { return }
+                let text = item[member: "text"]?.string
+            else { return }
             let path = DocumentURI.path(of: uri) ?? uri
             let document = OpenDocument(uri: uri, path: path, text: text, version: item[member: "version"]?.integer ?? 0)
             document.hadInvalidUTF8 = repaired
@@ -163,7 +168,8 @@ package final class LanguageServer: @unchecked Sendable {
             changed(document, previous: nil, now: true)
         case "textDocument/didChange":
             guard let uri = params.documentURI, let document = documents[uri],
-                  let changes = params[member: "contentChanges"]?.array else { return }
+                let changes = params[member: "contentChanges"]?.array
+            else { return }
             let previous = document.ownAnalysis
             for change in changes {
                 guard let text = change[member: "text"]?.string else { continue }
@@ -222,8 +228,13 @@ package final class LanguageServer: @unchecked Sendable {
         initialized = true
         let capabilities: JSONValue = .object([
             ("positionEncoding", .string(encoding.rawValue)),
-            ("textDocumentSync", .object([("openClose", .bool(true)), ("change", .integer(2)),
-                                          ("save", .object([("includeText", .bool(false))]))])),
+            (
+                "textDocumentSync",
+                .object([
+                    ("openClose", .bool(true)), ("change", .integer(2)),
+                    ("save", .object([("includeText", .bool(false))])),
+                ])
+            ),
             ("completionProvider", .object([("triggerCharacters", .array(["{", ".", "|", " "].map { .string($0) }))])),
             ("hoverProvider", .bool(true)),
             ("definitionProvider", .bool(true)),
@@ -238,10 +249,11 @@ package final class LanguageServer: @unchecked Sendable {
             ("semanticTokensProvider", .object([("legend", Self.semanticTokensLegend), ("full", .bool(true))])),
             ("codeLensProvider", .object([("resolveProvider", .bool(false))])),
         ])
-        return .success(.object([
-            ("capabilities", capabilities),
-            ("serverInfo", .object([("name", .string("promise-run")), ("version", .string(PromiseRunVersion.current))])),
-        ]))
+        return .success(
+            .object([
+                ("capabilities", capabilities),
+                ("serverInfo", .object([("name", .string("promise-run")), ("version", .string(PromiseRunVersion.current))])),
+            ]))
     }
 
     // MARK: Files changed outside the editor
@@ -253,10 +265,19 @@ package final class LanguageServer: @unchecked Sendable {
         guard clientWatchesFiles else { return }
         let patterns = ["**/*.workflow"] + (store?.patterns ?? [])
         let options: JSONValue = .object([("watchers", .array(patterns.map { .object([("globPattern", .string($0))]) }))])
-        watchRegistration = sendRequest("client/registerCapability", .object([("registrations", .array([.object([
-            ("id", .string("promise-run-watched-files")), ("method", .string("workspace/didChangeWatchedFiles")),
-            ("registerOptions", options),
-        ])]))]))
+        watchRegistration = sendRequest(
+            "client/registerCapability",
+            .object([
+                (
+                    "registrations",
+                    .array([
+                        .object([
+                            ("id", .string("promise-run-watched-files")), ("method", .string("workspace/didChangeWatchedFiles")),
+                            ("registerOptions", options),
+                        ])
+                    ])
+                )
+            ]))
     }
 
     /// `workspace/didChangeWatchedFiles`: a workflow changed on disk (not

@@ -1,5 +1,5 @@
-import WorkflowModel
 import JSON
+import WorkflowModel
 
 /// How times and sizes read in the console and the reports.
 package enum Format {

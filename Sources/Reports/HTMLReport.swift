@@ -1,8 +1,8 @@
 import Glibc
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
 import JSON
+import PromiseEngine
+import WorkflowModel
+import WorkflowRun
 
 /// `--report html=PATH`: one self-contained page (inline style, script and
 /// data; nothing fetched). The run's data is a JSON block in the page; the
@@ -103,33 +103,57 @@ package enum HTMLReport {
             ("steps", .array(steps)),
             // Labels that ran more than once: figures, and each non-empty
             // histogram bucket (its lowest value, µs, and count) to draw.
-            ("stats", .array(result.stats.map { label in
-                let latency = label.latency
-                func seconds(_ microseconds: Int64) -> JSONValue { .decimal(Double(microseconds) / 1_000_000, places: 6) }
-                return .object([
-                    ("label", .string(label.label)), ("count", .integer(label.count)), ("ok", .integer(label.succeeded)),
-                    ("failed", .integer(label.failed)), ("rate", .decimal(label.ratePerSecond, places: 2)),
-                    ("p", .array([latency.minimum == .max ? 0 : latency.minimum, latency.percentile(50), latency.percentile(90),
-                                  latency.percentile(99), latency.maximum].map(seconds))),
-                    ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
-                    // Over time: seconds a point, then per point
-                    // its completions, failures and p99 (s).
-                    ("every", .decimal(label.series.width, places: 0)),
-                    ("series", .array(label.series.points.map { point in
-                        .array([.integer(point.completions), .integer(point.failures),
-                                seconds(point.completions == 0 ? 0 : point.latency.percentile(99))])
-                    })),
-                ])
-            })),
+            (
+                "stats",
+                .array(
+                    result.stats.map { label in
+                        let latency = label.latency
+                        func seconds(_ microseconds: Int64) -> JSONValue { .decimal(Double(microseconds) / 1_000_000, places: 6) }
+                        return .object([
+                            ("label", .string(label.label)), ("count", .integer(label.count)), ("ok", .integer(label.succeeded)),
+                            ("failed", .integer(label.failed)), ("rate", .decimal(label.ratePerSecond, places: 2)),
+                            (
+                                "p",
+                                .array(
+                                    [
+                                        latency.minimum == .max ? 0 : latency.minimum, latency.percentile(50), latency.percentile(90),
+                                        latency.percentile(99), latency.maximum,
+                                    ].map(seconds))
+                            ),
+                            ("buckets", .array(latency.buckets.map { .array([.integer(Int($0.low)), .integer(Int($0.count))]) })),
+                            // Over time: seconds a point, then per point
+                            // its completions, failures and p99 (s).
+                            ("every", .decimal(label.series.width, places: 0)),
+                            (
+                                "series",
+                                .array(
+                                    label.series.points.map { point in
+                                        .array([
+                                            .integer(point.completions), .integer(point.failures),
+                                            seconds(point.completions == 0 ? 0 : point.latency.percentile(99)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
             // Thresholds as checked: group, as written, held, what was measured.
-            ("thresholds", .array(result.groups.flatMap { group in
-                group.thresholds.map { threshold in
-                    .array([.string(group.id), .string(threshold.threshold.text), .bool(threshold.holds), .string(threshold.measuredText)])
-                }
-            })),
+            (
+                "thresholds",
+                .array(
+                    result.groups.flatMap { group in
+                        group.thresholds.map { threshold in
+                            .array([.string(group.id), .string(threshold.threshold.text), .bool(threshold.holds), .string(threshold.measuredText)])
+                        }
+                    })
+            ),
             // Runs of a label past its first 1,000, counted.
-            ("notListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { ($0.key.rawValue, .integer($0.value)) })),
+            (
+                "notListed",
+                .object(
+                    result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
+                        .map { ($0.key.rawValue, .integer($0.value)) })
+            ),
         ])
         return scriptSafe(data.renderedCompact())
     }
@@ -168,18 +192,23 @@ package enum HTMLReport {
             members.append(("err", .string(tail)))
         }
         if !record.attemptLog.isEmpty {
-            members.append(("tries", .array(record.attemptLog.map { attempt in
-                var fields: [(String, JSONValue)] = [
-                    ("n", .integer(attempt.number)), ("t", .decimal(max(0, attempt.startedAt - runStart), places: 3)),
-                    ("d", .decimal(attempt.duration.seconds, places: 3)), ("st", .string(attempt.status.rawValue)),
-                ]
-                if let exit = attempt.exitCode { fields.append(("x", .integer(exit))) }
-                if let failure = attempt.failure {
-                    fields.append(("e", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
-                }
-                if let tail = attempt.outputTail { fields.append(("err", .string(tail))) }
-                return .object(fields)
-            })))
+            members.append(
+                (
+                    "tries",
+                    .array(
+                        record.attemptLog.map { attempt in
+                            var fields: [(String, JSONValue)] = [
+                                ("n", .integer(attempt.number)), ("t", .decimal(max(0, attempt.startedAt - runStart), places: 3)),
+                                ("d", .decimal(attempt.duration.seconds, places: 3)), ("st", .string(attempt.status.rawValue)),
+                            ]
+                            if let exit = attempt.exitCode { fields.append(("x", .integer(exit))) }
+                            if let failure = attempt.failure {
+                                fields.append(("e", .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])))
+                            }
+                            if let tail = attempt.outputTail { fields.append(("err", .string(tail))) }
+                            return .object(fields)
+                        })
+                ))
         }
         return .object(members)
     }
@@ -217,7 +246,8 @@ package enum HTMLReport {
             // The last record before this one in end order that ended by
             // the time this one started (with 5 ms of slack).
             let limit = start + 0.005
-            var low = 0, high = index
+            var low = 0
+            var high = index
             while low < high {
                 let middle = (low + high) / 2
                 if byEnd[middle].end <= limit { low = middle + 1 } else { high = middle }

@@ -1,8 +1,8 @@
 import Glibc
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
 import JSON
+import PromiseEngine
+import WorkflowModel
+import WorkflowRun
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.
@@ -16,18 +16,27 @@ package enum JSONReport {
             ("durationSeconds", .decimal(result.duration.seconds, places: 3)),
         ]
         if let error = result.error {
-            members.append(("error", .object([
-                ("step", .string(error.stepID)),
-                ("kind", .string(error.kind.rawValue)),
-                ("message", .string(error.message)),
-            ])))
+            members.append(
+                (
+                    "error",
+                    .object([
+                        ("step", .string(error.stepID)),
+                        ("kind", .string(error.kind.rawValue)),
+                        ("message", .string(error.message)),
+                    ])
+                ))
         }
         members.append(("steps", .array(result.records.map(step))))
         members.append(("groups", .array(result.groups.map(group))))
         if result.omitted.count > 0 {
             // Runs of a label past its first 1,000 are counted, not listed.
-            members.append(("stepsNotListed", .object(result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { ($0.key.rawValue, .integer($0.value)) })))
+            members.append(
+                (
+                    "stepsNotListed",
+                    .object(
+                        result.omitted.byStatus.sorted { $0.key.rawValue < $1.key.rawValue }
+                            .map { ($0.key.rawValue, .integer($0.value)) })
+                ))
         }
         if !result.stats.isEmpty {
             members.append(("stats", .object(result.stats.map { ($0.label, stats($0)) })))
@@ -41,37 +50,59 @@ package enum JSONReport {
         let latency = stats.latency
         var members: [(String, JSONValue)] = [
             ("count", .integer(stats.count)), ("succeeded", .integer(stats.succeeded)), ("failed", .integer(stats.failed)),
-            ("failedByKind", .object(stats.failedByKind.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { ($0.key.rawValue, .integer($0.value)) })),
+            (
+                "failedByKind",
+                .object(
+                    stats.failedByKind.sorted { $0.key.rawValue < $1.key.rawValue }
+                        .map { ($0.key.rawValue, .integer($0.value)) })
+            ),
         ]
         if !stats.statuses.isEmpty {
             members.append(("statuses", .object(stats.statuses.sorted { $0.key < $1.key }.map { (String($0.key), .integer($0.value)) })))
         }
         members.append(("ratePerSecond", .decimal(stats.ratePerSecond, places: 3)))
-        members.append(("latency", .object([
-            ("min", seconds(latency.minimum == .max ? 0 : latency.minimum)), ("mean", .decimal(latency.mean / 1_000_000, places: 6)),
-            ("p50", seconds(latency.percentile(50))), ("p90", seconds(latency.percentile(90))),
-            ("p95", seconds(latency.percentile(95))), ("p99", seconds(latency.percentile(99))),
-            ("p999", seconds(latency.percentile(99.9))), ("max", seconds(latency.maximum)),
-        ])))
+        members.append(
+            (
+                "latency",
+                .object([
+                    ("min", seconds(latency.minimum == .max ? 0 : latency.minimum)), ("mean", .decimal(latency.mean / 1_000_000, places: 6)),
+                    ("p50", seconds(latency.percentile(50))), ("p90", seconds(latency.percentile(90))),
+                    ("p95", seconds(latency.percentile(95))), ("p99", seconds(latency.percentile(99))),
+                    ("p999", seconds(latency.percentile(99.9))), ("max", seconds(latency.maximum)),
+                ])
+            ))
         if let lateness = stats.lateness {
             // Runs started on a rate's schedule: how late they started.
-            members.append(("lateness", .object([
-                ("p50", seconds(lateness.percentile(50))), ("p99", seconds(lateness.percentile(99))), ("max", seconds(lateness.maximum)),
-            ])))
+            members.append(
+                (
+                    "lateness",
+                    .object([
+                        ("p50", seconds(lateness.percentile(50))), ("p99", seconds(lateness.percentile(99))), ("max", seconds(lateness.maximum)),
+                    ])
+                ))
         }
         // Over time: a point a second (or, past 600, a point
         // every `secondsPerPoint`), from the label's first end.
         let series = stats.series
-        members.append(("series", .object([
-            ("secondsPerPoint", .decimal(series.width, places: 0)),
-            ("points", .array(series.points.enumerated().map { index, point in
-                .object([("t", .decimal(Double(index) * series.width, places: 0)), ("completions", .integer(point.completions)),
-                         ("failures", .integer(point.failures)),
-                         ("p50", point.completions == 0 ? .null : seconds(point.latency.percentile(50))),
-                         ("p99", point.completions == 0 ? .null : seconds(point.latency.percentile(99)))])
-            })),
-        ])))
+        members.append(
+            (
+                "series",
+                .object([
+                    ("secondsPerPoint", .decimal(series.width, places: 0)),
+                    (
+                        "points",
+                        .array(
+                            series.points.enumerated().map { index, point in
+                                .object([
+                                    ("t", .decimal(Double(index) * series.width, places: 0)), ("completions", .integer(point.completions)),
+                                    ("failures", .integer(point.failures)),
+                                    ("p50", point.completions == 0 ? .null : seconds(point.latency.percentile(50))),
+                                    ("p99", point.completions == 0 ? .null : seconds(point.latency.percentile(99))),
+                                ])
+                            })
+                    ),
+                ])
+            ))
         return .object(members)
     }
 
@@ -157,9 +188,14 @@ package enum JSONReport {
             members.append(("url", .string(http.url)))
             members.append(("redirects", .integer(http.redirects)))
             members.append(("version", .string(http.version)))
-            members.append(("timings", .object(HTTPTimingPhase.allCases.map { phase in
-                (phase.rawValue, .decimal(http.timings[phase].seconds, places: 6))
-            })))
+            members.append(
+                (
+                    "timings",
+                    .object(
+                        HTTPTimingPhase.allCases.map { phase in
+                            (phase.rawValue, .decimal(http.timings[phase].seconds, places: 6))
+                        })
+                ))
         }
         if let failure = record.failure {
             var error: [(String, JSONValue)] = [("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))]
@@ -204,7 +240,9 @@ package enum ReportTime {
             var divisor = 1
             for _ in 1..<count { divisor *= 10 }
             var rest = value
-            if count == 4, value >= 10_000 { JSONText.appendInteger(value, to: &bytes) } else {
+            if count == 4, value >= 10_000 {
+                JSONText.appendInteger(value, to: &bytes)
+            } else {
                 while divisor > 0 {
                     bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
                     rest %= divisor

@@ -1,7 +1,7 @@
 import JSON
 import PromiseEngine
-import WorkflowRun
 import WorkflowModel
+import WorkflowRun
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`, unless the workflow
@@ -33,7 +33,8 @@ package enum JUnitReport {
         // A failure the workflow handled is no failure of the run: its test
         // case passes and says in `system-err` what failed and what
         // handled it (docs/reports.md).
-        let failures = single.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
+        let failures =
+            single.filter { $0.status == .failed && $0.handledBy == nil }.count + extra.unhandled.count
             + repeated.filter { !$0.unhandledFailures.isEmpty }.count
             + thresholds.filter { !$0.1.holds && $0.0.handledBy == nil }.count
         let skipped = single.filter { $0.status == .skipped || $0.status == .cancelled }.count
@@ -62,7 +63,8 @@ package enum JUnitReport {
         }
         for (group, threshold) in thresholds {
             let name = attribute(threshold.threshold.text)
-            xml += "    <testcase name=\(name) classname=\(attribute("\(result.workflow).\(group.id)")) time=\"\(group.duration.map(seconds) ?? "0.000")\">\n"
+            xml +=
+                "    <testcase name=\(name) classname=\(attribute("\(result.workflow).\(group.id)")) time=\"\(group.duration.map(seconds) ?? "0.000")\">\n"
             if threshold.holds {
                 xml += "      <system-out>" + escape(threshold.message) + "</system-out>\n"
             } else if let handler = group.handledBy {
@@ -103,7 +105,8 @@ package enum JUnitReport {
             out += "ran on Slurm" + (record.slurmJob.map { ", job \($0)" } ?? "") + "\n"
         }
         if record.status == .upToDate {
-            out += record.upToDateFrom == .cache
+            out +=
+                record.upToDateFrom == .cache
                 ? "up-to-date: not run; restored from the shared cache (its key was stored by an earlier run)\n"
                 : "up-to-date: not run; its sources and command are as in its last successful run\n"
         }
@@ -129,14 +132,16 @@ package enum JUnitReport {
     /// `<failure>` with its first failures only when they failed the run.
     private static func testcase(_ label: RepeatedLabel, workflow: String) -> String {
         let stats = label.stats
-        var xml = "    <testcase name=\(attribute(label.stats.label)) classname=\(attribute("\(workflow).\(label.kind)")) "
+        var xml =
+            "    <testcase name=\(attribute(label.stats.label)) classname=\(attribute("\(workflow).\(label.kind)")) "
             + "time=\"\(seconds(label.time))\">\n"
         let summary = "\(stats.count) runs: \(stats.succeeded) succeeded, \(stats.failed) failed"
         let failures = label.unhandledFailures
         if !failures.isEmpty {
             let first = failures.prefix(10).map { "\($0.id): \($0.failure?.message ?? "failed")" }.joined(separator: "\n")
             let message = "\(stats.failed) of \(stats.count) runs failed"
-            xml += "      <failure message=\(attribute(message)) type=\(attribute(failures[0].failure?.kind.rawValue ?? "fail"))>"
+            xml +=
+                "      <failure message=\(attribute(message)) type=\(attribute(failures[0].failure?.kind.rawValue ?? "fail"))>"
                 + escape(summary + "\n" + first) + "</failure>\n"
         } else {
             xml += "      <system-out>" + escape(summary + "\n") + "</system-out>\n"
@@ -157,14 +162,15 @@ package enum JUnitReport {
     /// An XML attribute's value, quotes included: as `escape`, and `"`,
     /// LF and tab as references too (a parser turns them raw into spaces).
     static func attribute(_ text: String) -> String {
-        "\"" + escape(text).replacingScalars { scalar in
-            switch scalar {
-            case "\"": "&quot;"
-            case "\n": "&#10;"
-            case "\t": "&#9;"
-            default: nil
-            }
-        } + "\""
+        "\""
+            + escape(text).replacingScalars { scalar in
+                switch scalar {
+                case "\"": "&quot;"
+                case "\n": "&#10;"
+                case "\t": "&#9;"
+                default: nil
+                }
+            } + "\""
     }
 
     /// XML text: markup characters escaped, a CR as `&#13;` (a parser

@@ -1,7 +1,7 @@
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
 import JSON
+import PromiseEngine
+import WorkflowModel
+import WorkflowRun
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the
@@ -40,7 +40,9 @@ package enum MarkdownReport {
         }
         // What a step stopped by a lost race, fail-fast or a timeout above
         // it had printed (a server ended at the end of the run, say).
-        let stopped = records.filter { $0.status == .cancelled && ($0.standardOutput?.text.isEmpty == false || $0.standardError?.text.isEmpty == false) }
+        let stopped = records.filter {
+            $0.status == .cancelled && ($0.standardOutput?.text.isEmpty == false || $0.standardError?.text.isEmpty == false)
+        }
         if !stopped.isEmpty {
             text += "### Cancelled steps\n\n"
             for record in stopped.prefix(failureLimit) {
@@ -96,7 +98,8 @@ package enum MarkdownReport {
         guard !thresholds.isEmpty else { return "" }
         var text = "### Thresholds\n\n| group | threshold | result | measured |\n|:---|:---|:---|:---|\n"
         for (group, threshold) in thresholds {
-            text += "| \(code(group)) | \(code(threshold.threshold.text)) | \(threshold.holds ? "✅ held" : "❌ failed") | "
+            text +=
+                "| \(code(group)) | \(code(threshold.threshold.text)) | \(threshold.holds ? "✅ held" : "❌ failed") | "
                 + "\(cell(threshold.measuredText)) |\n"
         }
         return text + "\n"
@@ -116,7 +119,8 @@ package enum MarkdownReport {
         text += "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for label in stats {
             let latency = label.latency
-            text += "| \(code(label.label)) | \(label.count) | \(label.succeeded) | \(label.failed) | "
+            text +=
+                "| \(code(label.label)) | \(label.count) | \(label.succeeded) | \(label.failed) | "
                 + "\(FixedPoint.text(label.ratePerSecond, places: 1)) | \(time(latency.minimum == .max ? 0 : latency.minimum)) | "
                 + "\(time(latency.percentile(50))) | \(time(latency.percentile(90))) | \(time(latency.percentile(95))) | "
                 + "\(time(latency.percentile(99))) | \(time(latency.maximum)) | \(label.lateness.map { time($0.percentile(99)) } ?? "-") |\n"
@@ -132,11 +136,13 @@ package enum MarkdownReport {
             }
             rowsLeft -= series.points.count
             let every = Int(series.width)
-            text += "<details><summary>\(inline(label.label)) over time (a point every \(every == 1 ? "second" : "\(every) seconds"))"
+            text +=
+                "<details><summary>\(inline(label.label)) over time (a point every \(every == 1 ? "second" : "\(every) seconds"))"
                 + "</summary>\n\n| t (s) | completions | failures | p50 | p99 |\n|---:|---:|---:|---:|---:|\n"
             for (index, point) in series.points.enumerated() {
                 let empty = point.completions == 0
-                text += "| \(index * every) | \(point.completions) | \(point.failures) | "
+                text +=
+                    "| \(index * every) | \(point.completions) | \(point.failures) | "
                     + "\(empty ? "-" : time(point.latency.percentile(50))) | \(empty ? "-" : time(point.latency.percentile(99))) |\n"
             }
             text += "\n</details>\n\n"
@@ -197,9 +203,15 @@ package enum MarkdownReport {
     /// it; control characters shown escaped, a CR LF as a line break.
     static func fenced(_ text: String) -> String {
         let text = text.escapingControlCharacters(keepingLines: true)
-        var longest = 0, run = 0
+        var longest = 0
+        var run = 0
         for character in text {
-            if character == "`" { run += 1; longest = max(longest, run) } else { run = 0 }
+            if character == "`" {
+                run += 1
+                longest = max(longest, run)
+            } else {
+                run = 0
+            }
         }
         let fence = String(repeating: "`", count: max(3, longest + 1))
         let body = text.hasSuffix("\n") ? text : text + "\n"

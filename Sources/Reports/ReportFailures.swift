@@ -1,5 +1,5 @@
-import WorkflowRun
 import WorkflowModel
+import WorkflowRun
 
 /// One failure as every report lists it: a failed step, a group that
 /// failed on its own (a timeout), or the run itself (`--timeout`, the
@@ -39,20 +39,26 @@ package struct ReportFailure {
         var ids: Set<String> = []
         for record in result.records where record.status == .failed {
             let failure = record.failure
-            failures.append(ReportFailure(id: record.id, kind: record.kind, failureKind: failure?.kind ?? .fail,
-                                          message: failure?.message ?? "failed", source: .step(record),
-                                          handledBy: record.handledBy))
+            failures.append(
+                ReportFailure(
+                    id: record.id, kind: record.kind, failureKind: failure?.kind ?? .fail,
+                    message: failure?.message ?? "failed", source: .step(record),
+                    handledBy: record.handledBy))
             ids.insert(record.id)
         }
         for group in result.groups where group.status == .failed {
             guard let failure = group.failure else { continue }
-            failures.append(ReportFailure(id: group.id, kind: group.kind, failureKind: failure.kind,
-                                          message: failure.message, source: .group(group), handledBy: group.handledBy))
+            failures.append(
+                ReportFailure(
+                    id: group.id, kind: group.kind, failureKind: failure.kind,
+                    message: failure.message, source: .group(group), handledBy: group.handledBy))
             ids.insert(group.id)
         }
         if let error = result.error, !ids.contains(error.stepID) {
-            failures.append(ReportFailure(id: error.stepID, kind: "workflow", failureKind: error.kind,
-                                          message: error.message, source: .run))
+            failures.append(
+                ReportFailure(
+                    id: error.stepID, kind: "workflow", failureKind: error.kind,
+                    message: error.message, source: .run))
         }
         return failures
     }

@@ -1,7 +1,7 @@
 import Glibc
-import WorkflowRun
 import RunnerSystem
 import WorkflowModel
+import WorkflowRun
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.
@@ -45,7 +45,10 @@ package enum ReportWriter {
             // (the folders below it are made).
             var folder = path
             while true {
-                guard let slash = folder.lastIndex(of: "/") else { folder = "."; break }
+                guard let slash = folder.lastIndex(of: "/") else {
+                    folder = "."
+                    break
+                }
                 folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
                 if stat(folder, &info) == 0 || folder == "/" { break }
             }

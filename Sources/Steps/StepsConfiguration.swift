@@ -1,4 +1,5 @@
 import WorkflowModel
+
 /// The limits and delays of a `SystemStepRunner`. The defaults are the
 /// spec's; the CLI sets `httpConnections` from `--http-connections`.
 package struct StepsConfiguration: Sendable, Hashable {
@@ -34,9 +35,11 @@ package struct StepsConfiguration: Sendable, Hashable {
     /// a step names its own.
     package var httpVersion: HTTPVersion?
 
-    package init(httpConnections: Int = 64, outputTailLimit: Int = 1 << 20, killGracePeriod: Duration = .seconds(5),
-                bodyLimit: Int = 64 << 20, defaultRedirects: Int = 10, outputLinger: Duration = .milliseconds(500),
-                httpIdleTimeout: Duration? = nil, insecure: Bool = false, caCertificate: String? = nil, httpVersion: HTTPVersion? = nil) {
+    package init(
+        httpConnections: Int = 64, outputTailLimit: Int = 1 << 20, killGracePeriod: Duration = .seconds(5),
+        bodyLimit: Int = 64 << 20, defaultRedirects: Int = 10, outputLinger: Duration = .milliseconds(500),
+        httpIdleTimeout: Duration? = nil, insecure: Bool = false, caCertificate: String? = nil, httpVersion: HTTPVersion? = nil
+    ) {
         self.httpVersion = httpVersion
         self.httpConnections = httpConnections
         self.outputTailLimit = outputTailLimit

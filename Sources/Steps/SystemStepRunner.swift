@@ -96,4 +96,3 @@ package final class SystemStepRunner: StepRunner {
         return (counts.running, counts.lingering)
     }
 }
-

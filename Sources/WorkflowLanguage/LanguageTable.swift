@@ -41,8 +41,10 @@ package enum LanguageTable {
         case .race: doc = "the first lane to settle decides; the others are cancelled"
         case .any: doc = "the first lane to succeed wins; fails when every lane failed"
         case .foreach: doc = "runs its body once per item: foreach NAME in LIST [parallel [limit N] [rate R] [keep-going]]"
-        case .repeat: doc = "runs its body N times, or for a duration: repeat N | repeat for D [parallel [limit N] [rate R] [keep-going]]; "
-            + "{{repeat.index}} counts from 0"
+        case .repeat:
+            doc =
+                "runs its body N times, or for a duration: repeat N | repeat for D [parallel [limit N] [rate R] [keep-going]]; "
+                + "{{repeat.index}} counts from 0"
         case .conditional: doc = "runs one branch: if COND { } else { }"
         }
         return Word(name: kind.rawValue, doc: doc)
@@ -67,8 +69,9 @@ package enum LanguageTable {
     /// Every attribute, in the order `fmt` writes a step's.
     package static let attributes: [Attribute] = [
         Attribute(name: "desc", takenBy: every, doc: "a one-line description (list, graph)"),
-        Attribute(name: "on-demand", takenBy: every,
-                  doc: "runs only when named as a target (promise-run FILE LABEL) or needed by a lane that runs: clean, install, deploy"),
+        Attribute(
+            name: "on-demand", takenBy: every,
+            doc: "runs only when named as a target (promise-run FILE LABEL) or needed by a lane that runs: clean, install, deploy"),
         Attribute(name: "timeout", takenBy: every, doc: "fails with kind timeout after the duration"),
         Attribute(name: "retry", takenBy: every, doc: "tries again: retry N [delay D | backoff D]"),
         Attribute(name: "needs", takenBy: every, doc: "in a parallel group: starts after these lanes succeeded"),
@@ -96,20 +99,27 @@ package enum LanguageTable {
         Attribute(name: "cacert", takenBy: ["http"], doc: "trusts the authorities in this PEM file"),
         Attribute(name: "cert", takenBy: ["http"], doc: "the client certificate (PEM)"),
         Attribute(name: "key", takenBy: ["http"], doc: "the client certificate's key (PEM)"),
-        Attribute(name: "connect-timeout", takenBy: ["http"], doc: "a connection not made within D fails the step with kind timeout: connect-timeout 2s"),
-        Attribute(name: "resolve", takenBy: ["http"],
-                  doc: "connects to ADDRESS for HOST:PORT, with no lookup (curl's --resolve): resolve \"api.example.com:443:127.0.0.1\""),
+        Attribute(
+            name: "connect-timeout", takenBy: ["http"], doc: "a connection not made within D fails the step with kind timeout: connect-timeout 2s"),
+        Attribute(
+            name: "resolve", takenBy: ["http"],
+            doc: "connects to ADDRESS for HOST:PORT, with no lookup (curl's --resolve): resolve \"api.example.com:443:127.0.0.1\""),
         Attribute(name: "unix-socket", takenBy: ["http"], doc: "sends the request over a Unix domain socket: unix-socket \"/run/app.sock\""),
-        Attribute(name: "http-version", takenBy: ["http"], doc: "the HTTP version asked for: http-version 1.1 or 2 (over http://: HTTP/2 without upgrade)"),
-        Attribute(name: "expect", takenBy: processes.union(["http", "group"]),
-                  doc: "an expectation: exit, stdout, stderr, duration; status, body, header, json, xpath, sha256, md5, bytes, url, version, cookie, certificate; "
-                    + "in a group, a threshold: latency, failures, rate"),
-        Attribute(name: "capture", takenBy: processes.union(["http"]),
-                  doc: "a value for later steps: capture NAME = json|xpath|header|cookie|url|certificate|stdout ... [| FILTER ...]"),
+        Attribute(
+            name: "http-version", takenBy: ["http"], doc: "the HTTP version asked for: http-version 1.1 or 2 (over http://: HTTP/2 without upgrade)"),
+        Attribute(
+            name: "expect", takenBy: processes.union(["http", "group"]),
+            doc:
+                "an expectation: exit, stdout, stderr, duration; status, body, header, json, xpath, sha256, md5, bytes, url, version, cookie, certificate; "
+                + "in a group, a threshold: latency, failures, rate"),
+        Attribute(
+            name: "capture", takenBy: processes.union(["http"]),
+            doc: "a value for later steps: capture NAME = json|xpath|header|cookie|url|certificate|stdout ... [| FILTER ...]"),
         Attribute(name: "sources", takenBy: processes, doc: "files whose contents decide whether the step is up to date"),
         Attribute(name: "generates", takenBy: processes, doc: "files the step makes; each must exist for it to be up to date"),
-        Attribute(name: "depfile", takenBy: processes,
-                  doc: "a Makefile dependency file the command writes (gcc -MMD -MF): its prerequisites join the sources"),
+        Attribute(
+            name: "depfile", takenBy: processes,
+            doc: "a Makefile dependency file the command writes (gcc -MMD -MF): its prerequisites join the sources"),
     ]
 
     package static let fileOperations: [Word] = [
@@ -138,8 +148,10 @@ package enum LanguageTable {
         Word(name: "url", doc: "the final URL, after redirects: expect url == \"https://example.com/done\""),
         Word(name: "version", doc: "the response's HTTP version: expect version == \"2\" (\"1.1\" or \"2\")"),
         Word(name: "xpath", doc: "XPath 1.0 on an HTML or XML body: expect xpath \"string(//title)\" == \"Home\", expect xpath \"//li\" count == 3"),
-        Word(name: "certificate", doc: "the server's TLS certificate: " + CertificateField.allCases.map(\.rawValue).joined(separator: ", ") + ": "
-             + "expect certificate subject contains \"CN=api\", expect certificate expire-date > \"2030-01-01T00:00:00Z\""),
+        Word(
+            name: "certificate",
+            doc: "the server's TLS certificate: " + CertificateField.allCases.map(\.rawValue).joined(separator: ", ") + ": "
+                + "expect certificate subject contains \"CN=api\", expect certificate expire-date > \"2030-01-01T00:00:00Z\""),
         Word(name: "cookie", doc: "a cookie the response set: expect cookie \"sid\" == \"abc\", expect cookie \"sid\" attribute \"Secure\" exists"),
     ]
 
@@ -177,9 +189,13 @@ package enum LanguageTable {
         switch field {
         case .subject: doc = "the certificate's subject, RFC 4514's order without spaces: expect certificate subject contains \"CN=api\""
         case .issuer: doc = "the certificate's issuer, written as subject is: expect certificate issuer == \"CN=Example CA,O=Example\""
-        case .startDate: doc = "when the certificate became valid, RFC 3339 in UTC, compared as a time: expect certificate start-date <= \"2026-01-01\""
-        case .expireDate: doc = "when the certificate expires, RFC 3339 in UTC, compared as a time: expect certificate expire-date > \"2030-01-01T00:00:00Z\""
-        case .serialNumber: doc = "the certificate's serial number, lower-case hex (compared with case and colons ignored): expect certificate serial-number == \"1A:2B\""
+        case .startDate:
+            doc = "when the certificate became valid, RFC 3339 in UTC, compared as a time: expect certificate start-date <= \"2026-01-01\""
+        case .expireDate:
+            doc = "when the certificate expires, RFC 3339 in UTC, compared as a time: expect certificate expire-date > \"2030-01-01T00:00:00Z\""
+        case .serialNumber:
+            doc =
+                "the certificate's serial number, lower-case hex (compared with case and colons ignored): expect certificate serial-number == \"1A:2B\""
         }
         return Word(name: field.rawValue, doc: doc)
     }
@@ -224,7 +240,8 @@ package enum LanguageTable {
         case "sh", "exec": return processFields
         case "http": return httpFields
         case "file":
-            return fileOperation == "read" ? [Word(name: "content", doc: "the file's text"), Word(name: "path", doc: "the file's path")]
+            return fileOperation == "read"
+                ? [Word(name: "content", doc: "the file's text"), Word(name: "path", doc: "the file's path")]
                 : [Word(name: "path", doc: "the file's path")]
         default: return []
         }
@@ -296,8 +313,11 @@ package enum LanguageTable {
 
     /// The expectation subjects a step kind takes (`expect` in its block).
     package static func expectationSubjects(for kind: String) -> [Word] {
-        let names: Set<String> = processes.contains(kind) ? ["exit", "stdout", "stderr", "duration"]
-            : kind == "http" ? ["status", "body", "header", "json", "sha256", "md5", "bytes", "duration", "url", "version", "cookie", "xpath", "certificate"] : []
+        let names: Set<String> =
+            processes.contains(kind)
+            ? ["exit", "stdout", "stderr", "duration"]
+            : kind == "http"
+                ? ["status", "body", "header", "json", "sha256", "md5", "bytes", "duration", "url", "version", "cookie", "xpath", "certificate"] : []
         return expectationSubjects.filter { names.contains($0.name) }
     }
 

@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 /// The result of reading a workflow file: the workflow when it has no
 /// errors, and every diagnostic found.
@@ -23,8 +23,10 @@ package struct CompilationResult: Sendable {
 package enum WorkflowCompiler {
     /// `overlay`: texts that win over the disk for included files (the
     /// language server's open buffers).
-    package static func compile(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
-                                overlay: [String: [UInt8]] = [:]) -> CompilationResult {
+    package static func compile(
+        _ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
+        overlay: [String: [UInt8]] = [:]
+    ) -> CompilationResult {
         let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         guard !diagnostics.hasErrors else {
             return CompilationResult(source: source, workflow: nil, diagnostics: diagnostics.diagnostics)
@@ -37,7 +39,8 @@ package enum WorkflowCompiler {
     /// the language server indexes. The diagnostics are sorted.
     /// `overlay`: texts that win over the disk for included files.
     static func parseAndCheck(_ original: SourceFile, errorLimit: Int, overlay: [String: [UInt8]] = [:])
-        -> (source: SourceFile, file: SyntaxFile, diagnostics: DiagnosticBag, repeatedLabels: Set<String>) {
+        -> (source: SourceFile, file: SyntaxFile, diagnostics: DiagnosticBag, repeatedLabels: Set<String>)
+    {
         var diagnostics = DiagnosticBag(limit: errorLimit)
         // `include` lines bring their files in first (with where each byte came from).
         let (source, includeProblems) = IncludeExpander.expand(original, overlay: overlay)
@@ -45,8 +48,9 @@ package enum WorkflowCompiler {
             diagnostics.error(problem.message, at: problem.range, notes: problem.notes)
         }
         if let invalid = firstInvalidUTF8(source.bytes) {
-            diagnostics.error("this byte (0x\(String(source.bytes[invalid], radix: 16, uppercase: true))) is not UTF-8; a workflow file is UTF-8 text: save it as UTF-8",
-                              at: SourceRange(start: invalid, end: invalid + 1))
+            diagnostics.error(
+                "this byte (0x\(String(source.bytes[invalid], radix: 16, uppercase: true))) is not UTF-8; a workflow file is UTF-8 text: save it as UTF-8",
+                at: SourceRange(start: invalid, end: invalid + 1))
         }
         let (file, brokenNames) = Parser.parse(source, diagnostics: &diagnostics)
         var repeatedLabels: Set<String> = []

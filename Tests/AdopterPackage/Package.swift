@@ -23,6 +23,6 @@ let package = Package(
         .executableTarget(
             name: "Adopter",
             dependencies: [.product(name: "PromiseEngine", package: rootName)]
-        ),
+        )
     ]
 )

@@ -1,14 +1,16 @@
+import CommandLineOptions
 import Foundation
 import Testing
-import CommandLineOptions
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
 
 @Suite("Help")
 struct HelpTextTests {
     @Test func helpTeachesOptionsExamplesAndExitCodes() {
-        for piece in ["usage:", "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
-                      "--output", "--color", "--quiet", "--verbose", "--dry-run", "--format", "examples:", "exit codes:", "124", "130"] {
+        for piece in [
+            "usage:", "--jobs", "--http-connections", "--keep-going", "--timeout", "--var", "--report",
+            "--output", "--color", "--quiet", "--verbose", "--dry-run", "--format", "examples:", "exit codes:", "124", "130",
+        ] {
             #expect(HelpText.help.contains(piece), "help lacks \(piece)")
         }
     }

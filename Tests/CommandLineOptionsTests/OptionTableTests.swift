@@ -1,6 +1,6 @@
+import CommandLineOptions
 import Foundation
 import Testing
-import CommandLineOptions
 
 /// The option table is the one place an option is described: parsing,
 /// `--help`, the completion scripts and the man page's test read it, and
@@ -21,7 +21,9 @@ struct OptionTableTests {
 
     @Test("no source of the executable, the command line's library or the reports but the table spells an option's name outside comments")
     func namesLiveInTheTable() throws {
-        let executable = Self.files(of: "PromiseRun"), commandLine = Self.files(of: "CommandLineOptions"), reports = Self.files(of: "Reports")
+        let executable = Self.files(of: "PromiseRun")
+        let commandLine = Self.files(of: "CommandLineOptions")
+        let reports = Self.files(of: "Reports")
         #expect(executable.count > 20)
         #expect(commandLine.count >= 6)
         #expect(reports.count >= 8)

@@ -8,8 +8,12 @@ struct BoundedMemoryTests {
     private func measured(_ arguments: [String], in space: Workspace) async throws -> (Int, String, Int) {
         let binary = try #require(Binary.url).path
         let output = space.path("measured.out")
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("measure.py"), output,
-                                                                          binary] + arguments)
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture("measure.py"), output,
+                binary,
+            ] + arguments)
         let fields = outcome.stdout.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
         let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return (Int(fields.first ?? "") ?? -1, printed, Int(fields.last ?? "") ?? .max)
@@ -19,14 +23,19 @@ struct BoundedMemoryTests {
     func groupedOutput() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("grouped.workflow", """
-        workflow "grouped"
-        foreach i in range(1, 4) parallel {
-          sh "yes 'line of output from {{i}}' | head -c 25000000; echo 'last line of {{i}}'"
-        }
-        """)
-        let (exit, printed, peak) = try await measured(["--output", "grouped", "--color", "never",
-                                                        space.path("grouped.workflow")], in: space)
+        try space.write(
+            "grouped.workflow",
+            """
+            workflow "grouped"
+            foreach i in range(1, 4) parallel {
+              sh "yes 'line of output from {{i}}' | head -c 25000000; echo 'last line of {{i}}'"
+            }
+            """)
+        let (exit, printed, peak) = try await measured(
+            [
+                "--output", "grouped", "--color", "never",
+                space.path("grouped.workflow"),
+            ], in: space)
         #expect(exit == 0)
         #expect(peak < 64 * 1024, "peak \(peak) KiB")
         for index in 1...4 {
@@ -40,10 +49,12 @@ struct BoundedMemoryTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        try space.write("chunked.workflow", """
-        workflow "chunked"
-        big: http GET "\(base)/large?bytes=1000000000&chunked=1"
-        """)
+        try space.write(
+            "chunked.workflow",
+            """
+            workflow "chunked"
+            big: http GET "\(base)/large?bytes=1000000000&chunked=1"
+            """)
         let (exit, printed, peak) = try await measured(["--color", "never", space.path("chunked.workflow")], in: space)
         #expect(exit == 1)
         #expect(printed.contains("at most 67108864 bytes are kept in memory"), "\(printed)")
@@ -54,16 +65,20 @@ struct BoundedMemoryTests {
     /// Peak memory (KiB) of `repeat N parallel limit 64 { tick: sleep 0ms }`
     /// for 10,000 and 100,000 runs, each run given `arguments` and then
     /// checked by `check` (with its count).
-    private func peaksOverIterations(_ arguments: [String], in space: Workspace,
-                                     check: (Int) throws -> Void) async throws -> [Int] {
+    private func peaksOverIterations(
+        _ arguments: [String], in space: Workspace,
+        check: (Int) throws -> Void
+    ) async throws -> [Int] {
         var peaks: [Int] = []
         for count in [10_000, 100_000] {
-            try space.write("many.workflow", """
-            workflow "many"
-            repeat \(count) parallel limit 64 {
-              tick: sleep 0ms
-            }
-            """)
+            try space.write(
+                "many.workflow",
+                """
+                workflow "many"
+                repeat \(count) parallel limit 64 {
+                  tick: sleep 0ms
+                }
+                """)
             let (exit, printed, peak) = try await measured(["--color", "never"] + arguments + [space.path("many.workflow")], in: space)
             #expect(exit == 0, "\(printed)")
             peaks.append(peak)
@@ -77,8 +92,9 @@ struct BoundedMemoryTests {
         let space = try Workspace()
         defer { space.remove() }
         let peaks = try await peaksOverIterations(["--report", "json=\(space.path("r.json"))"], in: space) { count in
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
-                as? [String: Any])
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
+                    as? [String: Any])
             #expect(((json["stats"] as? [String: Any])?["tick"] as? [String: Any])?["count"] as? Int == count)
             // The first 1,000 runs are listed; the rest are counted.
             #expect((json["steps"] as? [Any])?.count == 1_000)
@@ -104,12 +120,14 @@ struct BoundedMemoryTests {
     func successesCountedWithoutAReport() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("many.workflow", """
-        workflow "many"
-        foreach n in range(1, 150) parallel keep-going {
-          sh "test {{n}} != 77"
-        }
-        """)
+        try space.write(
+            "many.workflow",
+            """
+            workflow "many"
+            foreach n in range(1, 150) parallel keep-going {
+              sh "test {{n}} != 77"
+            }
+            """)
         let plain = try Binary.run(["--color", "never", "many.workflow"], in: space.folder)
         #expect(plain.status == 1)
         #expect(plain.stdout.contains("150 steps: 149 succeeded, 1 failed; those that did not succeed:"), "\(plain.stdout)")
@@ -117,8 +135,9 @@ struct BoundedMemoryTests {
         let reported = try Binary.run(["--color", "never", "--report", "json=r.json", "many.workflow"], in: space.folder)
         #expect(reported.status == 1)
         #expect(reported.stdout.contains("150 steps: 149 succeeded, 1 failed"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
-            as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: space.folder.appendingPathComponent("r.json")))
+                as? [String: Any])
         #expect((json["steps"] as? [Any])?.count == 150)
     }
 }
@@ -132,15 +151,21 @@ struct DescriptorLimitTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { return }
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("fd.workflow", """
-        workflow "fd"
-        foreach i in range(1, 60) parallel {
-          sh "sleep 0.3"
-        }
-        """)
+        try space.write(
+            "fd.workflow",
+            """
+            workflow "fd"
+            foreach i in range(1, 60) parallel {
+              sh "sleep 0.3"
+            }
+            """)
         let binary = try #require(Binary.url).path
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/prlimit", ["--nofile=64:64", binary, "--color", "never",
-                                                                              "-j", "60", space.path("fd.workflow")])
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/prlimit",
+            [
+                "--nofile=64:64", binary, "--color", "never",
+                "-j", "60", space.path("fd.workflow"),
+            ])
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(!outcome.stdout.contains("Too many open files"))
     }

@@ -9,20 +9,20 @@ import Testing
 @Suite("End to end: a C project with depfiles, per-file steps and the stat cache")
 struct CBuildTests {
     static let workflow = """
-    prepare: sh "mkdir -p obj bin"
-    foreach f in glob("src/*.c") parallel {
-      cc: sh "gcc -MMD -MF obj/{{f|stem}}.d -Iinclude -c -o obj/{{f|stem}}.o {{f}} && echo {{f|stem}} >> compiled.log" {
-        sources "{{f}}"
-        depfile "obj/{{f|stem}}.d"
-        generates "obj/{{f|stem}}.o"
-      }
-    }
-    lib: sh "ar rcs obj/libdemo.a obj/*.o && echo lib >> compiled.log" {
-      sources "obj/*.o"
-      generates "obj/libdemo.a"
-    }
+        prepare: sh "mkdir -p obj bin"
+        foreach f in glob("src/*.c") parallel {
+          cc: sh "gcc -MMD -MF obj/{{f|stem}}.d -Iinclude -c -o obj/{{f|stem}}.o {{f}} && echo {{f|stem}} >> compiled.log" {
+            sources "{{f}}"
+            depfile "obj/{{f|stem}}.d"
+            generates "obj/{{f|stem}}.o"
+          }
+        }
+        lib: sh "ar rcs obj/libdemo.a obj/*.o && echo lib >> compiled.log" {
+          sources "obj/*.o"
+          generates "obj/libdemo.a"
+        }
 
-    """
+        """
 
     static let files = [
         "include/one.h": "#define ONE 1\n",
@@ -43,8 +43,9 @@ struct CBuildTests {
     /// emptied first).
     private func build(_ space: Workspace, _ arguments: [String] = []) throws -> (run: WorkflowRun, compiled: [String]) {
         try space.write("compiled.log", "")
-        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
-                                     in: space.folder)
+        let outcome = try Binary.run(
+            ["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+            in: space.folder)
         let run = WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
         let compiled = (space.read("compiled.log") ?? "").split(separator: "\n").map(String.init).sorted()
         return (run, compiled)
@@ -83,14 +84,15 @@ struct CBuildTests {
 
     @Test("a depfile the command did not write is a warning, and the step runs again next time")
     func missingDepfile() throws {
-        let space = try project("""
-        mk: sh "echo made > out.txt && echo mk >> compiled.log" {
-          sources "in.txt"
-          depfile "out.d"
-          generates "out.txt"
-        }
+        let space = try project(
+            """
+            mk: sh "echo made > out.txt && echo mk >> compiled.log" {
+              sources "in.txt"
+              depfile "out.d"
+              generates "out.txt"
+            }
 
-        """)
+            """)
         defer { space.remove() }
         try space.write("in.txt", "in\n")
         let first = try build(space)
@@ -109,12 +111,13 @@ struct CBuildTests {
 
     @Test("'depfile' without 'sources' is an error before anything runs, at its line and column")
     func depfileNeedsSources() throws {
-        let space = try project("""
-        mk: sh "true" {
-          depfile "out.d"
-        }
+        let space = try project(
+            """
+            mk: sh "true" {
+              depfile "out.d"
+            }
 
-        """)
+            """)
         defer { space.remove() }
         let outcome = try Binary.run(["build.workflow"], in: space.folder)
         #expect(outcome.status == 2)
@@ -131,8 +134,10 @@ struct CBuildTests {
         // (git's racily-clean rule): as on a real project, where the no-op
         // comes seconds after the build, the files are made older here.
         let past = Date(timeIntervalSinceNow: -30)
-        for name in Self.files.keys.map({ $0 }) + ["obj/alpha.o", "obj/beta.o", "obj/gamma.o", "obj/libdemo.a",
-                                                    "obj/alpha.d", "obj/beta.d", "obj/gamma.d"] {
+        for name in Self.files.keys.map({ $0 }) + [
+            "obj/alpha.o", "obj/beta.o", "obj/gamma.o", "obj/libdemo.a",
+            "obj/alpha.d", "obj/beta.d", "obj/gamma.d",
+        ] {
             try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: space.path(name))
         }
         // The next run hashes them once more (their change time moved); the
@@ -143,8 +148,12 @@ struct CBuildTests {
             return
         }
         let binary = try #require(Binary.url)
-        let traced = try Binary.runCommand("/usr/bin/strace", ["-f", "-e", "trace=open,openat", "-o", space.path("trace.txt"),
-                                                               binary.path, "--color", "never", "build.workflow"], in: space.folder)
+        let traced = try Binary.runCommand(
+            "/usr/bin/strace",
+            [
+                "-f", "-e", "trace=open,openat", "-o", space.path("trace.txt"),
+                binary.path, "--color", "never", "build.workflow",
+            ], in: space.folder)
         #expect(traced.status == 0, "\(traced.stderr)")
         let opened = (space.read("trace.txt") ?? "").split(separator: "\n").filter { line in
             [".c\"", ".h\"", ".o\"", ".a\""].contains { line.contains($0) }
@@ -155,8 +164,9 @@ struct CBuildTests {
         #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
     }
 
-    @Test("through the shared cache (a folder and nginx WebDAV): a second checkout restores every object; one whose header differs compiles what includes it",
-          arguments: ["folder", "webdav"])
+    @Test(
+        "through the shared cache (a folder and nginx WebDAV): a second checkout restores every object; one whose header differs compiles what includes it",
+        arguments: ["folder", "webdav"])
     func sharedCacheHonoursDepfiles(_ kind: String) throws {
         let root = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -181,7 +191,8 @@ struct CBuildTests {
         let second = try build(checkouts[1], ["--cache", store])
         #expect(second.compiled == [], "\(second.run.stdout)")
         #expect(second.run.statuses.filter { $0.hasPrefix("cc") }.allSatisfy { $0.hasSuffix("up-to-date") }, "\(second.run.statuses)")
-        #expect(FileManager.default.contents(atPath: checkouts[1].path("obj/gamma.o"))
+        #expect(
+            FileManager.default.contents(atPath: checkouts[1].path("obj/gamma.o"))
                 == FileManager.default.contents(atPath: checkouts[0].path("obj/gamma.o")))
         // Another value for TWO: objects built against the old one must not come back.
         try checkouts[2].write("include/two.h", "#define TWO 20\n")
@@ -191,25 +202,30 @@ struct CBuildTests {
         #expect(try build(checkouts[2], ["--cache", store]).compiled == [])
     }
 
-    @Test("the cookbook's 'Coming from make' workflow builds a real project: clean and install only when named, a header edit compiles its dependents")
+    @Test(
+        "the cookbook's 'Coming from make' workflow builds a real project: clean and install only when named, a header edit compiles its dependents")
     func cookbookRecipe() throws {
-        let block = try #require(try DocsTests.blocks(in: "docs/cookbook.md").first {
-            $0.tag == "workflow" && $0.text.contains("depfile") && $0.text.contains("install:")
-        })
+        let block = try #require(
+            try DocsTests.blocks(in: "docs/cookbook.md").first {
+                $0.tag == "workflow" && $0.text.contains("depfile") && $0.text.contains("install:")
+            })
         let space = try Workspace()
         defer { space.remove() }
         try space.write("build.workflow", block.text)
         try space.write("include/util.h", "int twice(int);\n")
         try space.write("src/util.c", "#include \"util.h\"\nint twice(int x) { return 2 * x; }\n")
-        try space.write("src/main.c", """
-        #include <string.h>
-        #include "util.h"
-        int main(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "--self-test") == 0 ? twice(2) != 4 : 0; }
+        try space.write(
+            "src/main.c",
+            """
+            #include <string.h>
+            #include "util.h"
+            int main(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "--self-test") == 0 ? twice(2) != 4 : 0; }
 
-        """)
+            """)
         func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
-            let outcome = try Binary.run(["--report", "json=report.json", "--color", "never", "build.workflow"] + arguments,
-                                         in: space.folder, environment: environment)
+            let outcome = try Binary.run(
+                ["--report", "json=report.json", "--color", "never", "build.workflow"] + arguments,
+                in: space.folder, environment: environment)
             return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
         }
         let first = try run()
@@ -218,8 +234,9 @@ struct CBuildTests {
         #expect(first.step("install")?["status"] as? String == "skipped")
         #expect(FileManager.default.isExecutableFile(atPath: space.path("bin/app")))
         let noop = try run()
-        #expect(noop.statuses.filter { $0.hasPrefix("cc") || $0.hasPrefix("link") }.allSatisfy { $0.hasSuffix("up-to-date") },
-                "\(noop.statuses)")
+        #expect(
+            noop.statuses.filter { $0.hasPrefix("cc") || $0.hasPrefix("link") }.allSatisfy { $0.hasSuffix("up-to-date") },
+            "\(noop.statuses)")
         // Checks are not runs: a no-op has no statistics table of them.
         #expect(!noop.stdout.contains("runs") && !noop.stdout.contains("p50"), "\(noop.stdout)")
         try space.write("include/util.h", "int twice(int x);\n")

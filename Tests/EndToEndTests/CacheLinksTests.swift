@@ -93,8 +93,9 @@ struct CacheLinksTests {
     }
 
     private func run(_ space: Workspace, _ store: Store) throws -> WorkflowRun {
-        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never", "--cache", store.url, "build.workflow"],
-                                     in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
+        let outcome = try Binary.run(
+            ["--report", "json=report.json", "--color", "never", "--cache", store.url, "build.workflow"],
+            in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
     }
 
@@ -135,19 +136,26 @@ struct CacheLinksTests {
         (try? FileManager.default.attributesOfItem(atPath: space.path(name))[.size] as? Int) ?? -1
     }
 
-    @Test("a shared library's links (libz.so -> libz.so.1 -> libz.so.1.3) are restored as links: one file's data in the store, and the program still runs",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a shared library's links (libz.so -> libz.so.1 -> libz.so.1.3) are restored as links: one file's data in the store, and the program still runs",
+        arguments: StoreKind.allCases)
     func sharedLibrary(_ kind: StoreKind) throws {
-        let files = ["src/z.c": "int zval(void) { return 42; }\n",
-                     "src/main.c": "#include <stdio.h>\nint zval(void);\nint main(void) { printf(\"z=%d\\n\", zval()); return 0; }\n"]
-        guard let checkouts = try Checkouts(files, store: kind, { _ in
-            """
-            mk: sh "mkdir -p lib bin && cc -shared -fPIC -Wl,-soname,libz.so.1 -o lib/libz.so.1.3 src/z.c && ln -sf libz.so.1.3 lib/libz.so.1 && ln -sf libz.so.1 lib/libz.so && cc -o bin/app src/main.c -Llib -lz -Wl,-rpath,'$ORIGIN/../lib' && echo ran >> $RUNLOG" {
-              sources "src"
-              generates "lib" "bin/app"
-            }
-            """
-        }) else { return }
+        let files = [
+            "src/z.c": "int zval(void) { return 42; }\n",
+            "src/main.c": "#include <stdio.h>\nint zval(void);\nint main(void) { printf(\"z=%d\\n\", zval()); return 0; }\n",
+        ]
+        guard
+            let checkouts = try Checkouts(
+                files, store: kind,
+                { _ in
+                    """
+                    mk: sh "mkdir -p lib bin && cc -shared -fPIC -Wl,-soname,libz.so.1 -o lib/libz.so.1.3 src/z.c && ln -sf libz.so.1.3 lib/libz.so.1 && ln -sf libz.so.1 lib/libz.so && cc -o bin/app src/main.c -Llib -lz -Wl,-rpath,'$ORIGIN/../lib' && echo ran >> $RUNLOG" {
+                      sources "src"
+                      generates "lib" "bin/app"
+                    }
+                    """
+                })
+        else { return }
         defer { checkouts.remove() }
         try storeAndRestore(checkouts)
         let (first, second) = (checkouts.first, checkouts.second)
@@ -166,13 +174,18 @@ struct CacheLinksTests {
         #expect(again.step("mk")?["from"] as? String == "local", "\(again.said)")
     }
 
-    @Test("links that lead out of the checkout (absolute, ../.., to a folder) or nowhere are stored as their text: what they point to never reaches the store",
-          arguments: StoreKind.allCases, ["out", "out/**"])
+    @Test(
+        "links that lead out of the checkout (absolute, ../.., to a folder) or nowhere are stored as their text: what they point to never reaches the store",
+        arguments: StoreKind.allCases, ["out", "out/**"])
     func linksOutOfTheCheckout(_ kind: StoreKind, _ pattern: String) throws {
         let secret = "outside-secret-\(UUID().uuidString)"
-        guard let checkouts = try Checkouts(generates: pattern, store: kind, { root in
-            "mkdir -p out/sub && echo f > out/sub/f && ln -s \(root)/secret.txt out/absolute && ln -s ../../secret.txt out/up && ln -s \(root)/folder out/folder && ln -s sub out/inside && ln -s nowhere out/dangling"
-        }) else { return }
+        guard
+            let checkouts = try Checkouts(
+                generates: pattern, store: kind,
+                { root in
+                    "mkdir -p out/sub && echo f > out/sub/f && ln -s \(root)/secret.txt out/absolute && ln -s ../../secret.txt out/up && ln -s \(root)/folder out/folder && ln -s sub out/inside && ln -s nowhere out/dangling"
+                })
+        else { return }
         defer { checkouts.remove() }
         let outside = checkouts.root.path
         try Data((secret + "\n").utf8).write(to: checkouts.root.appendingPathComponent("secret.txt"))
@@ -182,8 +195,10 @@ struct CacheLinksTests {
         #expect(!checkouts.store.holds(secret), "what a link points to was uploaded")
         #expect(checkouts.store.objects.count == 1, "\(checkouts.store.objects.keys)")
         let second = checkouts.second
-        let expected = ["out/absolute": outside + "/secret.txt", "out/up": "../../secret.txt", "out/folder": outside + "/folder",
-                        "out/inside": "sub", "out/dangling": "nowhere"]
+        let expected = [
+            "out/absolute": outside + "/secret.txt", "out/up": "../../secret.txt", "out/folder": outside + "/folder",
+            "out/inside": "sub", "out/dangling": "nowhere",
+        ]
         for (name, target) in expected {
             #expect(linkTarget(second, name) == target, "\(name)")
         }
@@ -197,9 +212,13 @@ struct CacheLinksTests {
 
     @Test("generates naming a link that leads nowhere matches the link: it is stored, restored, and up to date in both checkouts")
     func danglingLinkNamedAlone() throws {
-        guard let checkouts = try Checkouts(generates: "made-later", { _ in
-            "ln -sfn not-made-yet.txt made-later"
-        }) else { return }
+        guard
+            let checkouts = try Checkouts(
+                generates: "made-later",
+                { _ in
+                    "ln -sfn not-made-yet.txt made-later"
+                })
+        else { return }
         defer { checkouts.remove() }
         try storeAndRestore(checkouts)
         #expect(linkTarget(checkouts.second, "made-later") == "not-made-yet.txt")
@@ -209,12 +228,17 @@ struct CacheLinksTests {
         #expect(runs(checkouts.first) == 1 && runs(checkouts.second) == 0)
     }
 
-    @Test("files that were hard links of each other are restored as one inode; the store holds their data once",
-          arguments: StoreKind.allCases)
+    @Test(
+        "files that were hard links of each other are restored as one inode; the store holds their data once",
+        arguments: StoreKind.allCases)
     func hardLinks(_ kind: StoreKind) throws {
-        guard let checkouts = try Checkouts(generates: "out", store: kind, { _ in
-            "mkdir -p out/sub && echo data > out/a && ln -f out/a out/b && ln -f out/a out/sub/c && echo other > out/d"
-        }) else { return }
+        guard
+            let checkouts = try Checkouts(
+                generates: "out", store: kind,
+                { _ in
+                    "mkdir -p out/sub && echo data > out/a && ln -f out/a out/b && ln -f out/a out/sub/c && echo other > out/d"
+                })
+        else { return }
         defer { checkouts.remove() }
         try storeAndRestore(checkouts)
         let second = checkouts.second
@@ -229,9 +253,13 @@ struct CacheLinksTests {
 
     @Test("a restore replaces the links and files at its places, never writing through them")
     func restoredOverOlderLinks() throws {
-        guard let checkouts = try Checkouts(generates: "out", { _ in
-            "mkdir -p out && ln -sfn new-target out/link && rm -f out/file && echo fresh > out/file"
-        }) else { return }
+        guard
+            let checkouts = try Checkouts(
+                generates: "out",
+                { _ in
+                    "mkdir -p out && ln -sfn new-target out/link && rm -f out/file && echo fresh > out/file"
+                })
+        else { return }
         defer { checkouts.remove() }
         let victim = checkouts.root.appendingPathComponent("victim.txt")
         try Data("victim\n".utf8).write(to: victim)
@@ -248,9 +276,13 @@ struct CacheLinksTests {
 
     @Test("a generated file reached through a link that generates does not match is never read: no entry, and a warning says why")
     func reachedThroughALink() throws {
-        guard let checkouts = try Checkouts(generates: "out/current/lib.so", { _ in
-            "mkdir -p out/v2 && echo lib > out/v2/lib.so && ln -sfn v2 out/current"
-        }) else { return }
+        guard
+            let checkouts = try Checkouts(
+                generates: "out/current/lib.so",
+                { _ in
+                    "mkdir -p out/v2 && echo lib > out/v2/lib.so && ln -sfn v2 out/current"
+                })
+        else { return }
         defer { checkouts.remove() }
         let stored = try run(checkouts.first, checkouts.store)
         #expect(stored.status == 0, "\(stored.said)")

@@ -10,11 +10,11 @@ import Testing
 @Suite("End to end: the shared cache is never a way in")
 struct CacheSafetyTests {
     static let workflow = """
-    build: sh "mkdir -p out && echo built > out/upper.txt && echo ran >> $RUNLOG" {
-      sources "src/*.txt"
-      generates "out/*"
-    }
-    """
+        build: sh "mkdir -p out && echo built > out/upper.txt && echo ran >> $RUNLOG" {
+          sources "src/*.txt"
+          generates "out/*"
+        }
+        """
 
     /// A folder store with one real entry in it, and a fresh checkout to
     /// restore into.
@@ -62,7 +62,8 @@ struct CacheSafetyTests {
 
         /// Replaces the entry with one whose file list is `records` (JSON objects), of `format`.
         func craft(records: [String], format: String = "promise-run-cache/2") throws {
-            let entry = #"{"format": "\#(format)", "exit": 0, "stdout": "", "stderr": "", "captures": {}, "files": [\#(records.joined(separator: ", "))]}"#
+            let entry =
+                #"{"format": "\#(format)", "exit": 0, "stdout": "", "stderr": "", "captures": {}, "files": [\#(records.joined(separator: ", "))]}"#
             try Data(entry.utf8).write(to: store.appendingPathComponent("ac/" + key))
         }
 
@@ -75,9 +76,12 @@ struct CacheSafetyTests {
     static func run(_ space: Workspace, store: URL, environment: [String: String] = [:]) throws -> WorkflowRun {
         var environment = environment
         environment["RUNLOG"] = space.path("runs.log")
-        let bounded = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "--cache", "file://" + store.path,
-                                             "--cache-timeout", "3s", "build.workflow"], seconds: 40, in: space.folder,
-                                            environment: environment)
+        let bounded = try Binary.runBounded(
+            [
+                "--report", "json=report.json", "--color", "never", "--cache", "file://" + store.path,
+                "--cache-timeout", "3s", "build.workflow",
+            ], seconds: 40, in: space.folder,
+            environment: environment)
         #expect(!bounded.timedOut, "the run did not end")
         return WorkflowRun(outcome: bounded.outcome, reportText: space.read("report.json"))
     }
@@ -109,9 +113,12 @@ struct CacheSafetyTests {
         #expect(ran(setup.second))
     }
 
-    @Test("an entry may restore only what its step's generates matches: never the workflow, .git, .promise-run or another path",
-          arguments: [".git/hooks/post-checkout", "build.workflow", ".promise-run/steps/x.json", "src/in.txt", "elsewhere/file",
-                      "out/.hidden"])
+    @Test(
+        "an entry may restore only what its step's generates matches: never the workflow, .git, .promise-run or another path",
+        arguments: [
+            ".git/hooks/post-checkout", "build.workflow", ".promise-run/steps/x.json", "src/in.txt", "elsewhere/file",
+            "out/.hidden",
+        ])
     func onlyWhatGeneratesMatches(_ path: String) throws {
         let setup = try Setup()
         defer { setup.remove() }
@@ -134,11 +141,15 @@ struct CacheSafetyTests {
         ([#"{"path": ".git/hooks/post-checkout", "link": "/bin/sh"}"#], "inside .git; refused"),
         ([#"{"path": "out/../../x", "link": "ELSEWHERE"}"#], "outside the step's folder"),
         ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/link/pwned", "link": "x"}"#], "below its own out/link"),
-        ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/link/pwned", "mode": 420, "sha256": "BUILT", "size": 6}"#],
-         "below its own out/link"),
+        (
+            [#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/link/pwned", "mode": 420, "sha256": "BUILT", "size": 6}"#],
+            "below its own out/link"
+        ),
         ([#"{"path": "out/hard", "hardlink": "out/missing"}"#], "which is not a file before it in the entry"),
-        ([#"{"path": "out/hard", "hardlink": "out/upper.txt"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "BUILT", "size": 6}"#],
-         "which is not a file before it in the entry"),
+        (
+            [#"{"path": "out/hard", "hardlink": "out/upper.txt"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "BUILT", "size": 6}"#],
+            "which is not a file before it in the entry"
+        ),
         ([#"{"path": "out/hard", "hardlink": "ELSEWHERE/file"}"#], "malformed"),
         ([#"{"path": "out/hard", "hardlink": "../../etc/passwd"}"#], "malformed"),
         ([#"{"path": "out/link", "link": "x", "sha256": "BUILT", "mode": 420, "size": 6}"#], "malformed"),
@@ -148,12 +159,15 @@ struct CacheSafetyTests {
         ([#"{"path": "build.workflow", "link": "ELSEWHERE"}"#], "refused"),
         ([#"{"path": "src/in.txt", "link": "ELSEWHERE"}"#], "does not match; refused"),
         // All or none: a good link is not left when a file cannot be restored.
-        ([#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "MISSING", "size": 6}"#],
-         "not in the cache"),
+        (
+            [#"{"path": "out/link", "link": "ELSEWHERE"}"#, #"{"path": "out/upper.txt", "mode": 420, "sha256": "MISSING", "size": 6}"#],
+            "not in the cache"
+        ),
     ]
 
-    @Test("a crafted entry with links is refused before anything is written: forbidden names, paths out or below its own links, hard links to what it does not hold",
-          arguments: 0..<CacheSafetyTests.hostileLinks.count)
+    @Test(
+        "a crafted entry with links is refused before anything is written: forbidden names, paths out or below its own links, hard links to what it does not hold",
+        arguments: 0..<CacheSafetyTests.hostileLinks.count)
     func hostileLinkEntries(_ index: Int) throws {
         let setup = try Setup()
         defer { setup.remove() }
@@ -161,18 +175,22 @@ struct CacheSafetyTests {
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         let (records, said) = Self.hostileLinks[index]
         let built = try setup.object("built\n")
-        try setup.craft(records: records.map {
-            $0.replacingOccurrences(of: "ELSEWHERE", with: elsewhere.path).replacingOccurrences(of: "BUILT", with: built)
-                .replacingOccurrences(of: "MISSING", with: String(repeating: "0", count: 64))
-        })
+        try setup.craft(
+            records: records.map {
+                $0.replacingOccurrences(of: "ELSEWHERE", with: elsewhere.path).replacingOccurrences(of: "BUILT", with: built)
+                    .replacingOccurrences(of: "MISSING", with: String(repeating: "0", count: 64))
+            })
         let run = try setup.restore()
         #expect(run.said.contains(said), "\(run.said)")
         #expect(ran(setup.second), "the step should run when its entry is refused")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
         // What the checkout holds is its own files and what the step's run made: no link, no hard link.
         let names = FileManager.default.enumerator(atPath: setup.second.folder.path)?.compactMap { $0 as? String } ?? []
-        #expect(Set(names.filter { !$0.hasPrefix(".promise-run") }) == ["build.workflow", "src", "src/in.txt", "out", "out/upper.txt",
-                                                                        "runs.log", "report.json"], "\(names)")
+        #expect(
+            Set(names.filter { !$0.hasPrefix(".promise-run") }) == [
+                "build.workflow", "src", "src/in.txt", "out", "out/upper.txt",
+                "runs.log", "report.json",
+            ], "\(names)")
         for name in names {
             var info = stat()
             #expect(lstat(setup.second.path(name), &info) == 0 && (info.st_mode & S_IFMT) != S_IFLNK, "\(name) is a link")
@@ -184,8 +202,9 @@ struct CacheSafetyTests {
     func oldFormat() throws {
         let setup = try Setup()
         defer { setup.remove() }
-        try setup.craft(records: [#"{"path": "out/upper.txt", "mode": 420, "sha256": "\#(try setup.object("built\n"))", "size": 6}"#],
-                        format: "promise-run-cache/1")
+        try setup.craft(
+            records: [#"{"path": "out/upper.txt", "mode": 420, "sha256": "\#(try setup.object("built\n"))", "size": 6}"#],
+            format: "promise-run-cache/1")
         let run = try setup.restore()
         #expect(run.status == 0, "\(run.said)")
         #expect(run.said.contains("not of format promise-run-cache/2"), "\(run.said)")
@@ -210,11 +229,11 @@ struct CacheSafetyTests {
         // The step succeeds only where `ok` is (the first checkout), so that
         // what the second holds after is the restore's doing.
         let workflow = """
-        build: sh "test -f ok && mkdir -p out && echo built > out/upper.txt; echo ran >> $RUNLOG; test -f ok" {
-          sources "src/*.txt"
-          generates "out/**"
-        }
-        """
+            build: sh "test -f ok && mkdir -p out && echo built > out/upper.txt; echo ran >> $RUNLOG; test -f ok" {
+              sources "src/*.txt"
+              generates "out/**"
+            }
+            """
         let setup = try Setup(workflow: workflow, prepare: { try $0.write("ok", "") })
         defer { setup.remove() }
         try setup.second.write("out/upper.txt", "old\n")
@@ -229,8 +248,9 @@ struct CacheSafetyTests {
         #expect(!names.contains { $0.hasSuffix(".restore") || $0.hasSuffix(".restore-old") }, "\(names)")
     }
 
-    @Test("an object that is a FIFO, a link to /dev/zero or larger than its entry says is refused at once; the step runs",
-          arguments: ["fifo", "zero", "large"])
+    @Test(
+        "an object that is a FIFO, a link to /dev/zero or larger than its entry says is refused at once; the step runs",
+        arguments: ["fifo", "zero", "large"])
     func objectsNeverHoldTheRun(_ kind: String) throws {
         let setup = try Setup()
         defer { setup.remove() }
@@ -252,16 +272,17 @@ struct CacheSafetyTests {
     @Test("a step whose output or captures hold a secret is stored neither in the store nor in the cache, and says so")
     func noSecretStored() throws {
         let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
-        let setup = try Setup(workflow: """
-        secret token = "\(secret)"
-        build: sh "mkdir -p out && echo built > out/upper.txt && echo token={{token}} && echo ran >> $RUNLOG" {
-          sources "src/*.txt"
-          generates "out/*"
-        }
-        plain: sh "echo plain" {
-          sources "src/*.txt"
-        }
-        """)
+        let setup = try Setup(
+            workflow: """
+                secret token = "\(secret)"
+                build: sh "mkdir -p out && echo built > out/upper.txt && echo token={{token}} && echo ran >> $RUNLOG" {
+                  sources "src/*.txt"
+                  generates "out/*"
+                }
+                plain: sh "echo plain" {
+                  sources "src/*.txt"
+                }
+                """)
         defer { setup.remove() }
         // Setup stored `plain` only.
         for folder in [setup.store.path, setup.first.path(".promise-run")] {
@@ -283,12 +304,16 @@ struct CacheSafetyTests {
         defer { space.remove() }
         let store = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: store) }
-        try space.write("build.workflow", """
-        show: sh "echo token=[$PROMISE_RUN_CACHE_TOKEN] cache=[$PROMISE_RUN_CACHE] env; env | grep -c PROMISE_RUN_CACHE || true"
-        """)
-        let run = try Self.run(space, store: store, environment: [
-            "PROMISE_RUN_CACHE_TOKEN": "tok-\(UUID().uuidString)", "PROMISE_RUN_CACHE": "http://user:pw-123@127.0.0.1:1/x",
-        ])
+        try space.write(
+            "build.workflow",
+            """
+            show: sh "echo token=[$PROMISE_RUN_CACHE_TOKEN] cache=[$PROMISE_RUN_CACHE] env; env | grep -c PROMISE_RUN_CACHE || true"
+            """)
+        let run = try Self.run(
+            space, store: store,
+            environment: [
+                "PROMISE_RUN_CACHE_TOKEN": "tok-\(UUID().uuidString)", "PROMISE_RUN_CACHE": "http://user:pw-123@127.0.0.1:1/x",
+            ])
         #expect(run.status == 0, "\(run.said)")
         #expect(run.stdout.contains("token=[] cache=[] env"), "\(run.stdout)")
         #expect(!run.said.contains("pw-123"))

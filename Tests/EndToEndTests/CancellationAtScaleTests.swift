@@ -9,8 +9,12 @@ import Testing
 struct CancellationAtScaleTests {
     private func cancel(_ count: Int, in space: Workspace) async throws -> Double {
         let binary = try #require(Binary.url).path
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("cancel-at-scale.py"),
-                                                                          binary, space.folder.path, "\(count)"])
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture("cancel-at-scale.py"),
+                binary, space.folder.path, "\(count)",
+            ])
         let fields = outcome.stdout.split(separator: " ")
         #expect(fields.first == "143", "\(count): \(outcome.stdout)\(outcome.stderr)")
         return Double(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .infinity

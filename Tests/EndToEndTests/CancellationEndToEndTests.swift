@@ -11,14 +11,15 @@ struct CancellationEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run("""
-        slow: sh "\(sleep) 1000 & \(sleep) 1000" {
-          timeout 500ms
-        }
-        ensure {
-          file write "ensured.txt" "yes"
-        }
-        """)
+        let run = try space.run(
+            """
+            slow: sh "\(sleep) 1000 & \(sleep) 1000" {
+              timeout 500ms
+            }
+            ensure {
+              file write "ensured.txt" "yes"
+            }
+            """)
         #expect(run.status == 1)
         let error = run.step("slow")?["error"] as? [String: Any]
         #expect(error?["kind"] as? String == "timeout")
@@ -31,16 +32,17 @@ struct CancellationEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run("""
-        work: parallel {
-          timeout 500ms
-          a: sh "\(sleep) 1000"
-          b: sh "\(sleep) 1000"
-        }
-        catch timeout {
-          log "LOG {{error.step}} {{error.kind}}"
-        }
-        """)
+        let run = try space.run(
+            """
+            work: parallel {
+              timeout 500ms
+              a: sh "\(sleep) 1000"
+              b: sh "\(sleep) 1000"
+            }
+            catch timeout {
+              log "LOG {{error.step}} {{error.kind}}"
+            }
+            """)
         #expect(run.status == 0)
         #expect(run.logLines(prefix: "LOG") == ["LOG work timeout"])
         #expect(run.statuses.prefix(2) == ["a cancelled", "b cancelled"])
@@ -51,10 +53,11 @@ struct CancellationEndToEndTests {
     func workflowTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        timeout 500ms
-        a: sh "sleep 30"
-        """)
+        let run = try space.run(
+            """
+            timeout 500ms
+            a: sh "sleep 30"
+            """)
         #expect(run.status == 1)
         #expect((run.report?["error"] as? [String: Any])?["kind"] as? String == "timeout")
     }
@@ -64,12 +67,13 @@ struct CancellationEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run("""
-        a: sh "\(sleep) 1000"
-        ensure {
-          file write "ensured.txt" "yes"
-        }
-        """, ["--timeout", "500ms"])
+        let run = try space.run(
+            """
+            a: sh "\(sleep) 1000"
+            ensure {
+              file write "ensured.txt" "yes"
+            }
+            """, ["--timeout", "500ms"])
         #expect(run.status == 124)
         #expect(run.report?["status"] as? String == "failed", "a run --timeout stopped is failed (its error says timeout)")
         #expect(space.read("ensured.txt") == "yes")
@@ -80,14 +84,15 @@ struct CancellationEndToEndTests {
     func retries() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
-          retry 3 delay 100ms
-        }
-        never: sh "exit 5" {
-          retry 2 backoff 50ms
-        }
-        """)
+        let run = try space.run(
+            """
+            flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
+              retry 3 delay 100ms
+            }
+            never: sh "exit 5" {
+              retry 2 backoff 50ms
+            }
+            """)
         #expect(run.status == 1)
         #expect(run.step("flaky")?["attempts"] as? Int == 3)
         #expect(run.step("flaky")?["status"] as? String == "succeeded")
@@ -101,19 +106,24 @@ struct CancellationEndToEndTests {
             let space = try Workspace()
             defer { space.remove() }
             let sleep = try markedSleep(in: space.folder)
-            try space.write("test.workflow", """
-            parallel {
-              a: sh "\(sleep) 1000 & \(sleep) 1000"
-              b: sh "trap '' TERM INT; \(sleep) 1000"
-              c: sh "echo READY; \(sleep) 1000"
-            }
-            ensure {
-              file write "ensured.txt" "yes"
-            }
-            """)
-            let runner = try RunningBinary(["-j", "8", "--report", "json=report.json", "--report", "junit=junit.xml",
-                                            "--report", "markdown=report.md", "--report", "html=report.html",
-                                            "--color", "never", "test.workflow"], in: space.folder)
+            try space.write(
+                "test.workflow",
+                """
+                parallel {
+                  a: sh "\(sleep) 1000 & \(sleep) 1000"
+                  b: sh "trap '' TERM INT; \(sleep) 1000"
+                  c: sh "echo READY; \(sleep) 1000"
+                }
+                ensure {
+                  file write "ensured.txt" "yes"
+                }
+                """)
+            let runner = try RunningBinary(
+                [
+                    "-j", "8", "--report", "json=report.json", "--report", "junit=junit.xml",
+                    "--report", "markdown=report.md", "--report", "html=report.html",
+                    "--color", "never", "test.workflow",
+                ], in: space.folder)
             try await runner.waitForOutput("READY")
             runner.send(signal)
             let status = try await runner.waitForExit()
@@ -137,12 +147,14 @@ struct CancellationEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        try space.write("test.workflow", """
-        a: sh "echo READY; \(sleep) 1000"
-        ensure {
-          slow-cleanup: sh "\(sleep) 1000"
-        }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            a: sh "echo READY; \(sleep) 1000"
+            ensure {
+              slow-cleanup: sh "\(sleep) 1000"
+            }
+            """)
         let runner = try RunningBinary(["--color", "never", "test.workflow"], in: space.folder)
         try await runner.waitForOutput("READY")
         runner.send(SIGINT)
@@ -162,14 +174,15 @@ struct ValuesEndToEndTests {
     func interpolation() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        var who = "world"
-        out: sh "printf '  padded  \\n'"
-        name: sh "printf '%s' \\"it's\\""
-        log "LOG {{who}} [{{out.stdout | trim}}] {{env.E2E_SET}} {{env.E2E_UNSET ?? "dflt"}} {{who | url}} {{who | json}}"
-        quoted: sh "printf %s {{name.stdout | shell}}"
-        log "LOG {{quoted.stdout}} exit={{quoted.exit}}"
-        """, ["--var", "who=a b"], environment: ["E2E_SET": "set"])
+        let run = try space.run(
+            """
+            var who = "world"
+            out: sh "printf '  padded  \\n'"
+            name: sh "printf '%s' \\"it's\\""
+            log "LOG {{who}} [{{out.stdout | trim}}] {{env.E2E_SET}} {{env.E2E_UNSET ?? "dflt"}} {{who | url}} {{who | json}}"
+            quoted: sh "printf %s {{name.stdout | shell}}"
+            log "LOG {{quoted.stdout}} exit={{quoted.exit}}"
+            """, ["--var", "who=a b"], environment: ["E2E_SET": "set"])
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.logLines(prefix: "LOG") == [#"LOG a b [padded] set dflt a%20b "a b""#, "LOG it's exit=0"])
     }
@@ -178,14 +191,16 @@ struct ValuesEndToEndTests {
     func secretsMasked() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
-        secret token = "tok-secret-42"
-        a: sh "echo using {{token}}; echo {{token}} >&2; exit 1"
-        catch {
-          log "LOG {{error.message}} {{token | url}}"
-          rethrow
-        }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            secret token = "tok-secret-42"
+            a: sh "echo using {{token}}; echo {{token}} >&2; exit 1"
+            catch {
+              log "LOG {{error.message}} {{token | url}}"
+              rethrow
+            }
+            """)
         let outcome = try Binary.run(
             ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
             in: space.folder)
@@ -199,29 +214,33 @@ struct ValuesEndToEndTests {
     func secretsMaskedInEveryForm() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", #"""
-        secret pw = 'Pa"ss\wordXYZ'
-        secret key = """
-          -----BEGIN TEST KEY-----
-          AAAAsecretpartONE
-          BBBBsecretpartTWO
-          -----END TEST KEY-----
-          """
-        var auth = "user:{{pw}}"
-        a: sh "printf '%s\\n' {{pw | shell}} >&2; printf '%s\\n' {{key | shell}}; exit 1"
-        catch {
-          log "LOG {{auth | url}} {{auth | json}} {{auth | shell}}"
-          rethrow
-        }
-        """#)
+        try space.write(
+            "test.workflow",
+            #"""
+            secret pw = 'Pa"ss\wordXYZ'
+            secret key = """
+              -----BEGIN TEST KEY-----
+              AAAAsecretpartONE
+              BBBBsecretpartTWO
+              -----END TEST KEY-----
+              """
+            var auth = "user:{{pw}}"
+            a: sh "printf '%s\\n' {{pw | shell}} >&2; printf '%s\\n' {{key | shell}}; exit 1"
+            catch {
+              log "LOG {{auth | url}} {{auth | json}} {{auth | shell}}"
+              rethrow
+            }
+            """#)
         let outcome = try Binary.run(
             ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
             in: space.folder)
         #expect(outcome.status == 1)
         let tree = try Binary.run(["graph", "test.workflow"], in: space.folder)
         let json = try Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
-        let everything = [outcome.stdout, outcome.stderr, space.read("r.json") ?? "", space.read("r.xml") ?? "",
-                          space.read("r.html") ?? "", tree.stdout, json.stdout].joined(separator: "\n")
+        let everything = [
+            outcome.stdout, outcome.stderr, space.read("r.json") ?? "", space.read("r.xml") ?? "",
+            space.read("r.html") ?? "", tree.stdout, json.stdout,
+        ].joined(separator: "\n")
         #expect(!everything.contains("wordXYZ"))
         #expect(!everything.contains("secretpart"))
         #expect(outcome.stdout.contains("LOG "))
@@ -232,9 +251,10 @@ struct ValuesEndToEndTests {
     func referenceFailure() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        log "{{env.PROMISE_RUN_SURELY_UNSET}}"
-        """)
+        let run = try space.run(
+            """
+            log "{{env.PROMISE_RUN_SURELY_UNSET}}"
+            """)
         #expect(run.status == 1)
         let error = run.report?["error"] as? [String: Any]
         #expect(error?["kind"] as? String == "reference")

@@ -9,11 +9,12 @@ struct ChainEndToEndTests {
     func chainAndSkip() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        a: sh "echo one"
-        b: sh "echo broken >&2; exit 3"
-        c: sh "echo never"
-        """)
+        let run = try space.run(
+            """
+            a: sh "echo one"
+            b: sh "echo broken >&2; exit 3"
+            c: sh "echo never"
+            """)
         #expect(run.status == 1)
         #expect(run.statuses == ["a succeeded", "b failed", "c skipped"])
         #expect(run.step("b")?["exit"] as? Int == 3)
@@ -27,27 +28,29 @@ struct ChainEndToEndTests {
     func catchKindsRethrow() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let recovered = try space.run("""
-        b: sh "exit 2"
-        catch timeout {
-          log "WRONG"
-        }
-        catch exit {
-          log "LOG caught {{error.step}} {{error.kind}} {{error.exit}}"
-        }
-        after: sh "true"
-        """)
+        let recovered = try space.run(
+            """
+            b: sh "exit 2"
+            catch timeout {
+              log "WRONG"
+            }
+            catch exit {
+              log "LOG caught {{error.step}} {{error.kind}} {{error.exit}}"
+            }
+            after: sh "true"
+            """)
         #expect(recovered.status == 0)
         #expect(recovered.logLines(prefix: "LOG") == ["LOG caught b exit 2"])
         #expect(!recovered.stdout.contains("WRONG"))
 
-        let rethrown = try space.run("""
-        b: sh "exit 2"
-        catch {
-          log "LOG cleaning up"
-          rethrow
-        }
-        """)
+        let rethrown = try space.run(
+            """
+            b: sh "exit 2"
+            catch {
+              log "LOG cleaning up"
+              rethrow
+            }
+            """)
         #expect(rethrown.status == 1)
         #expect((rethrown.report?["error"] as? [String: Any])?["step"] as? String == "b")
     }
@@ -56,21 +59,23 @@ struct ChainEndToEndTests {
     func ensureAlways() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let ok = try space.run("""
-        a: sh "true"
-        ensure {
-          file write "ensured.txt" "yes"
-        }
-        """)
+        let ok = try space.run(
+            """
+            a: sh "true"
+            ensure {
+              file write "ensured.txt" "yes"
+            }
+            """)
         #expect(ok.status == 0)
         #expect(space.read("ensured.txt") == "yes")
 
-        let failed = try space.run("""
-        a: sh "exit 1"
-        ensure {
-          file write "ensured2.txt" "yes"
-        }
-        """)
+        let failed = try space.run(
+            """
+            a: sh "exit 1"
+            ensure {
+              file write "ensured2.txt" "yes"
+            }
+            """)
         #expect(failed.status == 1)
         #expect(space.read("ensured2.txt") == "yes")
     }
@@ -80,13 +85,14 @@ struct ChainEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("marker", "x")
-        let run = try space.run("""
-        if exists "marker" {
-          yes: sh "true"
-        } else {
-          no: sh "true"
-        }
-        """)
+        let run = try space.run(
+            """
+            if exists "marker" {
+              yes: sh "true"
+            } else {
+              no: sh "true"
+            }
+            """)
         #expect(run.statuses == ["yes succeeded", "no skipped"])
     }
 }
@@ -100,14 +106,15 @@ struct GroupEndToEndTests {
         defer { space.remove() }
         // Each step records how many run with it, through a lock-free count of files.
         let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.3; rm running.$$""#
-        let run = try space.run("""
-        parallel limit 2 {
-          a: \(step)
-          b: \(step)
-          c: \(step)
-          d: \(step)
-        }
-        """)
+        let run = try space.run(
+            """
+            parallel limit 2 {
+              a: \(step)
+              b: \(step)
+              c: \(step)
+              d: \(step)
+            }
+            """)
         #expect(run.status == 0)
         let counts = (space.read("counts") ?? "").split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         #expect(counts.count == 4)
@@ -119,13 +126,14 @@ struct GroupEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.2; rm running.$$""#
-        let run = try space.run("""
-        parallel {
-          a: \(step)
-          b: \(step)
-          c: \(step)
-        }
-        """, ["-j", "1"])
+        let run = try space.run(
+            """
+            parallel {
+              a: \(step)
+              b: \(step)
+              c: \(step)
+            }
+            """, ["-j", "1"])
         #expect(run.status == 0)
         let counts = (space.read("counts") ?? "").split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         #expect(counts == [1, 1, 1])
@@ -135,24 +143,26 @@ struct GroupEndToEndTests {
     func failFastAndKeepGoing() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let fast = try space.run("""
-        parallel limit 2 {
-          slow: sh "sleep 30"
-          bad: sh "sleep 0.2; exit 4"
-          later: sh "true"
-        }
-        """)
+        let fast = try space.run(
+            """
+            parallel limit 2 {
+              slow: sh "sleep 30"
+              bad: sh "sleep 0.2; exit 4"
+              later: sh "true"
+            }
+            """)
         #expect(fast.status == 1)
         #expect(fast.statuses == ["slow cancelled", "bad failed", "later skipped"])
         #expect((fast.step("slow")?["durationSeconds"] as? Double ?? 99) < 20)
 
-        let going = try space.run("""
-        parallel keep-going {
-          one: sh "exit 1"
-          two: sh "sleep 0.3"
-          three: sh "exit 2"
-        }
-        """)
+        let going = try space.run(
+            """
+            parallel keep-going {
+              one: sh "exit 1"
+              two: sh "sleep 0.3"
+              three: sh "exit 2"
+            }
+            """)
         #expect(going.status == 1)
         #expect(going.statuses == ["one failed", "two succeeded", "three failed"])
     }
@@ -162,13 +172,14 @@ struct GroupEndToEndTests {
         for _ in 0..<3 {
             let space = try Workspace()
             defer { space.remove() }
-            let run = try space.run("""
-            parallel {
-              test: sh "sleep 0.1; exit 1"
-              build: sh "touch started.build"
-              deploy: exec "touch" "started.deploy"
-            }
-            """, ["-j", "1"])
+            let run = try space.run(
+                """
+                parallel {
+                  test: sh "sleep 0.1; exit 1"
+                  build: sh "touch started.build"
+                  deploy: exec "touch" "started.deploy"
+                }
+                """, ["-j", "1"])
             #expect(run.status == 1)
             #expect(run.statuses == ["test failed", "build skipped", "deploy skipped"])
             #expect(space.read("started.build") == nil)
@@ -180,25 +191,27 @@ struct GroupEndToEndTests {
     func raceAndAny() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let race = try space.run("""
-        race {
-          slow: sh "sleep 30"
-          fast: sh "echo fast"
-        }
-        """)
+        let race = try space.run(
+            """
+            race {
+              slow: sh "sleep 30"
+              fast: sh "echo fast"
+            }
+            """)
         #expect(race.status == 0)
         #expect(race.statuses == ["slow cancelled", "fast succeeded"])
 
         // `works` ends 0.2 s after `broken` began to fail (on a busy
         // machine a plain `sleep 0.2` could end first, and `broken` would
         // be cancelled, not failed).
-        let any = try space.run("""
-        any {
-          broken: sh "touch broke; exit 1"
-          works: sh "while [ ! -e broke ]; do sleep 0.01; done; sleep 0.2"
-          slow: sh "sleep 30"
-        }
-        """)
+        let any = try space.run(
+            """
+            any {
+              broken: sh "touch broke; exit 1"
+              works: sh "while [ ! -e broke ]; do sleep 0.01; done; sleep 0.2"
+              slow: sh "sleep 30"
+            }
+            """)
         #expect(any.status == 0)
         #expect(any.statuses == ["broken failed", "works succeeded", "slow cancelled"])
     }
@@ -207,15 +220,16 @@ struct GroupEndToEndTests {
     func needs() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        parallel {
-          link: sh "cat a.o b.o > app" {
-            needs compileA compileB
-          }
-          compileA: sh "sleep 0.2; echo A > a.o"
-          compileB: sh "echo B > b.o"
-        }
-        """)
+        let run = try space.run(
+            """
+            parallel {
+              link: sh "cat a.o b.o > app" {
+                needs compileA compileB
+              }
+              compileA: sh "sleep 0.2; echo A > a.o"
+              compileB: sh "echo B > b.o"
+            }
+            """)
         #expect(run.status == 0)
         #expect(space.read("app") == "A\nB\n")
     }
@@ -225,20 +239,22 @@ struct GroupEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("names.txt", "ann\n\nbob\ncid\n")
-        let run = try space.run("""
-        foreach name in lines("names.txt") {
-          greet: sh "echo hi-{{name}}"
-          log "LOG {{greet.stdout}}"
-        }
-        foreach n in range(1, 4) parallel limit 2 {
-          square: sh "echo $(({{n}} * {{n}}))"
-        }
-        """)
+        let run = try space.run(
+            """
+            foreach name in lines("names.txt") {
+              greet: sh "echo hi-{{name}}"
+              log "LOG {{greet.stdout}}"
+            }
+            foreach n in range(1, 4) parallel limit 2 {
+              square: sh "echo $(({{n}} * {{n}}))"
+            }
+            """)
         #expect(run.status == 0)
         #expect(run.logLines(prefix: "LOG") == ["LOG hi-ann", "LOG hi-bob", "LOG hi-cid"])
-        #expect(run.statuses.filter { $0.hasPrefix("square") } == [
-            "square[0] succeeded", "square[1] succeeded", "square[2] succeeded", "square[3] succeeded",
-        ])
+        #expect(
+            run.statuses.filter { $0.hasPrefix("square") } == [
+                "square[0] succeeded", "square[1] succeeded", "square[2] succeeded", "square[3] succeeded",
+            ])
     }
 }
 
@@ -250,12 +266,13 @@ struct RetriedDurationTests {
     func durationOverAllAttempts() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
-          retry 3 delay 300ms
-        }
-        log "={{flaky.duration}}"
-        """)
+        let run = try space.run(
+            """
+            flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
+              retry 3 delay 300ms
+            }
+            log "={{flaky.duration}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let logged = try #require(Double(run.logLines(prefix: "=").first?.dropFirst() ?? ""))
         let reported = try #require(run.step("flaky")?["durationSeconds"] as? Double)

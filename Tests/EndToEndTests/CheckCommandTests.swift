@@ -30,12 +30,13 @@ struct CheckCommandTests {
         let outcome = try Binary.run(["check", "Tests/Fixtures/Corpus/01-unknown-attribute.workflow"])
         #expect(outcome.status == 2)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr == """
-            Tests/Fixtures/Corpus/01-unknown-attribute.workflow:2:5: error: unknown attribute 'timout' for sh; did you mean 'timeout'?
-                timout 10m
-                ^~~~~~
+        #expect(
+            outcome.stderr == """
+                Tests/Fixtures/Corpus/01-unknown-attribute.workflow:2:5: error: unknown attribute 'timout' for sh; did you mean 'timeout'?
+                    timout 10m
+                    ^~~~~~
 
-            """)
+                """)
     }
 
     @Test func everyFileIsCheckedEvenAfterABadOne() throws {

@@ -38,19 +38,23 @@ struct CheckFormatTests {
         try space.write("bad.workflow", "a: sh \"true\" {\n  retrys 2\n}\n")
         let outcome = try Binary.run(["check", "bad.workflow"], in: space.folder, environment: ["GITHUB_ACTIONS": "true"])
         #expect(outcome.status == 2)
-        #expect(outcome.stdout.contains("::error file=bad.workflow,line=2,col=3,endLine=2,endColumn=9::unknown attribute 'retrys' for sh; did you mean 'retry'?"))
+        #expect(
+            outcome.stdout.contains(
+                "::error file=bad.workflow,line=2,col=3,endLine=2,endColumn=9::unknown attribute 'retrys' for sh; did you mean 'retry'?"))
     }
 
     @Test("newcomer traps: {{name}} in a raw string, an indented timeout under a step, 'retries'")
     func traps() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("trap.workflow", """
-        var name = "x"
-        build: sh 'echo {{name}}'
-          timeout 10m
-        go: sh 'docker inspect -f "{{.Id}}" x'
-        """)
+        try space.write(
+            "trap.workflow",
+            """
+            var name = "x"
+            build: sh 'echo {{name}}'
+              timeout 10m
+            go: sh 'docker inspect -f "{{.Id}}" x'
+            """)
         let outcome = try Binary.run(["check", "trap.workflow"], in: space.folder)
         #expect(outcome.status == 0, "warnings only")
         #expect(outcome.stderr.contains("trap.workflow:2:11: warning: '{{name}}' in a '...' string is not filled in"))

@@ -45,8 +45,10 @@ struct CitationsTests {
     func patternFindsWhatItIsFor() throws {
         let foreign = try Self.foreign()
         // Spelled with escapes, so that this file is not a citation itself.
-        for cited in ["// (spec \u{A7}16)", "/// Spec \u{A7}22: quick fixes", "/// a rate (spec\n/// \u{A7}20)", "-- (spec\n-- \u{A7}22)",
-                      "(cli\u{2E}md \"Reports\")"] {
+        for cited in [
+            "// (spec \u{A7}16)", "/// Spec \u{A7}22: quick fixes", "/// a rate (spec\n/// \u{A7}20)", "-- (spec\n-- \u{A7}22)",
+            "(cli\u{2E}md \"Reports\")",
+        ] {
             #expect(cited.contains(foreign), "\(cited)")
         }
         for clean in ["/// (RFC 6265 \u{A7}5.2)", "(CommonMark \u{A7}2.4)", "(docs/command.md, 'Options')", "a specification"] {

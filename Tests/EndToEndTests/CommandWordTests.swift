@@ -6,10 +6,12 @@ import Testing
 /// `run` is the default command said out loud.
 @Suite("End to end: the command word after options, and run")
 struct CommandWordTests {
-    @Test("every option that takes a value, written before graph, leaves graph the command", arguments: [
-        ["--executor", "local"], ["--executor", "slurm"], ["-j", "2"], ["--jobs", "2"], ["--http-connections", "8"],
-        ["--timeout", "5s"], ["--color", "never"], ["--report-output", "4"], ["--output", "quiet"],
-    ])
+    @Test(
+        "every option that takes a value, written before graph, leaves graph the command",
+        arguments: [
+            ["--executor", "local"], ["--executor", "slurm"], ["-j", "2"], ["--jobs", "2"], ["--http-connections", "8"],
+            ["--timeout", "5s"], ["--color", "never"], ["--report-output", "4"], ["--output", "quiet"],
+        ])
     func optionValueBeforeCommand(option: [String]) throws {
         let space = try Workspace()
         defer { space.remove() }

@@ -8,18 +8,18 @@ import Testing
 @Suite("End to end: shell completions")
 struct CompletionsTests {
     static let workflow = """
-    setup: sh "true"
-    checks: parallel {
-      lint: sh "true"
-      unit: sh "true"
-    }
-    deploy: sh "true" {
-      on-demand
-    }
-    each: foreach n in range(1, 2) {
-      inner: sh "true"
-    }
-    """
+        setup: sh "true"
+        checks: parallel {
+          lint: sh "true"
+          unit: sh "true"
+        }
+        deploy: sh "true" {
+          on-demand
+        }
+        each: foreach n in range(1, 2) {
+          inner: sh "true"
+        }
+        """
 
     /// A folder with a workflow, a folder, another file, and the script.
     private func prepare(_ shell: String) throws -> (Workspace, String) {
@@ -72,7 +72,9 @@ struct CompletionsTests {
         let outcome = try Binary.runCommand("/bin/bash", ["drive.sh"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
-            #expect(index < answers.count && answers[index] == expected, "bash: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
+            #expect(
+                index < answers.count && answers[index] == expected,
+                "bash: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
         }
     }
 
@@ -109,7 +111,9 @@ struct CompletionsTests {
         let outcome = try Binary.runCommand("/usr/bin/zsh", ["-f", "drive.zsh"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
-            #expect(index < answers.count && answers[index] == expected, "zsh: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
+            #expect(
+                index < answers.count && answers[index] == expected,
+                "zsh: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
         }
     }
 
@@ -135,7 +139,9 @@ struct CompletionsTests {
         let outcome = try Binary.runCommand("/usr/bin/fish", ["--no-config", "drive.fish"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
-            #expect(index < answers.count && answers[index] == expected, "fish: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
+            #expect(
+                index < answers.count && answers[index] == expected,
+                "fish: \(line) → \(index < answers.count ? answers[index] : "?") \(outcome.stderr)")
         }
         #expect(Array(answers.dropFirst(lines.count).prefix(2)) == ["--color", "auto, always or never; NO_COLOR turns auto off"], "\(answers)")
     }

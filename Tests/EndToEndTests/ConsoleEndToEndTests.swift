@@ -6,11 +6,11 @@ import Testing
 @Suite("End to end: the console")
 struct ConsoleEndToEndTests {
     static let workflow = """
-    parallel {
-      a: sh "echo a1; sleep 0.2; echo a2"
-      b: sh "echo b1; sleep 0.1; echo b2"
-    }
-    """
+        parallel {
+          a: sh "echo a1; sleep 0.2; echo a2"
+          b: sh "echo b1; sleep 0.1; echo b2"
+        }
+        """
 
     @Test("prefixed (default): each line as it comes behind [step]")
     func prefixed() throws {
@@ -44,10 +44,11 @@ struct ConsoleEndToEndTests {
         #expect(!q.stdout.contains("✓ a"))
         #expect(!q.stdout.contains("a1"), "-q shows no step output")
         #expect(q.stdout.contains("succeeded in"))
-        let failing = try space.run("""
-        log "LOG hidden"
-        a: sh "echo quiet-out; echo broke-here >&2; exit 3"
-        """, ["-q"])
+        let failing = try space.run(
+            """
+            log "LOG hidden"
+            a: sh "echo quiet-out; echo broke-here >&2; exit 3"
+            """, ["-q"])
         #expect(failing.status == 1)
         #expect(!failing.stdout.contains("quiet-out") && !failing.stdout.contains("LOG hidden"))
         #expect(failing.stdout.contains("✗ a"))
@@ -73,9 +74,10 @@ struct ConsoleEndToEndTests {
 
     @Test("on a terminal: a live area redrawn in place, and color", .enabled(if: hasScript))
     func liveOnTerminal() throws {
-        let (status, screen) = try onTerminal("""
-        a: sh "sleep 0.6"
-        """)
+        let (status, screen) = try onTerminal(
+            """
+            a: sh "sleep 0.6"
+            """)
         #expect(status == 0)
         #expect(screen.contains("running 1"), "the live area lists the running step")
         #expect(screen.contains("\u{1B}[J"), "the live area is cleared and redrawn in place")
@@ -90,14 +92,17 @@ struct ConsoleEndToEndTests {
     /// Runs `workflow` in a workspace of its own on a pseudo-terminal of
     /// `columns` columns (`script` copies what it printed); returns the
     /// exit code and that, escape sequences and all.
-    private func onTerminal(_ workflow: String, _ arguments: [String] = [], columns: Int = 80,
-                            term: String = "xterm") throws -> (status: Int32, screen: String) {
+    private func onTerminal(
+        _ workflow: String, _ arguments: [String] = [], columns: Int = 80,
+        term: String = "xterm"
+    ) throws -> (status: Int32, screen: String) {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", workflow)
         let binary = try #require(Binary.url).path
-        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments.joined(separator: " ")) test.workflow", "typescript"],
-                                            in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
+        let outcome = try Binary.runCommand(
+            "/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments.joined(separator: " ")) test.workflow", "typescript"],
+            in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
         return (outcome.status, space.read("typescript") ?? "")
     }
 
@@ -106,7 +111,10 @@ struct ConsoleEndToEndTests {
         var text = ""
         var inEscape = false
         for scalar in line.unicodeScalars {
-            if scalar == "\u{1B}" { inEscape = true; continue }
+            if scalar == "\u{1B}" {
+                inEscape = true
+                continue
+            }
             if inEscape {
                 if scalar.properties.isAlphabetic && scalar != "[" { inEscape = false }
                 continue
@@ -116,15 +124,17 @@ struct ConsoleEndToEndTests {
         return text
     }
 
-    @Test("the final table fits a 40-column terminal: narrow columns go, long messages end in an ellipsis",
-          .enabled(if: hasScript))
+    @Test(
+        "the final table fits a 40-column terminal: narrow columns go, long messages end in an ellipsis",
+        .enabled(if: hasScript))
     func tableFitsTerminal() throws {
-        let (status, screen) = try onTerminal("""
-        parallel keep-going {
-          a-step-with-a-rather-long-label: sh "true"
-          broken: sh "echo 'a very long explanation of what went wrong in this step, far wider than forty columns' >&2; exit 1"
-        }
-        """, columns: 40)
+        let (status, screen) = try onTerminal(
+            """
+            parallel keep-going {
+              a-step-with-a-rather-long-label: sh "true"
+              broken: sh "echo 'a very long explanation of what went wrong in this step, far wider than forty columns' >&2; exit 1"
+            }
+            """, columns: 40)
         #expect(status == 1)
         let lines = screen.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(Self.visible)
         let header = try #require(lines.firstIndex { $0.hasPrefix("step ") }, "\(lines)")
@@ -136,35 +146,41 @@ struct ConsoleEndToEndTests {
         #expect(rows.contains { $0.hasPrefix("broken") && $0.hasSuffix("…") })
     }
 
-    @Test("TERM=dumb: no color and no live area, even on a terminal",
-          .enabled(if: hasScript))
+    @Test(
+        "TERM=dumb: no color and no live area, even on a terminal",
+        .enabled(if: hasScript))
     func dumbTerminal() throws {
-        let (status, screen) = try onTerminal("""
-        a: sh "sleep 0.4"
-        """, term: "dumb")
+        let (status, screen) = try onTerminal(
+            """
+            a: sh "sleep 0.4"
+            """, term: "dumb")
         #expect(status == 0)
         #expect(screen.contains("✓ a"))
         #expect(!screen.contains("\u{1B}["), "no escape sequence at all")
     }
 
-    @Test("a retried step's live line says which attempt it is on",
-          .enabled(if: hasScript))
+    @Test(
+        "a retried step's live line says which attempt it is on",
+        .enabled(if: hasScript))
     func retryAttemptInLiveLine() throws {
-        let (status, screen) = try onTerminal("""
-        flaky: sh "test -f marker || { touch marker; exit 1; }; sleep 0.8" { retry 1 }
-        """)
+        let (status, screen) = try onTerminal(
+            """
+            flaky: sh "test -f marker || { touch marker; exit 1; }; sleep 0.8" { retry 1 }
+            """)
         #expect(status == 0)
         #expect(Self.visible(Substring(screen)).contains("› flaky attempt 2 "), "the live line, not only the note above it")
     }
 
-    @Test("a load test's live area: each repeated label's runs, rate and p99 so far",
-          .enabled(if: hasScript))
+    @Test(
+        "a load test's live area: each repeated label's runs, rate and p99 so far",
+        .enabled(if: hasScript))
     func labelStatsInLiveArea() throws {
-        let (status, screen) = try onTerminal("""
-        repeat for 1s parallel limit 2 rate 40/s {
-          tick: sleep 20ms
-        }
-        """)
+        let (status, screen) = try onTerminal(
+            """
+            repeat for 1s parallel limit 2 rate 40/s {
+              tick: sleep 20ms
+            }
+            """)
         #expect(status == 0)
         let visible = Self.visible(Substring(screen))
         #expect(visible.range(of: #"↻ tick  \d+ runs  [\d.]+/s  p99 [\d.]+ms"#, options: .regularExpression) != nil, "\(visible)")
@@ -178,16 +194,18 @@ struct ConsoleEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         // A repeat prints none of its successes (LoadTruthTests).
-        let run = try space.run("""
-        foreach i in range(0, 1004) parallel limit 8 {
-          tick: sleep 0ms
-        }
-        """)
+        let run = try space.run(
+            """
+            foreach i in range(0, 1004) parallel limit 8 {
+              tick: sleep 0ms
+            }
+            """)
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("✓ tick[") }.count == 1_000)
-        #expect(lines.filter { $0.contains("tick: past its first 1000 runs (and 100 failures), its runs are counted, not printed") }.count == 1,
-                "\(run.stdout.suffix(2000))")
+        #expect(
+            lines.filter { $0.contains("tick: past its first 1000 runs (and 100 failures), its runs are counted, not printed") }.count == 1,
+            "\(run.stdout.suffix(2000))")
         #expect(run.stats("tick")?["count"] as? Int == 1005)
     }
 
@@ -195,17 +213,19 @@ struct ConsoleEndToEndTests {
     /// and a tab, shown by a `log`, a `fail` message (and its `-v` start
     /// line) and the stderr tail of the failure.
     static let controlText = """
-    src: sh "printf 'A\\\\033]0;pwned\\\\007B\\\\033[2JC\\tD'"
-    log "log: {{src.stdout}}"
-    f: fail "fail: {{src.stdout}}" { allow-failure }
-    bad: sh "printf 'err\\\\033[2Jboom\\n' >&2; exit 1"
-    """
+        src: sh "printf 'A\\\\033]0;pwned\\\\007B\\\\033[2JC\\tD'"
+        log "log: {{src.stdout}}"
+        f: fail "fail: {{src.stdout}}" { allow-failure }
+        bad: sh "printf 'err\\\\033[2Jboom\\n' >&2; exit 1"
+        """
 
     /// What `controlText` must show: its control characters escaped, its
     /// tab a tab. The only escape sequences are the console's own: on a
     /// terminal, the live area's redraw, and colors unless `--color never`.
-    private static func expectEscapedControlText(_ output: String, onTerminal: Bool, colored: Bool,
-                                                 sourceLocation: SourceLocation = #_sourceLocation) {
+    private static func expectEscapedControlText(
+        _ output: String, onTerminal: Bool, colored: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for shown in ["log: A\\e]0;pwned\\x07B\\e[2JC\tD", "fail: A\\e]0;pwned\\x07B\\e[2JC\tD", "err\\e[2Jboom"] {
             #expect(output.contains(shown), "\(shown.debugDescription) in \(output.debugDescription)", sourceLocation: sourceLocation)
         }
@@ -216,8 +236,9 @@ struct ConsoleEndToEndTests {
         #expect(!output.unicodeScalars.contains("\u{07}"), sourceLocation: sourceLocation)
     }
 
-    @Test("control characters from steps (log, fail, stderr tail) are shown escaped, never sent to the terminal, piped or not",
-          arguments: [[String](), ["--color", "never"]])
+    @Test(
+        "control characters from steps (log, fail, stderr tail) are shown escaped, never sent to the terminal, piped or not",
+        arguments: [[String](), ["--color", "never"]])
     func controlCharactersEscapedWhenPiped(arguments: [String]) throws {
         let space = try Workspace()
         defer { space.remove() }
@@ -227,8 +248,9 @@ struct ConsoleEndToEndTests {
         Self.expectEscapedControlText(outcome.stdout + outcome.stderr, onTerminal: false, colored: false)
     }
 
-    @Test("on a terminal, control characters from steps are shown escaped; the only escape sequences are the console's own (colors, live area)",
-          .enabled(if: hasScript), arguments: [[String](), ["--color", "never"]])
+    @Test(
+        "on a terminal, control characters from steps are shown escaped; the only escape sequences are the console's own (colors, live area)",
+        .enabled(if: hasScript), arguments: [[String](), ["--color", "never"]])
     func controlCharactersEscapedOnTerminal(arguments: [String]) throws {
         let (status, screen) = try onTerminal(Self.controlText, ["--output", "quiet", "-v"] + arguments)
         #expect(status == 1, "\(screen)")
@@ -255,18 +277,19 @@ struct VerboseStartLinesTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run("""
-        secret token = "tok-0123456789"
-        var base = "\(base)"
-        var name = "world"
-        greet: sh "echo hello {{name}}"
-        login: http POST "{{base}}/echo?t={{token}}" {
-          body "x"
-        }
-        foreach item in split("alpha\\nbeta") {
-          each: exec "echo" "{{item}}"
-        }
-        """, ["-v"])
+        let run = try space.run(
+            """
+            secret token = "tok-0123456789"
+            var base = "\(base)"
+            var name = "world"
+            greet: sh "echo hello {{name}}"
+            login: http POST "{{base}}/echo?t={{token}}" {
+              body "x"
+            }
+            foreach item in split("alpha\\nbeta") {
+              each: exec "echo" "{{item}}"
+            }
+            """, ["-v"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let starts = run.stdout.split(separator: "\n").filter { $0.hasPrefix("▶ ") }.map(String.init)
         #expect(starts.contains("▶ greet sh echo hello world"), "\(starts)")

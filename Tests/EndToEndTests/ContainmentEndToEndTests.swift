@@ -16,8 +16,12 @@ struct ContainmentEndToEndTests {
         defer { space.remove() }
         let repeats = ProcessInfo.processInfo.environment["PROMISE_RUN_CONTAINMENT_REPEAT"] ?? "1"
         let binary = try #require(Binary.url).path
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture("escapees.py"), binary,
-                                                                          space.folder.path, repeats, "6"])
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture("escapees.py"), binary,
+                space.folder.path, repeats, "6",
+            ])
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
         let problems = lines.filter { !$0.hasPrefix("done ") }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))\(outcome.stderr)")
@@ -29,12 +33,13 @@ struct ContainmentEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sleeper = try markedSleep(in: space.folder)
-        let run = try space.run("""
-        server: sh "setsid \(sleeper) 300 &"
-        quiet: sh "setsid \(sleeper) 301 &" {
-          detach
-        }
-        """)
+        let run = try space.run(
+            """
+            server: sh "setsid \(sleeper) 300 &"
+            quiet: sh "setsid \(sleeper) 301 &" {
+              detach
+            }
+            """)
         #expect(run.status == 0)
         #expect(run.stderr.contains("warning: 'server' left '\(sleeper) 300'"), "\(run.stderr)")
         #expect(run.stderr.contains("it was ended with the run"))
@@ -48,14 +53,17 @@ struct ContainmentEndToEndTests {
         defer { space.remove() }
         let sleeper = try markedSleep(in: space.folder)
         let binary = try #require(Binary.url).path
-        try space.write("inner.workflow", """
-        server: sh "setsid \(sleeper) 302 &"
-        """)
+        try space.write(
+            "inner.workflow",
+            """
+            server: sh "setsid \(sleeper) 302 &"
+            """)
         // A shell passes one value of a variable on: the inner run's mark
         // must not be lost to the outer's.
-        let run = try space.run("""
-        outer: exec "\(binary)" "--color" "never" "inner.workflow"
-        """)
+        let run = try space.run(
+            """
+            outer: exec "\(binary)" "--color" "never" "inner.workflow"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("warning: 'server' left '\(sleeper) 302'"), "\(run.stdout)\(run.stderr)")
         #expect(!run.stderr.contains("'outer' left"), "the inner run ended its own leftovers: \(run.stderr)")

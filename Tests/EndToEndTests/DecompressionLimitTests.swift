@@ -14,13 +14,14 @@ struct DecompressionLimitTests {
         defer { space.remove() }
         let base = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run("""
-        workflow "bombs"
-        memory: http GET "\(base)/bomb?mb=20" { allow-failure }
-        saved: http GET "\(base)/bomb?mb=50" { save "big.bin"; allow-failure }
-        secure: http GET "\(tls.url)/bomb?mb=50" { insecure; save "secure.bin"; allow-failure }
-        small: http GET "\(base)/encoded/gzip" { expect body contains "hello, compressed world!" }
-        """, killedAfter: 120)
+        let run = try space.run(
+            """
+            workflow "bombs"
+            memory: http GET "\(base)/bomb?mb=20" { allow-failure }
+            saved: http GET "\(base)/bomb?mb=50" { save "big.bin"; allow-failure }
+            secure: http GET "\(tls.url)/bomb?mb=50" { insecure; save "secure.bin"; allow-failure }
+            small: http GET "\(base)/encoded/gzip" { expect body contains "hello, compressed world!" }
+            """, killedAfter: 120)
         #expect(run.run.status == 0, "\(run.run.stdout)\(run.run.stderr)")
         for id in ["memory", "saved", "secure"] {
             let error = run.run.error(of: id)
@@ -38,10 +39,11 @@ struct DecompressionLimitTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run("""
-        workflow "raw"
-        raw: http GET "\(base)/encoded/gzip" { header "Accept-Encoding" "identity"; save "raw.gz" }
-        """)
+        let run = try space.run(
+            """
+            workflow "raw"
+            raw: http GET "\(base)/encoded/gzip" { header "Accept-Encoding" "identity"; save "raw.gz" }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let saved = try Data(contentsOf: space.folder.appendingPathComponent("raw.gz"))
         // gzip's magic number: the bytes the server sent, not decoded.

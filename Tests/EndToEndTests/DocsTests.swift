@@ -22,8 +22,10 @@ import Testing
 /// checked as fragments too.
 @Suite("End to end: the docs' workflows are true")
 struct DocsTests {
-    static let files = ["README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
-                        "docs/reports.md", "docs/engine.md", "docs/architecture.md"]
+    static let files = [
+        "README.md", "docs/language.md", "docs/cookbook.md", "docs/steps.md", "docs/command.md",
+        "docs/reports.md", "docs/engine.md", "docs/architecture.md",
+    ]
 
     struct Block: CustomStringConvertible {
         var file: String
@@ -76,8 +78,9 @@ struct DocsTests {
         for file in Self.files {
             for block in try Self.blocks(in: file) where block.tag.isEmpty {
                 let first = block.text.split(separator: "\n").first.map(String.init) ?? ""
-                #expect(commands.contains { first.hasPrefix($0) },
-                        "\(block): an untagged block that is not a command line; tag it ```workflow (or ```text)")
+                #expect(
+                    commands.contains { first.hasPrefix($0) },
+                    "\(block): an untagged block that is not a command line; tag it ```workflow (or ```text)")
             }
         }
     }

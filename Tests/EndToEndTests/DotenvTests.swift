@@ -9,26 +9,29 @@ struct DotenvTests {
     func dotenv() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write(".env", """
-        # settings
-        export API_URL=http://127.0.0.1:1
-        NAME = "two words"  # a comment
-        RAW='a $b {{c}}'
-        ESC="line1\\nline2"
-        EMPTY=
+        try space.write(
+            ".env",
+            """
+            # settings
+            export API_URL=http://127.0.0.1:1
+            NAME = "two words"  # a comment
+            RAW='a $b {{c}}'
+            ESC="line1\\nline2"
+            EMPTY=
 
-        """)
+            """)
         try space.write("inner.env", "ONLY_INSIDE=yes\n")
-        let run = try space.run("""
-        dotenv ".env"
-        dotenv "absent.env" optional
-        a: sh "echo \\"=[$API_URL] [$NAME] [$RAW] [$EMPTY]\\"; printf '=%s\\\\n' \\"$ESC\\""
-        inside: sequence {
-          dotenv "inner.env"
-          b: sh "echo =inside:$ONLY_INSIDE"
-        }
-        c: sh "echo =outside:${ONLY_INSIDE:-unset}"
-        """)
+        let run = try space.run(
+            """
+            dotenv ".env"
+            dotenv "absent.env" optional
+            a: sh "echo \\"=[$API_URL] [$NAME] [$RAW] [$EMPTY]\\"; printf '=%s\\\\n' \\"$ESC\\""
+            inside: sequence {
+              dotenv "inner.env"
+              b: sh "echo =inside:$ONLY_INSIDE"
+            }
+            c: sh "echo =outside:${ONLY_INSIDE:-unset}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init).compactMap { line -> String? in
             guard let range = line.range(of: "] =") else { return nil }
@@ -42,19 +45,21 @@ struct DotenvTests {
     func failures() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let missing = try space.run("""
-        dotenv "absent.env"
-        a: sh "true"
-        """)
+        let missing = try space.run(
+            """
+            dotenv "absent.env"
+            a: sh "true"
+            """)
         #expect(missing.status == 1)
         #expect(missing.step("a")?["status"] as? String == "skipped")
         #expect(missing.stdout.contains("dotenv absent.env (file)"))
         #expect(missing.stdout.contains("write 'dotenv \"absent.env\" optional' if it may be absent"))
         try space.write("bad.env", "GOOD=1\n  NOT A PAIR\n")
-        let bad = try space.run("""
-        dotenv "bad.env"
-        catch file { log "=caught {{error.message}}" }
-        """)
+        let bad = try space.run(
+            """
+            dotenv "bad.env"
+            catch file { log "=caught {{error.message}}" }
+            """)
         #expect(bad.status == 0)
         #expect(bad.logLines(prefix: "=") == ["=caught bad.env:2:3: expected NAME=VALUE, but the line has no '='; comment a line out with '#'"])
     }
@@ -64,10 +69,11 @@ struct DotenvTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("ci.env", "TOKEN_NAME='deploy bot'\n")
-        let run = try space.run("""
-        log "={{env.TOKEN_NAME}}"
-        a: sh "echo =$TOKEN_NAME"
-        """, ["--env-file", "ci.env"])
+        let run = try space.run(
+            """
+            log "={{env.TOKEN_NAME}}"
+            a: sh "echo =$TOKEN_NAME"
+            """, ["--env-file", "ci.env"])
         #expect(run.status == 0)
         #expect(run.logLines(prefix: "=") == ["=deploy bot"])
         #expect(run.stdout.contains("[a] =deploy bot"))

@@ -26,18 +26,20 @@ struct EditorGrammarTests {
     func scopes() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("sample.workflow", #"""
-        # a comment
-        var who = "a {{env.USER ?? "x"}} \" b"
-        build: sh 'raw {{who}}' {
-          timeout 1m30s
-          allow-failure
-        }
-        r: http PURGE "http://u" { expect json ".n" count >= 2 }
-        notes: log """
-          hello {{who}}
-          """
-        """#)
+        try space.write(
+            "sample.workflow",
+            #"""
+            # a comment
+            var who = "a {{env.USER ?? "x"}} \" b"
+            build: sh 'raw {{who}}' {
+              timeout 1m30s
+              allow-failure
+            }
+            r: http PURGE "http://u" { expect json ".n" count >= 2 }
+            notes: log """
+              hello {{who}}
+              """
+            """#)
         let outcome = try Binary.runCommand("/usr/bin/python3", [Self.tokenizer, Self.grammar, "show", space.path("sample.workflow")])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         var scopes: [String: [String]] = [:]
@@ -73,14 +75,18 @@ struct EditorGrammarTests {
         let runtime = Binary.packageRoot.appendingPathComponent("editors/vim").path
         let out = space.path("found-\((editor as NSString).lastPathComponent).txt")
         var script = "set nocompatible\nset runtimepath^=\(runtime)\nfiletype plugin on\nsyntax on\nedit \(space.path(file))\n"
-        script += "let found = [&filetype, join(filter(split(execute('messages'), \"\\n\"), 'v:val =~ \"E[0-9]\\\\+:\"'), ' | '), &commentstring, &iskeyword]\n"
+        script +=
+            "let found = [&filetype, join(filter(split(execute('messages'), \"\\n\"), 'v:val =~ \"E[0-9]\\\\+:\"'), ' | '), &commentstring, &iskeyword]\n"
         script += probe
         script += "call writefile(found, '\(out)')\nqa!\n"
         try space.write("probe.vim", script)
-        let arguments = editor.hasSuffix("nvim") ? ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", space.path("probe.vim")]
+        let arguments =
+            editor.hasSuffix("nvim")
+            ? ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", space.path("probe.vim")]
             : ["-Nu", "NONE", "-es", "-S", space.path("probe.vim")]
-        _ = try Binary.runCommand(editor, arguments, in: space.folder,
-                                  environment: ["XDG_STATE_HOME": space.path("state"), "XDG_DATA_HOME": space.path("data")])
+        _ = try Binary.runCommand(
+            editor, arguments, in: space.folder,
+            environment: ["XDG_STATE_HOME": space.path("state"), "XDG_DATA_HOME": space.path("data")])
         return (space.read((out as NSString).lastPathComponent) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
@@ -91,7 +97,9 @@ struct EditorGrammarTests {
         return true
     }
 
-    @Test("Vim and Neovim: *.workflow gets the promise-run filetype, no error, the ftplugin, and comments, labels, steps, attributes and strings their groups")
+    @Test(
+        "Vim and Neovim: *.workflow gets the promise-run filetype, no error, the ftplugin, and comments, labels, steps, attributes and strings their groups"
+    )
     func vim() throws {
         if try Self.skipWithoutVim() { return }
         let space = try Workspace()
@@ -107,10 +115,12 @@ struct EditorGrammarTests {
             #expect(found.dropFirst().first == "", "\(editor) reported errors: \(found.dropFirst().first ?? "")")
             #expect(found.dropFirst(2).first == "# %s", "\(editor): commentstring \(found)")
             #expect(found.dropFirst(3).first?.split(separator: ",").contains("-") == true, "\(editor): iskeyword \(found)")
-            #expect(Array(found.dropFirst(4).prefix(11)) == [
-                "promiseRunComment", "promiseRunLabel", "promiseRunStep", "promiseRunString", "promiseRunInterpolation",
-                "promiseRunAttribute", "promiseRunDuration", "promiseRunPredicate", "promiseRunPredicate",
-                "promiseRunAttribute", "promiseRunAttribute"], "\(editor): \(found)")
+            #expect(
+                Array(found.dropFirst(4).prefix(11)) == [
+                    "promiseRunComment", "promiseRunLabel", "promiseRunStep", "promiseRunString", "promiseRunInterpolation",
+                    "promiseRunAttribute", "promiseRunDuration", "promiseRunPredicate", "promiseRunPredicate",
+                    "promiseRunAttribute", "promiseRunAttribute",
+                ], "\(editor): \(found)")
         }
     }
 
@@ -123,7 +133,8 @@ struct EditorGrammarTests {
             if line.hasPrefix("syn keyword") {
                 words += line.split(separator: " ").dropFirst(3).map(String.init)
             } else if line.hasPrefix("syn match"), let open = line.range(of: "\"\\<"), let close = line.range(of: "\\>\""),
-                      open.upperBound < close.lowerBound {
+                open.upperBound < close.lowerBound
+            {
                 let word = String(line[open.upperBound..<close.lowerBound])
                 if word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { words.append(word) }
             }

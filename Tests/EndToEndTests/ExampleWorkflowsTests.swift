@@ -23,8 +23,11 @@ struct ExampleWorkflowsTests {
     func everyExampleIsCovered() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.packageRoot.appendingPathComponent("workflows").path)
             .filter { $0.hasSuffix(".workflow") }.sorted()
-        #expect(files == ["ci.workflow", "demo.workflow", "fetch-urls.workflow", "file-pipeline.workflow",
-                          "load-test.workflow", "mirror-race.workflow", "wait-for-service.workflow"])
+        #expect(
+            files == [
+                "ci.workflow", "demo.workflow", "fetch-urls.workflow", "file-pipeline.workflow",
+                "load-test.workflow", "mirror-race.workflow", "wait-for-service.workflow",
+            ])
     }
 
     @Test("demo: starts its own server, checks it in parallel, stops it")
@@ -55,13 +58,18 @@ struct ExampleWorkflowsTests {
 
     @Test("load-test: logs in, ramps up on schedule, holds 50/s under its thresholds; the summary says so")
     func loadTest() throws {
-        let (outcome, folder) = try run("load-test.workflow", ["--var", "base=\(try ExampleServer.url())",
-                                                               "--report", "markdown=load.md", "--report", "junit=junit.xml"])
+        let (outcome, folder) = try run(
+            "load-test.workflow",
+            [
+                "--var", "base=\(try ExampleServer.url())",
+                "--report", "markdown=load.md", "--report", "junit=junit.xml",
+            ])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("steady at 50/s for 3s: every threshold held"))
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json")))
-            as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json")))
+                as? [String: Any])
         let stats = try #require(report["stats"] as? [String: Any])
         // Exactly the iterations due in each stage: 10, 25 and 150.
         #expect((stats["warm"] as? [String: Any])?["count"] as? Int == 10)
@@ -101,8 +109,12 @@ struct ExampleWorkflowsTests {
 
     @Test("wait-for-service: gives up with a clear message when nothing answers")
     func waitForServiceGivesUp() throws {
-        let (outcome, folder) = try run("wait-for-service.workflow", ["--var", "base=http://127.0.0.1:\(freeLoopbackPort())",
-                                                                     "--timeout", "2m"])
+        let (outcome, folder) = try run(
+            "wait-for-service.workflow",
+            [
+                "--var", "base=http://127.0.0.1:\(freeLoopbackPort())",
+                "--timeout", "2m",
+            ])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("did not come up"))
@@ -111,9 +123,11 @@ struct ExampleWorkflowsTests {
     @Test("mirror-race: the fast mirrors fail, the fallback serves, the download is verified")
     func mirrorRace() throws {
         let server = try ExampleServer.url()
-        let (outcome, folder) = try run("mirror-race.workflow", [
-            "--var", "mirror_a=\(server)/down", "--var", "mirror_b=\(server)/down", "--var", "fallback=\(server)",
-        ])
+        let (outcome, folder) = try run(
+            "mirror-race.workflow",
+            [
+                "--var", "mirror_a=\(server)/down", "--var", "mirror_b=\(server)/down", "--var", "fallback=\(server)",
+            ])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("trying the fallback"))

@@ -31,21 +31,23 @@ struct FileSafetyTests {
         }
     }
 
-    @Test("file delete refuses an empty path, '.', './', the checkout's parent, '/' and a relative path out of the checkout",
-          arguments: [
-              #"file delete """#, #"file delete ".""#, #"file delete "./""#, #"file delete "{{dir}}""#,
-              #"file delete "{{dir}}/""#, #"file delete "sub/..""#, #"file delete "..""#, #"file delete "../""#,
-              #"file delete "../sibling.txt""#, #"file delete "{{dir}}/..""#, #"file delete "/""#, #"file delete "up/checkout""#,
-          ])
+    @Test(
+        "file delete refuses an empty path, '.', './', the checkout's parent, '/' and a relative path out of the checkout",
+        arguments: [
+            #"file delete """#, #"file delete ".""#, #"file delete "./""#, #"file delete "{{dir}}""#,
+            #"file delete "{{dir}}/""#, #"file delete "sub/..""#, #"file delete "..""#, #"file delete "../""#,
+            #"file delete "../sibling.txt""#, #"file delete "{{dir}}/..""#, #"file delete "/""#, #"file delete "up/checkout""#,
+        ])
     func deleteRefusesTheCheckout(_ statement: String) throws {
         let checkout = try Checkout()
         defer { checkout.remove() }
         try FileManager.default.createDirectory(atPath: checkout.space.path("sub"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: checkout.space.path("up"), withDestinationPath: "..")
-        let run = try checkout.space.run("""
-        var dir = ""
-        gone: \(statement)
-        """)
+        let run = try checkout.space.run(
+            """
+            var dir = ""
+            gone: \(statement)
+            """)
         #expect(run.status == 1, "\(statement)\n\(run.stdout)\(run.stderr)")
         #expect(checkout.untouched, "\(statement) deleted what it must not")
         let message = run.message(of: "gone")
@@ -61,10 +63,11 @@ struct FileSafetyTests {
         let victim = checkout.parent.appendingPathComponent("victim.txt").path
         try Data("v\n".utf8).write(to: URL(fileURLWithPath: victim))
         // `{{dir}}` is empty: the path becomes absolute by accident.
-        let refused = try checkout.space.run("""
-        var dir = ""
-        gone: file delete "{{dir}}\(victim)"
-        """)
+        let refused = try checkout.space.run(
+            """
+            var dir = ""
+            gone: file delete "{{dir}}\(victim)"
+            """)
         #expect(refused.status == 1)
         #expect(FileManager.default.fileExists(atPath: victim))
         #expect(refused.message(of: "gone").contains("written absolute"))
@@ -82,11 +85,12 @@ struct FileSafetyTests {
         try checkout.space.write("build/tmp/a.o", "o")
         try checkout.space.write("target/t.txt", "t")
         try FileManager.default.createSymbolicLink(atPath: checkout.space.path("link"), withDestinationPath: "target")
-        let run = try checkout.space.run("""
-        a: file delete "build/tmp"
-        b: file delete "link"
-        c: file delete "missing/file"
-        """)
+        let run = try checkout.space.run(
+            """
+            a: file delete "build/tmp"
+            b: file delete "link"
+            c: file delete "missing/file"
+            """)
         #expect(run.status == 0, "\(run.stdout)")
         #expect(!FileManager.default.fileExists(atPath: checkout.space.path("build/tmp")))
         #expect(FileManager.default.fileExists(atPath: checkout.space.path("build")))
@@ -102,10 +106,11 @@ struct FileSafetyTests {
         try space.write("real/target.txt", "old\n")
         try FileManager.default.createSymbolicLink(atPath: space.path("link.txt"), withDestinationPath: "real/target.txt")
         try FileManager.default.createSymbolicLink(atPath: space.path("dangling.txt"), withDestinationPath: "real/new.txt")
-        let run = try space.run("""
-        a: file write "link.txt" "new"
-        b: file write "dangling.txt" "made"
-        """)
+        let run = try space.run(
+            """
+            a: file write "link.txt" "new"
+            b: file write "dangling.txt" "made"
+            """)
         #expect(run.status == 0, "\(run.stdout)")
         #expect(space.read("real/target.txt") == "new")
         #expect(space.read("real/new.txt") == "made")
@@ -123,15 +128,16 @@ struct FileSafetyTests {
         try FileManager.default.createSymbolicLink(atPath: space.path("to-fifo"), withDestinationPath: "fifo")
         try space.write("source.txt", "s")
         var workflow = """
-        a: file write "fifo" "x" { allow-failure }
-        b: file write "to-fifo" "x" { allow-failure }
-        c: file copy "source.txt" "fifo" { allow-failure }
-        d: file move "source.txt" "fifo" { allow-failure }
-        """
+            a: file write "fifo" "x" { allow-failure }
+            b: file write "to-fifo" "x" { allow-failure }
+            c: file copy "source.txt" "fifo" { allow-failure }
+            d: file move "source.txt" "fifo" { allow-failure }
+            """
         if device { workflow += "\ne: file write \"null\" \"x\" { allow-failure }" }
         try space.write("test.workflow", workflow)
-        let bounded = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"],
-                                            seconds: 30, in: space.folder)
+        let bounded = try Binary.runBounded(
+            ["--report", "json=report.json", "--color", "never", "test.workflow"],
+            seconds: 30, in: space.folder)
         #expect(!bounded.timedOut, "a write to a FIFO hung")
         let run = WorkflowRun(outcome: bounded.outcome, reportText: space.read("report.json"))
         for id in ["a", "b", "c", "d"] + (device ? ["e"] : []) {
@@ -149,10 +155,12 @@ struct FileSafetyTests {
         let space = try Workspace()
         defer { space.remove() }
         #expect(mkfifo(space.path("fifo"), 0o644) == 0)
-        try space.write("test.workflow", """
-        a: file append "fifo" "x" { allow-failure }
-        b: file read "fifo" { timeout 1s; allow-failure }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            a: file append "fifo" "x" { allow-failure }
+            b: file read "fifo" { timeout 1s; allow-failure }
+            """)
         let first = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
         #expect(!first.timedOut, "a FIFO held the run")
         let run = WorkflowRun(outcome: first.outcome, reportText: space.read("report.json"))
@@ -166,10 +174,12 @@ struct FileSafetyTests {
         try holder.run()
         defer { holder.terminate() }
         let big = String(repeating: "x", count: 200_000)
-        try space.write("test.workflow", """
-        var big = "\(big)"
-        a: file append "fifo" "{{big}}" { timeout 1s }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            var big = "\(big)"
+            a: file append "fifo" "{{big}}" { timeout 1s }
+            """)
         let second = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
         #expect(!second.timedOut, "a full FIFO held the step past its timeout")
         let timedOut = WorkflowRun(outcome: second.outcome, reportText: space.read("report.json"))

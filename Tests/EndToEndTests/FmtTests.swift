@@ -8,7 +8,8 @@ struct FmtTests {
     /// The graph as JSON without line/column (they move when a file is laid out).
     private nonisolated func meaning(_ file: String, in space: Workspace) throws -> String {
         let graph = try Binary.run(["graph", "--format", "json", file], in: space.folder)
-        return "\(graph.status)\n" + graph.stdout.split(separator: "\n")
+        return "\(graph.status)\n"
+            + graph.stdout.split(separator: "\n")
             .filter { !$0.contains("\"line\":") && !$0.contains("\"column\":") && !$0.contains("\"file\":") && !$0.contains("\"directory\":") }
             .map { $0.replacing(/@[0-9]+:[0-9]+/, with: "@") }
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ,")) }
@@ -73,50 +74,50 @@ struct FmtTests {
         let space = try Workspace()
         defer { space.remove() }
         let messy = """
-        workflow "demo"   # the name
-        a: sh "x" { timeout 1s; retry 2 }
-        parallel {
-              b: sh "y"   # trailing
+            workflow "demo"   # the name
+            a: sh "x" { timeout 1s; retry 2 }
+            parallel {
+                  b: sh "y"   # trailing
 
+
+                  # about c
+                  longer: sh "z" {
+                    expect exit 0
+                    env A = "1"
+                    timeout 5s
+                  }
+              timeout 10m
+            }
+            if "{{a.exit}}" == "0" { log "ok" } else {
+             log "no"
+            }
+            # the end
+            """
+        let expected = """
+            workflow "demo"  # the name
+            a: sh "x" {
+              timeout 1s
+              retry 2
+            }
+            parallel {
+              timeout 10m
+              b:      sh "y"  # trailing
 
               # about c
               longer: sh "z" {
-                expect exit 0
-                env A = "1"
                 timeout 5s
+                env A = "1"
+                expect exit 0
               }
-          timeout 10m
-        }
-        if "{{a.exit}}" == "0" { log "ok" } else {
-         log "no"
-        }
-        # the end
-        """
-        let expected = """
-        workflow "demo"  # the name
-        a: sh "x" {
-          timeout 1s
-          retry 2
-        }
-        parallel {
-          timeout 10m
-          b:      sh "y"  # trailing
+            }
+            if "{{a.exit}}" == "0" {
+              log "ok"
+            } else {
+              log "no"
+            }
+            # the end
 
-          # about c
-          longer: sh "z" {
-            timeout 5s
-            env A = "1"
-            expect exit 0
-          }
-        }
-        if "{{a.exit}}" == "0" {
-          log "ok"
-        } else {
-          log "no"
-        }
-        # the end
-
-        """
+            """
         try space.write("demo.workflow", messy)
         let check = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
         #expect(check.status == 1)

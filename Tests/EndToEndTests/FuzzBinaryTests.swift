@@ -31,8 +31,10 @@ struct FuzzBinaryTests {
     /// A few insertions, deletions and stray bytes (line breaks of every
     /// kind, bytes that are not UTF-8, the language's brackets and words).
     static func mutate(_ seed: [UInt8], _ random: inout Random) -> [UInt8] {
-        let fragments = ["{", "}", "\"", "\"\"\"\n", "{{", "}}", "\n", "\r", "\r\n", "\\\r\n", "\\\n", "parallel {", "needs x",
-                         "catch {", "'", "\\", "é", "\u{FEFF}", "\ninclude \"/dev/zero\"\n", "\ninclude \".\"\n"]
+        let fragments = [
+            "{", "}", "\"", "\"\"\"\n", "{{", "}}", "\n", "\r", "\r\n", "\\\r\n", "\\\n", "parallel {", "needs x",
+            "catch {", "'", "\\", "é", "\u{FEFF}", "\ninclude \"/dev/zero\"\n", "\ninclude \".\"\n",
+        ]
         var bytes = seed
         for _ in 0..<(1 + random.next() % 4) {
             let position = bytes.isEmpty ? 0 : random.next() % bytes.count
@@ -58,7 +60,8 @@ struct FuzzBinaryTests {
             try Data(bytes).write(to: URL(fileURLWithPath: space.path("fuzz.workflow")))
             for command in [["check"], ["fmt", "--check"], ["graph"]] {
                 let run = try Binary.runBounded(command + ["--color", "never", "fuzz.workflow"], seconds: 10, in: space.folder)
-                #expect(run.endedWell, "round \(round), \(command[0]): exit \(run.outcome.status), \(run.seconds) s\n\(run.outcome.stderr.prefix(400))")
+                #expect(
+                    run.endedWell, "round \(round), \(command[0]): exit \(run.outcome.status), \(run.seconds) s\n\(run.outcome.stderr.prefix(400))")
                 if run.outcome.status == 2 {
                     #expect(run.outcome.stderr.contains("error: "), "round \(round), \(command[0]): no diagnostic")
                 }
@@ -68,8 +71,10 @@ struct FuzzBinaryTests {
 
     /// A random JSON value of the shapes LSP's parameters have, and not.
     static func value(_ random: inout Random, depth: Int = 0, uris: [String]) -> Any {
-        let keys = ["textDocument", "uri", "position", "range", "start", "end", "line", "character", "text", "version",
-                    "contentChanges", "newName", "options", "context", "includeDeclaration"]
+        let keys = [
+            "textDocument", "uri", "position", "range", "start", "end", "line", "character", "text", "version",
+            "contentChanges", "newName", "options", "context", "includeDeclaration",
+        ]
         switch random.next() % (depth > 2 ? 4 : 7) {
         case 0: return random.pick([0, -1, 1, 2, 3, 7, 1 << 31, Int.max, -(1 << 40)])
         case 1: return random.pick(uris + ["", "file:///", "not a uri", "é\r\n\u{0}", "{{a.stdout}}"])
@@ -90,19 +95,24 @@ struct FuzzBinaryTests {
         var random = Random(state: 4321)
         let seeds = try Self.seeds()
         let uris = [client.uri("a.workflow"), client.uri("b.workflow")]
-        let methods = ["textDocument/completion", "textDocument/hover", "textDocument/definition", "textDocument/references",
-                       "textDocument/prepareRename", "textDocument/rename", "textDocument/documentSymbol", "textDocument/formatting",
-                       "textDocument/foldingRange", "workspace/symbol", "no/such/method"]
+        let methods = [
+            "textDocument/completion", "textDocument/hover", "textDocument/definition", "textDocument/references",
+            "textDocument/prepareRename", "textDocument/rename", "textDocument/documentSymbol", "textDocument/formatting",
+            "textDocument/foldingRange", "workspace/symbol", "no/such/method",
+        ]
         for round in 0..<800 {
             let uri = random.pick(uris)
             switch random.next() % 5 {
             case 0:
                 let text = String(decoding: Self.mutate(random.pick(seeds), &random), as: UTF8.self)
-                try client.notify("textDocument/didOpen", ["textDocument": ["uri": uri, "languageId": "promise-run", "version": round, "text": text]])
+                try client.notify(
+                    "textDocument/didOpen", ["textDocument": ["uri": uri, "languageId": "promise-run", "version": round, "text": text]])
             case 1:
                 let position = { (random: inout Random) in lspPosition(random.next() % 40 - 2, random.next() % 90 - 2) }
-                let change: [String: Any] = ["range": ["start": position(&random), "end": position(&random)],
-                                             "text": random.pick(["", "\n", "\r", "\r\n", "{", "a: sh \"x\"\r", "é", "\"\"\"\n"])]
+                let change: [String: Any] = [
+                    "range": ["start": position(&random), "end": position(&random)],
+                    "text": random.pick(["", "\n", "\r", "\r\n", "{", "a: sh \"x\"\r", "é", "\"\"\"\n"]),
+                ]
                 try client.notify("textDocument/didChange", ["textDocument": ["uri": uri, "version": round], "contentChanges": [change]])
             case 2:
                 // A frame whose body is not a request: answered with an error or ignored, never a stray byte.

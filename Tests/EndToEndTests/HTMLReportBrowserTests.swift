@@ -8,23 +8,23 @@ import Testing
 @Suite("End to end: the HTML report in Chromium")
 struct HTMLReportBrowserTests {
     static let workflow = """
-    workflow "browser"
-    build: sh "echo compiled"
-    items: foreach n in range(1, 5) parallel {
-      item: sh "echo item {{n}}"
-    }
-    checks: parallel keep-going {
-      unit: sh "echo 'assertion failed: 1 != 2' >&2; exit 1"
-      lint: sh "echo linted"
-      slow: sequence {
-        timeout 300ms
-        wait: sh "sleep 30"
-      }
-    }
-    catch {
-      note: log "failed: {{error.step}}"
-    }
-    """
+        workflow "browser"
+        build: sh "echo compiled"
+        items: foreach n in range(1, 5) parallel {
+          item: sh "echo item {{n}}"
+        }
+        checks: parallel keep-going {
+          unit: sh "echo 'assertion failed: 1 != 2' >&2; exit 1"
+          lint: sh "echo linted"
+          slow: sequence {
+            timeout 300ms
+            wait: sh "sleep 30"
+          }
+        }
+        catch {
+          note: log "failed: {{error.step}}"
+        }
+        """
 
     /// Chromium's path, or nil (with the test then passing, saying why)
     /// when it is not installed and not required.
@@ -41,11 +41,15 @@ struct HTMLReportBrowserTests {
     /// The page after its script ran, as Chromium serializes it, with the
     /// console's messages; the page's own script blocks are cut out, so
     /// counts see only what the script made.
-    static func load(_ browser: String, _ page: String, hash: String = "", screenshot: String? = nil,
-                     in space: Workspace) async throws -> (dom: String, console: [String]) {
+    static func load(
+        _ browser: String, _ page: String, hash: String = "", screenshot: String? = nil,
+        in space: Workspace
+    ) async throws -> (dom: String, console: [String]) {
         let profile = space.path("chromium-profile-\(UUID().uuidString)")
-        var arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)",
-                         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--window-size=1200,900"]
+        var arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)",
+            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--window-size=1200,900",
+        ]
         if let screenshot { arguments.append("--screenshot=\(screenshot)") } else { arguments.append("--dump-dom") }
         arguments.append("file://\(page)\(hash)")
         let outcome = try await Binary.runCommandOffPool(browser, arguments)
@@ -119,8 +123,9 @@ struct HTMLReportBrowserTests {
         #expect(failed.console.isEmpty, "console: \(failed.console)")
         #expect(failed.dom.contains("data-step=\"unit\" data-status=\"failed\""))
         #expect(!failed.dom.contains("data-step=\"unit\" data-status=\"failed\" data-index=\"6\" style=\"--depth:1\" hidden"))
-        #expect(failed.dom.contains("data-step=\"build\" data-status=\"succeeded\" data-index=\"0\" style=\"--depth:0\" hidden"),
-                "succeeded steps are hidden")
+        #expect(
+            failed.dom.contains("data-step=\"build\" data-status=\"succeeded\" data-index=\"0\" style=\"--depth:0\" hidden"),
+            "succeeded steps are hidden")
         #expect(failed.dom.contains("data-filter=\"failed\" checked") || failed.dom.contains("data-filter=\"failed\""))
 
         let searched = try await Self.load(browser, space.path("report.html"), hash: "#q=item%5B3%5D", in: space)
@@ -131,8 +136,9 @@ struct HTMLReportBrowserTests {
         #expect(!item3Tag.contains("hidden"), "the match stays visible")
         let build = try #require(searched.dom.range(of: "data-step=\"build\""))
         #expect(String(searched.dom[build.lowerBound...].prefix { $0 != ">" }).contains("hidden"))
-        #expect(searched.dom.contains("data-group=\"items\" data-kind=\"foreach\" data-status=\"succeeded\" style=\"--depth:0\" open"),
-                "the folded foreach opens to show the match")
+        #expect(
+            searched.dom.contains("data-group=\"items\" data-kind=\"foreach\" data-status=\"succeeded\" style=\"--depth:0\" open"),
+            "the folded foreach opens to show the match")
     }
 
     @Test("10,000 steps: a page under 5 MB that Chromium loads without errors (load time printed: Benchmarks/README.md)")
@@ -140,13 +146,14 @@ struct HTMLReportBrowserTests {
         guard let browser = try Self.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "many"
-        items: foreach n in range(1, 10000) parallel limit 64 {
-          expect rate >= 1/s
-          log "item {{n}}"
-        }
-        """, ["-q", "--report", "html=report.html"])
+        let run = try space.run(
+            """
+            workflow "many"
+            items: foreach n in range(1, 10000) parallel limit 64 {
+              expect rate >= 1/s
+              log "item {{n}}"
+            }
+            """, ["-q", "--report", "html=report.html"])
         #expect(run.status == 0)
         let size = try FileManager.default.attributesOfItem(atPath: space.path("report.html"))[.size] as? Int ?? 0
         #expect(size > 0 && size < 5_000_000, "\(size) bytes")

@@ -21,28 +21,29 @@ struct HTTPClientHeadersTests {
         defer { space.remove() }
         let tls = try TestServers.tls()
         let base = scheme == "http" ? try TestServers.plain() : tls.url
-        let run = try space.run("""
-        set: http GET "\(base)/echo" {
-          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
-          header "Host" "www.example.com"
-          header "User-Agent" "my-agent/2"
-          header "Accept" "text/plain"
-          header "Accept-Encoding" "identity"
-          header "Connection" "close"
-        }
-        again: http GET "\(base)/echo" {
-          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
-        }
-        removed: http GET "\(base)/echo" {
-          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
-          header "User-Agent" ""
-          header "Accept" ""
-          header "Accept-Encoding" ""
-        }
-        log "=set {{set.json.headers}}"
-        log "=again {{again.json.headers}}"
-        log "=removed {{removed.json.headers}}"
-        """)
+        let run = try space.run(
+            """
+            set: http GET "\(base)/echo" {
+              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              header "Host" "www.example.com"
+              header "User-Agent" "my-agent/2"
+              header "Accept" "text/plain"
+              header "Accept-Encoding" "identity"
+              header "Connection" "close"
+            }
+            again: http GET "\(base)/echo" {
+              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+            }
+            removed: http GET "\(base)/echo" {
+              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              header "User-Agent" ""
+              header "Accept" ""
+              header "Accept-Encoding" ""
+            }
+            log "=set {{set.json.headers}}"
+            log "=again {{again.json.headers}}"
+            log "=removed {{removed.json.headers}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let set = try received(run, "=set ")
         #expect(set["host"] == "www.example.com")
@@ -68,19 +69,20 @@ struct HTTPClientHeadersTests {
         defer { space.remove() }
         let tls = try TestServers.tls()
         let base = scheme == "http" ? try TestServers.plain() : tls.url
-        let run = try space.run("""
-        patch: http PATCH "\(base)/echo" {
-          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
-          header "Content-Type" "application/example"
-          header "If-Match" "\\"v1\\""
-        }
-        get: http GET "\(base)/echo" {
-          \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
-          header "Content-Type" "application/json"
-        }
-        log "=patch {{patch.json.headers}}"
-        log "=get {{get.json.headers}}"
-        """)
+        let run = try space.run(
+            """
+            patch: http PATCH "\(base)/echo" {
+              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              header "Content-Type" "application/example"
+              header "If-Match" "\\"v1\\""
+            }
+            get: http GET "\(base)/echo" {
+              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              header "Content-Type" "application/json"
+            }
+            log "=patch {{patch.json.headers}}"
+            log "=get {{get.json.headers}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let patch = try received(run, "=patch ")
         #expect(patch["content-type"] == "application/example", "\(patch)")
@@ -94,16 +96,17 @@ struct HTTPClientHeadersTests {
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try space.run("""
-        same: http GET "\(base)/redirect-to?location=/echo" {
-          header "Host" "www.example.com"
-        }
-        other: http GET "\(base)/redirect-to?location=http://localhost:\(port)/echo" {
-          header "Host" "www.example.com"
-        }
-        log "=same {{same.json.headers}}"
-        log "=other {{other.json.headers}}"
-        """)
+        let run = try space.run(
+            """
+            same: http GET "\(base)/redirect-to?location=/echo" {
+              header "Host" "www.example.com"
+            }
+            other: http GET "\(base)/redirect-to?location=http://localhost:\(port)/echo" {
+              header "Host" "www.example.com"
+            }
+            log "=same {{same.json.headers}}"
+            log "=other {{other.json.headers}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(try received(run, "=same ")["host"] == "www.example.com")
         #expect(try received(run, "=other ")["host"] == "localhost:\(port)")

@@ -7,8 +7,10 @@ import Testing
 @Suite("End to end: HTTP transport")
 struct HTTPEndToEndTests {
     /// Runs `workflow` with `base` set to the plain server's URL.
-    private func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
-                     in space: Workspace) throws -> WorkflowRun {
+    private func run(
+        _ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
+        in space: Workspace
+    ) throws -> WorkflowRun {
         let base = try TestServers.plain()
         return try space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments, environment: environment)
     }
@@ -21,10 +23,11 @@ struct HTTPEndToEndTests {
     func urlSentAsWritten() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        e: http GET "{{base}}/echo?p={bar}&q=a%3db&r=x y|z"
-        log "={{e.json.path}}"
-        """, in: space)
+        let run = try run(
+            """
+            e: http GET "{{base}}/echo?p={bar}&q=a%3db&r=x y|z"
+            log "={{e.json.path}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(lines(run) == ["=/echo?p=%7Bbar%7D&q=a%3db&r=x%20y%7Cz"])
     }
@@ -33,27 +36,30 @@ struct HTTPEndToEndTests {
     func relativeRedirect() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        r: http GET "{{base}}/follow-redirect/relative/foo"
-        log "={{r.body}} {{r.url}} {{r.redirects}} {{r.version}}"
-        """, in: space)
+        let run = try run(
+            """
+            r: http GET "{{base}}/follow-redirect/relative/foo"
+            log "={{r.body}} {{r.url}} {{r.redirects}} {{r.version}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let base = try TestServers.plain()
         #expect(lines(run) == ["=bar \(base)/follow-redirect/bar 1 1.1"])
     }
 
-    @Test("307 and 308 keep the method and the body; 301, 302 and 303 turn POST into GET without a body",
-          arguments: [(301, "GET", 0), (302, "GET", 0), (303, "GET", 0), (307, "POST", 12), (308, "POST", 12)])
+    @Test(
+        "307 and 308 keep the method and the body; 301, 302 and 303 turn POST into GET without a body",
+        arguments: [(301, "GET", 0), (302, "GET", 0), (303, "GET", 0), (307, "POST", 12), (308, "POST", 12)])
     func redirectMethods(_ status: Int, _ method: String, _ length: Int) throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        r: http POST "{{base}}/redirect-to?status=\(status)&location=/echo" {
-          form name "Ada"
-          form x "y"
-        }
-        log "={{r.json.method}} {{r.json.body_length}} {{r.redirects}}"
-        """, in: space)
+        let run = try run(
+            """
+            r: http POST "{{base}}/redirect-to?status=\(status)&location=/echo" {
+              form name "Ada"
+              form x "y"
+            }
+            log "={{r.json.method}} {{r.json.body_length}} {{r.redirects}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(lines(run) == ["=\(method) \(length) 1"])
     }
@@ -64,20 +70,21 @@ struct HTTPEndToEndTests {
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try run("""
-        same: http GET "{{base}}/redirect-to?location=/echo" {
-          header Authorization "Bearer secret-token"
-          header Cookie "session=s1"
-          header X-Other "kept"
-        }
-        other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" {
-          header Authorization "Bearer secret-token"
-          header Cookie "session=s1"
-          header X-Other "kept"
-        }
-        log "=same {{same.json.headers}}"
-        log "=other {{other.json.headers}}"
-        """, in: space)
+        let run = try run(
+            """
+            same: http GET "{{base}}/redirect-to?location=/echo" {
+              header Authorization "Bearer secret-token"
+              header Cookie "session=s1"
+              header X-Other "kept"
+            }
+            other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" {
+              header Authorization "Bearer secret-token"
+              header Cookie "session=s1"
+              header X-Other "kept"
+            }
+            log "=same {{same.json.headers}}"
+            log "=other {{other.json.headers}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let printed = lines(run)
         let same = try #require(printed.first)
@@ -96,8 +103,10 @@ struct HTTPEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
-        let targets = ["file:///etc/passwd", "gopher://127.0.0.1:70/1x", "dict://127.0.0.1:2628/d:x", "ftp://127.0.0.1/x",
-                       "http://[::1", "https://"]
+        let targets = [
+            "file:///etc/passwd", "gopher://127.0.0.1:70/1x", "dict://127.0.0.1:2628/d:x", "ftp://127.0.0.1/x",
+            "http://[::1", "https://",
+        ]
         var workflow = ""
         for (index, target) in targets.enumerated() {
             let location = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
@@ -112,8 +121,10 @@ struct HTTPEndToEndTests {
                 let error = run.error(of: id)
                 #expect(run.step(id)?["status"] as? String == "failed", "\(id) to \(target): \(run.step(id) ?? [:])")
                 #expect(error?["kind"] as? String == "network", "\(id): \(error ?? [:])")
-                #expect((error?["message"] as? String)?.contains("the server redirected (302) to '\(target)', which is not an http:// "
-                                                                 + "or https:// URL") == true, "\(id): \(error ?? [:])")
+                #expect(
+                    (error?["message"] as? String)?.contains(
+                        "the server redirected (302) to '\(target)', which is not an http:// "
+                            + "or https:// URL") == true, "\(id): \(error ?? [:])")
                 #expect(run.step(id)?["httpStatus"] as? Int == 302, "\(id): \(run.step(id) ?? [:])")
             }
         }
@@ -124,12 +135,13 @@ struct HTTPEndToEndTests {
     func manyRedirects() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        thirty: http GET "{{base}}/redirect/30" { redirects 30 }
-        hundred: http GET "{{base}}/redirect/100" { redirects 100 }
-        log "={{thirty.body}} {{thirty.redirects}} {{hundred.body}} {{hundred.redirects}}"
-        short: http GET "{{base}}/redirect/101" { redirects 100 }
-        """, in: space)
+        let run = try run(
+            """
+            thirty: http GET "{{base}}/redirect/30" { redirects 30 }
+            hundred: http GET "{{base}}/redirect/100" { redirects 100 }
+            log "={{thirty.body}} {{thirty.redirects}} {{hundred.body}} {{hundred.redirects}}"
+            short: http GET "{{base}}/redirect/101" { redirects 100 }
+            """, in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(lines(run) == ["=arrived 30 arrived 100"])
         let error = try #require(run.step("short")?["error"] as? [String: Any])
@@ -141,22 +153,23 @@ struct HTTPEndToEndTests {
     func cookies() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel {
-          a: http GET "{{base}}/cookies/set?a=1"
-          b: http GET "{{base}}/cookies/set?b=2"
-        }
-        c: http GET "{{base}}/cookies" { header Cookie "mine=0" }
-        log "={{c.json.cookie}} {{c.cookie.a}} {{b.cookie.b}}"
-        sequence {
-          cookies off
-          d: http GET "{{base}}/cookies"
-          log "=off {{d.json.cookie}}"
-        }
-        e: http GET "{{base}}/cookies/set?a=3"
-        f: http GET "{{base}}/cookies"
-        log "={{f.json.cookie}}"
-        """, in: space)
+        let run = try run(
+            """
+            parallel {
+              a: http GET "{{base}}/cookies/set?a=1"
+              b: http GET "{{base}}/cookies/set?b=2"
+            }
+            c: http GET "{{base}}/cookies" { header Cookie "mine=0" }
+            log "={{c.json.cookie}} {{c.cookie.a}} {{b.cookie.b}}"
+            sequence {
+              cookies off
+              d: http GET "{{base}}/cookies"
+              log "=off {{d.json.cookie}}"
+            }
+            e: http GET "{{base}}/cookies/set?a=3"
+            f: http GET "{{base}}/cookies"
+            log "={{f.json.cookie}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let printed = lines(run)
         #expect(printed.count == 3)
@@ -172,10 +185,11 @@ struct HTTPEndToEndTests {
     func timings() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        t: http GET "{{base}}/slow?ms=50"
-        log "={{t.timing.dns}} {{t.timing.connect}} {{t.timing.tls}} {{t.timing.firstByte}} {{t.timing.total}}"
-        """, in: space)
+        let run = try run(
+            """
+            t: http GET "{{base}}/slow?ms=50"
+            log "={{t.timing.dns}} {{t.timing.connect}} {{t.timing.tls}} {{t.timing.firstByte}} {{t.timing.total}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let values = try #require(lines(run).first).dropFirst().split(separator: " ").compactMap { Double($0) }
         #expect(values.count == 5)
@@ -194,14 +208,15 @@ struct HTTPEndToEndTests {
     func bodies() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        latin: http GET "{{base}}/latin1" { expect body contains "café" }
-        gzip: http GET "{{base}}/encoded/gzip" { expect body contains "hello, compressed world! hello" }
-        deflate: http GET "{{base}}/encoded/deflate" { expect body contains "hello, compressed world! hello" }
-        br: http GET "{{base}}/encoded/br" { expect body contains "hello, compressed world! hello" }
-        zstd: http GET "{{base}}/encoded/zstd" { expect body contains "hello, compressed world! hello" }
-        log "={{latin.body}}"
-        """, in: space)
+        let run = try run(
+            """
+            latin: http GET "{{base}}/latin1" { expect body contains "café" }
+            gzip: http GET "{{base}}/encoded/gzip" { expect body contains "hello, compressed world! hello" }
+            deflate: http GET "{{base}}/encoded/deflate" { expect body contains "hello, compressed world! hello" }
+            br: http GET "{{base}}/encoded/br" { expect body contains "hello, compressed world! hello" }
+            zstd: http GET "{{base}}/encoded/zstd" { expect body contains "hello, compressed world! hello" }
+            log "={{latin.body}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(lines(run) == ["=café"])
     }
@@ -211,30 +226,34 @@ struct HTTPEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
-        let untrusted = try space.run("""
-        t: http GET "\(tls.url)/hello"
-        """)
+        let untrusted = try space.run(
+            """
+            t: http GET "\(tls.url)/hello"
+            """)
         #expect(untrusted.status == 1)
         let error = try #require(untrusted.step("t")?["error"] as? [String: Any])
         #expect(error["kind"] as? String == "network")
         #expect((error["message"] as? String)?.contains("certificate") == true, "\(error)")
 
-        let trusted = try space.run("""
-        a: http GET "\(tls.url)/hello" { insecure }
-        b: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
-        log "={{a.body}} {{b.body}} {{b.version}}"
-        """)
+        let trusted = try space.run(
+            """
+            a: http GET "\(tls.url)/hello" { insecure }
+            b: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
+            log "={{a.body}} {{b.body}} {{b.version}}"
+            """)
         #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
         #expect(trusted.logLines(prefix: "=") == ["=hello hello 1.1"])
 
-        let options = try space.run("""
-        a: http GET "\(tls.url)/hello"
-        """, ["--insecure"])
+        let options = try space.run(
+            """
+            a: http GET "\(tls.url)/hello"
+            """, ["--insecure"])
         #expect(options.status == 0, "\(options.stderr)")
         try FileManager.default.copyItem(atPath: tls.file("ca.pem"), toPath: space.path("authority.pem"))
-        let cacert = try space.run("""
-        a: http GET "\(tls.url)/hello"
-        """, ["--cacert", "authority.pem"])
+        let cacert = try space.run(
+            """
+            a: http GET "\(tls.url)/hello"
+            """, ["--cacert", "authority.pem"])
         #expect(cacert.status == 0, "\(cacert.stderr)")
     }
 
@@ -243,19 +262,21 @@ struct HTTPEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.mutualTLS()
-        let refused = try space.run("""
-        t: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
-        """)
+        let refused = try space.run(
+            """
+            t: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
+            """)
         #expect(refused.status == 1)
         #expect(refused.step("t")?["status"] as? String == "failed")
-        let accepted = try space.run("""
-        t: http GET "\(tls.url)/hello" {
-          cacert "\(tls.file("ca.pem"))"
-          cert "\(tls.file("client.pem"))"
-          key "\(tls.file("client-key.pem"))"
-        }
-        log "={{t.body}}"
-        """)
+        let accepted = try space.run(
+            """
+            t: http GET "\(tls.url)/hello" {
+              cacert "\(tls.file("ca.pem"))"
+              cert "\(tls.file("client.pem"))"
+              key "\(tls.file("client-key.pem"))"
+            }
+            log "={{t.body}}"
+            """)
         #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
         #expect(accepted.logLines(prefix: "=") == ["=hello"])
     }
@@ -265,13 +286,14 @@ struct HTTPEndToEndTests {
         let nginx = try TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        parallel {
-          a: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
-          b: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
-        }
-        log "={{a.version}} {{a.body}} {{b.version}}"
-        """)
+        let run = try space.run(
+            """
+            parallel {
+              a: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
+              b: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
+            }
+            log "={{a.version}} {{a.body}} {{b.version}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=") == ["=2 hello 2"])
         #expect(run.step("a")?["version"] as? String == "2")
@@ -285,11 +307,12 @@ struct HTTPEndToEndTests {
         let tls = try TestServers.tls()
         let base = try TestServers.plain()
         let before = proxy.requests.count
-        let through = try run("""
-        p: http GET "{{base}}/echo?through=proxy"
-        s: http GET "\(tls.url)/hello" { insecure }
-        log "={{p.json.headers.via}} {{s.body}}"
-        """, environment: ["http_proxy": proxy.url, "https_proxy": proxy.url, "no_proxy": ""], in: space)
+        let through = try run(
+            """
+            p: http GET "{{base}}/echo?through=proxy"
+            s: http GET "\(tls.url)/hello" { insecure }
+            log "={{p.json.headers.via}} {{s.body}}"
+            """, environment: ["http_proxy": proxy.url, "https_proxy": proxy.url, "no_proxy": ""], in: space)
         #expect(through.status == 0, "\(through.stdout)\(through.stderr)")
         #expect(through.logLines(prefix: "=") == ["=1.1 test-proxy hello"])
         let seen = proxy.requests.dropFirst(before)
@@ -297,9 +320,10 @@ struct HTTPEndToEndTests {
         #expect(seen.contains { $0.hasPrefix("CONNECT 127.0.0.1:") }, "\(seen)")
 
         let count = proxy.requests.count
-        let direct = try run("""
-        p: http GET "{{base}}/echo?direct=1"
-        """, environment: ["http_proxy": proxy.url, "no_proxy": "localhost,127.0.0.1"], in: space)
+        let direct = try run(
+            """
+            p: http GET "{{base}}/echo?direct=1"
+            """, environment: ["http_proxy": proxy.url, "no_proxy": "localhost,127.0.0.1"], in: space)
         #expect(direct.status == 0)
         #expect(proxy.requests.count == count)
     }
@@ -308,16 +332,18 @@ struct HTTPEndToEndTests {
     func rendering() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
-        workflow "shown"
-        cookies off
-        t: http GET "https://127.0.0.1:1/x" {
-          insecure
-          cacert "ca.pem"
-          cert "client.pem"
-          key "client-key.pem"
-        }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            workflow "shown"
+            cookies off
+            t: http GET "https://127.0.0.1:1/x" {
+              insecure
+              cacert "ca.pem"
+              cert "client.pem"
+              key "client-key.pem"
+            }
+            """)
         let dry = try Binary.run(["--dry-run", "--insecure", "test.workflow"], in: space.folder)
         #expect(dry.status == 0, "\(dry.stderr)")
         for text in ["insecure", "cookies off", "cacert \"ca.pem\"", "cert \"client.pem\"", "key \"client-key.pem\""] {
@@ -333,28 +359,29 @@ struct HTTPEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let sockets = "ls -l /proc/$PPID/fd | grep -c socket || true"
-        let run = try run("""
-        before: sh "\(sockets)"
-        log "=before {{before.stdout}}"
-        sequence {
-          timeout 6s
-          parallel {
-            foreach i in range(1, 1000) parallel {
-              http GET "{{base}}/hold?i={{i}}"
-            }
+        let run = try run(
+            """
+            before: sh "\(sockets)"
+            log "=before {{before.stdout}}"
             sequence {
-              # Until the 1,000 are open (or 5 s have passed).
-              during: sh "i=0; while [ $(\(sockets)) -lt $(({{before.stdout}} + 1000)) ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; \(sockets)"
-              log "=during {{during.stdout}}"
+              timeout 6s
+              parallel {
+                foreach i in range(1, 1000) parallel {
+                  http GET "{{base}}/hold?i={{i}}"
+                }
+                sequence {
+                  # Until the 1,000 are open (or 5 s have passed).
+                  during: sh "i=0; while [ $(\(sockets)) -lt $(({{before.stdout}} + 1000)) ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; \(sockets)"
+                  log "=during {{during.stdout}}"
+                }
+              }
             }
-          }
-        }
-        catch {
-          log "=caught {{error.kind}}"
-        }
-        after: sh "\(sockets)"
-        log "=after {{after.stdout}}"
-        """, ["--http-connections", "1000"], in: space)
+            catch {
+              log "=caught {{error.kind}}"
+            }
+            after: sh "\(sockets)"
+            log "=after {{after.stdout}}"
+            """, ["--http-connections", "1000"], in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         // Sockets the runner had before any request (one may be inherited
         // from the test process) are the baseline.

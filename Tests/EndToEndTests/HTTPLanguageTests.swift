@@ -21,23 +21,24 @@ struct HTTPLanguageTests {
     func textPredicates() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/hello" {
-            expect body == "hello"
-            expect body != "hello!"
-            expect body not contains "error"
-            expect body not matches '^HELLO'
-          }
-          b: http GET "{{base}}/hello" { expect body == "Hello World!" }
-          c: http GET "{{base}}/hello" { expect body not contains "ell" }
-          d: sh "echo ready" {
-            expect stdout == "ready"
-            expect stderr == ""
-            expect stdout not matches '^FAIL'
-          }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/hello" {
+                expect body == "hello"
+                expect body != "hello!"
+                expect body not contains "error"
+                expect body not matches '^HELLO'
+              }
+              b: http GET "{{base}}/hello" { expect body == "Hello World!" }
+              c: http GET "{{base}}/hello" { expect body not contains "ell" }
+              d: sh "echo ready" {
+                expect stdout == "ready"
+                expect stderr == ""
+                expect stdout not matches '^FAIL'
+              }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d succeeded"], "\(run.stdout)")
         #expect(run.errorMessage(of: "b").hasPrefix("expected body to be \"Hello World!\"; body: \"hello\""))
         #expect(run.errorMessage(of: "c").hasPrefix("expected body not to contain \"ell\""))
@@ -47,19 +48,20 @@ struct HTTPLanguageTests {
     func headerPredicates() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/duplicate-headers" {
-            expect header "X-Dup" count == 2
-            expect header "X-Dup" == "two"
-            expect header "X-Dup" != "three"
-            expect header "X-Debug" not exists
-            expect header "X-Debug" count == 0
-          }
-          b: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" count == 1 }
-          c: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" not exists }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/duplicate-headers" {
+                expect header "X-Dup" count == 2
+                expect header "X-Dup" == "two"
+                expect header "X-Dup" != "three"
+                expect header "X-Debug" not exists
+                expect header "X-Debug" count == 0
+              }
+              b: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" count == 1 }
+              c: http GET "{{base}}/duplicate-headers" { expect header "X-Dup" not exists }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed"], "\(run.stdout)")
         #expect(run.errorMessage(of: "b") == "expected header X-Dup count == 1, but it came 2 times")
         #expect(run.errorMessage(of: "c").hasPrefix("expected header X-Dup not to exist, but it came 2 times"))
@@ -69,53 +71,58 @@ struct HTTPLanguageTests {
     func repeatedHeaderValues() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        f: http GET "{{base}}/fruit" {
-          capture fruit = header "x-fruit"
-          capture second = header "X-Fruit" matches '^B(.*)$'
-        }
-        log "=field {{f.header.X-Fruit}}"
-        log "=capture {{f.fruit}}"
-        log "=match {{f.second}}"
-        """, in: space)
+        let run = try run(
+            """
+            f: http GET "{{base}}/fruit" {
+              capture fruit = header "x-fruit"
+              capture second = header "X-Fruit" matches '^B(.*)$'
+            }
+            log "=field {{f.header.X-Fruit}}"
+            log "=capture {{f.fruit}}"
+            log "=match {{f.second}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.logLines(prefix: "=") == ["=field Apple, Banana, Cherry, Date", "=capture Apple, Banana, Cherry, Date",
-                                              "=match anana"])
+        #expect(
+            run.logLines(prefix: "=") == [
+                "=field Apple, Banana, Cherry, Date", "=capture Apple, Banana, Cherry, Date",
+                "=match anana",
+            ])
     }
 
     @Test("JSON: count, contains, matches, is TYPE, not exists, and integers of any size compared exactly")
     func jsonPredicates() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/json" {
-            expect json ".items" count == 2
-            expect json "." count > 5
-            expect json ".token" contains "c12"
-            expect json ".items[0].name" matches '^[a-z]+$'
-            expect json ".count" is integer
-            expect json ".ratio" is number
-            expect json ".ratio" is not integer
-            expect json ".missing" is null
-            expect json ".items" is array
-            expect json ".toto" not exists
-            expect json ".big" == 12345678901234567890
-          }
-          b: http GET "{{base}}/big-numbers" {
-            expect json ".big" == 1000000000000000000000
-            expect json ".next" > 1000000000000000000000
-            expect json ".big" != 1000000000000000000001
-            expect json ".tags" contains "test"
-            expect json ".tags" contains "3"
-            expect json ".tags" not contains "slow"
-          }
-          c: http GET "{{base}}/big-numbers" { expect json ".big" == 1000000000000000000001 }
-          d: http GET "{{base}}/json" { expect json ".items" count == 3 }
-          e: http GET "{{base}}/json" { expect json ".token" is integer }
-          f: http GET "{{base}}/json" { expect json ".token" not exists }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/json" {
+                expect json ".items" count == 2
+                expect json "." count > 5
+                expect json ".token" contains "c12"
+                expect json ".items[0].name" matches '^[a-z]+$'
+                expect json ".count" is integer
+                expect json ".ratio" is number
+                expect json ".ratio" is not integer
+                expect json ".missing" is null
+                expect json ".items" is array
+                expect json ".toto" not exists
+                expect json ".big" == 12345678901234567890
+              }
+              b: http GET "{{base}}/big-numbers" {
+                expect json ".big" == 1000000000000000000000
+                expect json ".next" > 1000000000000000000000
+                expect json ".big" != 1000000000000000000001
+                expect json ".tags" contains "test"
+                expect json ".tags" contains "3"
+                expect json ".tags" not contains "slow"
+              }
+              c: http GET "{{base}}/big-numbers" { expect json ".big" == 1000000000000000000001 }
+              d: http GET "{{base}}/json" { expect json ".items" count == 3 }
+              e: http GET "{{base}}/json" { expect json ".token" is integer }
+              f: http GET "{{base}}/json" { expect json ".token" not exists }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed", "d failed", "e failed", "f failed"], "\(run.stdout)")
         #expect(run.errorMessage(of: "c") == "expected json .big == 1000000000000000000001, got 1000000000000000000000")
         #expect(run.errorMessage(of: "d").hasPrefix("expected json .items count == 3, but it has 2"))
@@ -127,15 +134,16 @@ struct HTTPLanguageTests {
     func captures() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        login: http GET "{{base}}/cookies/set?session=s3cr3t" {
-          capture session = cookie "session"
-          capture type = header "Content-Type" matches '^text/([a-z]+)'
-        }
-        moved: http GET "{{base}}/redirect-to?location=/hello" { capture final = url }
-        log "={{login.session}} {{login.type}}"
-        log "={{moved.final}}"
-        """, in: space)
+        let run = try run(
+            """
+            login: http GET "{{base}}/cookies/set?session=s3cr3t" {
+              capture session = cookie "session"
+              capture type = header "Content-Type" matches '^text/([a-z]+)'
+            }
+            moved: http GET "{{base}}/redirect-to?location=/hello" { capture final = url }
+            log "={{login.session}} {{login.type}}"
+            log "={{moved.final}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)")
         let base = try TestServers.plain()
         #expect(lines(run) == ["=s3cr3t plain", "=\(base)/hello"])
@@ -145,27 +153,31 @@ struct HTTPLanguageTests {
     func requestAttributes() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        var field = "colour"
-        var header = "X-Trace"
-        q: http GET "{{base}}/echo?fixed=1" {
-          query search "a b&c=d/é"
-          query "{{field}}" "red"
-        }
-        auth: http GET "{{base}}/echo" { basic-auth "alice" "pa:ss" }
-        named: http POST "{{base}}/echo" {
-          header "{{header}}" "t-1"
-          form "{{field}}" "blue"
-        }
-        log "={{q.json.path}}"
-        log "={{auth.json.headers.authorization}}"
-        log "={{named.json.headers.x-trace}} {{named.json.body}}"
-        """, in: space)
+        let run = try run(
+            """
+            var field = "colour"
+            var header = "X-Trace"
+            q: http GET "{{base}}/echo?fixed=1" {
+              query search "a b&c=d/é"
+              query "{{field}}" "red"
+            }
+            auth: http GET "{{base}}/echo" { basic-auth "alice" "pa:ss" }
+            named: http POST "{{base}}/echo" {
+              header "{{header}}" "t-1"
+              form "{{field}}" "blue"
+            }
+            log "={{q.json.path}}"
+            log "={{auth.json.headers.authorization}}"
+            log "={{named.json.headers.x-trace}} {{named.json.body}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)")
         // base64("alice:pa:ss") = YWxpY2U6cGE6c3M=
-        #expect(lines(run) == ["=/echo?fixed=1&search=a%20b%26c%3Dd%2F%C3%A9&colour=red",
-                               "=Basic YWxpY2U6cGE6c3M=",
-                               "=t-1 colour=blue"])
+        #expect(
+            lines(run) == [
+                "=/echo?fixed=1&search=a%20b%26c%3Dd%2F%C3%A9&colour=red",
+                "=Basic YWxpY2U6cGE6c3M=",
+                "=t-1 colour=blue",
+            ])
     }
 
     @Test("basic-auth credentials never follow a redirect to another origin")
@@ -174,10 +186,11 @@ struct HTTPLanguageTests {
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try run("""
-        other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" { basic-auth "alice" "secret" }
-        log "=other {{other.json.headers}}"
-        """, in: space)
+        let run = try run(
+            """
+            other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" { basic-auth "alice" "secret" }
+            log "=other {{other.json.headers}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)")
         let other = try #require(lines(run).first)
         #expect(other.contains("\"host\":\"localhost:\(port)\""), "\(other)")
@@ -190,35 +203,40 @@ struct HTTPLanguageTests {
         defer { space.remove() }
         try space.write("report.csv", "a,b;1,2")
         try space.write("logo.bin", "\u{01}\u{02}binary")
-        let run = try run("""
-        up: http POST "{{base}}/multipart" {
-          multipart title "Quarterly \\"report\\""
-          multipart data file "report.csv"
-          multipart logo file "logo.bin" type "image/x-test"
-          expect json ".parts" count == 3
-        }
-        log "={{up.json.parts[0].name}}|{{up.json.parts[0].content}}"
-        log "={{up.json.parts[1].name}}|{{up.json.parts[1].filename}}|{{up.json.parts[1].type}}|{{up.json.parts[1].content}}"
-        log "={{up.json.parts[2].filename}}|{{up.json.parts[2].type}}"
-        missing: http POST "{{base}}/multipart" { multipart data file "absent.csv" }
-        catch { log "={{error.kind}}" }
-        """, in: space)
-        #expect(lines(run) == ["=title|Quarterly \"report\"",
-                               "=data|report.csv|text/csv|a,b;1,2",
-                               "=logo.bin|image/x-test",
-                               "=file"], "\(run.stdout)\(run.stderr)")
+        let run = try run(
+            """
+            up: http POST "{{base}}/multipart" {
+              multipart title "Quarterly \\"report\\""
+              multipart data file "report.csv"
+              multipart logo file "logo.bin" type "image/x-test"
+              expect json ".parts" count == 3
+            }
+            log "={{up.json.parts[0].name}}|{{up.json.parts[0].content}}"
+            log "={{up.json.parts[1].name}}|{{up.json.parts[1].filename}}|{{up.json.parts[1].type}}|{{up.json.parts[1].content}}"
+            log "={{up.json.parts[2].filename}}|{{up.json.parts[2].type}}"
+            missing: http POST "{{base}}/multipart" { multipart data file "absent.csv" }
+            catch { log "={{error.kind}}" }
+            """, in: space)
+        #expect(
+            lines(run) == [
+                "=title|Quarterly \"report\"",
+                "=data|report.csv|text/csv|a,b;1,2",
+                "=logo.bin|image/x-test",
+                "=file",
+            ], "\(run.stdout)\(run.stderr)")
     }
 
     @Test("any upper-case method is sent as written; one a letter away from a standard method gets a warning")
     func methods() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        purge: http PURGE "{{base}}/echo"
-        find: http PROPFIND "{{base}}/echo"
-        typo: http GTE "{{base}}/echo" { expect status 501 }
-        log "={{purge.json.method}} {{find.json.method}}"
-        """, in: space)
+        let run = try run(
+            """
+            purge: http PURGE "{{base}}/echo"
+            find: http PROPFIND "{{base}}/echo"
+            typo: http GTE "{{base}}/echo" { expect status 501 }
+            log "={{purge.json.method}} {{find.json.method}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(lines(run) == ["=PURGE PROPFIND"])
         #expect(run.stderr.contains("warning: 'GTE' is not a standard HTTP method; did you mean 'GET'?"))
@@ -230,7 +248,10 @@ struct HTTPLanguageTests {
         defer { space.remove() }
         let cases: [(String, String)] = [
             ("http GET \"http://u\" { expect json \".a\" is integr }", "unknown JSON type 'integr'; did you mean 'integer'?"),
-            ("http GET \"http://u\" { expect body not == \"x\" }", "expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found '=='; write '!=' for 'not =='"),
+            (
+                "http GET \"http://u\" { expect body not == \"x\" }",
+                "expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found '=='; write '!=' for 'not =='"
+            ),
             ("http GET \"http://u\" {\n form a \"1\"\n multipart b \"2\"\n}", "a request has one body: 'body', 'json', 'form' or 'multipart'"),
             ("http GET \"http://u\" { header \"X Y\" \"1\" }", "'X Y' cannot be a header name"),
             ("http get \"u\"", "'get' is not an HTTP method"),
@@ -260,8 +281,10 @@ struct HTTPLanguageTests {
             "expect json \".big\" == 1000000000000000000000", "capture token = header \"Location\" matches '/([0-9]+)'",
             "capture session = cookie \"sid\"", "capture final = url",
         ]
-        try space.write("g.workflow", "var h = \"X-Trace\"\nsecret pw = \"hunter2\"\nup: http PURGE \"http://127.0.0.1:1/x\" {\n"
-                        + lines.map { "  " + $0 }.joined(separator: "\n") + "\n}\n")
+        try space.write(
+            "g.workflow",
+            "var h = \"X-Trace\"\nsecret pw = \"hunter2\"\nup: http PURGE \"http://127.0.0.1:1/x\" {\n"
+                + lines.map { "  " + $0 }.joined(separator: "\n") + "\n}\n")
         let tree = try Binary.run(["graph", "g.workflow"], in: space.folder)
         #expect(tree.status == 0, "\(tree.stderr)")
         #expect(tree.stdout.contains("up: http PURGE \"http://127.0.0.1:1/x\""))
@@ -282,22 +305,23 @@ struct HTTPLanguageTests {
     func jsonKeysAndContainedValues() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        a: http POST "{{base}}/mirror" {
-          json '{"args": {"ü": "yes", "名前": 7}, "arr": [1, 2, true, null]}'
-          expect json ".args.ü" == "yes"
-          expect json ".args.名前" == 7
-          expect json ".arr" contains 2
-          expect json ".arr" contains true
-          expect json ".arr" contains null
-          expect json ".arr" not contains 5
-        }
-        log "=ü {{a.json.args.ü}}"
-        b: http POST "{{base}}/mirror" {
-          json '{"arr": [1, 2]}'
-          expect json ".arr" contains 3
-        }
-        """, in: space)
+        let run = try run(
+            """
+            a: http POST "{{base}}/mirror" {
+              json '{"args": {"ü": "yes", "名前": 7}, "arr": [1, 2, true, null]}'
+              expect json ".args.ü" == "yes"
+              expect json ".args.名前" == 7
+              expect json ".arr" contains 2
+              expect json ".arr" contains true
+              expect json ".arr" contains null
+              expect json ".arr" not contains 5
+            }
+            log "=ü {{a.json.args.ü}}"
+            b: http POST "{{base}}/mirror" {
+              json '{"arr": [1, 2]}'
+              expect json ".arr" contains 3
+            }
+            """, in: space)
         #expect(run.step("a")?["status"] as? String == "succeeded", "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=ü ") == ["=ü yes"])
         #expect(run.errorMessage(of: "b") == "expected json .arr to contain \"3\", got [1,2]")
@@ -305,32 +329,35 @@ struct HTTPLanguageTests {
 
     @Test("a URL written whole is checked before running: scheme, host and port said where they are wrong")
     func literalURLsChecked() throws {
-        try Workspace.expectCheckRefuses("""
-        a: http GET "htp:/x"
-        b: http GET "127.0.0.1:8080/raw"
-        c: http GET "http://127.0.0.1:99999/x"
-        d: http GET "http:///path"
-        e: http GET "http://127.0.0.1:80a/x"
-        f: http GET "http:/127.0.0.1/x"
-        g: http GET "http://127.0.0.1:{{port}}/fine-at-check"
-        """, with: [
-            "bad.workflow:1:13: error: 'htp:/x' is not an http:// or https:// URL (its scheme is 'htp'; did you mean 'http'?)",
-            "bad.workflow:2:13: error: '127.0.0.1:8080/raw' is not an http:// or https:// URL (it has no scheme; write it as 'http://127.0.0.1:8080/raw')",
-            "bad.workflow:3:13: error: 'http://127.0.0.1:99999/x': its port 99999 is out of range (1 to 65535)",
-            "bad.workflow:4:13: error: 'http:///path' has no host",
-            "bad.workflow:5:13: error: 'http://127.0.0.1:80a/x': its port '80a' is not a number",
-            "bad.workflow:6:13: error: 'http:/127.0.0.1/x': write 'http://' with two slashes before the host",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            a: http GET "htp:/x"
+            b: http GET "127.0.0.1:8080/raw"
+            c: http GET "http://127.0.0.1:99999/x"
+            d: http GET "http:///path"
+            e: http GET "http://127.0.0.1:80a/x"
+            f: http GET "http:/127.0.0.1/x"
+            g: http GET "http://127.0.0.1:{{port}}/fine-at-check"
+            """,
+            with: [
+                "bad.workflow:1:13: error: 'htp:/x' is not an http:// or https:// URL (its scheme is 'htp'; did you mean 'http'?)",
+                "bad.workflow:2:13: error: '127.0.0.1:8080/raw' is not an http:// or https:// URL (it has no scheme; write it as 'http://127.0.0.1:8080/raw')",
+                "bad.workflow:3:13: error: 'http://127.0.0.1:99999/x': its port 99999 is out of range (1 to 65535)",
+                "bad.workflow:4:13: error: 'http:///path' has no host",
+                "bad.workflow:5:13: error: 'http://127.0.0.1:80a/x': its port '80a' is not a number",
+                "bad.workflow:6:13: error: 'http:/127.0.0.1/x': write 'http://' with two slashes before the host",
+            ])
     }
 
     @Test("a URL made at run time with a port out of range fails its step saying so")
     func portOutOfRangeAtRunTime() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        var port = "99999"
-        a: http GET "http://127.0.0.1:{{port}}/x"
-        """)
+        let run = try space.run(
+            """
+            var port = "99999"
+            a: http GET "http://127.0.0.1:{{port}}/x"
+            """)
         #expect(run.status == 1)
         #expect(run.message(of: "a").contains("its port 99999 is out of range (1 to 65535)"), "\(run.stdout)")
     }

@@ -15,23 +15,24 @@ struct HurlDepthTests {
     func jsonQueries() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/json" {
-            expect json "$.items[*].id" count == 2
-            expect json "$.items[*].id" contains "7"
-            expect json "$..name" contains "second"
-            expect json "$.items[?(@.id > 10)].name" contains "first"
-            expect json "$.items[?(@.name == 'second')]" exists
-            expect json "$.items[?(@.id > 100)]" not exists
-            expect json "$.items[0].id" == 42
-          }
-          b: http GET "{{base}}/json" { expect json "$.items[?(@.id > 100)]" count == 1 }
-          c: http GET "{{base}}/json" { expect json "$..id" contains "8" }
-          d: http GET "{{base}}/json" { expect json "$.items[?(@.id < 10)]" not exists }
-          e: http GET "{{base}}/json" { expect json "$.items[*].color" exists }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/json" {
+                expect json "$.items[*].id" count == 2
+                expect json "$.items[*].id" contains "7"
+                expect json "$..name" contains "second"
+                expect json "$.items[?(@.id > 10)].name" contains "first"
+                expect json "$.items[?(@.name == 'second')]" exists
+                expect json "$.items[?(@.id > 100)]" not exists
+                expect json "$.items[0].id" == 42
+              }
+              b: http GET "{{base}}/json" { expect json "$.items[?(@.id > 100)]" count == 1 }
+              c: http GET "{{base}}/json" { expect json "$..id" contains "8" }
+              d: http GET "{{base}}/json" { expect json "$.items[?(@.id < 10)]" not exists }
+              e: http GET "{{base}}/json" { expect json "$.items[*].color" exists }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)")
         #expect(run.errorMessage(of: "b") == "expected json $.items[?(@.id > 100)] count == 1, but it has 0: []")
         #expect(run.errorMessage(of: "c") == #"expected json $..id to contain "8", got [42,7]"#)
@@ -43,10 +44,11 @@ struct HurlDepthTests {
     func captureQuery() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        a: http GET "{{base}}/json" { capture names = json "$.items[*].name" }
-        log "={{a.names}}"
-        """, in: space)
+        let run = try run(
+            """
+            a: http GET "{{base}}/json" { capture names = json "$.items[*].name" }
+            log "={{a.names}}"
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.logLines(prefix: "=") == [#"=["first","second"]"#], "\(run.stdout)")
     }
@@ -56,54 +58,61 @@ struct HurlDepthTests {
         let space = try Workspace()
         defer { space.remove() }
         let array = #"json '[{"id": 1, "name": "ink"}, {"id": 2, "name": "paper"}, {"id": 3, "name": "pen"}]'"#
-        let run = try run("""
-        a: http POST "{{base}}/mirror" {
-          \(array)
-          expect json "$[0].id" == 1
-          expect json "$[2].name" == "pen"
-          expect json "$[*].id" == [1, 2, 3]
-          expect json "$[*]" count == 3
-          expect json "$[*].id" | count == 3
-          expect json "$[?(@.id > 1)].name" == ["paper", "pen"]
-          expect json "$..name" contains "ink"
-          expect json "." count == 3
-          expect json "[1].name" == "paper"
-          expect json "$" isList
-          capture ids = json "$[*].id"
-          capture last = json "$[*].name" | last
-        }
-        log "={{a.ids}} {{a.last}} {{a.json[1].name}} {{a.body | jsonpath "$[2].id"}} {{a.ids | count}}"
-        parallel keep-going {
-          b: http POST "{{base}}/mirror" {
-            \(array)
-            expect json "$[0].id" == 2
-          }
-          c: http POST "{{base}}/mirror" {
-            \(array)
-            expect json "$[*].id" == [3, 2, 1]
-          }
-          d: http POST "{{base}}/mirror" {
-            \(array)
-            expect json "$[*]" count == 2
-          }
-          e: http POST "{{base}}/mirror" {
-            \(array)
-            expect json "$[5].id" exists
-          }
-          f: http POST "{{base}}/mirror" {
-            \(array)
-            expect json "$[*].name" contains "ruler"
-          }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            a: http POST "{{base}}/mirror" {
+              \(array)
+              expect json "$[0].id" == 1
+              expect json "$[2].name" == "pen"
+              expect json "$[*].id" == [1, 2, 3]
+              expect json "$[*]" count == 3
+              expect json "$[*].id" | count == 3
+              expect json "$[?(@.id > 1)].name" == ["paper", "pen"]
+              expect json "$..name" contains "ink"
+              expect json "." count == 3
+              expect json "[1].name" == "paper"
+              expect json "$" isList
+              capture ids = json "$[*].id"
+              capture last = json "$[*].name" | last
+            }
+            log "={{a.ids}} {{a.last}} {{a.json[1].name}} {{a.body | jsonpath "$[2].id"}} {{a.ids | count}}"
+            parallel keep-going {
+              b: http POST "{{base}}/mirror" {
+                \(array)
+                expect json "$[0].id" == 2
+              }
+              c: http POST "{{base}}/mirror" {
+                \(array)
+                expect json "$[*].id" == [3, 2, 1]
+              }
+              d: http POST "{{base}}/mirror" {
+                \(array)
+                expect json "$[*]" count == 2
+              }
+              e: http POST "{{base}}/mirror" {
+                \(array)
+                expect json "$[5].id" exists
+              }
+              f: http POST "{{base}}/mirror" {
+                \(array)
+                expect json "$[*].name" contains "ruler"
+              }
+            }
+            """, in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-        #expect(run.statuses == ["a succeeded", "log@18:1 succeeded", "b failed", "c failed", "d failed", "e failed", "f failed"],
-                "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.statuses == ["a succeeded", "log@18:1 succeeded", "b failed", "c failed", "d failed", "e failed", "f failed"],
+            "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=") == ["=[1,2,3] pen paper 3 3"], "\(run.stdout)")
         #expect(run.errorMessage(of: "b") == "expected json $[0].id == 2, got 1")
         #expect(run.errorMessage(of: "c") == "expected json $[*].id == [3, 2, 1], got [1,2,3]")
-        #expect(run.errorMessage(of: "d") == #"expected json $[*] count == 2, but it has 3: [{"id":1,"name":"ink"},{"id":2,"name":"paper"},{"id":3,"name":"pen"}]"#)
-        #expect(run.errorMessage(of: "e") == #"expected json $[5].id to exist, but index 5 out of range (3 elements); body: "[{\"id\": 1, \"name\": \"ink\"}, {\"id\": 2, \"name\": \"paper\"}, {\"id\": 3, \"name\": \"pen\"}]""#)
+        #expect(
+            run.errorMessage(of: "d")
+                == #"expected json $[*] count == 2, but it has 3: [{"id":1,"name":"ink"},{"id":2,"name":"paper"},{"id":3,"name":"pen"}]"#)
+        #expect(
+            run.errorMessage(of: "e")
+                == #"expected json $[5].id to exist, but index 5 out of range (3 elements); body: "[{\"id\": 1, \"name\": \"ink\"}, {\"id\": 2, \"name\": \"paper\"}, {\"id\": 3, \"name\": \"pen\"}]""#
+        )
         #expect(run.errorMessage(of: "f") == #"expected json $[*].name to contain "ruler", got ["ink","paper","pen"]"#)
     }
 
@@ -111,38 +120,43 @@ struct HurlDepthTests {
     func bodyAsserts() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/hello" {
-            expect body startsWith "he"
-            expect body endsWith "llo"
-            expect body not startsWith "llo"
-            expect header "Content-Type" startsWith "text/"
-            expect header "Content-Type" endsWith "/plain"
-            expect header "Content-Type" not startsWith "application/"
-            expect header "Content-Type" not endsWith "json"
-            expect sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
-            expect bytes count == 5
-          }
-          b: http GET "{{base}}/hello" { expect body startsWith "hi" }
-          c: http GET "{{base}}/hello" { expect body not endsWith "lo" }
-          d: http GET "{{base}}/hello" { expect sha256 == "0000000000000000000000000000000000000000000000000000000000000000" }
-          e: http GET "{{base}}/hello" { expect bytes count > 5 }
-          f: http GET "{{base}}/hello" { expect header "Content-Type" startsWith "application/" }
-          g: http GET "{{base}}/hello" { expect header "Content-Type" endsWith "json" }
-          h: http GET "{{base}}/hello" { expect header "Content-Type" not endsWith "plain" }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/hello" {
+                expect body startsWith "he"
+                expect body endsWith "llo"
+                expect body not startsWith "llo"
+                expect header "Content-Type" startsWith "text/"
+                expect header "Content-Type" endsWith "/plain"
+                expect header "Content-Type" not startsWith "application/"
+                expect header "Content-Type" not endsWith "json"
+                expect sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+                expect bytes count == 5
+              }
+              b: http GET "{{base}}/hello" { expect body startsWith "hi" }
+              c: http GET "{{base}}/hello" { expect body not endsWith "lo" }
+              d: http GET "{{base}}/hello" { expect sha256 == "0000000000000000000000000000000000000000000000000000000000000000" }
+              e: http GET "{{base}}/hello" { expect bytes count > 5 }
+              f: http GET "{{base}}/hello" { expect header "Content-Type" startsWith "application/" }
+              g: http GET "{{base}}/hello" { expect header "Content-Type" endsWith "json" }
+              h: http GET "{{base}}/hello" { expect header "Content-Type" not endsWith "plain" }
+            }
+            """, in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed", "f failed", "g failed", "h failed"], "\(run.stdout)")
         #expect(run.errorMessage(of: "b") == #"expected body to start with "hi"; body: "hello""#)
         #expect(run.errorMessage(of: "c") == #"expected body not to end with "lo"; body: "hello""#)
-        #expect(run.errorMessage(of: "d") == "expected sha256 == 0000000000000000000000000000000000000000000000000000000000000000, "
+        #expect(
+            run.errorMessage(of: "d") == "expected sha256 == 0000000000000000000000000000000000000000000000000000000000000000, "
                 + "got 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
         #expect(run.errorMessage(of: "e") == "expected bytes count > 5, but the body has 5 bytes")
-        #expect(run.errorMessage(of: "f") == #"expected header Content-Type to start with "application/", got "text/plain""#, "\(run.errorMessage(of: "f"))")
+        #expect(
+            run.errorMessage(of: "f") == #"expected header Content-Type to start with "application/", got "text/plain""#,
+            "\(run.errorMessage(of: "f"))")
         #expect(run.errorMessage(of: "g") == #"expected header Content-Type to end with "json", got "text/plain""#, "\(run.errorMessage(of: "g"))")
-        #expect(run.errorMessage(of: "h") == #"expected header Content-Type not to end with "plain", got "text/plain""#, "\(run.errorMessage(of: "h"))")
+        #expect(
+            run.errorMessage(of: "h") == #"expected header Content-Type not to end with "plain", got "text/plain""#, "\(run.errorMessage(of: "h"))")
     }
 
     @Test("check refuses a SHA-256 that is not 64 lower-case hex digits, and bytes without count")
@@ -161,17 +175,17 @@ struct HurlDepthTests {
         let space = try Workspace()
         defer { space.remove() }
         let text = """
-        workflow "t"
-        a: http GET "http://127.0.0.1:1/x" {
-          expect json "$.items[?(@.price > 10)].name" contains "ink"
-          expect json "$..id" count == 2
-          expect json ".id" not isUuid
-          expect body not startsWith "x"
-          expect sha256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
-          expect bytes count >= 5
-        }
+            workflow "t"
+            a: http GET "http://127.0.0.1:1/x" {
+              expect json "$.items[?(@.price > 10)].name" contains "ink"
+              expect json "$..id" count == 2
+              expect json ".id" not isUuid
+              expect body not startsWith "x"
+              expect sha256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+              expect bytes count >= 5
+            }
 
-        """
+            """
         let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
         try space.write("t.workflow", text)
@@ -184,9 +198,10 @@ struct HurlDepthTests {
     func malformedQuery() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        a: http GET "{{base}}/json" { expect json "$.items[?(id > 1)]" count == 1 }
-        """, in: space)
+        let run = try run(
+            """
+            a: http GET "{{base}}/json" { expect json "$.items[?(id > 1)]" count == 1 }
+            """, in: space)
         #expect(run.status != 0)
         #expect(run.stderr.contains("invalid JSON path: a JSON path filter starts with '@'"), "\(run.stderr)")
     }

@@ -11,8 +11,8 @@ struct HurlFilterFailuresTests {
     /// A document the server's `/mirror` answers with: a text, a list, an
     /// object, and texts to decode.
     private static let document = #"""
-    json '{"token": "abc123", "ratio": 0.5, "names": ["first", "second"], "ids": [42, 7], "o": {"a": 1}, "odd": "odd value", "b64": "aGVsbG8=", "bad64": "a$b", "pct": "a%20b", "inner": "{\"id\": 5}"}'
-    """#
+        json '{"token": "abc123", "ratio": 0.5, "names": ["first", "second"], "ids": [42, 7], "o": {"a": 1}, "odd": "odd value", "b64": "aGVsbG8=", "bad64": "a$b", "pct": "a%20b", "inner": "{\"id\": 5}"}'
+        """#
 
     /// Runs each expectation in a step of its own (`p0`, `p1` ...) of one
     /// `parallel keep-going`, against `/mirror` answering `document`.
@@ -50,8 +50,10 @@ struct HurlFilterFailuresTests {
             (#"json ".b64" | base64Decode == "bye""#, #"expected json ".b64" | base64Decode == "bye", got "hello""#),
             (#"json ".odd" | urlEncode == "odd+value""#, #"expected json ".odd" | urlEncode == "odd+value", got "odd%20value""#),
             (#"json ".pct" | urlDecode == "a%20b""#, #"expected json ".pct" | urlDecode == "a%20b", got "a b""#),
-            (#"json ".token" | sha256 startsWith "0000""#,
-             #"expected json ".token" | sha256 to start with "0000", got "6ca13d52ca70c883e0f0bb101e425a89e8624de51db2d2392593af6a84118090""#),
+            (
+                #"json ".token" | sha256 startsWith "0000""#,
+                #"expected json ".token" | sha256 to start with "0000", got "6ca13d52ca70c883e0f0bb101e425a89e8624de51db2d2392593af6a84118090""#
+            ),
             (#"json ".inner" | jsonpath "$.id" == 6"#, #"expected json ".inner" | jsonpath "$.id" == 6, got 5"#),
         ])
     }
@@ -61,18 +63,40 @@ struct HurlFilterFailuresTests {
         try expectFailures([
             (#"json ".token" | first == "a""#, #"expected json ".token" | first == "a", but first: it applies to a list, not the text "abc123""#),
             (#"json ".o" | last == 1"#, #"expected json ".o" | last == 1, but last: it applies to a list, not the object {"a":1}"#),
-            (#"json ".names" | split "," | count == 2"#,
-             #"expected json ".names" | split "," | count == 2, but split ",": it applies to a text, not the list ["first","second"]"#),
-            (#"json ".o" | replace "a" "b" == "b""#, #"expected json ".o" | replace "a" "b" == "b", but replace "a" "b": it applies to a text, not the object {"a":1}"#),
-            (#"json ".names" | lower == "first""#, #"expected json ".names" | lower == "first", but lower: it applies to a text, not the list ["first","second"]"#),
+            (
+                #"json ".names" | split "," | count == 2"#,
+                #"expected json ".names" | split "," | count == 2, but split ",": it applies to a text, not the list ["first","second"]"#
+            ),
+            (
+                #"json ".o" | replace "a" "b" == "b""#,
+                #"expected json ".o" | replace "a" "b" == "b", but replace "a" "b": it applies to a text, not the object {"a":1}"#
+            ),
+            (
+                #"json ".names" | lower == "first""#,
+                #"expected json ".names" | lower == "first", but lower: it applies to a text, not the list ["first","second"]"#
+            ),
             (#"json ".token" | toFloat == 1"#, #"expected json ".token" | toFloat == 1, but toFloat: the text "abc123" is not a number"#),
-            (#"json ".ids" | base64Encode == "x""#, #"expected json ".ids" | base64Encode == "x", but base64Encode: it applies to a text, not the list [42,7]"#),
-            (#"json ".bad64" | base64Decode == "x""#, #"expected json ".bad64" | base64Decode == "x", but base64Decode: the text "a$b" is not base64"#),
-            (#"json ".o" | urlEncode == "x""#, #"expected json ".o" | urlEncode == "x", but urlEncode: it applies to a text, not the object {"a":1}"#),
-            (#"json ".ids" | urlDecode == "x""#, #"expected json ".ids" | urlDecode == "x", but urlDecode: it applies to a text, not the list [42,7]"#),
+            (
+                #"json ".ids" | base64Encode == "x""#,
+                #"expected json ".ids" | base64Encode == "x", but base64Encode: it applies to a text, not the list [42,7]"#
+            ),
+            (
+                #"json ".bad64" | base64Decode == "x""#,
+                #"expected json ".bad64" | base64Decode == "x", but base64Decode: the text "a$b" is not base64"#
+            ),
+            (
+                #"json ".o" | urlEncode == "x""#,
+                #"expected json ".o" | urlEncode == "x", but urlEncode: it applies to a text, not the object {"a":1}"#
+            ),
+            (
+                #"json ".ids" | urlDecode == "x""#,
+                #"expected json ".ids" | urlDecode == "x", but urlDecode: it applies to a text, not the list [42,7]"#
+            ),
             (#"json ".ids" | sha256 == "x""#, #"expected json ".ids" | sha256 == "x", but sha256: it applies to a text, not the list [42,7]"#),
-            (#"json ".token" | jsonpath "$.id" == 1"#,
-             #"expected json ".token" | jsonpath "$.id" == 1, but jsonpath "$.id": the text is not JSON (unexpected character 'a' at byte 0): the text "abc123""#),
+            (
+                #"json ".token" | jsonpath "$.id" == 1"#,
+                #"expected json ".token" | jsonpath "$.id" == 1, but jsonpath "$.id": the text is not JSON (unexpected character 'a' at byte 0): the text "abc123""#
+            ),
         ])
     }
 }

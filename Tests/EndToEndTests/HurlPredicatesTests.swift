@@ -16,36 +16,37 @@ struct HurlPredicatesTests {
     /// A document with one value of each shape the predicates tell apart,
     /// sent to the server's `/mirror`, which answers with it.
     private static let document = #"""
-    json '{"id": "123e4567-e89b-12d3-a456-426614174000", "at": "2026-01-31T12:00:00Z", "day": "2026-01-31", "v4": "10.0.0.1", "v6": "::1", "n": 3, "s": "text", "t": true, "o": {"a": 1}, "l": [1, 2], "e": [], "eo": {}, "es": ""}'
-    """#
+        json '{"id": "123e4567-e89b-12d3-a456-426614174000", "at": "2026-01-31T12:00:00Z", "day": "2026-01-31", "v4": "10.0.0.1", "v6": "::1", "n": 3, "s": "text", "t": true, "o": {"a": 1}, "l": [1, 2], "e": [], "eo": {}, "es": ""}'
+        """#
 
     @Test("every predicate holds on a value of its shape, and not one on a value of another shape")
     func holding() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        a: http POST "{{base}}/mirror" {
-          \(Self.document)
-          expect json ".id" isUuid
-          expect json ".at" isIsoDate
-          expect json ".v4" isIpv4
-          expect json ".v6" isIpv6
-          expect json ".v4" not isIpv6
-          expect json ".n" isNumber
-          expect json ".s" isString
-          expect json ".n" not isString
-          expect json ".t" isBoolean
-          expect json ".s" not isBoolean
-          expect json ".o" isObject
-          expect json ".l" not isObject
-          expect json ".l" isList
-          expect json ".o" not isList
-          expect json ".e" isEmpty
-          expect json ".eo" isEmpty
-          expect json ".es" isEmpty
-          expect json ".l" not isEmpty
-        }
-        """, in: space)
+        let run = try run(
+            """
+            a: http POST "{{base}}/mirror" {
+              \(Self.document)
+              expect json ".id" isUuid
+              expect json ".at" isIsoDate
+              expect json ".v4" isIpv4
+              expect json ".v6" isIpv6
+              expect json ".v4" not isIpv6
+              expect json ".n" isNumber
+              expect json ".s" isString
+              expect json ".n" not isString
+              expect json ".t" isBoolean
+              expect json ".s" not isBoolean
+              expect json ".o" isObject
+              expect json ".l" not isObject
+              expect json ".l" isList
+              expect json ".o" not isList
+              expect json ".e" isEmpty
+              expect json ".eo" isEmpty
+              expect json ".es" isEmpty
+              expect json ".l" not isEmpty
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded"], "\(run.stdout)\(run.stderr)")
     }
 
@@ -69,7 +70,8 @@ struct HurlPredicatesTests {
         var workflow = "parallel keep-going {\n"
         for (index, check) in cases.enumerated() {
             workflow += "  p\(index): http POST \"{{base}}/mirror\" {\n"
-            workflow += #"    json '{"id": "not-a-uuid", "day": "2026-01-31", "v4": "10.0.0.1", "v6": "::1", "n": 3, "s": "text", "t": true, "o": {"a": 1}, "l": [1, 2]}'"#
+            workflow +=
+                #"    json '{"id": "not-a-uuid", "day": "2026-01-31", "v4": "10.0.0.1", "v6": "::1", "n": 3, "s": "text", "t": true, "o": {"a": 1}, "l": [1, 2]}'"#
             workflow += "\n    expect \(check.predicate)\n  }\n"
         }
         let run = try run(workflow + "}\n", in: space)
@@ -84,21 +86,22 @@ struct HurlPredicatesTests {
     func onText() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/hello" {
-            expect body isString
-            expect body not isBoolean
-            expect body not isObject
-            expect header "Content-Type" isString
-            expect header "Content-Type" not isEmpty
-          }
-          b: http GET "{{base}}/hello" { expect body isBoolean }
-          c: http GET "{{base}}/hello" { expect header "Content-Type" isObject }
-          d: http GET "{{base}}/redirect-to?status=200&location=10.1.2.3" { expect header "Location" isIpv6 }
-          e: http GET "{{base}}/hello" { expect body not isString }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/hello" {
+                expect body isString
+                expect body not isBoolean
+                expect body not isObject
+                expect header "Content-Type" isString
+                expect header "Content-Type" not isEmpty
+              }
+              b: http GET "{{base}}/hello" { expect body isBoolean }
+              c: http GET "{{base}}/hello" { expect header "Content-Type" isObject }
+              d: http GET "{{base}}/redirect-to?status=200&location=10.1.2.3" { expect header "Location" isIpv6 }
+              e: http GET "{{base}}/hello" { expect body not isString }
+            }
+            """, in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed", "e failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "b") == #"expected body isBoolean, got "hello""#)

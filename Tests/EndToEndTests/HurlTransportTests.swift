@@ -17,58 +17,63 @@ struct HurlTransportTests {
         let space = try Workspace()
         defer { space.remove() }
         let socket = try TestServers.unixSocket()
-        let run = try space.run("""
-        workflow "unix"
-        parallel keep-going {
-          a: http GET "http://localhost/hello" {
-            unix-socket "\(socket)"
-            expect body == "hello"
-            expect version == "1.1"
-          }
-          b: http POST "http://api.internal/mirror" {
-            unix-socket "\(socket)"
-            json '{"n": 1}'
-            expect json ".n" == 1
-          }
-          c: http GET "http://localhost/hello" { unix-socket "\(space.path("none.sock"))" }
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "unix"
+            parallel keep-going {
+              a: http GET "http://localhost/hello" {
+                unix-socket "\(socket)"
+                expect body == "hello"
+                expect version == "1.1"
+              }
+              b: http POST "http://api.internal/mirror" {
+                unix-socket "\(socket)"
+                json '{"n": 1}'
+                expect json ".n" == 1
+              }
+              c: http GET "http://localhost/hello" { unix-socket "\(space.path("none.sock"))" }
+            }
+            """)
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
-        #expect(run.errorMessage(of: "c") == "GET http://localhost/hello: could not connect to the Unix socket \(space.path("none.sock")) (No such file or directory)",
-                "\(run.errorMessage(of: "c"))")
+        #expect(
+            run.errorMessage(of: "c")
+                == "GET http://localhost/hello: could not connect to the Unix socket \(space.path("none.sock")) (No such file or directory)",
+            "\(run.errorMessage(of: "c"))")
         #expect(run.error(of: "c")?["kind"] as? String == "network")
     }
 
-    @Test("unix-socket over libcurl: HTTPS and HTTP/2 (nginx on a Unix socket), HTTP/1.1 when asked; expecting the other version fails saying which came",
-          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
+    @Test(
+        "unix-socket over libcurl: HTTPS and HTTP/2 (nginx on a Unix socket), HTTP/1.1 when asked; expecting the other version fails saying which came",
+        .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func unixSocketOverTLS() throws {
         let nginx = try TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
         defer { space.remove() }
         let ca = nginx.certificates.appendingPathComponent("ca.pem").path
-        let run = try space.run("""
-        workflow "unix"
-        parallel keep-going {
-          a: http GET "https://127.0.0.1/hello" {
-            unix-socket "\(nginx.socket)"
-            cacert "\(ca)"
-            expect body == "hello"
-            expect version == "2"
-          }
-          b: http GET "https://127.0.0.1/hello" {
-            unix-socket "\(nginx.socket)"
-            cacert "\(ca)"
-            http-version 1.1
-            expect body == "hello"
-            expect version == "1.1"
-          }
-          c: http GET "https://127.0.0.1/hello" {
-            unix-socket "\(nginx.socket)"
-            cacert "\(ca)"
-            expect version == "1.1"
-          }
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "unix"
+            parallel keep-going {
+              a: http GET "https://127.0.0.1/hello" {
+                unix-socket "\(nginx.socket)"
+                cacert "\(ca)"
+                expect body == "hello"
+                expect version == "2"
+              }
+              b: http GET "https://127.0.0.1/hello" {
+                unix-socket "\(nginx.socket)"
+                cacert "\(ca)"
+                http-version 1.1
+                expect body == "hello"
+                expect version == "1.1"
+              }
+              c: http GET "https://127.0.0.1/hello" {
+                unix-socket "\(nginx.socket)"
+                cacert "\(ca)"
+                expect version == "1.1"
+              }
+            }
+            """)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "c") == #"expected version == "1.1", got "2""#)
@@ -80,25 +85,27 @@ struct HurlTransportTests {
         defer { space.remove() }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
-        let plainPort = URL(string: plain)!.port!, tlsPort = URL(string: tls.url)!.port!
-        let run = try space.run("""
-        workflow "resolve"
-        parallel keep-going {
-          a: http GET "http://api.promise-run.test:\(plainPort)/hello" {
-            resolve "api.promise-run.test:\(plainPort):127.0.0.1"
-            expect body == "hello"
-          }
-          b: http GET "https://api.promise-run.test:\(tlsPort)/hello" {
-            resolve "api.promise-run.test:\(tlsPort):127.0.0.1"
-            cacert "\(tls.file("ca.pem"))"
-            expect body == "hello"
-            expect url == "https://api.promise-run.test:\(tlsPort)/hello"
-          }
-          c: http GET "http://api.promise-run.test:\(plainPort)/hello" {
-            resolve "other.promise-run.test:\(plainPort):127.0.0.1"
-          }
-        }
-        """)
+        let plainPort = URL(string: plain)!.port!
+        let tlsPort = URL(string: tls.url)!.port!
+        let run = try space.run(
+            """
+            workflow "resolve"
+            parallel keep-going {
+              a: http GET "http://api.promise-run.test:\(plainPort)/hello" {
+                resolve "api.promise-run.test:\(plainPort):127.0.0.1"
+                expect body == "hello"
+              }
+              b: http GET "https://api.promise-run.test:\(tlsPort)/hello" {
+                resolve "api.promise-run.test:\(tlsPort):127.0.0.1"
+                cacert "\(tls.file("ca.pem"))"
+                expect body == "hello"
+                expect url == "https://api.promise-run.test:\(tlsPort)/hello"
+              }
+              c: http GET "http://api.promise-run.test:\(plainPort)/hello" {
+                resolve "other.promise-run.test:\(plainPort):127.0.0.1"
+              }
+            }
+            """)
         #expect(run.statuses == ["a succeeded", "b succeeded", "c failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "c").contains("could not find the host 'api.promise-run.test'"), "\(run.errorMessage(of: "c"))")
     }
@@ -141,69 +148,77 @@ struct HurlTransportTests {
         defer { for descriptor in hole.descriptors { close(descriptor) } }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run("""
-        workflow "connect"
-        parallel keep-going {
-          a: http GET "http://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
-          b: http GET "https://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
-          c: http GET "\(plain)/slow?ms=500" { connect-timeout 200ms }
-          d: http GET "\(tls.url)/hello" {
-            connect-timeout 2s
-            cacert "\(tls.file("ca.pem"))"
-          }
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "connect"
+            parallel keep-going {
+              a: http GET "http://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
+              b: http GET "https://127.0.0.1:\(hole.port)/" { connect-timeout 300ms }
+              c: http GET "\(plain)/slow?ms=500" { connect-timeout 200ms }
+              d: http GET "\(tls.url)/hello" {
+                connect-timeout 2s
+                cacert "\(tls.file("ca.pem"))"
+              }
+            }
+            """)
         #expect(run.statuses == ["a failed", "b failed", "c succeeded", "d succeeded"], "\(run.stdout)\(run.stderr)")
-        #expect(run.errorMessage(of: "a") == "GET http://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
-        #expect(run.errorMessage(of: "b") == "GET https://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(
+            run.errorMessage(of: "a")
+                == "GET http://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
+        #expect(
+            run.errorMessage(of: "b")
+                == "GET https://127.0.0.1:\(hole.port)/: could not connect to 127.0.0.1:\(hole.port) within 300ms (connect-timeout)")
         #expect(run.error(of: "a")?["kind"] as? String == "timeout")
         #expect(run.error(of: "b")?["kind"] as? String == "timeout")
     }
 
-    @Test("http-version and --http-version: HTTP/2 over TLS by default, 1.1 when asked, HTTP/2 over plain HTTP when asked; the step's wins",
-          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
+    @Test(
+        "http-version and --http-version: HTTP/2 over TLS by default, 1.1 when asked, HTTP/2 over plain HTTP when asked; the step's wins",
+        .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func httpVersions() throws {
-        let h2 = try TestServers.required(TestServers.nginxHTTP2()), h2c = try TestServers.required(TestServers.nginxH2CAndUnix())
+        let h2 = try TestServers.required(TestServers.nginxHTTP2())
+        let h2c = try TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
         defer { space.remove() }
         let plain = try TestServers.plain()
         let workflow = """
-        workflow "versions"
-        parallel keep-going {
-          default: http GET "\(h2.url)/hello" { cacert "\(h2.file("ca.pem"))" }
-          one: http GET "\(h2.url)/hello" {
-            cacert "\(h2.file("ca.pem"))"
-            http-version 1.1
-            expect version == "1.1"
-          }
-          two: http GET "\(h2.url)/hello" {
-            cacert "\(h2.file("ca.pem"))"
-            http-version 2
-            expect version == "2"
-          }
-          cleartext: http GET "\(h2c.url)/hello" {
-            http-version 2
-            expect version == "2"
-            expect body == "hello"
-          }
-          plain: http GET "\(plain)/hello" { expect version == "1.1" }
-        }
-        log "=default {{default.version}}"
-        """
+            workflow "versions"
+            parallel keep-going {
+              default: http GET "\(h2.url)/hello" { cacert "\(h2.file("ca.pem"))" }
+              one: http GET "\(h2.url)/hello" {
+                cacert "\(h2.file("ca.pem"))"
+                http-version 1.1
+                expect version == "1.1"
+              }
+              two: http GET "\(h2.url)/hello" {
+                cacert "\(h2.file("ca.pem"))"
+                http-version 2
+                expect version == "2"
+              }
+              cleartext: http GET "\(h2c.url)/hello" {
+                http-version 2
+                expect version == "2"
+                expect body == "hello"
+              }
+              plain: http GET "\(plain)/hello" { expect version == "1.1" }
+            }
+            log "=default {{default.version}}"
+            """
         let run = try space.run(workflow)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=") == ["=default 2"], "\(run.stdout)")
         let forced = try space.run(workflow, ["--http-version", "1.1"])
         #expect(forced.status == 0, "\(forced.stdout)\(forced.stderr)")
         #expect(forced.logLines(prefix: "=") == ["=default 1.1"], "\(forced.stdout)")
-        let asked = try space.run("""
-        workflow "asked"
-        one: http GET "\(h2.url)/hello" {
-          cacert "\(h2.file("ca.pem"))"
-          http-version 1.1
-          expect version == "2"
-        }
-        """)
+        let asked = try space.run(
+            """
+            workflow "asked"
+            one: http GET "\(h2.url)/hello" {
+              cacert "\(h2.file("ca.pem"))"
+              http-version 1.1
+              expect version == "2"
+            }
+            """)
         #expect(asked.status == 1, "\(asked.stdout)\(asked.stderr)")
         #expect(asked.errorMessage(of: "one") == #"expected version == "2", got "1.1""#, "\(asked.stdout)")
         let wrong = try Binary.run(["--http-version", "3", "x.workflow"], in: space.folder)
@@ -217,29 +232,30 @@ struct HurlTransportTests {
         defer { space.remove() }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run("""
-        workflow "versions"
-        parallel keep-going {
-          a: http GET "\(plain)/hello" {
-            http-version 1.1
-            expect version == "1.1"
-            expect version != "2"
-          }
-          b: http GET "\(plain)/hello" {
-            http-version 1.1
-            expect version == "2"
-          }
-          c: http GET "\(tls.url)/hello" {
-            cacert "\(tls.file("ca.pem"))"
-            http-version 1.1
-            expect version == "2"
-          }
-          d: http GET "\(tls.url)/hello" {
-            cacert "\(tls.file("ca.pem"))"
-            expect version startsWith "2"
-          }
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "versions"
+            parallel keep-going {
+              a: http GET "\(plain)/hello" {
+                http-version 1.1
+                expect version == "1.1"
+                expect version != "2"
+              }
+              b: http GET "\(plain)/hello" {
+                http-version 1.1
+                expect version == "2"
+              }
+              c: http GET "\(tls.url)/hello" {
+                cacert "\(tls.file("ca.pem"))"
+                http-version 1.1
+                expect version == "2"
+              }
+              d: http GET "\(tls.url)/hello" {
+                cacert "\(tls.file("ca.pem"))"
+                expect version startsWith "2"
+              }
+            }
+            """)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "b") == #"expected version == "2", got "1.1""#)
@@ -249,40 +265,44 @@ struct HurlTransportTests {
 
     @Test("check refuses a malformed resolve, an unknown HTTP version, a zero connect-timeout, and these on steps that are not http; fmt keeps them")
     func checkAndFormat() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        a: http GET "http://127.0.0.1:1/" { resolve "api.test:443" }
-        b: http GET "http://127.0.0.1:1/" { resolve "api.test:http:127.0.0.1" }
-        c: http GET "http://127.0.0.1:1/" { resolve "api.test:443:localhost" }
-        d: http GET "http://127.0.0.1:1/" { http-version 3 }
-        e: http GET "http://127.0.0.1:1/" { connect-timeout 0s }
-        f: sh "true" { unix-socket "/tmp/a.sock" }
-        """, with: [
-            "bad.workflow:2:45: error: invalid resolve 'api.test:443': it needs three parts, HOST:PORT:ADDRESS",
-            "bad.workflow:3:45: error: invalid resolve 'api.test:http:127.0.0.1': the port 'http' is not a number from 1 to 65535",
-            "bad.workflow:4:45: error: invalid resolve 'api.test:443:localhost': 'localhost' is not an IP address",
-            "bad.workflow:5:50: error: expected an HTTP version after 'http-version' (1.1 or 2), found '3'",
-            "bad.workflow:6:37: error: a connect timeout above zero, as in connect-timeout 2s",
-            "bad.workflow:7:16: error: attribute 'unix-socket' does not apply to sh steps; it is for http steps",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            a: http GET "http://127.0.0.1:1/" { resolve "api.test:443" }
+            b: http GET "http://127.0.0.1:1/" { resolve "api.test:http:127.0.0.1" }
+            c: http GET "http://127.0.0.1:1/" { resolve "api.test:443:localhost" }
+            d: http GET "http://127.0.0.1:1/" { http-version 3 }
+            e: http GET "http://127.0.0.1:1/" { connect-timeout 0s }
+            f: sh "true" { unix-socket "/tmp/a.sock" }
+            """,
+            with: [
+                "bad.workflow:2:45: error: invalid resolve 'api.test:443': it needs three parts, HOST:PORT:ADDRESS",
+                "bad.workflow:3:45: error: invalid resolve 'api.test:http:127.0.0.1': the port 'http' is not a number from 1 to 65535",
+                "bad.workflow:4:45: error: invalid resolve 'api.test:443:localhost': 'localhost' is not an IP address",
+                "bad.workflow:5:50: error: expected an HTTP version after 'http-version' (1.1 or 2), found '3'",
+                "bad.workflow:6:37: error: a connect timeout above zero, as in connect-timeout 2s",
+                "bad.workflow:7:16: error: attribute 'unix-socket' does not apply to sh steps; it is for http steps",
+            ])
         let text = """
-        workflow "t"
-        a: http GET "https://api.example.com/x" {
-          cacert "ca.pem"
-          connect-timeout 2s
-          resolve "api.example.com:443:127.0.0.1"
-          resolve "api.example.com:80:[::1]"
-          unix-socket "/run/app.sock"
-          http-version 2
-          expect version == "2"
-        }
+            workflow "t"
+            a: http GET "https://api.example.com/x" {
+              cacert "ca.pem"
+              connect-timeout 2s
+              resolve "api.example.com:443:127.0.0.1"
+              resolve "api.example.com:80:[::1]"
+              unix-socket "/run/app.sock"
+              http-version 2
+              expect version == "2"
+            }
 
-        """
+            """
         let space = try Workspace()
         defer { space.remove() }
-        let formatted = try Binary.run(["fmt", "-"], stdin: text.replacingOccurrences(of: "  http-version 2\n", with: "")
-                                        .replacingOccurrences(of: "  cacert \"ca.pem\"\n", with: "  http-version 2\n  cacert \"ca.pem\"\n"),
-                                       in: space.folder)
+        let formatted = try Binary.run(
+            ["fmt", "-"],
+            stdin: text.replacingOccurrences(of: "  http-version 2\n", with: "")
+                .replacingOccurrences(of: "  cacert \"ca.pem\"\n", with: "  http-version 2\n  cacert \"ca.pem\"\n"),
+            in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
     }
 }

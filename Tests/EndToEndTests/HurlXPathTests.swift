@@ -16,29 +16,30 @@ struct HurlXPathTests {
     func html() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        a: http GET "{{base}}/page.html" {
-          expect xpath "string(//title)" == "Café menu"
-          expect xpath "//li" count == 3
-          expect xpath "//li" contains "Coffee"
-          expect xpath "//p" == ["First", "Second\\norder\\n"]
-          expect xpath "normalize-space(//h1[@class='title'])" == "Menu"
-          expect xpath "count(//li)" == 3
-          expect xpath "boolean(//table)" == false
-          expect xpath "//table" not exists
-          expect xpath "//ul[@id='items']" exists
-          expect xpath "string(//a/@href)" | split "?" | last == "item=tea&n=2"
-          expect xpath "//li" | nth 2 == "Cake"
-          capture first = xpath "string(//li[1])"
-          capture items = xpath "//li"
-        }
-        log "={{a.first}} {{a.items}} {{a.items | count}}"
-        parallel keep-going {
-          b: http GET "{{base}}/page.html" { expect xpath "//li" count == 4 }
-          c: http GET "{{base}}/page.html" { expect xpath "string(//title)" startsWith "Menu" }
-          d: http GET "{{base}}/page.html" { expect xpath "//table" exists }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            a: http GET "{{base}}/page.html" {
+              expect xpath "string(//title)" == "Café menu"
+              expect xpath "//li" count == 3
+              expect xpath "//li" contains "Coffee"
+              expect xpath "//p" == ["First", "Second\\norder\\n"]
+              expect xpath "normalize-space(//h1[@class='title'])" == "Menu"
+              expect xpath "count(//li)" == 3
+              expect xpath "boolean(//table)" == false
+              expect xpath "//table" not exists
+              expect xpath "//ul[@id='items']" exists
+              expect xpath "string(//a/@href)" | split "?" | last == "item=tea&n=2"
+              expect xpath "//li" | nth 2 == "Cake"
+              capture first = xpath "string(//li[1])"
+              capture items = xpath "//li"
+            }
+            log "={{a.first}} {{a.items}} {{a.items | count}}"
+            parallel keep-going {
+              b: http GET "{{base}}/page.html" { expect xpath "//li" count == 4 }
+              c: http GET "{{base}}/page.html" { expect xpath "string(//title)" startsWith "Menu" }
+              d: http GET "{{base}}/page.html" { expect xpath "//table" exists }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "log@18:1 succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "b") == #"expected xpath "//li" count == 4, but it has 3: ["Tea","Coffee","Cake"]"#)
         #expect(run.errorMessage(of: "c") == #"expected xpath "string(//title)" to start with "Menu", got "Café menu""#)
@@ -50,22 +51,23 @@ struct HurlXPathTests {
     func xml() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run("""
-        parallel keep-going {
-          a: http GET "{{base}}/feed.xml" {
-            expect xpath "string(/feed/title)" == "Releases"
-            expect xpath "count(//entry)" == 3
-            expect xpath "sum(//size)" == 42.5
-            expect xpath "//entry[@id='2']/version" == ["1.1"]
-            expect xpath "//entry/@id" == ["1", "2", "3"]
-            expect xpath "//entry[last()]/version" | first | toFloat >= 2
-            expect xpath "number(//entry[1]/size) > 5" == true
-          }
-          b: http GET "{{base}}/broken.xml" { expect xpath "//entry" exists }
-          c: http GET "{{base}}/feed.xml" { expect xpath "//entry[" exists }
-          d: http GET "{{base}}/json" { capture x = xpath "//a" }
-        }
-        """, in: space)
+        let run = try run(
+            """
+            parallel keep-going {
+              a: http GET "{{base}}/feed.xml" {
+                expect xpath "string(/feed/title)" == "Releases"
+                expect xpath "count(//entry)" == 3
+                expect xpath "sum(//size)" == 42.5
+                expect xpath "//entry[@id='2']/version" == ["1.1"]
+                expect xpath "//entry/@id" == ["1", "2", "3"]
+                expect xpath "//entry[last()]/version" | first | toFloat >= 2
+                expect xpath "number(//entry[1]/size) > 5" == true
+              }
+              b: http GET "{{base}}/broken.xml" { expect xpath "//entry" exists }
+              c: http GET "{{base}}/feed.xml" { expect xpath "//entry[" exists }
+              d: http GET "{{base}}/json" { capture x = xpath "//a" }
+            }
+            """, in: space)
         #expect(run.statuses == ["a succeeded", "b failed", "c failed", "d failed"], "\(run.stdout)\(run.stderr)")
         #expect(run.errorMessage(of: "b").hasPrefix(#"expected xpath "//entry" to exist, but the body is not XML: "#), "\(run.errorMessage(of: "b"))")
         #expect(run.errorMessage(of: "c").hasPrefix(#"expected xpath "//entry[" to exist, but "#), "\(run.errorMessage(of: "c"))")
@@ -80,35 +82,39 @@ struct HurlXPathTests {
         let fake = space.folder.appendingPathComponent("lib")
         try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
         try Data("not a library".utf8).write(to: fake.appendingPathComponent("libxml2.so.2"))
-        let run = try run("""
-        plain: http GET "{{base}}/page.html" { expect body contains "Menu" }
-        a: http GET "{{base}}/page.html" { expect xpath "//li" count == 3 }
-        """, in: space, environment: ["LD_LIBRARY_PATH": fake.path])
+        let run = try run(
+            """
+            plain: http GET "{{base}}/page.html" { expect body contains "Menu" }
+            a: http GET "{{base}}/page.html" { expect xpath "//li" count == 3 }
+            """, in: space, environment: ["LD_LIBRARY_PATH": fake.path])
         #expect(run.statuses == ["plain succeeded", "a failed"], "\(run.stdout)\(run.stderr)")
         let message = run.errorMessage(of: "a")
-        #expect(message.hasPrefix(#"expected xpath "//li" count == 3, but xpath needs libxml2 (libxml2.so.2), which could not be loaded: "#),
-                "\(message)")
+        #expect(
+            message.hasPrefix(#"expected xpath "//li" count == 3, but xpath needs libxml2 (libxml2.so.2), which could not be loaded: "#),
+            "\(message)")
         #expect(message.contains("apt-get install libxml2"), "\(message)")
     }
 
     @Test("check knows xpath: a capture source and a subject, only for http steps; fmt keeps it")
     func checkAndFormat() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        a: sh "true" { expect xpath "//a" exists }
-        b: http GET "http://127.0.0.1:1/" { expect xpth "//a" exists }
-        """, with: [
-            "bad.workflow:2:23: error: 'expect xpath' does not apply to sh steps",
-            "bad.workflow:3:44: error: unknown expectation 'xpth'; did you mean 'xpath'?",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            a: sh "true" { expect xpath "//a" exists }
+            b: http GET "http://127.0.0.1:1/" { expect xpth "//a" exists }
+            """,
+            with: [
+                "bad.workflow:2:23: error: 'expect xpath' does not apply to sh steps",
+                "bad.workflow:3:44: error: unknown expectation 'xpth'; did you mean 'xpath'?",
+            ])
         let text = """
-        workflow "t"
-        a: http GET "http://127.0.0.1:1/x" {
-          expect xpath "count(//li)" == 3
-          capture title = xpath "string(//title)" | upper
-        }
+            workflow "t"
+            a: http GET "http://127.0.0.1:1/x" {
+              expect xpath "count(//li)" == 3
+              capture title = xpath "string(//title)" | upper
+            }
 
-        """
+            """
         let space = try Workspace()
         defer { space.remove() }
         let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)

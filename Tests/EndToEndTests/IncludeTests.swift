@@ -9,18 +9,21 @@ struct IncludeTests {
     func nested() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("lib/build.workflow", """
-        # shared build steps
-        build: sh "echo built for {{who}}"
-        include "test.workflow"
-        """)
+        try space.write(
+            "lib/build.workflow",
+            """
+            # shared build steps
+            build: sh "echo built for {{who}}"
+            include "test.workflow"
+            """)
         try space.write("lib/test.workflow", "test: sh \"echo tested\"\n")
-        let run = try space.run("""
-        workflow "main"
-        var who = "ci"
-        include "lib/build.workflow"
-        deploy: log "=deploy after {{build.stdout}} and {{test.stdout}}"
-        """)
+        let run = try space.run(
+            """
+            workflow "main"
+            var who = "ci"
+            include "lib/build.workflow"
+            deploy: log "=deploy after {{build.stdout}} and {{test.stdout}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["build succeeded", "test succeeded", "deploy succeeded"])
         #expect(run.logLines(prefix: "=") == ["=deploy after built for ci and tested"])

@@ -6,16 +6,16 @@ import Testing
 @Suite("End to end: incremental steps")
 struct IncrementalTests {
     static let workflow = """
-    workflow "build"
-    var flags = "-O1"
-    compile: sh "mkdir -p out && cat src/*.c > out/app && echo built {{flags}} v7 && echo run >> runs.log" {
-      sources "src/**/*.c"
-      generates "out/app"
-      env MODE = "release"
-      capture version = stdout matches 'v([0-9]+)'
-    }
-    log "={{compile.stdout}} version {{compile.version}}"
-    """
+        workflow "build"
+        var flags = "-O1"
+        compile: sh "mkdir -p out && cat src/*.c > out/app && echo built {{flags}} v7 && echo run >> runs.log" {
+          sources "src/**/*.c"
+          generates "out/app"
+          env MODE = "release"
+          capture version = stdout matches 'v([0-9]+)'
+        }
+        log "={{compile.stdout}} version {{compile.version}}"
+        """
 
     private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
         let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"], in: space.folder)
@@ -93,11 +93,13 @@ struct IncrementalTests {
         defer { space.remove() }
         try space.write("src/main.c", "int main;\n")
         try space.write("src/lib/util.c", "int util;\n")
-        try space.write("build.workflow", """
-        compile: sh "echo run >> runs.log" {
-          sources "src"
-        }
-        """)
+        try space.write(
+            "build.workflow",
+            """
+            compile: sh "echo run >> runs.log" {
+              sources "src"
+            }
+            """)
         #expect(try run(space).step("compile")?["status"] as? String == "succeeded")
         #expect(try run(space).step("compile")?["status"] as? String == "up-to-date")
         try space.write("src/lib/util.c", "int util2;\n")
@@ -112,28 +114,31 @@ struct IncrementalTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("src/main.c", "int main;\n")
-        try space.write("build.workflow", """
-        compile: sh "echo run >> runs.log" {
-          sources "scr/**/*.c" "src/*.c"
-        }
-        gen: sh "mkdir -p gen && echo x > gen/a.c" {
-          generates "gen/a.c"
-        }
-        objects: sh "true" {
-          generates "*.o"
-        }
-        use: sh "cat gen/a.c" {
-          sources "gen/*.c"
-        }
-        """)
+        try space.write(
+            "build.workflow",
+            """
+            compile: sh "echo run >> runs.log" {
+              sources "scr/**/*.c" "src/*.c"
+            }
+            gen: sh "mkdir -p gen && echo x > gen/a.c" {
+              generates "gen/a.c"
+            }
+            objects: sh "true" {
+              generates "*.o"
+            }
+            use: sh "cat gen/a.c" {
+              sources "gen/*.c"
+            }
+            """)
         let check = try Binary.run(["check", "--color", "never", "build.workflow"], in: space.folder)
         #expect(check.status == 0, "a warning is not an error: \(check.stderr)")
         #expect(check.stderr.contains("build.workflow:2:11: warning: sources 'scr/**/*.c' matches no file"), "\(check.stderr)")
         #expect(!check.stderr.contains("gen/*.c"), "a step's generates may make these: \(check.stderr)")
         let json = try Binary.run(["check", "--format", "json", "build.workflow"], in: space.folder)
         let items = try #require(json.jsonObjects)
-        #expect(items.contains { $0["severity"] as? String == "warning" && $0["line"] as? Int == 2 && $0["column"] as? Int == 11 },
-                "\(json.stdout)")
+        #expect(
+            items.contains { $0["severity"] as? String == "warning" && $0["line"] as? Int == 2 && $0["column"] as? Int == 11 },
+            "\(json.stdout)")
 
         let first = try run(space)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
@@ -149,29 +154,34 @@ struct IncrementalTests {
         defer { space.remove() }
         try space.write("src/main.c", "int main;\n")
         try space.write("build.env", "LEVEL=1\n")
-        try space.write("build.workflow", """
-        plain: sh "echo plain >> runs.log" {
-          sources "src/*.c"
-        }
-        reads: sh "echo $CC >> runs.log" {
-          sources "src/*.c"
-          env-inputs CC
-        }
-        """)
+        try space.write(
+            "build.workflow",
+            """
+            plain: sh "echo plain >> runs.log" {
+              sources "src/*.c"
+            }
+            reads: sh "echo $CC >> runs.log" {
+              sources "src/*.c"
+              env-inputs CC
+            }
+            """)
         func statuses(_ environment: [String: String], _ arguments: [String] = []) throws -> [String] {
-            let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
-                                         in: space.folder, environment: environment)
+            let outcome = try Binary.run(
+                ["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+                in: space.folder, environment: environment)
             return WorkflowRun(outcome: outcome, reportText: space.read("report.json")).statuses
         }
         #expect(try statuses([:]) == ["plain succeeded", "reads succeeded"])
         #expect(try statuses([:]) == ["plain up-to-date", "reads up-to-date"])
-        #expect(try statuses(["FOO": "1", "CI": "true", "RUNNER_TEMP": "/tmp/x"]) == ["plain up-to-date", "reads up-to-date"],
-                "a CI runner's own variables change nothing")
+        #expect(
+            try statuses(["FOO": "1", "CI": "true", "RUNNER_TEMP": "/tmp/x"]) == ["plain up-to-date", "reads up-to-date"],
+            "a CI runner's own variables change nothing")
         #expect(try statuses(["CC": "clang"]) == ["plain up-to-date", "reads succeeded"], "env-inputs CC")
         #expect(try statuses(["CC": "clang"]) == ["plain up-to-date", "reads up-to-date"])
         #expect(try statuses(["CC": ""]) == ["plain up-to-date", "reads succeeded"], "set but empty differs from clang")
-        #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain succeeded", "reads succeeded"],
-                "--env-file gives the steps LEVEL")
+        #expect(
+            try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain succeeded", "reads succeeded"],
+            "--env-file gives the steps LEVEL")
         #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain up-to-date", "reads up-to-date"])
         try space.write("build.env", "LEVEL=2\n")
         #expect(try statuses(["CC": "clang"], ["--env-file", "build.env"]) == ["plain succeeded", "reads succeeded"])

@@ -13,12 +13,13 @@ struct LabelStatsTests {
         let space = try Workspace()
         defer { space.remove() }
         let delays = (1...20).map { $0 * 10 }  // 10 ms ... 200 ms, one each
-        let run = try space.run("""
-        workflow "timed"
-        foreach ms in [\(delays.map { "\"\($0)\"" }.joined(separator: ", "))] {
-          fetch: http GET "\(base)/slow?ms={{ms}}"
-        }
-        """, ["--report", "markdown=report.md"])
+        let run = try space.run(
+            """
+            workflow "timed"
+            foreach ms in [\(delays.map { "\"\($0)\"" }.joined(separator: ", "))] {
+              fetch: http GET "\(base)/slow?ms={{ms}}"
+            }
+            """, ["--report", "markdown=report.md"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let stats = try #require(run.stats("fetch"))
         #expect(stats["count"] as? Int == 20 && stats["succeeded"] as? Int == 20 && stats["failed"] as? Int == 0)
@@ -42,12 +43,13 @@ struct LabelStatsTests {
     func recordsBounded() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "many"
-        foreach n in range(1, 1200) {
-          say: log "{{n}}"
-        }
-        """, ["-q"])
+        let run = try space.run(
+            """
+            workflow "many"
+            foreach n in range(1, 1200) {
+              say: log "{{n}}"
+            }
+            """, ["-q"])
         #expect(run.status == 0)
         #expect(run.steps.count == 1000, "\(run.steps.count)")
         #expect((run.report?["stepsNotListed"] as? [String: Any])?["succeeded"] as? Int == 200)
@@ -61,12 +63,13 @@ struct LabelStatsTests {
         // Writing over a folder fails: run 1100 of `put`, after its label
         // passed the records it keeps.
         try FileManager.default.createDirectory(atPath: space.path("out/1100.txt"), withIntermediateDirectories: true)
-        let run = try space.run("""
-        workflow "many"
-        foreach n in range(1, 1200) parallel limit 8 keep-going {
-          put: file write "out/{{n}}.txt" "{{n}}"
-        }
-        """, ["-q"])
+        let run = try space.run(
+            """
+            workflow "many"
+            foreach n in range(1, 1200) parallel limit 8 keep-going {
+              put: file write "out/{{n}}.txt" "{{n}}"
+            }
+            """, ["-q"])
         #expect(run.status == 1)
         #expect(run.stats("put")?["count"] as? Int == 1200)
         #expect(run.stats("put")?["failed"] as? Int == 1)
@@ -79,12 +82,14 @@ struct LabelStatsTests {
         #expect(space.read("out/1200.txt") == "1200")
 
         // Processes, with no report: the failure is named and counted.
-        try space.write("sh.workflow", """
-        workflow "sh"
-        foreach n in range(1, 1200) parallel keep-going {
-          check: sh "test {{n}} -ne 1100"
-        }
-        """)
+        try space.write(
+            "sh.workflow",
+            """
+            workflow "sh"
+            foreach n in range(1, 1200) parallel keep-going {
+              check: sh "test {{n}} -ne 1100"
+            }
+            """)
         let plain = try Binary.run(["--color", "never", "sh.workflow"], in: space.folder)
         #expect(plain.status == 1)
         #expect(plain.stdout.contains("1200 steps: 1199 succeeded, 1 failed"), "\(plain.stdout)")

@@ -8,23 +8,23 @@ import Testing
 @Suite("End to end: the language server")
 struct LanguageServerTests {
     static let workflow = """
-    workflow "demo"
-    var base = "http://127.0.0.1:8080"
-    build: sh "make all" {
-      timeout 5m
-      capture ver = stdout matches 'v([0-9]+)'
-    }
-    test: sh "echo {{build.ver}} {{base}}" {
-      expect exit 0
-    }
-    parallel {
-      lint: sh "true"
-      unit: sh "true" {
-        needs lint
-      }
-    }
+        workflow "demo"
+        var base = "http://127.0.0.1:8080"
+        build: sh "make all" {
+          timeout 5m
+          capture ver = stdout matches 'v([0-9]+)'
+        }
+        test: sh "echo {{build.ver}} {{base}}" {
+          expect exit 0
+        }
+        parallel {
+          lint: sh "true"
+          unit: sh "true" {
+            needs lint
+          }
+        }
 
-    """
+        """
 
     private func items(_ response: [String: Any]) -> [String] {
         let result = response["result"] as? [String: Any]
@@ -59,10 +59,12 @@ struct LanguageServerTests {
         #expect(first.first?["severity"] as? Int == 1)
 
         // An incremental change fixes it.
-        try client.notify("textDocument/didChange", [
-            "textDocument": ["uri": client.uri("a.workflow"), "version": 2],
-            "contentChanges": [["range": ["start": lspPosition(7, 9), "end": lspPosition(7, 13)], "text": "exit"]],
-        ])
+        try client.notify(
+            "textDocument/didChange",
+            [
+                "textDocument": ["uri": client.uri("a.workflow"), "version": 2],
+                "contentChanges": [["range": ["start": lspPosition(7, 9), "end": lspPosition(7, 13)], "text": "exit"]],
+            ])
         #expect(try client.diagnostics(for: client.uri("a.workflow")).isEmpty)
 
         // Completion: the attributes of the step at the cursor.
@@ -82,7 +84,8 @@ struct LanguageServerTests {
 
         // Hover: a keyword's doc; a label's kind, line and fields.
         let keyword = try client.request("textDocument/hover", textDocument(client, "a.workflow", 3, 4))
-        #expect(((keyword["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String
+        #expect(
+            ((keyword["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String
                 == "**timeout**: fails with kind timeout after the duration")
         let label = try client.request("textDocument/hover", textDocument(client, "a.workflow", 6, 18))
         let labelText = ((label["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String ?? ""
@@ -95,16 +98,19 @@ struct LanguageServerTests {
         let definition = try client.request("textDocument/definition", textDocument(client, "a.workflow", 6, 18))
         let places = definition["result"] as? [[String: Any]] ?? []
         #expect(places.map { range($0["range"]) } == ["2:0-2:5"])
-        let references = try client.request("textDocument/references",
-                                            textDocument(client, "a.workflow", 2, 1).merging(["context": ["includeDeclaration": true]]) { $1 })
+        let references = try client.request(
+            "textDocument/references",
+            textDocument(client, "a.workflow", 2, 1).merging(["context": ["includeDeclaration": true]]) { $1 })
         #expect((references["result"] as? [[String: Any]] ?? []).map { range($0["range"]) } == ["2:0-2:5", "6:17-6:22"])
-        let lint = try client.request("textDocument/references",
-                                      textDocument(client, "a.workflow", 12, 11).merging(["context": ["includeDeclaration": false]]) { $1 })
+        let lint = try client.request(
+            "textDocument/references",
+            textDocument(client, "a.workflow", 12, 11).merging(["context": ["includeDeclaration": false]]) { $1 })
         #expect((lint["result"] as? [[String: Any]] ?? []).map { range($0["range"]) } == ["12:10-12:14"])
 
         // Rename a variable everywhere; a name that is not one is refused.
-        let rename = try client.request("textDocument/rename",
-                                        textDocument(client, "a.workflow", 1, 5).merging(["newName": "root"]) { $1 })
+        let rename = try client.request(
+            "textDocument/rename",
+            textDocument(client, "a.workflow", 1, 5).merging(["newName": "root"]) { $1 })
         let changes = ((rename["result"] as? [String: Any])?["changes"] as? [String: Any])?[client.uri("a.workflow")] as? [[String: Any]]
         #expect(changes?.map { range($0["range"]) } == ["1:4-1:8", "6:31-6:35"])
         #expect(changes?.allSatisfy { $0["newText"] as? String == "root" } == true)
@@ -144,15 +150,23 @@ struct LanguageServerTests {
         _ = try client.start()
         try client.open("f.workflow", "workflow \"f\"\nbuild:   sh   \"make\"  {  timeout 5m }\n")
         _ = try client.diagnostics(for: client.uri("f.workflow"))
-        let formatted = try client.request("textDocument/formatting", ["textDocument": ["uri": client.uri("f.workflow")],
-                                                                       "options": ["tabSize": 2, "insertSpaces": true]])
+        let formatted = try client.request(
+            "textDocument/formatting",
+            [
+                "textDocument": ["uri": client.uri("f.workflow")],
+                "options": ["tabSize": 2, "insertSpaces": true],
+            ])
         let edits = formatted["result"] as? [[String: Any]] ?? []
         #expect(edits.count == 1)
         #expect(edits.first?["newText"] as? String == "workflow \"f\"\nbuild: sh \"make\" {\n  timeout 5m\n}\n")
         try client.open("broken.workflow", "workflow \"f\"\nbuild: sh {\n")
         _ = try client.diagnostics(for: client.uri("broken.workflow"))
-        let none = try client.request("textDocument/formatting", ["textDocument": ["uri": client.uri("broken.workflow")],
-                                                                  "options": ["tabSize": 2, "insertSpaces": true]])
+        let none = try client.request(
+            "textDocument/formatting",
+            [
+                "textDocument": ["uri": client.uri("broken.workflow")],
+                "options": ["tabSize": 2, "insertSpaces": true],
+            ])
         #expect((none["result"] as? [Any])?.isEmpty == true)
         #expect(try client.stop() == 0)
     }
@@ -187,16 +201,19 @@ struct LanguageServerTests {
     func thresholds() throws {
         let client = try LSPClient()
         _ = try client.start()
-        try client.open("load.workflow", """
-        workflow "load"
-        repeat 10 parallel limit 2 rate 20/s {
-          expect latency of api p99 < 250ms
-          api: http GET "http://127.0.0.1:9/items/{{repeat.index}}"
-        }
-        """)
+        try client.open(
+            "load.workflow",
+            """
+            workflow "load"
+            repeat 10 parallel limit 2 rate 20/s {
+              expect latency of api p99 < 250ms
+              api: http GET "http://127.0.0.1:9/items/{{repeat.index}}"
+            }
+            """)
         #expect(try client.diagnostics(for: client.uri("load.workflow")).isEmpty)
-        let rename = try client.request("textDocument/rename",
-                                        textDocument(client, "load.workflow", 3, 3).merging(["newName": "items"]) { $1 })
+        let rename = try client.request(
+            "textDocument/rename",
+            textDocument(client, "load.workflow", 3, 3).merging(["newName": "items"]) { $1 })
         let changes = ((rename["result"] as? [String: Any])?["changes"] as? [String: Any])?[client.uri("load.workflow")] as? [[String: Any]]
         #expect(changes?.map { range($0["range"]) }.sorted() == ["2:20-2:23", "3:2-3:5"], "\(rename)")
         try client.open("more.workflow", "repeat 10 {\n  expect \n}\n")
@@ -236,11 +253,16 @@ struct LanguageServerTests {
         client.sendRaw(Data("Content-Length: 9\r\n\r\n{garbage}".utf8))
         _ = try client.wait("a parse error") { ($0["error"] as? [String: Any])?["code"] as? Int == -32700 }
         client.sendRaw(Data("X-Nothing: 1\r\n\r\n".utf8))
-        _ = try client.wait("a header error") { ($0["error"] as? [String: Any])?["message"] as? String == "malformed header: a header part without Content-Length" }
+        _ = try client.wait("a header error") {
+            ($0["error"] as? [String: Any])?["message"] as? String == "malformed header: a header part without Content-Length"
+        }
         client.sendRaw(Data("Content-Length: 2\r\n\r\n[]".utf8))
         _ = try client.wait("an invalid request") { ($0["error"] as? [String: Any])?["code"] as? Int == -32600 }
         // Text that is not UTF-8: a diagnostic, not a crash.
-        let body = Data(#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"\#(client.uri("bad.workflow"))","languageId":"promise-run","version":1,"text":"log \"caf"#.utf8)
+        let body =
+            Data(
+                #"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"\#(client.uri("bad.workflow"))","languageId":"promise-run","version":1,"text":"log \"caf"#
+                    .utf8)
             + Data([0xE9, 0x20, 0xFF]) + Data(#"\"\n"}}}"#.utf8)
         client.sendRaw(Data("Content-Length: \(body.count)\r\n\r\n".utf8) + body)
         let bad = try client.diagnostics(for: client.uri("bad.workflow"))
@@ -265,7 +287,8 @@ struct LanguageServerTests {
         #expect(range(edit?["range"]) == "1:2-1:8", "\(item)")
         #expect(edit?["newText"] as? String == "allow-failure")
         // In {{ }}: the field after the dot, not the label before it.
-        let fields = (try client.request("textDocument/completion", textDocument(client, "a.workflow", 3, 23))["result"] as? [String: Any])?["items"]
+        let fields =
+            (try client.request("textDocument/completion", textDocument(client, "a.workflow", 3, 23))["result"] as? [String: Any])?["items"]
             as? [[String: Any]] ?? []
         let status = try #require(fields.first { $0["label"] as? String == "stdout" }, "\(fields)")
         #expect(range((status["textEdit"] as? [String: Any])?["range"]) == "3:20-3:23", "\(status)")
@@ -278,7 +301,9 @@ struct LanguageServerTests {
         _ = try client.start()
         try client.open("a.workflow", "log \"fine\"\n")
         for (number, wrong) in [40, -3].enumerated() {
-            let body = Data(#"{"jsonrpc":"2.0","id":"w\#(number)","method":"textDocument/hover","params":{"textDocument":{"uri":"\#(client.uri("a.workflow"))"},"position":{"line":0,"character":1}}}"#.utf8)
+            let body = Data(
+                #"{"jsonrpc":"2.0","id":"w\#(number)","method":"textDocument/hover","params":{"textDocument":{"uri":"\#(client.uri("a.workflow"))"},"position":{"line":0,"character":1}}}"#
+                    .utf8)
             client.sendRaw(Data("Content-Length: \(body.count + wrong)\r\n\r\n".utf8) + body)
             // The requests after it are answered.
             for _ in 0..<3 {
@@ -289,7 +314,9 @@ struct LanguageServerTests {
         #expect(try client.stop() == 0)
     }
 
-    @Test("the code lens says what --dry-run says of a step with sources, and after a run each labelled step's last result (the store's last-results.json)")
+    @Test(
+        "the code lens says what --dry-run says of a step with sources, and after a run each labelled step's last result (the store's last-results.json)"
+    )
     func codeLensVerdicts() throws {
         let space = try Workspace()
         defer { space.remove() }

@@ -9,17 +9,23 @@ import Testing
 struct LeftBehindProcessTests {
     /// A port nothing listens on now.
     private func freePort() throws -> Int {
-        let outcome = try Binary.runCommand("/usr/bin/env", ["python3", "-c", """
-        import socket
-        s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-        """])
+        let outcome = try Binary.runCommand(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import socket
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
+                """,
+            ])
         return try #require(Int(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     /// Alive and not a zombie (this machine's init may not reap orphans).
     static func isAlive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
         return state != "Z" && state != "X"
     }
@@ -28,11 +34,12 @@ struct LeftBehindProcessTests {
     func writerLivesOn() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        ticker: sh "(while true; do echo tick; echo tock >&2; date +%s%N >> ticks; sleep 0.1; done) & echo $! > ticker.pid"
-        wait: sleep 1500ms
-        alive: sh "kill -0 $(cat ticker.pid)"
-        """)
+        let run = try space.run(
+            """
+            ticker: sh "(while true; do echo tick; echo tock >&2; date +%s%N >> ticks; sleep 0.1; done) & echo $! > ticker.pid"
+            wait: sleep 1500ms
+            alive: sh "kill -0 $(cat ticker.pid)"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["ticker succeeded", "wait succeeded", "alive succeeded"])
         let ticks = (space.read("ticks") ?? "").split(separator: "\n")
@@ -52,19 +59,20 @@ struct LeftBehindProcessTests {
         defer { space.remove() }
         try space.write("site/index.html", "hello from the site\n")
         let port = try freePort()
-        let run = try space.run("""
-        server: sh "python3 -m http.server \(port) --bind 127.0.0.1 --directory site &" {
-          detach
-        }
-        pause: sleep 1s
-        up: http GET "http://127.0.0.1:\(port)/" {
-          retry 20 delay 100ms
-          expect status 200
-        }
-        again: http GET "http://127.0.0.1:\(port)/index.html" {
-          expect body contains "hello from the site"
-        }
-        """)
+        let run = try space.run(
+            """
+            server: sh "python3 -m http.server \(port) --bind 127.0.0.1 --directory site &" {
+              detach
+            }
+            pause: sleep 1s
+            up: http GET "http://127.0.0.1:\(port)/" {
+              retry 20 delay 100ms
+              expect status 200
+            }
+            again: http GET "http://127.0.0.1:\(port)/index.html" {
+              expect body contains "hello from the site"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["server succeeded", "pause succeeded", "up succeeded", "again succeeded"])
     }

@@ -22,14 +22,16 @@ struct LibrarySurfaceTests {
         let triple = buildFolder.deletingLastPathComponent().lastPathComponent
         let output = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try Binary.runCommand("/usr/bin/env", [
-            "swift-symbolgraph-extract", "-module-name", "PromiseEngine",
-            "-I", buildFolder.appendingPathComponent("Modules").path,
-            "-Xcc", "-fmodule-map-file=" + buildFolder.appendingPathComponent("CSyncAnnotations.build/module.modulemap").path,
-            "-target", triple.contains("-") ? triple : "x86_64-unknown-linux-gnu",
-            "-minimum-access-level", "public", "-skip-synthesized-members",
-            "-output-dir", output.path,
-        ])
+        let run = try Binary.runCommand(
+            "/usr/bin/env",
+            [
+                "swift-symbolgraph-extract", "-module-name", "PromiseEngine",
+                "-I", buildFolder.appendingPathComponent("Modules").path,
+                "-Xcc", "-fmodule-map-file=" + buildFolder.appendingPathComponent("CSyncAnnotations.build/module.modulemap").path,
+                "-target", triple.contains("-") ? triple : "x86_64-unknown-linux-gnu",
+                "-minimum-access-level", "public", "-skip-synthesized-members",
+                "-output-dir", output.path,
+            ])
         #expect(run.status == 0, "swift-symbolgraph-extract failed: \(run.stderr)")
         var own: [Symbol] = []
         var extensions: [Symbol] = []
@@ -59,7 +61,9 @@ struct LibrarySurfaceTests {
         // A few dozen types and functions, not the workflow runner's hundreds.
         #expect(own.count > 50 && own.count < 250, "\(own.count) public symbols")
         let undocumented = own.filter { $0.doc.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
-        #expect(undocumented.isEmpty, """
+        #expect(
+            undocumented.isEmpty,
+            """
             public declarations without a doc comment:
             \(undocumented.map { "\($0.file):\($0.line): \($0.kind) \($0.path)" }.joined(separator: "\n"))
             """)
@@ -72,8 +76,10 @@ struct LibrarySurfaceTests {
         }
         // Names the standard library, Foundation and Dispatch already have
         // (`Executor` shadowed `_Concurrency.Executor` for every adopter).
-        for clash in ["Executor", "Task", "Result", "Progress", "Operation", "Timer", "Thread", "Lock", "Formatter", "Stream",
-                      "OutputStream", "Expression", "DispatchQueue", "Duration", "Clock", "Error", "Group"] {
+        for clash in [
+            "Executor", "Task", "Result", "Progress", "Operation", "Timer", "Thread", "Lock", "Formatter", "Stream",
+            "OutputStream", "Expression", "DispatchQueue", "Duration", "Clock", "Error", "Group",
+        ] {
             #expect(!names.contains(clash), "\(clash) is public in PromiseEngine and shadows a standard name")
         }
         // Nothing added to the standard library's types (Duration helpers stay inside).
@@ -108,7 +114,9 @@ struct LibrarySurfaceTests {
         let paths = Set(own.map(\.path))
         #expect(chaining.subtracting(paths).isEmpty, "not found: \(chaining.subtracting(paths).sorted())")
         let without = entryPoints.filter { !$0.doc.contains("```") }
-        #expect(without.isEmpty, """
+        #expect(
+            without.isEmpty,
+            """
             entry points without an example (a ```swift block in the doc comment):
             \(without.map { "\($0.file):\($0.line): \($0.kind) \($0.path)" }.joined(separator: "\n"))
             """)

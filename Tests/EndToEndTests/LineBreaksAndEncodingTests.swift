@@ -14,7 +14,8 @@ struct LineBreaksAndEncodingTests {
     private func applying(_ edits: [[String: Any]], to text: String) -> String {
         var bytes = Array(text.utf8)
         func offset(_ position: [String: Any]) -> Int {
-            let line = position["line"] as? Int ?? 0, character = position["character"] as? Int ?? 0
+            let line = position["line"] as? Int ?? 0
+            let character = position["character"] as? Int ?? 0
             var start = 0
             for _ in 0..<line {
                 while start < bytes.count, bytes[start] != 0x0A, bytes[start] != 0x0D { start += 1 }
@@ -27,7 +28,8 @@ struct LineBreaksAndEncodingTests {
         }
         for edit in edits.reversed() {
             let range = edit["range"] as? [String: Any] ?? [:]
-            let start = offset(range["start"] as? [String: Any] ?? [:]), end = offset(range["end"] as? [String: Any] ?? [:])
+            let start = offset(range["start"] as? [String: Any] ?? [:])
+            let end = offset(range["end"] as? [String: Any] ?? [:])
             bytes.replaceSubrange(start..<max(start, end), with: Array((edit["newText"] as? String ?? "").utf8))
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -48,7 +50,8 @@ struct LineBreaksAndEncodingTests {
         try client.notify("textDocument/didChange", ["textDocument": ["uri": uri, "version": 2], "contentChanges": [edit]])
         text = applying([["range": edit["range"]!, "newText": "a"]], to: text)
         #expect(try client.diagnostics(for: uri).isEmpty)
-        let formatting = try client.request("textDocument/formatting", ["textDocument": ["uri": uri], "options": ["tabSize": 2, "insertSpaces": true]])
+        let formatting = try client.request(
+            "textDocument/formatting", ["textDocument": ["uri": uri], "options": ["tabSize": 2, "insertSpaces": true]])
         let edits = formatting["result"] as? [[String: Any]] ?? []
         #expect(applying(edits, to: text) == "a: sh \"x\"\nb: sh \"{{a.stdout}}\"\n", "\(edits)")
         #expect(try client.stop() == 0)
@@ -74,7 +77,8 @@ struct LineBreaksAndEncodingTests {
         try space.write("crlf.env", "A=1\r\nB=2\r\n")
         try space.write("cr.env", "C=3\rD=4\r")
         try space.write("vars", "v=5\r\nw=6\rx=7\n")
-        let run = try space.run("""
+        let run = try space.run(
+            """
             var v = ""
             var w = ""
             var x = ""
@@ -103,7 +107,9 @@ struct LineBreaksAndEncodingTests {
         #expect(before.stdout.contains("echo one") && before.stdout.contains("echo three"), "\(before.stdout)")
     }
 
-    @Test("bytes that are not UTF-8 are an error at the first of them in check, a run, an include and the language server; fmt leaves the file as it is")
+    @Test(
+        "bytes that are not UTF-8 are an error at the first of them in check, a run, an include and the language server; fmt leaves the file as it is"
+    )
     func invalidUTF8() throws {
         let space = try Workspace()
         defer { space.remove() }

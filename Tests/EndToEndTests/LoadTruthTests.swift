@@ -10,10 +10,11 @@ struct LoadTruthTests {
     /// What the server's `/gathered` says of `key`: the most requests in
     /// at once, and how many came.
     private func gathered(_ base: String, key: String, in space: Workspace) throws -> (most: Int, requests: Int) {
-        let run = try space.run("""
-        workflow "read"
-        http GET "\(base)/gathered?key=\(key)" { save "gathered.json" }
-        """)
+        let run = try space.run(
+            """
+            workflow "read"
+            http GET "\(base)/gathered?key=\(key)" { save "gathered.json" }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let data = try #require(space.read("gathered.json")?.data(using: .utf8))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
@@ -25,33 +26,38 @@ struct LoadTruthTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let wide = "wide-\(UUID().uuidString)", plain = "plain-\(UUID().uuidString)"
+        let wide = "wide-\(UUID().uuidString)"
+        let plain = "plain-\(UUID().uuidString)"
         // Each request waits in the server until 100 of its key are in at
         // once (3 s at most): the server counts how many were.
-        let (run, _) = try space.run("""
-        workflow "wide"
-        repeat 100 parallel limit 100 {
-          hit: http GET "\(base)/gather?key=\(wide)&n=100&ms=3000"
-        }
-        """, killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "wide"
+            repeat 100 parallel limit 100 {
+              hit: http GET "\(base)/gather?key=\(wide)&n=100&ms=3000"
+            }
+            """, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(try gathered(base, key: wide, in: space) == (100, 100))
 
-        let (capped, _) = try space.run("""
-        workflow "plain"
-        repeat 20 parallel {
-          hit: http GET "\(base)/gather?key=\(plain)&n=20&ms=300"
-        }
-        """, ["--http-connections", "5"], killedAfter: 60)
+        let (capped, _) = try space.run(
+            """
+            workflow "plain"
+            repeat 20 parallel {
+              hit: http GET "\(base)/gather?key=\(plain)&n=20&ms=300"
+            }
+            """, ["--http-connections", "5"], killedAfter: 60)
         #expect(capped.status == 0, "\(capped.stdout)\(capped.stderr)")
         #expect(try gathered(base, key: plain, in: space) == (5, 20))
 
-        try space.write("shape.workflow", """
-        workflow "shape"
-        repeat 300 parallel limit 300 {
-          hit: http GET "\(base)/hello"
-        }
-        """)
+        try space.write(
+            "shape.workflow",
+            """
+            workflow "shape"
+            repeat 300 parallel limit 300 {
+              hit: http GET "\(base)/hello"
+            }
+            """)
         let dry = try Binary.run(["--dry-run", "shape.workflow"], in: space.folder)
         #expect(dry.stdout.contains("options: http-connections 300 (a group's 'limit')"), "\(dry.stdout)")
     }
@@ -62,19 +68,27 @@ struct LoadTruthTests {
         let space = try Workspace()
         defer { space.remove() }
         let key = "held-\(UUID().uuidString)"
-        try space.write("held.workflow", """
-        workflow "held"
-        repeat 120 parallel limit 120 {
-          hit: http GET "\(base)/gather?key=\(key)&n=120&ms=300"
-        }
-        """)
+        try space.write(
+            "held.workflow",
+            """
+            workflow "held"
+            repeat 120 parallel limit 120 {
+              hit: http GET "\(base)/gather?key=\(key)&n=120&ms=300"
+            }
+            """)
         let binary = try #require(Binary.url)
-        let run = try Binary.runCommand("/bin/bash", ["-c", "ulimit -n 100; exec timeout -k 2 60 \"$0\" \"$@\"", binary.path,
-                                                      "--color", "never", "held.workflow"], in: space.folder)
+        let run = try Binary.runCommand(
+            "/bin/bash",
+            [
+                "-c", "ulimit -n 100; exec timeout -k 2 60 \"$0\" \"$@\"", binary.path,
+                "--color", "never", "held.workflow",
+            ], in: space.folder)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let said = run.stdout + run.stderr
-        #expect(said.contains("warning: 'limit 120' runs at most 68 http requests at once: the descriptor limit is 100 "
-                              + "(raise it with 'ulimit -n')"), "\(said)")
+        #expect(
+            said.contains(
+                "warning: 'limit 120' runs at most 68 http requests at once: the descriptor limit is 100 "
+                    + "(raise it with 'ulimit -n')"), "\(said)")
         let seen = try gathered(base, key: key, in: space)
         #expect(seen.requests == 120 && seen.most <= 68, "\(seen)")
     }
@@ -87,21 +101,22 @@ struct LoadTruthTests {
         let key = "users-\(UUID().uuidString)"
         // All 20 log in before any looks (the server holds each until 20
         // are in): with one shared store, 19 would see another's session.
-        let (run, _) = try space.run("""
-        workflow "users"
-        team: http GET "\(base)/cookies/set?team=blue"
-        repeat 20 parallel limit 20 {
-          login: http GET "\(base)/cookies/set?user=u{{repeat.index}}"
-          barrier: http GET "\(base)/gather?key=\(key)&n=20&ms=3000"
-          me: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}" }
-          foreach page in ["a"] {
-            inner: http GET "\(base)/cookies/set?page={{page}}"
-            inside: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}; page=a" }
-          }
-          again: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}" }
-        }
-        after: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue" }
-        """, killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "users"
+            team: http GET "\(base)/cookies/set?team=blue"
+            repeat 20 parallel limit 20 {
+              login: http GET "\(base)/cookies/set?user=u{{repeat.index}}"
+              barrier: http GET "\(base)/gather?key=\(key)&n=20&ms=3000"
+              me: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}" }
+              foreach page in ["a"] {
+                inner: http GET "\(base)/cookies/set?page={{page}}"
+                inside: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}; page=a" }
+              }
+              again: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue; user=u{{repeat.index}}" }
+            }
+            after: http GET "\(base)/cookies" { expect json ".cookie" == "team=blue" }
+            """, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses.filter { $0.hasSuffix(" succeeded") }.count == 2 + 20 * 6, "\(run.statuses)")
     }
@@ -110,20 +125,21 @@ struct LoadTruthTests {
     func preciseThresholds() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "precise"
-        load: repeat 10 parallel limit 10 {
-          a: sh "true"
-          b: sh "[ {{repeat.index}} -lt 3 ]"
-          expect latency p98 < 1h
-          expect latency of a p99.99 < 1.5s
-          expect latency p97.5 < 0.5m
-          expect failures of a < 1
-          expect failures of b <= 7
-          expect rate >= 1000000/s
-          expect rate of a >= 1000000/s
-        }
-        """, killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "precise"
+            load: repeat 10 parallel limit 10 {
+              a: sh "true"
+              b: sh "[ {{repeat.index}} -lt 3 ]"
+              expect latency p98 < 1h
+              expect latency of a p99.99 < 1.5s
+              expect latency p97.5 < 0.5m
+              expect failures of a < 1
+              expect failures of b <= 7
+              expect rate >= 1000000/s
+              expect rate of a >= 1000000/s
+            }
+            """, killedAfter: 60)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let said = run.stdout + run.stderr
         // Held: every percentile and failures of each label; the rates are
@@ -136,16 +152,18 @@ struct LoadTruthTests {
         #expect(!said.contains("(20 ended)"), "\(said)")
         #expect(said.contains("threshold rate of a >= 1000000/s failed"), "\(said)")
 
-        let (strict, _) = try space.run("""
-        workflow "strict"
-        load: repeat 10 parallel limit 10 {
-          b: sh "[ {{repeat.index}} -lt 3 ]"
-          expect failures of b < 7
-        }
-        """, killedAfter: 60)
+        let (strict, _) = try space.run(
+            """
+            workflow "strict"
+            load: repeat 10 parallel limit 10 {
+              b: sh "[ {{repeat.index}} -lt 3 ]"
+              expect failures of b < 7
+            }
+            """, killedAfter: 60)
         #expect(strict.status == 1)
-        #expect((strict.stdout + strict.stderr).contains("threshold failures of b < 7 failed: failures were 7 (of 10)"),
-                "\(strict.stdout)\(strict.stderr)")
+        #expect(
+            (strict.stdout + strict.stderr).contains("threshold failures of b < 7 failed: failures were 7 (of 10)"),
+            "\(strict.stdout)\(strict.stderr)")
     }
 
     @Test("p99.9 of exactly 1,000 latencies is the 999th, not the maximum")
@@ -153,12 +171,13 @@ struct LoadTruthTests {
         let space = try Workspace()
         defer { space.remove() }
         // 999 runs take no time, the last one half a second.
-        let (run, _) = try space.run("""
-        workflow "rank"
-        repeat 1000 parallel limit 50 {
-          hit: sh "if [ {{repeat.index}} = 999 ]; then sleep 0.5; fi"
-        }
-        """, killedAfter: 120)
+        let (run, _) = try space.run(
+            """
+            workflow "rank"
+            repeat 1000 parallel limit 50 {
+              hit: sh "if [ {{repeat.index}} = 999 ]; then sleep 0.5; fi"
+            }
+            """, killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let latency = try #require(run.seconds("hit", "latency"))
         #expect((latency["max"] ?? 0) >= 0.45, "\(latency)")
@@ -167,22 +186,24 @@ struct LoadTruthTests {
 
     @Test("a misspelled threshold subject gets a did-you-mean in every block, never the message for a step's expect")
     func misspelledSubject() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        if "a" == "a" {
-          expect latancy p99 < 1s
-          log "x"
-        }
-        expect failurs < 1%
-        race {
-          expect ratte >= 1/s
-          log "y"
-        }
-        """, with: [
-            "bad.workflow:3:10: error: unknown threshold subject 'latancy'; did you mean 'latency'?",
-            "bad.workflow:6:8: error: unknown threshold subject 'failurs'; did you mean 'failures'?",
-            "bad.workflow:8:10: error: unknown threshold subject 'ratte'; did you mean 'rate'?",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            if "a" == "a" {
+              expect latancy p99 < 1s
+              log "x"
+            }
+            expect failurs < 1%
+            race {
+              expect ratte >= 1/s
+              log "y"
+            }
+            """,
+            with: [
+                "bad.workflow:3:10: error: unknown threshold subject 'latancy'; did you mean 'latency'?",
+                "bad.workflow:6:8: error: unknown threshold subject 'failurs'; did you mean 'failures'?",
+                "bad.workflow:8:10: error: unknown threshold subject 'ratte'; did you mean 'rate'?",
+            ])
     }
 
     @Test("falling behind is said: late p99 in the table, a warning naming the group and its limit, a lateness threshold")
@@ -193,13 +214,14 @@ struct LoadTruthTests {
         // One lane for 50 ms requests due every 10 ms: request k cannot
         // start before 50k ms, due at 10k ms, so it is at least 40k ms late
         // on any machine; the limit is what holds it back.
-        let (run, _) = try space.run("""
-        workflow "behind"
-        load: repeat 30 parallel limit 1 rate 100/s {
-          hit: http GET "\(base)/slow?ms=50"
-          expect lateness p99 < 5ms
-        }
-        """, killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "behind"
+            load: repeat 30 parallel limit 1 rate 100/s {
+              hit: http GET "\(base)/slow?ms=50"
+              expect lateness p99 < 5ms
+            }
+            """, killedAfter: 60)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let said = run.stdout + run.stderr
         #expect(said.contains("threshold lateness p99 < 5ms failed: lateness p99 was"), "\(said)")
@@ -217,12 +239,14 @@ struct LoadTruthTests {
         defer { space.remove() }
         // 50 ms requests due every 10 ms need 5 lanes; with 2, the 400
         // iterations take at least 10 s, late from the first few.
-        try space.write("test.workflow", """
-        workflow "behind"
-        load: repeat 400 parallel limit 2 rate 100/s {
-          hit: http GET "\(base)/slow?ms=50"
-        }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            workflow "behind"
+            load: repeat 400 parallel limit 2 rate 100/s {
+              hit: http GET "\(base)/slow?ms=50"
+            }
+            """)
         let runner = try RunningBinary(["--color", "never", "test.workflow"], in: space.folder)
         // Watched from a thread of its own, every 20 ms: a test task waits
         // for a thread of the pool, which other tests' runs may hold.
@@ -247,29 +271,32 @@ struct LoadTruthTests {
         let warning = try #require(warnings.first)
         // Late past 1% of its planned 4 s.
         #expect(warning.contains(" iterations started over 40ms late (the latest by "), "\(warning)")
-        #expect(warning.contains("its 'limit 2' held it back (every lane was busy when they were due): raise it to at least "),
-                "\(warning)")
+        #expect(
+            warning.contains("its 'limit 2' held it back (every lane was busy when they were due): raise it to at least "),
+            "\(warning)")
         // 100/s × a little over 50 ms: at least 5 lanes.
         let needed = warning.firstMatch(of: #/raise it to at least (\d+) \(100/s × /#).flatMap { Int($0.1) }
         #expect((needed ?? 0) >= 5, "\(warning)")
-        #expect(warning.contains("none is dropped: each starts as soon as it can, its latency counted from when it was due"),
-                "\(warning)")
+        #expect(
+            warning.contains("none is dropped: each starts as soon as it can, its latency counted from when it was due"),
+            "\(warning)")
     }
 
     @Test("a CI log: no line per success of a repeat, the first 100 failures of a label, one line for what a fail-fast repeat never started")
     func ciLog() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "log"
-        load: repeat 300 parallel limit 10 {
-          g: sh "true"
-        }
-        flaky: repeat 150 parallel limit 10 {
-          bad: sh "[ {{repeat.index}} -ge 140 ]"
-          expect failures < 100%
-        }
-        """, killedAfter: 120)
+        let (run, _) = try space.run(
+            """
+            workflow "log"
+            load: repeat 300 parallel limit 10 {
+              g: sh "true"
+            }
+            flaky: repeat 150 parallel limit 10 {
+              bad: sh "[ {{repeat.index}} -ge 140 ]"
+              expect failures < 100%
+            }
+            """, killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         #expect(!lines.contains { $0.hasPrefix("✓ g[") }, "\(run.stdout)")
@@ -277,11 +304,11 @@ struct LoadTruthTests {
         #expect(run.stdout.contains("label"), "the statistics table: \(run.stdout)")
 
         let stoppedWorkflow = """
-        workflow "stopped"
-        load: repeat 2000 parallel limit 1 {
-          g: sh "[ {{repeat.index}} -lt 3 ]"
-        }
-        """
+            workflow "stopped"
+            load: repeat 2000 parallel limit 1 {
+              g: sh "[ {{repeat.index}} -lt 3 ]"
+            }
+            """
         let (stopped, _) = try space.run(stoppedWorkflow, killedAfter: 120)
         #expect(stopped.status == 1)
         let said = stopped.stdout.split(separator: "\n")
@@ -303,17 +330,18 @@ struct LoadTruthTests {
         // Iterations are due until 10.95 s: the run outlasts the first
         // 10-second mark on any machine. Two labels, one group: its line,
         // not theirs.
-        let (run, _) = try space.run("""
-        workflow "long"
-        load: repeat for 11s parallel limit 2 rate 20/s {
-          g: sh "true"
-          h: sh "[ {{repeat.index}} -ge 3 ]"
-          expect failures < 5%
-        }
-        after: repeat for 1s {
-          a: sleep 100ms
-        }
-        """, killedAfter: 120)
+        let (run, _) = try space.run(
+            """
+            workflow "long"
+            load: repeat for 11s parallel limit 2 rate 20/s {
+              g: sh "true"
+              h: sh "[ {{repeat.index}} -ge 3 ]"
+              expect failures < 5%
+            }
+            after: repeat for 1s {
+              a: sleep 100ms
+            }
+            """, killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(!lines.contains { $0.hasPrefix("g: ") || $0.hasPrefix("h: ") }, "\(run.stdout)")
@@ -331,13 +359,14 @@ struct LoadTruthTests {
     func quietKeepsTables() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "quiet"
-        load: repeat 20 parallel limit 5 {
-          g: sh "true"
-          expect failures < 1%
-        }
-        """, ["-q"], killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "quiet"
+            load: repeat 20 parallel limit 5 {
+              g: sh "true"
+              expect failures < 1%
+            }
+            """, ["-q"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("late p99"), "\(run.stdout)")
         #expect(run.stdout.contains("load: failures < 1%"), "\(run.stdout)")
@@ -350,16 +379,19 @@ struct LoadTruthTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
-        workflow "live"
-        load: repeat 3000 parallel limit 20 {
-          hit: http GET "\(base)/hello"
-        }
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            workflow "live"
+            load: repeat 3000 parallel limit 20 {
+              hit: http GET "\(base)/hello"
+            }
+            """)
         let binary = try #require(Binary.url).path
         let started = Date()
-        let outcome = try Binary.runCommand("/usr/bin/script", ["-qfec", "timeout -k 2 120 \(binary) test.workflow", "typescript"],
-                                            in: space.folder, environment: ["TERM": "xterm", "NO_COLOR": ""])
+        let outcome = try Binary.runCommand(
+            "/usr/bin/script", ["-qfec", "timeout -k 2 120 \(binary) test.workflow", "typescript"],
+            in: space.folder, environment: ["TERM": "xterm", "NO_COLOR": ""])
         let seconds = Date().timeIntervalSince(started)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         let screen = space.read("typescript") ?? ""
@@ -375,13 +407,14 @@ struct LoadTruthTests {
         guard let browser = try HTMLReportBrowserTests.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "page"
-        load: repeat 20 parallel limit 5 {
-          hit: sh "[ {{repeat.index}} -ge 2 ]"
-          expect failures < 5%
-        }
-        """, ["--report", "html=report.html", "--report", "junit=junit.xml"])
+        let run = try space.run(
+            """
+            workflow "page"
+            load: repeat 20 parallel limit 5 {
+              hit: sh "[ {{repeat.index}} -ge 2 ]"
+              expect failures < 5%
+            }
+            """, ["--report", "html=report.html", "--report", "junit=junit.xml"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let (dom, console) = try await HTMLReportBrowserTests.load(browser, space.path("report.html"), in: space)
         #expect(console.isEmpty, "console: \(console)")
@@ -418,23 +451,25 @@ struct LoadTruthTests {
         // The group's iterations wait on the pacer and on requests; the
         // probe's file steps run on a global queue, its sleeps on a
         // Dispatch timer. All 5 end long before the group's 4 s do.
-        let (run, _) = try space.run("""
-        workflow "probe"
-        parallel {
-          load: repeat for 4s parallel limit 2 rate 100/s {
-            hit: http GET "\(base)/slow?ms=30"
-            tick: sleep 5ms
-          }
-          probe: repeat 5 {
-            write: file write "probe-{{repeat.index}}.txt" "{{repeat.index}}"
-            pause: sleep 50ms
-          }
-        }
-        """, killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "probe"
+            parallel {
+              load: repeat for 4s parallel limit 2 rate 100/s {
+                hit: http GET "\(base)/slow?ms=30"
+                tick: sleep 5ms
+              }
+              probe: repeat 5 {
+                write: file write "probe-{{repeat.index}}.txt" "{{repeat.index}}"
+                pause: sleep 50ms
+              }
+            }
+            """, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         func end(_ record: [String: Any]?) -> Double? {
             guard let record, let start = record["startedAt"] as? String, let duration = record["durationSeconds"] as? Double,
-                  let date = ISO8601DateFormatter.withFractions.date(from: start) else { return nil }
+                let date = ISO8601DateFormatter.withFractions.date(from: start)
+            else { return nil }
             return date.timeIntervalSince1970 + duration
         }
         let groupEnd = try #require(end(run.group("load")), "\(run.reportText ?? "")")
@@ -442,22 +477,27 @@ struct LoadTruthTests {
         #expect(probeEnd < groupEnd, "the probe ended at \(probeEnd), the group at \(groupEnd)")
     }
 
-    @Test("the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after")
+    @Test(
+        "the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after"
+    )
     func markdownSeries() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "md"
-        load: repeat 20 parallel limit 5 rate 50/s {
-          hit: sh "[ {{repeat.index}} -ge 2 ]"
-          expect failures < 5%
-        }
-        handled: sh "exit 3" { allow-failure }
-        """, ["--report", "markdown=report.md"])
+        let run = try space.run(
+            """
+            workflow "md"
+            load: repeat 20 parallel limit 5 rate 50/s {
+              hit: sh "[ {{repeat.index}} -ge 2 ]"
+              expect failures < 5%
+            }
+            handled: sh "exit 3" { allow-failure }
+            """, ["--report", "markdown=report.md"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let markdown = try #require(space.read("report.md"))
-        let order = ["### Thresholds", "### Failures", "### Statistics", "<summary>hit over time (a point every second)</summary>",
-                     "### Handled failures", "### Steps"].map { markdown.range(of: $0)?.lowerBound }
+        let order = [
+            "### Thresholds", "### Failures", "### Statistics", "<summary>hit over time (a point every second)</summary>",
+            "### Handled failures", "### Steps",
+        ].map { markdown.range(of: $0)?.lowerBound }
         #expect(!order.contains(nil) && order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(markdown)")
         #expect(markdown.contains("| max | late p99 |"), "\(markdown)")
         // The series: a row a second, every run and failure in it.
@@ -474,15 +514,16 @@ struct LoadTruthTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "wire"
-        secret token = "s3cr3t-t0ken"
-        sent: http POST "\(base)/mirror" {
-          header Authorization "Bearer {{token}}"
-          body "{\\"note\\": \\"hello {{token}}\\"}"
-        }
-        big: http GET "\(base)/large?bytes=10000"
-        """, ["-vv"], killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "wire"
+            secret token = "s3cr3t-t0ken"
+            sent: http POST "\(base)/mirror" {
+              header Authorization "Bearer {{token}}"
+              body "{\\"note\\": \\"hello {{token}}\\"}"
+            }
+            big: http GET "\(base)/large?bytes=10000"
+            """, ["-vv"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let wire = run.stderr
         #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
@@ -494,10 +535,11 @@ struct LoadTruthTests {
         // 4 KiB of the 10,000 bytes, and how many more.
         #expect(wire.contains("< " + String(repeating: "x", count: 4096) + "\n< (5904 more bytes)"), "\(wire.suffix(300))")
         // One -v shows none of it.
-        let (plain, _) = try space.run("""
-        workflow "wire"
-        sent: http GET "\(base)/hello"
-        """, ["-v"], killedAfter: 60)
+        let (plain, _) = try space.run(
+            """
+            workflow "wire"
+            sent: http GET "\(base)/hello"
+            """, ["-v"], killedAfter: 60)
         #expect(!plain.stderr.contains("> GET"), "\(plain.stderr)")
     }
 
@@ -509,11 +551,12 @@ struct LoadTruthTests {
         let space = try Workspace()
         defer { space.remove() }
         // Through a proxy (libcurl) the request line holds the whole URL.
-        let (proxied, _) = try space.run("""
-        workflow "wire"
-        secret token = "s3cr3t-t0ken"
-        via: http GET "\(base)/echo?through=proxy" { header Authorization "Bearer {{token}}" }
-        """, ["-vv"], environment: ["http_proxy": proxy.url, "no_proxy": ""], killedAfter: 60)
+        let (proxied, _) = try space.run(
+            """
+            workflow "wire"
+            secret token = "s3cr3t-t0ken"
+            via: http GET "\(base)/echo?through=proxy" { header Authorization "Bearer {{token}}" }
+            """, ["-vv"], environment: ["http_proxy": proxy.url, "no_proxy": ""], killedAfter: 60)
         #expect(proxied.status == 0, "\(proxied.stdout)\(proxied.stderr)")
         #expect(proxied.stderr.contains("* via\n> GET \(base)/echo?through=proxy HTTP/1.1\n> Host: 127.0.0.1:"), "\(proxied.stderr)")
         #expect(proxied.stderr.contains("> Authorization: Bearer ***\n"), "\(proxied.stderr)")
@@ -521,15 +564,16 @@ struct LoadTruthTests {
         #expect(!proxied.stderr.contains("s3cr3t-t0ken"), "\(proxied.stderr)")
 
         // HTTPS (libcurl): the body libcurl sent, after its head, before the response.
-        let (secure, _) = try space.run("""
-        workflow "wire"
-        secret token = "s3cr3t-t0ken"
-        sent: http POST "\(tls.url)/mirror" {
-          cacert "\(tls.file("ca.pem"))"
-          header Authorization "Bearer {{token}}"
-          body "{\\"note\\": \\"hello {{token}}\\"}"
-        }
-        """, ["-vv"], killedAfter: 60)
+        let (secure, _) = try space.run(
+            """
+            workflow "wire"
+            secret token = "s3cr3t-t0ken"
+            sent: http POST "\(tls.url)/mirror" {
+              cacert "\(tls.file("ca.pem"))"
+              header Authorization "Bearer {{token}}"
+              body "{\\"note\\": \\"hello {{token}}\\"}"
+            }
+            """, ["-vv"], killedAfter: 60)
         #expect(secure.status == 0, "\(secure.stdout)\(secure.stderr)")
         let wire = secure.stderr
         #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
@@ -541,35 +585,40 @@ struct LoadTruthTests {
 
         // HTTP/2, when nginx is here to speak it.
         guard let nginx = try TestServers.ifInstalled(TestServers.nginxHTTP2(), "HTTP/2 on the wire") else { return }
-        let (two, _) = try space.run("""
-        workflow "wire"
-        two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
-        """, ["-vv"], killedAfter: 60)
+        let (two, _) = try space.run(
+            """
+            workflow "wire"
+            two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
+            """, ["-vv"], killedAfter: 60)
         #expect(two.status == 0, "\(two.stdout)\(two.stderr)")
         #expect(two.stderr.contains("* two\n> GET /hello HTTP/2\n> Host: 127.0.0.1:"), "\(two.stderr)")
         #expect(two.stderr.contains("< HTTP/2 200\n"), "\(two.stderr)")
     }
 
-    @Test("the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration")
+    @Test(
+        "the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration"
+    )
     func templatedShape() throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let key = "shape-\(UUID().uuidString)", timed = "timed-\(UUID().uuidString)", bad = "bad-\(UUID().uuidString)"
+        let key = "shape-\(UUID().uuidString)"
+        let timed = "timed-\(UUID().uuidString)"
+        let bad = "bad-\(UUID().uuidString)"
         let workflow = """
-        workflow "shape"
-        var n = "3"
-        var l = "2"
-        var r = "50/s"
-        var d = "1s"
-        var key = "\(key)"
-        load: repeat {{n}} parallel limit {{l}} rate {{r}} {
-          hit: http GET "\(base)/gather?key={{key}}&n={{l}}&ms=3000"
-        }
-        timed: repeat for {{d}} parallel limit 4 rate 20/s {
-          tick: http GET "\(base)/gather?key=\(timed)&n=1"
-        }
-        """
+            workflow "shape"
+            var n = "3"
+            var l = "2"
+            var r = "50/s"
+            var d = "1s"
+            var key = "\(key)"
+            load: repeat {{n}} parallel limit {{l}} rate {{r}} {
+              hit: http GET "\(base)/gather?key={{key}}&n={{l}}&ms=3000"
+            }
+            timed: repeat for {{d}} parallel limit 4 rate 20/s {
+              tick: http GET "\(base)/gather?key=\(timed)&n=1"
+            }
+            """
         // 100 at once: past --http-connections' 64, from the --var.
         let (run, _) = try space.run(workflow, ["--var", "n=100", "--var", "l=100", "--var", "r=10000/s"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -600,14 +649,15 @@ struct LoadTruthTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let anchor = "anchor-\(UUID().uuidString)", key = "ramp-\(UUID().uuidString)"
+        let anchor = "anchor-\(UUID().uuidString)"
+        let key = "ramp-\(UUID().uuidString)"
         let workflow = """
-        workflow "ramp"
-        http GET "\(base)/arrive?key=\(anchor)"
-        ramp: repeat parallel limit 50 rate 0/s ramp 20/s in 1s, 20/s in 1s {
-          hit: http GET "\(base)/arrive?key=\(key)"
-        }
-        """
+            workflow "ramp"
+            http GET "\(base)/arrive?key=\(anchor)"
+            ramp: repeat parallel limit 50 rate 0/s ramp 20/s in 1s, 20/s in 1s {
+              hit: http GET "\(base)/arrive?key=\(key)"
+            }
+            """
         let (run, _) = try space.run(workflow, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let start = try #require(try RateTests.arrivals(space, base: base, key: anchor, absolute: true).first)
@@ -630,24 +680,26 @@ struct LoadTruthTests {
         #expect(graph.stdout.contains("repeat  [parallel, limit 50, rate 0/s ramp 20/s in 1s, 20/s in 1s, 30 iterations]"), "\(graph.stdout)")
         let fmt = try Binary.run(["fmt", "--check", "ramp.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        repeat parallel limit 4 {
-          log "x"
-        }
-        repeat 3 parallel ramp 5/s in 1s {
-          log "y"
-        }
-        """, with: [
-            "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
-            "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            repeat parallel limit 4 {
+              log "x"
+            }
+            repeat 3 parallel ramp 5/s in 1s {
+              log "y"
+            }
+            """,
+            with: [
+                "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
+                "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
+            ])
     }
 }
 
-private extension ISO8601DateFormatter {
+extension ISO8601DateFormatter {
     /// `2026-11-28T00:29:01.678Z`, as the JSON report writes times.
-    static var withFractions: ISO8601DateFormatter {
+    fileprivate static var withFractions: ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter

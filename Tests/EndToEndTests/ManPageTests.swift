@@ -1,6 +1,6 @@
+import CommandLineOptions
 import Foundation
 import Testing
-import CommandLineOptions
 
 /// docs/promise-run.1: renders with groff's warnings on and nothing to
 /// say, and names every option the command takes.

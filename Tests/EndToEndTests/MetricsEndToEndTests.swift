@@ -11,7 +11,8 @@ struct MetricsEndToEndTests {
     /// `prometheus` and `promtool`, or nil (the test then passes, saying
     /// so) when they are not installed and not required.
     static func prometheus() throws -> (server: String, tool: String)? {
-        let server = "/usr/bin/prometheus", tool = "/usr/bin/promtool"
+        let server = "/usr/bin/prometheus"
+        let tool = "/usr/bin/promtool"
         if FileManager.default.isExecutableFile(atPath: server), FileManager.default.isExecutableFile(atPath: tool) {
             return (server, tool)
         }
@@ -32,10 +33,11 @@ struct MetricsEndToEndTests {
     static func query(_ base: String, _ promql: String) -> Double? {
         let encoded = promql.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? promql
         guard let body = get("\(base)/api/v1/query?query=\(encoded)"),
-              let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-              let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
-              let first = result.first, let value = first["value"] as? [Any], value.count == 2,
-              let text = value[1] as? String else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+            let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
+            let first = result.first, let value = first["value"] as? [Any], value.count == 2,
+            let text = value[1] as? String
+        else { return nil }
         return Double(text)
     }
 
@@ -52,25 +54,31 @@ struct MetricsEndToEndTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let metricsPort = freeLoopbackPort(), prometheusPort = freeLoopbackPort()
-        try space.write("prometheus.yml", """
-        global:
-          scrape_interval: 1s
-          scrape_timeout: 1s
-        scrape_configs:
-          - job_name: promise-run
-            static_configs:
-              - targets: ["127.0.0.1:\(metricsPort)"]
-        """)
+        let metricsPort = freeLoopbackPort()
+        let prometheusPort = freeLoopbackPort()
+        try space.write(
+            "prometheus.yml",
+            """
+            global:
+              scrape_interval: 1s
+              scrape_timeout: 1s
+            scrape_configs:
+              - job_name: promise-run
+                static_configs:
+                  - targets: ["127.0.0.1:\(metricsPort)"]
+            """)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: prometheus)
-        server.arguments = ["--config.file=\(space.path("prometheus.yml"))", "--storage.tsdb.path=\(space.path("tsdb"))",
-                            "--web.listen-address=127.0.0.1:\(prometheusPort)", "--log.level=warn"]
+        server.arguments = [
+            "--config.file=\(space.path("prometheus.yml"))", "--storage.tsdb.path=\(space.path("tsdb"))",
+            "--web.listen-address=127.0.0.1:\(prometheusPort)", "--log.level=warn",
+        ]
         server.standardOutput = FileHandle.nullDevice
-        server.standardError = try FileHandle(forWritingTo: {
-            _ = FileManager.default.createFile(atPath: space.path("prometheus.log"), contents: nil)
-            return URL(fileURLWithPath: space.path("prometheus.log"))
-        }())
+        server.standardError = try FileHandle(
+            forWritingTo: {
+                _ = FileManager.default.createFile(atPath: space.path("prometheus.log"), contents: nil)
+                return URL(fileURLWithPath: space.path("prometheus.log"))
+            }())
         try server.run()
         defer {
             server.terminate()
@@ -84,16 +92,21 @@ struct MetricsEndToEndTests {
         }
         try #require(ready, "Prometheus did not get ready: \(space.read("prometheus.log") ?? "")")
 
-        try space.write("test.workflow", """
-        workflow "watched"
-        load: repeat for 15s parallel limit 32 rate 80/s {
-          hit: http GET "\(base)/slow?ms=5" {
-            expect status 200
-          }
-        }
-        """)
-        let run = try RunningBinary(["--metrics-listen", "127.0.0.1:\(metricsPort)", "--report", "json=report.json",
-                                     "--color", "never", "test.workflow"], in: space.folder)
+        try space.write(
+            "test.workflow",
+            """
+            workflow "watched"
+            load: repeat for 15s parallel limit 32 rate 80/s {
+              hit: http GET "\(base)/slow?ms=5" {
+                expect status 200
+              }
+            }
+            """)
+        let run = try RunningBinary(
+            [
+                "--metrics-listen", "127.0.0.1:\(metricsPort)", "--report", "json=report.json",
+                "--color", "never", "test.workflow",
+            ], in: space.folder)
         // While it runs: every exposition passes promtool, and Prometheus
         // has the counters before the run ends.
         var expositions = 0
@@ -108,13 +121,15 @@ struct MetricsEndToEndTests {
                 // read: on a loaded machine a scrape can come first); then
                 // running, then (in the 2 s it stays open after the end)
                 // succeeded, always under the workflow's name.
-                #expect(!exposition.contains("promise_run_status{")
+                #expect(
+                    !exposition.contains("promise_run_status{")
                         || exposition.contains("promise_run_status{workflow=\"watched\",status=\"running\"} 1")
                         || exposition.contains("promise_run_status{workflow=\"watched\",status=\"succeeded\"} 1"),
-                        "\(exposition.suffix(800))")
+                    "\(exposition.suffix(800))")
             }
             if seenWhileRunning == nil, run.process.isRunning,
-               let value = Self.query(api, "promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}"), value > 0 {
+                let value = Self.query(api, "promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}"), value > 0
+            {
                 seenWhileRunning = value
             }
             try await Task.sleep(for: .milliseconds(700))
@@ -126,8 +141,9 @@ struct MetricsEndToEndTests {
         #expect(expositions >= 3, "scraped \(expositions) times")
         #expect(seenWhileRunning != nil, "Prometheus had no count of 'hit' while the run went on")
 
-        let report = WorkflowRun(outcome: Binary.Outcome(status: status, exitedNormally: true, stdout: run.stdout, stderr: run.stderr),
-                                 reportText: space.read("report.json"))
+        let report = WorkflowRun(
+            outcome: Binary.Outcome(status: status, exitedNormally: true, stdout: run.stdout, stderr: run.stderr),
+            reportText: space.read("report.json"))
         let stats = try #require(report.stats("hit"), "\(report.reportText ?? "no report")")
         let count = try #require(stats["count"] as? Int)
         let p99 = try #require(report.seconds("hit", "latency")?["p99"])
@@ -142,8 +158,10 @@ struct MetricsEndToEndTests {
         #expect(counted == Double(count), "Prometheus counted \(String(describing: counted)), the report \(count)")
         let responses = Self.query(api, "last_over_time(promise_run_http_responses_total{label=\"hit\",code=\"200\"}[5m])")
         #expect(responses == Double(count))
-        let quantile = try #require(Self.query(api,
-            "histogram_quantile(0.99, last_over_time(promise_run_step_latency_seconds_bucket{label=\"hit\"}[5m]))"))
+        let quantile = try #require(
+            Self.query(
+                api,
+                "histogram_quantile(0.99, last_over_time(promise_run_step_latency_seconds_bucket{label=\"hit\"}[5m]))"))
         #expect(abs(quantile - p99) <= 0.1 * p99, "Prometheus's p99 \(quantile) s, the run's \(p99) s")
         let finalStatus = Self.query(api, "last_over_time(promise_run_status{status=\"succeeded\"}[5m])")
         #expect(finalStatus == 1, "the last scrape did not see the run succeed")
@@ -160,15 +178,16 @@ struct MetricsEndToEndTests {
     func eventsMatchTheReport() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "events"
-        prepare: sh "true"
-        load: repeat 1200 parallel limit 8 {
-          expect failures < 50%
-          tick: sh "test $(( {{repeat.index}} % 100 )) != 7"
-        }
-        last: log "done"
-        """, ["--events", "events.jsonl", "--keep-going"], killedAfter: 120)
+        let (run, _) = try space.run(
+            """
+            workflow "events"
+            prepare: sh "true"
+            load: repeat 1200 parallel limit 8 {
+              expect failures < 50%
+              tick: sh "test $(( {{repeat.index}} % 100 )) != 7"
+            }
+            last: log "done"
+            """, ["--events", "events.jsonl", "--keep-going"], killedAfter: 120)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let events = try Self.events(try #require(space.read("events.jsonl")))
         #expect(events.first?["event"] as? String == "run-start")
@@ -204,11 +223,13 @@ struct MetricsEndToEndTests {
     func eventsWhileRunning() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
-        workflow "long"
-        first: log "started"
-        wait: sh "sleep 60"
-        """)
+        try space.write(
+            "test.workflow",
+            """
+            workflow "long"
+            first: log "started"
+            wait: sh "sleep 60"
+            """)
         let run = try RunningBinary(["--events", "events.jsonl", "--color", "never", "test.workflow"], in: space.folder)
         // A few lines, far from filling the buffer: only the timer writes them.
         let deadline = ContinuousClock.now + .seconds(60)
@@ -229,14 +250,16 @@ struct MetricsEndToEndTests {
     func eventsOnStandardOutput() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        workflow "piped"
-        greet: log "hello from the console"
-        work: sh "echo printed by the step"
-        """, ["--events", "-"], killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "piped"
+            greet: log "hello from the console"
+            work: sh "echo printed by the step"
+            """, ["--events", "-"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let events = try Self.events(run.stdout)
-        #expect(events.map { $0["event"] as? String ?? "?" }
+        #expect(
+            events.map { $0["event"] as? String ?? "?" }
                 == ["run-start", "step-start", "step-end", "step-start", "step-end", "run-end"], "\(run.stdout)")
         #expect(run.stderr.contains("hello from the console") && run.stderr.contains("printed by the step"), "\(run.stderr)")
     }
@@ -246,14 +269,15 @@ struct MetricsEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let token = "tok-\(UUID().uuidString)"
-        let (run, _) = try space.run("""
-        workflow "secret-events"
-        secret token = "\(token)"
-        use: sh "echo {{token}} >/dev/null"
-        fail: sh "echo {{token}} >&2; exit 3" {
-          allow-failure
-        }
-        """, ["--events", "events.jsonl", "-v"], killedAfter: 60)
+        let (run, _) = try space.run(
+            """
+            workflow "secret-events"
+            secret token = "\(token)"
+            use: sh "echo {{token}} >/dev/null"
+            fail: sh "echo {{token}} >&2; exit 3" {
+              allow-failure
+            }
+            """, ["--events", "events.jsonl", "-v"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let text = try #require(space.read("events.jsonl"))
         #expect(!text.contains(token), "\(text)")
@@ -268,13 +292,15 @@ struct MetricsEndToEndTests {
         let (holder, port) = loopbackSocket()
         defer { close(holder) }
         try #require(listen(holder, 4) == 0)
-        let (run, _) = try space.run("""
-        workflow "never"
-        touch: sh "echo ran > ran.txt"
-        """, ["--metrics-listen", "127.0.0.1:\(port)"], killedAfter: 30)
+        let (run, _) = try space.run(
+            """
+            workflow "never"
+            touch: sh "echo ran > ran.txt"
+            """, ["--metrics-listen", "127.0.0.1:\(port)"], killedAfter: 30)
         #expect(run.status == 2)
-        #expect(run.stderr.contains("promise-run: --metrics-listen: cannot listen on 127.0.0.1:\(port): Address already in use"),
-                "\(run.stderr)")
+        #expect(
+            run.stderr.contains("promise-run: --metrics-listen: cannot listen on 127.0.0.1:\(port): Address already in use"),
+            "\(run.stderr)")
         #expect(run.stderr.contains("nothing ran"))
         #expect(space.read("ran.txt") == nil)
         let (malformed, _) = try space.run("workflow \"never\"\ntouch: sh \"true\"\n", ["--metrics-listen", "9464"], killedAfter: 30)

@@ -14,11 +14,16 @@ struct NeovimLanguageServerTests {
     private func runNeovim(_ nvim: String, _ fixture: String, in space: Workspace, _ arguments: [String] = []) throws -> [String: Any] {
         let binary = try #require(Binary.url?.path)
         let result = space.path("result.json")
-        let outcome = try Binary.runCommand(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n"] + arguments
-                                                + ["-c", "luafile \(TestServers.fixture(fixture))"],
-                                            in: space.folder, environment: ["PROMISE_RUN": binary, "NVIM_RESULT": result,
-                                                                            "XDG_STATE_HOME": space.path("state"),
-                                                                            "XDG_DATA_HOME": space.path("data")])
+        let outcome = try Binary.runCommand(
+            nvim,
+            ["--headless", "-u", "NONE", "-i", "NONE", "-n"] + arguments
+                + ["-c", "luafile \(TestServers.fixture(fixture))"],
+            in: space.folder,
+            environment: [
+                "PROMISE_RUN": binary, "NVIM_RESULT": result,
+                "XDG_STATE_HOME": space.path("state"),
+                "XDG_DATA_HOME": space.path("data"),
+            ])
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         let data = try #require(FileManager.default.contents(atPath: result), "Neovim wrote no result: \(outcome.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -29,14 +34,14 @@ struct NeovimLanguageServerTests {
         let space = try Workspace()
         defer { space.remove() }
         let text = """
-        workflow "ci"
-        var base = "http://127.0.0.1:8080"
-        build: sh "make" {
-          timeout 5m
-          expect exti 0
-        }
+            workflow "ci"
+            var base = "http://127.0.0.1:8080"
+            build: sh "make" {
+              timeout 5m
+              expect exti 0
+            }
 
-        """
+            """
         // A run first, of the file as it was before the typo and the make:
         // the store's last result for the lens.
         try space.write("ci.workflow", text.replacingOccurrences(of: "exti", with: "exit").replacingOccurrences(of: "\"make\"", with: "\"true\""))
@@ -56,7 +61,9 @@ struct NeovimLanguageServerTests {
         #expect(lenses.count == 1 && lenses.first?.hasPrefix("2: ✓ ") == true && lenses.first?.hasSuffix(", just now") == true, "\(lenses)")
     }
 
-    @Test("a project split with include in Neovim: no false error in the library, an unsaved fix seen by the includer, rename from the library, a quick fix applied, allow-fa completed")
+    @Test(
+        "a project split with include in Neovim: no false error in the library, an unsaved fix seen by the includer, rename from the library, a quick fix applied, allow-fa completed"
+    )
     func project() throws {
         guard let nvim = Self.nvim else { return }  // Neovim is not on this machine
         let space = try Workspace()

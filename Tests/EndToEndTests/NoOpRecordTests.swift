@@ -13,20 +13,20 @@ import Testing
 @Suite("End to end: the no-op record")
 struct NoOpRecordTests {
     static let workflow = """
-    workflow "build"
-    include "flags.workflow"
-    foreach f in glob("src/*.c") parallel {
-      cc: sh "mkdir -p obj && cat {{f}} include/h.h > obj/{{f|stem}}.o && echo cc {{f|stem}} >> runs.log && printf 'obj/{{f|stem}}.o: {{f}} include/h.h\\\\n' > obj/{{f|stem}}.d" {
-        sources "{{f}}"
-        generates "obj/{{f|stem}}.o"
-        depfile "obj/{{f|stem}}.d"
-      }
-    }
-    link: sh "cat obj/*.o > app && echo link {{flags}} {{env.FLAVOR ?? "plain"}} >> runs.log" {
-      sources "obj/*.o"
-      generates "app"
-    }
-    """
+        workflow "build"
+        include "flags.workflow"
+        foreach f in glob("src/*.c") parallel {
+          cc: sh "mkdir -p obj && cat {{f}} include/h.h > obj/{{f|stem}}.o && echo cc {{f|stem}} >> runs.log && printf 'obj/{{f|stem}}.o: {{f}} include/h.h\\\\n' > obj/{{f|stem}}.d" {
+            sources "{{f}}"
+            generates "obj/{{f|stem}}.o"
+            depfile "obj/{{f|stem}}.d"
+          }
+        }
+        link: sh "cat obj/*.o > app && echo link {{flags}} {{env.FLAVOR ?? "plain"}} >> runs.log" {
+          sources "obj/*.o"
+          generates "app"
+        }
+        """
 
     /// A project of three sources and a header, built once.
     private func project() async throws -> Workspace {
@@ -42,7 +42,8 @@ struct NoOpRecordTests {
     }
 
     private func run(_ space: Workspace, _ arguments: [String] = [], environment: [String: String] = [:]) async throws
-        -> Binary.Outcome {
+        -> Binary.Outcome
+    {
         let folder = space.folder
         return try await Binary.offPool {
             try Binary.run(["--color", "never"] + arguments + ["build.workflow"], in: folder, environment: environment)
@@ -95,7 +96,8 @@ struct NoOpRecordTests {
         // took none).
         func withoutTime(_ text: String) -> [String] {
             text.split(separator: "\n").map { line in
-                line.hasPrefix("✓ build succeeded in ") ? "✓ build succeeded"
+                line.hasPrefix("✓ build succeeded in ")
+                    ? "✓ build succeeded"
                     : line.replacingOccurrences(of: #"\s+[0-9]+ms$"#, with: " Nms", options: .regularExpression)
             }
         }

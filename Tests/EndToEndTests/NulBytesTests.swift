@@ -12,21 +12,24 @@ struct NulBytesTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run("""
-        workflow "nul"
-        nul: sh "printf 'safe\\\\000evil'"
-        argument: exec "printf" "%s" "{{nul.stdout}}" { allow-failure }
-        path: file write "out-{{nul.stdout}}.txt" "x" { allow-failure }
-        environment: sh "printf '%s' \\"$V\\"" { env V = "{{nul.stdout}}"; allow-failure }
-        folder: sh "pwd" { cwd "{{nul.stdout}}"; allow-failure }
-        save: http GET "\(base)/hello" { save "saved-{{nul.stdout}}"; allow-failure }
-        """)
+        let run = try space.run(
+            """
+            workflow "nul"
+            nul: sh "printf 'safe\\\\000evil'"
+            argument: exec "printf" "%s" "{{nul.stdout}}" { allow-failure }
+            path: file write "out-{{nul.stdout}}.txt" "x" { allow-failure }
+            environment: sh "printf '%s' \\"$V\\"" { env V = "{{nul.stdout}}"; allow-failure }
+            folder: sh "pwd" { cwd "{{nul.stdout}}"; allow-failure }
+            save: http GET "\(base)/hello" { save "saved-{{nul.stdout}}"; allow-failure }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let expected = ["argument": ("spawn", "exec: argument 2 holds a NUL byte"),
-                        "path": ("file", "file write: the path holds a NUL byte"),
-                        "environment": ("spawn", "sh: env V holds a NUL byte"),
-                        "folder": ("spawn", "sh: the folder (cwd) holds a NUL byte"),
-                        "save": ("file", "http: the save path holds a NUL byte")]
+        let expected = [
+            "argument": ("spawn", "exec: argument 2 holds a NUL byte"),
+            "path": ("file", "file write: the path holds a NUL byte"),
+            "environment": ("spawn", "sh: env V holds a NUL byte"),
+            "folder": ("spawn", "sh: the folder (cwd) holds a NUL byte"),
+            "save": ("file", "http: the save path holds a NUL byte"),
+        ]
         for (id, (kind, message)) in expected {
             let error = run.error(of: id)
             #expect(run.step(id)?["status"] as? String == "failed", "\(id): \(run.step(id) ?? [:])")

@@ -10,17 +10,17 @@ import Testing
 @Suite("End to end: on-demand targets")
 struct OnDemandTests {
     static let build = """
-    workflow "build"
+        workflow "build"
 
-    clean: sh "rm -rf build prefix" {
-      on-demand
-    }
-    compile: sh "mkdir -p build && echo app > build/app"
-    install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app" {
-      desc "copy the program into prefix/bin"
-      on-demand
-    }
-    """
+        clean: sh "rm -rf build prefix" {
+          on-demand
+        }
+        compile: sh "mkdir -p build && echo app > build/app"
+        install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app" {
+          desc "copy the program into prefix/bin"
+          on-demand
+        }
+        """
 
     /// A workspace with `build.workflow` and a file `clean` would remove.
     private func project() throws -> Workspace {
@@ -38,9 +38,12 @@ struct OnDemandTests {
     func ordinaryRun() throws {
         let space = try project()
         defer { space.remove() }
-        let outcome = try Binary.run(["--color", "never", "--report", "json=report.json", "--report", "junit=junit.xml",
-                                      "--report", "markdown=report.md", "--report", "html=report.html", "build.workflow"],
-                                     in: space.folder)
+        let outcome = try Binary.run(
+            [
+                "--color", "never", "--report", "json=report.json", "--report", "junit=junit.xml",
+                "--report", "markdown=report.md", "--report", "html=report.html", "build.workflow",
+            ],
+            in: space.folder)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(exists(space, "build/app"), "compile ran")
         #expect(exists(space, "build/old.o"), "clean did not run")
@@ -85,7 +88,9 @@ struct OnDemandTests {
     func needsAndGroups() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
+        try space.write(
+            "test.workflow",
+            """
             checks: parallel {
               fixtures: sh "echo data > fixtures.txt" {
                 on-demand
@@ -122,7 +127,8 @@ struct OnDemandTests {
 
     @Test("check refuses it without a label, in a foreach body, in a catch or an ensure: exit 2, file:line:col, what to do")
     func checkRefuses() throws {
-        try Workspace.expectCheckRefuses("""
+        try Workspace.expectCheckRefuses(
+            """
             sh "rm -rf build" {
               on-demand
             }
@@ -142,7 +148,8 @@ struct OnDemandTests {
                 on-demand
               }
             }
-            """, with: [
+            """,
+            with: [
                 "bad.workflow:2:3: error: 'on-demand' keeps a step or group out of a run until a target names it",
                 "give this one a label (name: ...)",
                 "bad.workflow:6:5: error: 'on-demand' cannot be inside a foreach body",
@@ -174,15 +181,17 @@ struct OnDemandTests {
         try client.open("a.workflow", "clean: sh \"rm -rf build\" {\n  on-demand\n}\ndocs: sequence {\n  \n  log \"x\"\n}\n")
         #expect(try client.diagnostics(for: client.uri("a.workflow")).isEmpty)
         func labels(_ line: Int, _ character: Int) throws -> [String] {
-            let response = try client.request("textDocument/completion",
-                                              ["textDocument": ["uri": client.uri("a.workflow")], "position": lspPosition(line, character)])
+            let response = try client.request(
+                "textDocument/completion",
+                ["textDocument": ["uri": client.uri("a.workflow")], "position": lspPosition(line, character)])
             let items = (response["result"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
             return items.compactMap { $0["label"] as? String }
         }
         #expect(try labels(1, 2).contains("on-demand"), "in a step's block")
         #expect(try labels(4, 2).contains("on-demand"), "in a group's block")
-        let hover = try client.request("textDocument/hover",
-                                       ["textDocument": ["uri": client.uri("a.workflow")], "position": lspPosition(1, 5)])
+        let hover = try client.request(
+            "textDocument/hover",
+            ["textDocument": ["uri": client.uri("a.workflow")], "position": lspPosition(1, 5)])
         let text = ((hover["result"] as? [String: Any])?["contents"] as? [String: Any])?["value"] as? String ?? ""
         #expect(text.hasPrefix("**on-demand**: runs only when named as a target"), "\(text)")
         #expect(try client.stop() == 0)
@@ -193,26 +202,28 @@ struct OnDemandTests {
         let space = try project()
         defer { space.remove() }
         let list = try Binary.run(["list", "--color", "never", "build.workflow"], in: space.folder)
-        #expect(list.stdout == """
-            clean    sh  (on demand: runs only when named)
-            compile  sh
-            install  sh  copy the program into prefix/bin (on demand: runs only when named)
+        #expect(
+            list.stdout == """
+                clean    sh  (on demand: runs only when named)
+                compile  sh
+                install  sh  copy the program into prefix/bin (on demand: runs only when named)
 
-            """, "\(list.stdout)")
+                """, "\(list.stdout)")
         let json = try #require(try Binary.run(["list", "--format", "json", "build.workflow"], in: space.folder).jsonObjects)
         #expect(json.map { $0["onDemand"] as? Bool } == [true, false, true])
         #expect(json.map { $0["target"] as? Bool } == [true, true, true], "still targets: completions offer them")
 
         let graph = try Binary.run(["graph", "build.workflow"], in: space.folder)
-        #expect(graph.stdout == """
-            workflow "build"
-            └─ compile: sh "mkdir -p build && echo app > build/app"
+        #expect(
+            graph.stdout == """
+                workflow "build"
+                └─ compile: sh "mkdir -p build && echo app > build/app"
 
-            on demand, not run (name one to run it: promise-run build.workflow LABEL)
-            ├─ clean: sh "rm -rf build prefix"
-            └─ install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app"
+                on demand, not run (name one to run it: promise-run build.workflow LABEL)
+                ├─ clean: sh "rm -rf build prefix"
+                └─ install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app"
 
-            """, "\(graph.stdout)")
+                """, "\(graph.stdout)")
         let graphJSON = try Binary.run(["graph", "--format", "json", "build.workflow"], in: space.folder)
         let object = try JSONSerialization.jsonObject(with: Data(graphJSON.stdout.utf8)) as? [String: Any]
         let notRun = object?["onDemandNotRun"] as? [[String: Any]]
@@ -221,15 +232,19 @@ struct OnDemandTests {
 
         let dryRun = try Binary.run(["--dry-run", "build.workflow", "install"], in: space.folder)
         #expect(dryRun.status == 0)
-        #expect(dryRun.stdout.contains("""
-            ├─ compile: sh "mkdir -p build && echo app > build/app"
-            └─ install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app"  [on-demand]
-            """), "\(dryRun.stdout)")
-        #expect(dryRun.stdout.hasSuffix("""
-            on demand, not run (name one to run it: promise-run build.workflow LABEL)
-            └─ clean: sh "rm -rf build prefix"
+        #expect(
+            dryRun.stdout.contains(
+                """
+                ├─ compile: sh "mkdir -p build && echo app > build/app"
+                └─ install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app"  [on-demand]
+                """), "\(dryRun.stdout)")
+        #expect(
+            dryRun.stdout.hasSuffix(
+                """
+                on demand, not run (name one to run it: promise-run build.workflow LABEL)
+                └─ clean: sh "rm -rf build prefix"
 
-            """), "\(dryRun.stdout)")
+                """), "\(dryRun.stdout)")
         #expect(exists(space, "build/old.o") && !exists(space, "build/app"), "a dry run runs nothing")
     }
 }

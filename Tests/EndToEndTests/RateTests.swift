@@ -17,12 +17,13 @@ struct RateTests {
     func schedule() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "paced"
-        repeat 20 parallel limit 4 rate 100/s {
-          tick: log "{{repeat.index}}"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "paced"
+            repeat 20 parallel limit 4 rate 100/s {
+              tick: log "{{repeat.index}}"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let times = startTimes(run, prefix: "tick[")
         #expect(times.count == 20)
@@ -38,12 +39,13 @@ struct RateTests {
         defer { space.remove() }
         // One slot, 50 a second: run 3 takes half a second, and the ones
         // due meanwhile wait for it. Their own work takes milliseconds.
-        let run = try space.run("""
-        workflow "stall"
-        repeat 30 parallel limit 1 rate 50/s {
-          work: sh "if [ {{repeat.index}} = 3 ]; then sleep 0.5; fi"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "stall"
+            repeat 30 parallel limit 1 rate 50/s {
+              work: sh "if [ {{repeat.index}} = 3 ]; then sleep 0.5; fi"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let latency = try #require(run.seconds("work", "latency"))
         #expect((latency["p90"] ?? 0) >= 0.25, "\(latency)")
@@ -54,14 +56,15 @@ struct RateTests {
     func lanes() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "lanes"
-        parallel rate 10/s {
-          lane-a: log "a"
-          lane-b: log "b"
-          lane-c: log "c"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "lanes"
+            parallel rate 10/s {
+              lane-a: log "a"
+              lane-b: log "b"
+              lane-c: log "c"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let times = startTimes(run, prefix: "lane-")
         #expect(times.count == 3)
@@ -72,10 +75,11 @@ struct RateTests {
 
     /// The arrival times (seconds after the first) the test server noted for `key`.
     static func arrivals(_ space: Workspace, base: String, key: String, absolute: Bool = false) throws -> [Double] {
-        let run = try space.run("""
-        workflow "read"
-        http GET "\(base)/arrivals?key=\(key)\(absolute ? "&absolute=1" : "")" { save "arrivals.json" }
-        """)
+        let run = try space.run(
+            """
+            workflow "read"
+            http GET "\(base)/arrivals?key=\(key)\(absolute ? "&absolute=1" : "")" { save "arrivals.json" }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let data = try #require(space.read("arrivals.json")?.data(using: .utf8))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [Double])
@@ -87,17 +91,19 @@ struct RateTests {
         let space = try Workspace()
         defer { space.remove() }
         let anchor = "anchor-\(UUID().uuidString)"
-        let key = "even-\(UUID().uuidString)", timed = "timed-\(UUID().uuidString)"
-        let run = try space.run("""
-        workflow "even"
-        http GET "\(base)/arrive?key=\(anchor)"
-        repeat 50 parallel limit 8 rate 100/s {
-          hit: http GET "\(base)/arrive?key=\(key)"
-        }
-        repeat for 1s parallel limit 4 rate 40/s {
-          timed: http GET "\(base)/arrive?key=\(timed)"
-        }
-        """)
+        let key = "even-\(UUID().uuidString)"
+        let timed = "timed-\(UUID().uuidString)"
+        let run = try space.run(
+            """
+            workflow "even"
+            http GET "\(base)/arrive?key=\(anchor)"
+            repeat 50 parallel limit 8 rate 100/s {
+              hit: http GET "\(base)/arrive?key=\(key)"
+            }
+            repeat for 1s parallel limit 4 rate 40/s {
+              timed: http GET "\(base)/arrive?key=\(timed)"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         // The schedule starts once the anchor's request has been answered,
         // so request k (due k/100 s after that start) reaches the server at
@@ -120,12 +126,13 @@ struct RateTests {
         let space = try Workspace()
         defer { space.remove() }
         let key = "stall-\(UUID().uuidString)"
-        let run = try space.run("""
-        workflow "stall"
-        repeat 40 parallel limit 1 rate 40/s {
-          hit: http GET "\(base)/arrive?key=\(key)&stall=5&ms=1000"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "stall"
+            repeat 40 parallel limit 1 rate 40/s {
+              hit: http GET "\(base)/arrive?key=\(key)&stall=5&ms=1000"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let latency = try #require(run.seconds("hit", "latency"))
         // Only one request was slow at the server; the 34 due during its
@@ -141,17 +148,19 @@ struct RateTests {
 
     @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")
     func mistakes() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        repeat 3 parallel rate fast {
-          log "x"
-        }
-        repeat 3 rate 5/s {
-          log "y"
-        }
-        """, with: [
-            "bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'",
-            "bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            repeat 3 parallel rate fast {
+              log "x"
+            }
+            repeat 3 rate 5/s {
+              log "y"
+            }
+            """,
+            with: [
+                "bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'",
+                "bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'",
+            ])
     }
 }

@@ -29,23 +29,30 @@ struct RealBuildTests {
     }
 
     private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
-        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
-                                     in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
+        let outcome = try Binary.run(
+            ["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
+            in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
     }
 
-    @Test("generates naming a folder ('out', 'out/', 'out/**') is stored and restored whole by the cache, dotfiles and subfolders included",
-          arguments: ["out", "out/", "out/**"])
+    @Test(
+        "generates naming a folder ('out', 'out/', 'out/**') is stored and restored whole by the cache, dotfiles and subfolders included",
+        arguments: ["out", "out/", "out/**"])
     func folderOutputsThroughTheCache(_ pattern: String) throws {
         let store = try Binary.temporaryFolder()
         let workflow = """
-        mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
-          sources "src"
-          generates "\(pattern)"
+            mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
+              sources "src"
+              generates "\(pattern)"
+            }
+            """
+        let first = try project(workflow, ["src/in.txt": "in\n"])
+        let second = try project(workflow, ["src/in.txt": "in\n"])
+        defer {
+            first.remove()
+            second.remove()
+            try? FileManager.default.removeItem(at: store)
         }
-        """
-        let first = try project(workflow, ["src/in.txt": "in\n"]), second = try project(workflow, ["src/in.txt": "in\n"])
-        defer { first.remove(); second.remove(); try? FileManager.default.removeItem(at: store) }
         #expect(try run(first, ["--cache", store.path]).status == 0)
         let restored = try run(second, ["--cache", store.path])
         #expect(restored.step("mk")?["from"] as? String == "cache", "\(restored.stdout)\(restored.stderr)")
@@ -57,12 +64,13 @@ struct RealBuildTests {
 
     @Test("a failed run forgets the step: with its input put back, it runs again instead of being up to date over a broken output")
     func failureForgets() throws {
-        let space = try project("""
-        mk: sh "cat in.txt > out.txt; echo ran >> $RUNLOG; grep -q good in.txt" {
-          sources "in.txt"
-          generates "out.txt"
-        }
-        """, ["in.txt": "good\n"])
+        let space = try project(
+            """
+            mk: sh "cat in.txt > out.txt; echo ran >> $RUNLOG; grep -q good in.txt" {
+              sources "in.txt"
+              generates "out.txt"
+            }
+            """, ["in.txt": "good\n"])
         defer { space.remove() }
         #expect(try run(space).status == 0)
         try space.write("in.txt", "bad\n")
@@ -73,15 +81,17 @@ struct RealBuildTests {
         #expect(space.read("out.txt") == "good\n")
     }
 
-    @Test("a deleted or changed output of a glob or folder pattern runs the step again; untouched, it is up to date",
-          arguments: ["out/*", "out"])
+    @Test(
+        "a deleted or changed output of a glob or folder pattern runs the step again; untouched, it is up to date",
+        arguments: ["out/*", "out"])
     func outputsRemembered(_ pattern: String) throws {
-        let space = try project("""
-        mk: sh "mkdir -p out && echo a > out/a.txt && echo b > out/b.txt && echo ran >> $RUNLOG" {
-          sources "in.txt"
-          generates "\(pattern)"
-        }
-        """, ["in.txt": "x\n"])
+        let space = try project(
+            """
+            mk: sh "mkdir -p out && echo a > out/a.txt && echo b > out/b.txt && echo ran >> $RUNLOG" {
+              sources "in.txt"
+              generates "\(pattern)"
+            }
+            """, ["in.txt": "x\n"])
         defer { space.remove() }
         #expect(try mk(space) == "succeeded")
         #expect(try mk(space) == "up-to-date")
@@ -96,11 +106,12 @@ struct RealBuildTests {
 
     @Test("a dotfile under a sources folder counts: changing it runs the step")
     func dotfilesInSources() throws {
-        let space = try project("""
-        mk: sh "echo ran >> $RUNLOG" {
-          sources "src"
-        }
-        """, ["src/main.c": "int main;\n", "src/.config": "a\n"])
+        let space = try project(
+            """
+            mk: sh "echo ran >> $RUNLOG" {
+              sources "src"
+            }
+            """, ["src/main.c": "int main;\n", "src/.config": "a\n"])
         defer { space.remove() }
         #expect(try mk(space) == "succeeded")
         #expect(try mk(space) == "up-to-date")
@@ -111,18 +122,22 @@ struct RealBuildTests {
 
     @Test("a checkout moved or copied elsewhere is still up to date (paths in the fingerprint are relative to the workflow's folder)")
     func movedCheckout() throws {
-        let space = try project("""
-        mk: sh "mkdir -p out && cp src/in.txt out/in.txt && echo ran >> runs.log" {
-          sources "src"
-          generates "out"
-        }
-        sub: sh "echo ran >> ../runs.log" {
-          cwd "sub"
-          sources "file.txt"
-        }
-        """, ["src/in.txt": "x\n", "sub/file.txt": "y\n"])
+        let space = try project(
+            """
+            mk: sh "mkdir -p out && cp src/in.txt out/in.txt && echo ran >> runs.log" {
+              sources "src"
+              generates "out"
+            }
+            sub: sh "echo ran >> ../runs.log" {
+              cwd "sub"
+              sources "file.txt"
+            }
+            """, ["src/in.txt": "x\n", "sub/file.txt": "y\n"])
         let parent = try Binary.temporaryFolder()
-        defer { space.remove(); try? FileManager.default.removeItem(at: parent) }
+        defer {
+            space.remove()
+            try? FileManager.default.removeItem(at: parent)
+        }
         #expect(try run(space).status == 0)
         let copy = parent.appendingPathComponent("elsewhere")
         let moved = try Binary.runCommand("/bin/cp", ["-a", space.folder.path, copy.path])
@@ -135,14 +150,15 @@ struct RealBuildTests {
 
     @Test("per-file outputs named with the path filters: each file compiled into obj/STEM.o, and a second run is up to date")
     func perFileOutputs() throws {
-        let space = try project("""
-        foreach f in glob("src/*.c") parallel {
-          cc: sh "mkdir -p obj && cp {{f}} obj/{{f|stem}}.o && echo {{f|base}} {{f|ext}} {{f|dir}} >> runs.log" {
-            sources "{{f}}"
-            generates "obj/{{f|stem}}.o"
-          }
-        }
-        """, ["src/a.c": "a\n", "src/b.c": "b\n"])
+        let space = try project(
+            """
+            foreach f in glob("src/*.c") parallel {
+              cc: sh "mkdir -p obj && cp {{f}} obj/{{f|stem}}.o && echo {{f|base}} {{f|ext}} {{f|dir}} >> runs.log" {
+                sources "{{f}}"
+                generates "obj/{{f|stem}}.o"
+              }
+            }
+            """, ["src/a.c": "a\n", "src/b.c": "b\n"])
         defer { space.remove() }
         #expect(try run(space).status == 0)
         #expect(space.read("obj/a.o") == "a\n" && space.read("obj/b.o") == "b\n")
@@ -157,16 +173,18 @@ struct RealBuildTests {
         let outside = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: outside) }
         try "int far;\n".write(to: outside.appendingPathComponent("far.c"), atomically: true, encoding: .utf8)
-        let space = try project("""
-        mk: sh "echo ran >> $RUNLOG" {
-          sources "src/**/*.c" "src/**"
-        }
-        """, ["src/a.c": "int a;\n"])
+        let space = try project(
+            """
+            mk: sh "echo ran >> $RUNLOG" {
+              sources "src/**/*.c" "src/**"
+            }
+            """, ["src/a.c": "int a;\n"])
         defer { space.remove() }
         try FileManager.default.createSymbolicLink(atPath: space.path("src/ext"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: space.path("src/loop"), withDestinationPath: "..")
-        let bounded = try Binary.runBounded(["--color", "never", "build.workflow"], seconds: 60, in: space.folder,
-                                            environment: ["RUNLOG": space.path("runs.log")])
+        let bounded = try Binary.runBounded(
+            ["--color", "never", "build.workflow"], seconds: 60, in: space.folder,
+            environment: ["RUNLOG": space.path("runs.log")])
         #expect(!bounded.timedOut && bounded.outcome.status == 0, "\(bounded.outcome.stdout)\(bounded.outcome.stderr)")
         #expect(try mk(space) == "up-to-date")
         // A file beyond the link changed: not a source of this checkout.

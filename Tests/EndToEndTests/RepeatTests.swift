@@ -11,17 +11,18 @@ struct RepeatTests {
     func runs() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "again"
-        repeat 6 parallel limit 2 {
-          say: log "i={{repeat.index}}"
-        }
-        repeat 2 {
-          repeat 2 {
-            log "inner={{repeat.index}}"
-          }
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "again"
+            repeat 6 parallel limit 2 {
+              say: log "i={{repeat.index}}"
+            }
+            repeat 2 {
+              repeat 2 {
+                log "inner={{repeat.index}}"
+              }
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(Set(run.logLines(prefix: "i=")) == Set((0..<6).map { "i=\($0)" }))
         #expect(run.logLines(prefix: "inner=") == ["inner=0", "inner=1", "inner=0", "inner=1"])
@@ -35,15 +36,16 @@ struct RepeatTests {
     func forDuration() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "timed"
-        repeat for 400ms {
-          work: sleep 100ms
-        }
-        repeat for 1s parallel limit 4 rate 20/s {
-          tick: log "t={{repeat.index}}"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "timed"
+            repeat for 400ms {
+              work: sleep 100ms
+            }
+            repeat for 1s parallel limit 4 rate 20/s {
+              tick: log "t={{repeat.index}}"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         // Iterations start at 0, 100, 200, 300 ms (and not at 400 ms):
         // four; a busy machine that stretches each to 150 ms or more leaves
@@ -63,18 +65,19 @@ struct RepeatTests {
     func timeoutCuts() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "cut"
-        sequence {
-          timeout 300ms
-          repeat for 1h {
-            work: sleep 10s
-          }
-        }
-        ensure {
-          log "cleaned up"
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "cut"
+            sequence {
+              timeout 300ms
+              repeat for 1h {
+                work: sleep 10s
+              }
+            }
+            ensure {
+              log "cleaned up"
+            }
+            """)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "cleaned") == ["cleaned up"])
         #expect(run.step("work[0]")?["status"] as? String == "cancelled")
@@ -83,17 +86,19 @@ struct RepeatTests {
 
     @Test("a missing or zero count or duration, and {{repeat.index}} outside a repeat: errors that say where and what to write")
     func mistakes() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        repeat for 0s {
-          log "x"
-        }
-        repeat 0 { log "y" }
-        log "{{repeat.index}}"
-        """, with: [
-            "bad.workflow:2:12: error: 'repeat for' needs a duration above zero",
-            "bad.workflow:5:8: error: expected how many times after 'repeat'",
-            "bad.workflow:6:6: error: '{{repeat.index}}' is the iteration's number inside a 'repeat' block",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            repeat for 0s {
+              log "x"
+            }
+            repeat 0 { log "y" }
+            log "{{repeat.index}}"
+            """,
+            with: [
+                "bad.workflow:2:12: error: 'repeat for' needs a duration above zero",
+                "bad.workflow:5:8: error: expected how many times after 'repeat'",
+                "bad.workflow:6:6: error: '{{repeat.index}}' is the iteration's number inside a 'repeat' block",
+            ])
     }
 }

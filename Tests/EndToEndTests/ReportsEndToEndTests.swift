@@ -1,22 +1,23 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
 
 /// The reports (docs/reports.md), from a real run, parsed as their consumers
 /// would.
 @Suite("End to end: reports")
 struct ReportsEndToEndTests {
     static let workflow = """
-    workflow "reported"
-    build: sh "echo built"
-    parallel keep-going {
-      unit: sh "echo 'assertion failed: 1 != 2' >&2; exit 1"
-      lint: sh "sleep 0.2"
-    }
-    deploy: sh "true"
-    """
+        workflow "reported"
+        build: sh "echo built"
+        parallel keep-going {
+          unit: sh "echo 'assertion failed: 1 != 2' >&2; exit 1"
+          lint: sh "sleep 0.2"
+        }
+        deploy: sh "true"
+        """
 
     @Test("json: the documented fields for the run and every step")
     func json() throws {
@@ -91,8 +92,10 @@ final class JUnitCollector: NSObject, XMLParserDelegate {
     var suiteAttributes: [String: String] = [:]
     private var current: String?
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         switch name {
         case "testsuite": suiteAttributes = attributes
         case "testcase":

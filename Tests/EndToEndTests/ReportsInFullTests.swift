@@ -10,15 +10,16 @@ struct ReportsInFullTests {
     func groupTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "slow"
-        first: sh "echo ready"
-        checks: parallel {
-          timeout 300ms
-          a: sh "sleep 30"
-          b: sh "sleep 30"
-        }
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"])
+        let run = try space.run(
+            """
+            workflow "slow"
+            first: sh "echo ready"
+            checks: parallel {
+              timeout 300ms
+              a: sh "sleep 30"
+              b: sh "sleep 30"
+            }
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"])
         #expect(run.status == 1)
         let error = try #require(run.report?["error"] as? [String: Any])
         #expect(error["step"] as? String == "checks")
@@ -49,13 +50,14 @@ struct ReportsInFullTests {
     func groupTimeoutAnnotation() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        first: sh "true"
-        checks: parallel {
-          timeout 200ms
-          a: sh "sleep 30"
-        }
-        """, environment: ["GITHUB_ACTIONS": "true"])
+        let run = try space.run(
+            """
+            first: sh "true"
+            checks: parallel {
+              timeout 200ms
+              a: sh "sleep 30"
+            }
+            """, environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 1)
         #expect(run.stdout.contains("::error file=test.workflow,line=2,col=1,title=checks failed (timeout)::checks timed out after 200ms"))
     }
@@ -64,10 +66,11 @@ struct ReportsInFullTests {
     func runTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "wait"
-        a: sh "sleep 30"
-        """, ["--timeout", "300ms", "--report", "junit=junit.xml"])
+        let run = try space.run(
+            """
+            workflow "wait"
+            a: sh "sleep 30"
+            """, ["--timeout", "300ms", "--report", "junit=junit.xml"])
         #expect(run.status == 124)
         #expect(run.report?["status"] as? String == "failed", "a run --timeout stopped is failed (its error says timeout)")
         let error = try #require(run.report?["error"] as? [String: Any])
@@ -82,11 +85,12 @@ struct ReportsInFullTests {
     func workflowTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "deadline"
-        timeout 300ms
-        a: sh "sleep 30"
-        """, ["--report", "junit=junit.xml"])
+        let run = try space.run(
+            """
+            workflow "deadline"
+            timeout 300ms
+            a: sh "sleep 30"
+            """, ["--report", "junit=junit.xml"])
         #expect(run.status == 1)
         #expect((run.report?["error"] as? [String: Any])?["kind"] as? String == "timeout")
         let shape = try JUnitShape.read(space)
@@ -98,9 +102,10 @@ struct ReportsInFullTests {
     func stepTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        a: sh "sleep 30" { timeout 200ms }
-        """, ["--report", "junit=junit.xml"])
+        let run = try space.run(
+            """
+            a: sh "sleep 30" { timeout 200ms }
+            """, ["--report", "junit=junit.xml"])
         #expect(run.status == 1)
         let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
@@ -111,10 +116,11 @@ struct ReportsInFullTests {
     func outputTails() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        ok: sh "echo to-stdout; echo to-stderr >&2"
-        long: sh "seq 1 20000"
-        """, ["--report", "junit=junit.xml", "--report-output", "2"])
+        let run = try space.run(
+            """
+            ok: sh "echo to-stdout; echo to-stderr >&2"
+            long: sh "seq 1 20000"
+            """, ["--report", "junit=junit.xml", "--report-output", "2"])
         #expect(run.status == 0)
         let ok = try #require(run.step("ok")?["output"] as? [String: Any])
         #expect((ok["stdout"] as? [String: Any])?["tail"] as? String == "to-stdout\n")
@@ -136,9 +142,10 @@ struct ReportsInFullTests {
     func noOutput() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        ok: sh "echo to-stdout"
-        """, ["--report-output", "0"])
+        let run = try space.run(
+            """
+            ok: sh "echo to-stdout"
+            """, ["--report-output", "0"])
         #expect(run.status == 0)
         #expect(run.step("ok")?["output"] == nil)
     }
@@ -147,9 +154,10 @@ struct ReportsInFullTests {
     func attempts() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        flaky: sh "test -f marker || { touch marker; echo first-attempt-broke >&2; exit 3; }" { retry 2 }
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
+        let run = try space.run(
+            """
+            flaky: sh "test -f marker || { touch marker; echo first-attempt-broke >&2; exit 3; }" { retry 2 }
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
         #expect(run.status == 0)
         let flaky = try #require(run.step("flaky"))
         #expect(flaky["attempts"] as? Int == 2)
@@ -174,10 +182,11 @@ struct ReportsInFullTests {
     func logMessages() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        var who = "world"
-        greet: log "hello {{who}}"
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
+        let run = try space.run(
+            """
+            var who = "world"
+            greet: log "hello {{who}}"
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
         #expect(run.status == 0)
         #expect(run.step("greet")?["message"] as? String == "hello world")
         #expect(try JUnitShape.read(space).testcase("greet")?.out == "hello world\n")
@@ -190,22 +199,24 @@ struct ReportsInFullTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("step-summary.md", "## an earlier step's summary\n\n")
-        let run = try space.run("""
-        workflow "ci"
-        build: sh "echo built"
-        parallel keep-going {
-          unit: sh "echo 'assertion | failed: 1 != 2' >&2; echo '```' >&2; exit 1"
-          lint: sh "true"
-        }
-        """, ["--report", "markdown=out/summary.md"], environment: ["GITHUB_STEP_SUMMARY": space.path("step-summary.md")])
+        let run = try space.run(
+            """
+            workflow "ci"
+            build: sh "echo built"
+            parallel keep-going {
+              unit: sh "echo 'assertion | failed: 1 != 2' >&2; echo '```' >&2; exit 1"
+              lint: sh "true"
+            }
+            """, ["--report", "markdown=out/summary.md"], environment: ["GITHUB_STEP_SUMMARY": space.path("step-summary.md")])
         #expect(run.status == 1)
         let text = try #require(space.read("out/summary.md"))
         let markdown = MarkdownShape(text)
         #expect(markdown.problems.isEmpty, "\(markdown.problems)")
         #expect(markdown.headings.first?.contains("ci: failed") == true)
         #expect(markdown.headings.contains { $0.contains("Failures") })
-        #expect(markdown.blocks.contains { $0.contains("assertion | failed") && $0.contains("```") },
-                "the stderr tail, in a fence its backticks cannot close")
+        #expect(
+            markdown.blocks.contains { $0.contains("assertion | failed") && $0.contains("```") },
+            "the stderr tail, in a fence its backticks cannot close")
         let table = try #require(markdown.tables.first)
         #expect(table.count == 4, "a header and the three steps")
         #expect(table.dropFirst().map { $0.first ?? "" } == ["`build`", "`unit`", "`lint`"])
@@ -219,9 +230,10 @@ struct ReportsInFullTests {
     func htmlDataIsInert() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        bad: sh "echo '</script><script>alert(1)</script>'; echo '<img src=http://127.0.0.1:9/x>'"
-        """, ["--report", "html=page.html"])
+        let run = try space.run(
+            """
+            bad: sh "echo '</script><script>alert(1)</script>'; echo '<img src=http://127.0.0.1:9/x>'"
+            """, ["--report", "html=page.html"])
         #expect(run.status == 0)
         let page = try #require(space.read("page.html"))
         #expect(page.components(separatedBy: "</script>").count - 1 == 2, "only the page's own two script blocks end")

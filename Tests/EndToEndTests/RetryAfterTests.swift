@@ -17,18 +17,19 @@ struct RetryAfterTests {
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
-        let run = try space.run("""
-        workflow "polite"
-        seconds: http GET "\(base)/retry-after?key=\(key)-s&after=1" {
-          retry 2 delay 10ms
-          capture waited = body matches '([0-9.]+)'
-        }
-        date: http GET "\(base)/retry-after?key=\(key)-d&after=1&date=1&status=503" {
-          retry 2 delay 10ms
-          capture waited = body matches '([0-9.]+)'
-        }
-        log "seconds={{seconds.waited}} date={{date.waited}}"
-        """)
+        let run = try space.run(
+            """
+            workflow "polite"
+            seconds: http GET "\(base)/retry-after?key=\(key)-s&after=1" {
+              retry 2 delay 10ms
+              capture waited = body matches '([0-9.]+)'
+            }
+            date: http GET "\(base)/retry-after?key=\(key)-d&after=1&date=1&status=503" {
+              retry 2 delay 10ms
+              capture waited = body matches '([0-9.]+)'
+            }
+            log "seconds={{seconds.waited}} date={{date.waited}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for id in ["seconds", "date"] {
             let log = attempts(run, id)
@@ -52,16 +53,17 @@ struct RetryAfterTests {
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
-        let run = try space.run("""
-        workflow "capped"
-        capped: http GET "\(base)/retry-after?key=\(key)-c&after=3600" {
-          timeout 1s
-          retry 1 delay 10ms
-        }
-        other: http GET "\(base)/retry-after?key=\(key)-o&after=3600&status=500" {
-          retry 1 delay 10ms
-        }
-        """)
+        let run = try space.run(
+            """
+            workflow "capped"
+            capped: http GET "\(base)/retry-after?key=\(key)-c&after=3600" {
+              timeout 1s
+              retry 1 delay 10ms
+            }
+            other: http GET "\(base)/retry-after?key=\(key)-o&after=3600&status=500" {
+              retry 1 delay 10ms
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(attempts(run, "capped").first?["retryAfterSeconds"] as? Double == 1)
         #expect(attempts(run, "other").first?["retryAfterSeconds"] == nil)
@@ -75,14 +77,15 @@ struct RetryAfterTests {
         defer { space.remove() }
         let key = UUID().uuidString
         // No step timeout: only the workflow's 2 s ends the waits.
-        let (run, _) = try space.run("""
-        workflow "patient"
-        timeout 2s
-        parallel {
-          seconds: http GET "\(base)/retry-after?key=\(key)-s&value=99999999999999" { retry 1 }
-          date: http GET "\(base)/retry-after?key=\(key)-d&status=503&value=Fri, 31 Dec 9999 23:59:59 GMT" { retry 1 }
-        }
-        """, killedAfter: 30)
+        let (run, _) = try space.run(
+            """
+            workflow "patient"
+            timeout 2s
+            parallel {
+              seconds: http GET "\(base)/retry-after?key=\(key)-s&value=99999999999999" { retry 1 }
+              date: http GET "\(base)/retry-after?key=\(key)-d&status=503&value=Fri, 31 Dec 9999 23:59:59 GMT" { retry 1 }
+            }
+            """, killedAfter: 30)
         #expect(run.status != 137, "killed: \(run.stdout)\(run.stderr)")
         for id in ["seconds", "date"] {
             #expect(run.stdout.contains("↻ \(id): server asked to wait 10m (Retry-After capped)"), "\(run.stdout)")
@@ -94,10 +97,11 @@ struct RetryAfterTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "polite"
-        get: http GET "\(base)/retry-after?key=\(UUID().uuidString)&after=1" { retry 1 }
-        """)
+        let run = try space.run(
+            """
+            workflow "polite"
+            get: http GET "\(base)/retry-after?key=\(UUID().uuidString)&after=1" { retry 1 }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("↻ get: server asked to wait 1s (Retry-After)\n"), "\(run.stdout)")
     }

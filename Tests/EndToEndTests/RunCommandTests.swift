@@ -14,18 +14,20 @@ struct RunCommandTests {
 
             """
         try workflow.write(to: folder.appendingPathComponent("t.workflow"), atomically: true, encoding: .utf8)
-        let outcome = try Binary.run(["--dry-run", "--var", "base=http://127.0.0.1:9999", "t.workflow"], in: folder,
-                                     environment: ["PROMISE_RUN_TEST": "health"])
+        let outcome = try Binary.run(
+            ["--dry-run", "--var", "base=http://127.0.0.1:9999", "t.workflow"], in: folder,
+            environment: ["PROMISE_RUN_TEST": "health"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout == """
-            dry run: nothing runs; {{...}} is known only while running
-            workflow "t"
-            ├─ var base = "http://127.0.0.1:9999"
-            ├─ var name = "marker"
-            ├─ touch: sh "touch marker"
-            └─ http GET "http://127.0.0.1:9999/health"
+        #expect(
+            outcome.stdout == """
+                dry run: nothing runs; {{...}} is known only while running
+                workflow "t"
+                ├─ var base = "http://127.0.0.1:9999"
+                ├─ var name = "marker"
+                ├─ touch: sh "touch marker"
+                └─ http GET "http://127.0.0.1:9999/health"
 
-            """)
+                """)
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("marker").path))
     }
 
@@ -42,7 +44,10 @@ struct RunCommandTests {
     @Test func varMustNameATopLevelVar() throws {
         let outcome = try Binary.run(["--var", "projct=x", "workflows/ci.workflow"])
         #expect(outcome.status == 2)
-        #expect(outcome.stderr == "promise-run: --var 'projct' does not name a top-level var of workflows/ci.workflow; did you mean 'project'? (it declares 'project', 'build', 'cc')\n")
+        #expect(
+            outcome.stderr
+                == "promise-run: --var 'projct' does not name a top-level var of workflows/ci.workflow; did you mean 'project'? (it declares 'project', 'build', 'cc')\n"
+        )
     }
 
     @Test func stepsGetTheirOwnDescriptorsWhenTheRunnersStandardInputIsClosed() throws {
@@ -67,8 +72,9 @@ struct RunCommandTests {
             """
         try workflow.write(to: folder.appendingPathComponent("closed.workflow"), atomically: true, encoding: .utf8)
         let binary = try #require(Binary.url)
-        let outcome = try Binary.runCommand("/bin/sh", ["-c", "exec \"$0\" --color never closed.workflow 0<&-", binary.path],
-                                            in: folder)
+        let outcome = try Binary.runCommand(
+            "/bin/sh", ["-c", "exec \"$0\" --color never closed.workflow 0<&-", binary.path],
+            in: folder)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("✓ closed succeeded"))
     }

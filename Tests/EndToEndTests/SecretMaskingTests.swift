@@ -38,28 +38,32 @@ struct SecretMaskingTests {
         // from the end; the stderr excerpt's 200 characters, likewise.
         let after = String(repeating: "y", count: 1024 - 10)
         let afterExcerpt = String(repeating: "z", count: 200 - 10)
-        let run = try space.run("""
-        workflow "secrets"
-        secret token = "\(Self.token)"
-        var base = "\(base)"
-        inline: http GET "{{base}}/echo?t={{token}}"
-        query: http GET "{{base}}/echo" {
-          query t "{{token}}"
-          header "Authorization" "Bearer {{token}}"
-        }
-        excerpt: http GET "{{base}}/echo?p=\(pad)&t={{token}}" {
-          expect status 201
-          allow-failure
-        }
-        tail: sh "printf '%s%s' '{{token}}' '\(after)'" {
-          allow-failure
-          expect stdout contains "never"
-        }
-        stderr: sh "printf '%s%s' '{{token}}' '\(afterExcerpt)' >&2; exit 3" {
-          allow-failure
-        }
-        """, ["-v", "--report-output", "1", "--report", "junit=junit.xml", "--report", "markdown=summary.md",
-              "--report", "html=page.html"])
+        let run = try space.run(
+            """
+            workflow "secrets"
+            secret token = "\(Self.token)"
+            var base = "\(base)"
+            inline: http GET "{{base}}/echo?t={{token}}"
+            query: http GET "{{base}}/echo" {
+              query t "{{token}}"
+              header "Authorization" "Bearer {{token}}"
+            }
+            excerpt: http GET "{{base}}/echo?p=\(pad)&t={{token}}" {
+              expect status 201
+              allow-failure
+            }
+            tail: sh "printf '%s%s' '{{token}}' '\(after)'" {
+              allow-failure
+              expect stdout contains "never"
+            }
+            stderr: sh "printf '%s%s' '{{token}}' '\(afterExcerpt)' >&2; exit 3" {
+              allow-failure
+            }
+            """,
+            [
+                "-v", "--report-output", "1", "--report", "junit=junit.xml", "--report", "markdown=summary.md",
+                "--report", "html=page.html",
+            ])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["inline succeeded", "query succeeded", "excerpt failed", "tail failed", "stderr failed"])
         let reports = ["report.json", "junit.xml", "summary.md", "page.html"]
@@ -85,10 +89,11 @@ struct SecretMaskingTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run("""
-        secret word = "pa ss/wd-1234"
-        get: http GET "\(base)/echo?t={{word}}"
-        """)
+        let run = try space.run(
+            """
+            secret word = "pa ss/wd-1234"
+            get: http GET "\(base)/echo?t={{word}}"
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("get")?["url"] as? String == "\(base)/echo?t=***", "\(run.step("get") ?? [:])")
         #expect(!(run.reportText ?? "").contains("ss/wd-1234"))
@@ -106,16 +111,20 @@ struct SecretMaskingTests {
         // and shows it, and a log prints it whole.
         let quiet = #"header "User-Agent" ""; header "Accept" ""; header "Accept-Encoding" ""; expect status 201; allow-failure"#
         let summary = space.path("step-summary.md")
-        let run = try space.run("""
-        workflow "echoed"
-        secret password = "not this one"
-        secret word = "{{env.ECHO_WORD}}"
-        auth: http GET "\(base)/echo" { basic-auth "ci" "{{password}}"; \(quiet) }
-        userinfo: http GET "\(withUser)/echo?u={{word}}" { \(quiet) }
-        log "{{auth.body}}"
-        log "{{userinfo.body}}"
-        """, ["-v", "--var", "password=\(password)", "--report", "junit=junit.xml", "--report", "markdown=summary.md",
-              "--report", "html=page.html"], environment: ["ECHO_WORD": word, "GITHUB_STEP_SUMMARY": summary])
+        let run = try space.run(
+            """
+            workflow "echoed"
+            secret password = "not this one"
+            secret word = "{{env.ECHO_WORD}}"
+            auth: http GET "\(base)/echo" { basic-auth "ci" "{{password}}"; \(quiet) }
+            userinfo: http GET "\(withUser)/echo?u={{word}}" { \(quiet) }
+            log "{{auth.body}}"
+            log "{{userinfo.body}}"
+            """,
+            [
+                "-v", "--var", "password=\(password)", "--report", "junit=junit.xml", "--report", "markdown=summary.md",
+                "--report", "html=page.html",
+            ], environment: ["ECHO_WORD": word, "GITHUB_STEP_SUMMARY": summary])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses == ["auth failed", "userinfo failed", "log@6:1 succeeded", "log@7:1 succeeded"], "\(run.statuses)")
         // What the server saw: the derived tokens were sent.
@@ -126,7 +135,8 @@ struct SecretMaskingTests {
                 derived.append(Data("ci:\(form)".utf8).base64EncodedString())
             }
         }
-        let shown = ["report.json", "junit.xml", "summary.md", "page.html"].map { ($0, space.read($0)) }
+        let shown =
+            ["report.json", "junit.xml", "summary.md", "page.html"].map { ($0, space.read($0)) }
             + [("stdout", run.stdout), ("stderr", run.stderr), ("GITHUB_STEP_SUMMARY", try? String(contentsOfFile: summary, encoding: .utf8))]
         for (name, text) in shown {
             let text = try #require(text, "\(name) was written")

@@ -11,23 +11,24 @@ struct SharedCacheTests {
     /// line to $RUNLOG (outside the checkout: the inherited environment is
     /// not in the key, so every checkout names its own log).
     static let workflow = """
-    workflow "cached"
-    build: sh "mkdir -p out && tr a-z A-Z < src/in.txt > out/upper.txt && cp tool.sh out/tool && chmod 755 out/tool && echo ran >> $RUNLOG && echo built it" {
-      sources "src/*.txt" "tool.sh"
-      generates "out/*"
-      capture word = stdout matches 'built (it)'
-    }
-    log "word={{build.word}}"
-    """
+        workflow "cached"
+        build: sh "mkdir -p out && tr a-z A-Z < src/in.txt > out/upper.txt && cp tool.sh out/tool && chmod 755 out/tool && echo ran >> $RUNLOG && echo built it" {
+          sources "src/*.txt" "tool.sh"
+          generates "out/*"
+          capture word = stdout matches 'built (it)'
+        }
+        log "word={{build.word}}"
+        """
 
     /// A second step with sources, to show that a dead store costs once.
-    static let twoSteps = workflow + """
+    static let twoSteps =
+        workflow + """
 
-    second: sh "mkdir -p out2 && cp src/in.txt out2/copy.txt && echo ran >> $RUNLOG" {
-      sources "src/in.txt"
-      generates "out2/copy.txt"
-    }
-    """
+            second: sh "mkdir -p out2 && cp src/in.txt out2/copy.txt && echo ran >> $RUNLOG" {
+              sources "src/in.txt"
+              generates "out2/copy.txt"
+            }
+            """
 
     /// A checkout: the workflow and its sources in a folder of its own.
     private func checkout(_ workflow: String = SharedCacheTests.workflow, input: String = "hello cache\n") throws -> Workspace {
@@ -38,13 +39,16 @@ struct SharedCacheTests {
         return space
     }
 
-    private func run(_ space: Workspace, _ arguments: [String], environment: [String: String] = [:],
-                     reports: Bool = false) throws -> WorkflowRun {
+    private func run(
+        _ space: Workspace, _ arguments: [String], environment: [String: String] = [:],
+        reports: Bool = false
+    ) throws -> WorkflowRun {
         let more = reports ? ["--report", "junit=report.xml", "--report", "markdown=report.md", "--report", "html=report.html"] : []
         var environment = environment
         environment["RUNLOG"] = space.path("runs.log")
-        let outcome = try Binary.run(["--report", "json=report.json", "--color", "never"] + more + arguments + ["build.workflow"],
-                                     in: space.folder, environment: environment)
+        let outcome = try Binary.run(
+            ["--report", "json=report.json", "--color", "never"] + more + arguments + ["build.workflow"],
+            in: space.folder, environment: environment)
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
     }
 
@@ -52,7 +56,8 @@ struct SharedCacheTests {
     /// then runs against it. Returns the second (the caller removes it) and
     /// its run.
     private func storedThenRun(_ url: String) throws -> (Workspace, WorkflowRun) {
-        let first = try checkout(), second = try checkout()
+        let first = try checkout()
+        let second = try checkout()
         defer { first.remove() }
         #expect(try run(first, ["--cache", url]).status == 0)
         return (second, try run(second, ["--cache", url]))
@@ -72,13 +77,18 @@ struct SharedCacheTests {
         return names.filter { $0.hasSuffix(".restore") || $0.hasSuffix(".tmp") }
     }
 
-    @Test("nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running",
-          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
+    @Test(
+        "nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running",
+        .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func twoCheckoutsThroughNginx() throws {
         let dav = try TestServers.required(TestServers.nginxWebDAV())
         let url = "\(dav.url)/cache/\(UUID().uuidString)"
-        let first = try checkout(), second = try checkout()
-        defer { first.remove(); second.remove() }
+        let first = try checkout()
+        let second = try checkout()
+        defer {
+            first.remove()
+            second.remove()
+        }
 
         let stored = try run(first, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-1"])
         #expect(stored.status == 0, "\(stored.said)")
@@ -117,8 +127,13 @@ struct SharedCacheTests {
     @Test("a changed source is a miss: the step runs and its new entry is stored beside the old one")
     func changedSourceMisses() throws {
         let store = try Binary.temporaryFolder()
-        let first = try checkout(), second = try checkout(input: "something else\n")
-        defer { first.remove(); second.remove(); try? FileManager.default.removeItem(at: store) }
+        let first = try checkout()
+        let second = try checkout(input: "something else\n")
+        defer {
+            first.remove()
+            second.remove()
+            try? FileManager.default.removeItem(at: store)
+        }
         #expect(try run(first, ["--cache", store.path]).status == 0)
         let other = try run(second, ["--cache", store.path])
         #expect(other.status == 0)
@@ -132,8 +147,15 @@ struct SharedCacheTests {
     @Test("a folder store through file://; --cache-read-only reads but never writes")
     func folderAndReadOnly() throws {
         let store = try Binary.temporaryFolder()
-        let first = try checkout(), second = try checkout(), third = try checkout()
-        defer { first.remove(); second.remove(); third.remove(); try? FileManager.default.removeItem(at: store) }
+        let first = try checkout()
+        let second = try checkout()
+        let third = try checkout()
+        defer {
+            first.remove()
+            second.remove()
+            third.remove()
+            try? FileManager.default.removeItem(at: store)
+        }
         let url = "file://" + store.path
 
         let readOnly = try run(first, ["--cache", url, "--cache-read-only"])
@@ -151,14 +173,21 @@ struct SharedCacheTests {
         #expect(third.read("out/upper.txt") == "HELLO CACHE\n")
     }
 
-    @Test("the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs",
-          .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
+    @Test(
+        "the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs",
+        .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func basicAuthentication() throws {
         let dav = try TestServers.required(TestServers.nginxWebDAV())
         let address = dav.url.replacingOccurrences(of: "http://", with: "")
         let path = "/private/\(UUID().uuidString)"
-        let first = try checkout(), second = try checkout(), third = try checkout()
-        defer { first.remove(); second.remove(); third.remove() }
+        let first = try checkout()
+        let second = try checkout()
+        let third = try checkout()
+        defer {
+            first.remove()
+            second.remove()
+            third.remove()
+        }
 
         let stored = try run(first, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
         #expect(stored.status == 0, "\(stored.said)")
@@ -184,8 +213,14 @@ struct SharedCacheTests {
     func bearerToken() throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/token/\(UUID().uuidString)"
-        let first = try checkout(), second = try checkout(), third = try checkout()
-        defer { first.remove(); second.remove(); third.remove() }
+        let first = try checkout()
+        let second = try checkout()
+        let third = try checkout()
+        defer {
+            first.remove()
+            second.remove()
+            third.remove()
+        }
         let token = ["PROMISE_RUN_CACHE_TOKEN": "sekret-token-42"]
 
         let stored = try run(first, ["--cache", url], environment: token, reports: true)
@@ -198,8 +233,9 @@ struct SharedCacheTests {
         }
         let log = try String(contentsOf: store.log, encoding: .utf8)
         #expect(log.contains("PUT /token/\(url.split(separator: "/").last!)/ac/"))
-        #expect(log.split(separator: "\n").filter { $0.contains(url.split(separator: "/").last!) }
-            .allSatisfy { $0.hasSuffix("Bearer sekret-token-42") })
+        #expect(
+            log.split(separator: "\n").filter { $0.contains(url.split(separator: "/").last!) }
+                .allSatisfy { $0.hasSuffix("Bearer sekret-token-42") })
 
         let without = try run(third, ["--cache", url])
         #expect(without.status == 0)
@@ -277,8 +313,12 @@ struct SharedCacheTests {
     func endlessObject() throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/endless/\(UUID().uuidString)"
-        let first = try checkout(), second = try checkout()
-        defer { first.remove(); second.remove() }
+        let first = try checkout()
+        let second = try checkout()
+        defer {
+            first.remove()
+            second.remove()
+        }
         #expect(try run(first, ["--cache", url]).status == 0)
         // Stopped by the size, not by the 60 s timeout (which would say so).
         let result = try run(second, ["--cache", url, "--cache-timeout", "60s"])

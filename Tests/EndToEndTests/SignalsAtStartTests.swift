@@ -31,8 +31,12 @@ struct SignalsAtStartTests {
         let space = try Workspace()
         defer { space.remove() }
         let binary = try #require(Binary.url).path
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", ["python3", TestServers.fixture(name), binary,
-                                                                          space.folder.path] + arguments)
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture(name), binary,
+                space.folder.path,
+            ] + arguments)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         return outcome.stdout.split(separator: "\n").map(String.init)
     }
@@ -47,10 +51,12 @@ struct SignalsAtStartTests {
         let binary = try #require(Binary.url).path
         let report = space.path("report.json")
         let junit = space.path("junit.xml")
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", [
-            "python3", TestServers.fixture("signal-after.py"), "0.3", "\(SIGTERM)",
-            binary, "--report", "json=\(report)", "--report", "junit=\(junit)", space.path("huge.workflow"),
-        ])
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture("signal-after.py"), "0.3", "\(SIGTERM)",
+                binary, "--report", "json=\(report)", "--report", "junit=\(junit)", space.path("huge.workflow"),
+            ])
         #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "143", "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stderr.contains("SIGTERM while reading the workflow; nothing ran"), "\(outcome.stderr)")
         let text = try #require(try? String(contentsOfFile: report, encoding: .utf8), "no JSON report")

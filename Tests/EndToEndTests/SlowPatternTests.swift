@@ -14,15 +14,16 @@ struct SlowPatternTests {
     func stepTimeout() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        parallel {
-          slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" {
-            expect stdout matches '^(a+)+$'
-            timeout 1s
-          }
-          other: sh "sleep 0.3 && echo other-done"
-        }
-        """, killedAfter: 30)
+        let (run, _) = try space.run(
+            """
+            parallel {
+              slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" {
+                expect stdout matches '^(a+)+$'
+                timeout 1s
+              }
+              other: sh "sleep 0.3 && echo other-done"
+            }
+            """, killedAfter: 30)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
         #expect(run.step("other")?["status"] as? String == "succeeded", "\(run.statuses)")
     }
@@ -40,12 +41,13 @@ struct SlowPatternTests {
         let server = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run("""
-        slow: http GET "\(server)/large?bytes=28" {
-          capture x = body matches '^(x+)+y$'
-          timeout 1s
-        }
-        """, killedAfter: 30)
+        let (run, _) = try space.run(
+            """
+            slow: http GET "\(server)/large?bytes=28" {
+              capture x = body matches '^(x+)+y$'
+              timeout 1s
+            }
+            """, killedAfter: 30)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout", "\(run.stdout)")
     }
 
@@ -58,10 +60,12 @@ struct SlowPatternTests {
         // `timeout` passes the SIGINT on and gives back the run's own exit
         // code, unless the run is still there 20 s on (137): judged by the
         // run's own clock, not by how busy the machine running the suite is.
-        let outcome = try await Binary.runCommandOffPool("/usr/bin/env", [
-            "python3", TestServers.fixture("signal-after.py"), "1", "\(SIGINT)",
-            "/usr/bin/timeout", "-s", "KILL", "20", binary, "--color", "never", space.path("test.workflow"),
-        ])
+        let outcome = try await Binary.runCommandOffPool(
+            "/usr/bin/env",
+            [
+                "python3", TestServers.fixture("signal-after.py"), "1", "\(SIGINT)",
+                "/usr/bin/timeout", "-s", "KILL", "20", binary, "--color", "never", space.path("test.workflow"),
+            ])
         #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "130", "\(outcome.stdout)\(outcome.stderr)")
     }
 }

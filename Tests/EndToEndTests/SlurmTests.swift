@@ -11,19 +11,20 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await cluster.run("""
-        executor slurm
-        hello: sh "echo out; echo err >&2"
-        args: exec "printf" "%s-%s" "a b" "c" {
-          expect stdout == "a b-c"
-          capture value = stdout matches '(.*)'
-        }
-        use: sh "echo got {{args.value}}"
-        three: sh "exit 3" { expect exit 3 }
-        input: sh "cat" { stdin "fed in" }
-        flaky: sh "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; test $n -ge 1" { retry 2 }
-        here: sh "echo local" { executor local }
-        """, in: space)
+        let run = try await cluster.run(
+            """
+            executor slurm
+            hello: sh "echo out; echo err >&2"
+            args: exec "printf" "%s-%s" "a b" "c" {
+              expect stdout == "a b-c"
+              capture value = stdout matches '(.*)'
+            }
+            use: sh "echo got {{args.value}}"
+            three: sh "exit 3" { expect exit 3 }
+            input: sh "cat" { stdin "fed in" }
+            flaky: sh "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; test $n -ge 1" { retry 2 }
+            here: sh "echo local" { executor local }
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("[hello] out") && run.stdout.contains("[hello] err"))
         #expect(run.stdout.contains("[use] got a b-c"))
@@ -56,8 +57,9 @@ struct SlurmTests {
         var lanes = ""
         for index in 1...16 { lanes += "  s\(index): sh \"sleep 1\"\n" }
         try space.write("test.workflow", "executor slurm\nparallel {\n\(lanes)}\n")
-        nonisolated(unsafe) let runner = try RunningBinary(["--slurm-jobs", "4", "--report", "json=report.json", "test.workflow"],
-                                                           in: space.folder, environment: cluster.environment)
+        nonisolated(unsafe) let runner = try RunningBinary(
+            ["--slurm-jobs", "4", "--report", "json=report.json", "test.workflow"],
+            in: space.folder, environment: cluster.environment)
         // Sampled on a thread of its own: the shared pool may be busy.
         let counts = try await Binary.offPool { () throws -> [Int] in
             var counts: [Int] = []
@@ -83,12 +85,13 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await cluster.run("""
-        slow: sh "sleep 120" { executor slurm; timeout 2s }
-        ensure {
-          done: sh "echo ensured > ensured"
-        }
-        """, in: space, ["--report", "junit=junit.xml", "--report", "html=page.html"])
+        let run = try await cluster.run(
+            """
+            slow: sh "sleep 120" { executor slurm; timeout 2s }
+            ensure {
+              done: sh "echo ensured > ensured"
+            }
+            """, in: space, ["--report", "junit=junit.xml", "--report", "html=page.html"])
         #expect(run.status == 1)
         #expect(run.error(of: "slow")?["kind"] as? String == "timeout")
         #expect(space.read("ensured") == "ensured\n")
@@ -107,29 +110,31 @@ struct SlurmTests {
         defer { space.remove() }
         // After each group, a local step counts this run's jobs still queued
         // or running (squeue reads SLURM_CONF from the environment).
-        let count = "jobs=$(squeue --noheader --states=PENDING,RUNNING,SUSPENDED --format=%j) || exit 9; "
+        let count =
+            "jobs=$(squeue --noheader --states=PENDING,RUNNING,SUSPENDED --format=%j) || exit 9; "
             + "echo \\\"$jobs\\\" | grep -c '^pr-' || true"
         // The local lanes end once the job's task has started (so srun has
         // said its job id), however long a loaded machine takes to get there.
         func started(_ name: String) -> String {
             "for i in $(seq 1200); do [ -e \(name) ] && break; sleep 0.1; done"
         }
-        let run = try await cluster.run("""
-        race {
-          slow: sh "touch slow.started; sleep 120" { executor slurm }
-          quick: sh "\(started("slow.started"))"
-        }
-        afterRace: sh "\(count)"
-        sequence {
-          parallel {
-            long: sh "touch long.started; sleep 120" { executor slurm }
-            broken: sh "\(started("long.started")); exit 1"
-          }
-          catch {
-            afterFailure: sh "\(count)"
-          }
-        }
-        """, in: space)
+        let run = try await cluster.run(
+            """
+            race {
+              slow: sh "touch slow.started; sleep 120" { executor slurm }
+              quick: sh "\(started("slow.started"))"
+            }
+            afterRace: sh "\(count)"
+            sequence {
+              parallel {
+                long: sh "touch long.started; sleep 120" { executor slurm }
+                broken: sh "\(started("long.started")); exit 1"
+              }
+              catch {
+                afterFailure: sh "\(count)"
+              }
+            }
+            """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("slow")?["status"] as? String == "cancelled")
         #expect(run.step("long")?["status"] as? String == "cancelled")
@@ -145,34 +150,39 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await cluster.run("""
-        nowhere: sh "pwd" { executor slurm; cwd "no-such-folder" }
-        """, in: space)
+        let run = try await cluster.run(
+            """
+            nowhere: sh "pwd" { executor slurm; cwd "no-such-folder" }
+            """, in: space)
         #expect(run.status == 1)
         let error = try #require(run.error(of: "nowhere"))
         #expect(error["kind"] as? String == "spawn")
         #expect((error["message"] as? String)?.contains("does not exist") == true)
     }
 
-    @Test("SIGTERM or Ctrl-C (SIGINT) to the runner's pid cancels every job and still runs ensures",
-          arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    @Test(
+        "SIGTERM or Ctrl-C (SIGINT) to the runner's pid cancels every job and still runs ensures",
+        arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
     func signalCancelsJobs(signal: Int32, exitStatus: Int32) async throws {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("test.workflow", """
-        executor slurm
-        parallel {
-          a: sh "sleep 120"
-          b: sh "sleep 120"
-          c: exec "sleep" "120"
-        }
-        ensure {
-          done: sh "echo ensured > ensured" { executor local }
-        }
-        """)
-        let runner = try RunningBinary(["--report", "json=report.json", "test.workflow"], in: space.folder,
-                                       environment: cluster.environment)
+        try space.write(
+            "test.workflow",
+            """
+            executor slurm
+            parallel {
+              a: sh "sleep 120"
+              b: sh "sleep 120"
+              c: exec "sleep" "120"
+            }
+            ensure {
+              done: sh "echo ensured > ensured" { executor local }
+            }
+            """)
+        let runner = try RunningBinary(
+            ["--report", "json=report.json", "test.workflow"], in: space.folder,
+            environment: cluster.environment)
         let running = try await Binary.offPool { () throws -> Int in
             let deadline = ContinuousClock.now + .seconds(30)
             while try cluster.jobs().filter({ $0.hasSuffix("RUNNING") }).count < 3, ContinuousClock.now < deadline {
@@ -194,13 +204,14 @@ struct SlurmTests {
         let cluster = try await SlurmCluster.shared()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try await cluster.run("""
-        parallel keep-going {
-          nowhere: sh "true" { executor slurm; partition "nosuch" }
-          greedy: sh "python3 -c 'x = bytearray(300 * 1024 * 1024); import time; time.sleep(5)'" { executor slurm; memory "30M" }
-          missing: exec "no-such-program-here" { executor slurm }
-        }
-        """, in: space)
+        let run = try await cluster.run(
+            """
+            parallel keep-going {
+              nowhere: sh "true" { executor slurm; partition "nosuch" }
+              greedy: sh "python3 -c 'x = bytearray(300 * 1024 * 1024); import time; time.sleep(5)'" { executor slurm; memory "30M" }
+              missing: exec "no-such-program-here" { executor slurm }
+            }
+            """, in: space)
         #expect(run.status == 1)
         let nowhere = try #require(run.error(of: "nowhere"))
         #expect(nowhere["kind"] as? String == "spawn")
@@ -219,15 +230,16 @@ struct SlurmTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("broken.conf", "this is not a slurm configuration\n")
-        let run = try await cluster.run("""
-        parallel keep-going {
-          garbled: sh "echo hi" {
-            executor slurm
-            env SLURM_CONF = "\(space.path("broken.conf"))"
-          }
-          fine: sh "echo fine; exit 1" { executor slurm }
-        }
-        """, in: space)
+        let run = try await cluster.run(
+            """
+            parallel keep-going {
+              garbled: sh "echo hi" {
+                executor slurm
+                env SLURM_CONF = "\(space.path("broken.conf"))"
+              }
+              fine: sh "echo fine; exit 1" { executor slurm }
+            }
+            """, in: space)
         #expect(run.status == 1)
         var failed = [try #require(run.error(of: "garbled"), "\(run.stdout)")]
         #expect(run.stdout.contains("[garbled] srun: fatal:"), "srun's own lines are shown as they come: \(run.stdout)")
@@ -259,11 +271,11 @@ struct SlurmTests {
         let space = try Workspace()
         defer { space.remove() }
         let workflow = """
-        parallel {
-          remote: sh "hostname" { partition "small"; cpus 2 }
-          mine: sh "true" { executor local }
-        }
-        """
+            parallel {
+              remote: sh "hostname" { partition "small"; cpus 2 }
+              mine: sh "true" { executor local }
+            }
+            """
         let run = try await cluster.run(workflow, in: space, ["--executor", "slurm"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.step("remote")?["executor"] as? String == "slurm")
@@ -280,8 +292,9 @@ struct SlurmTests {
         #expect(dot.stdout.contains("b: sh true") && !dot.stdout.contains("b: sh true (on slurm)"), "\(dot.stdout)")
         // The reports say where each step ran.
         let reports = try await Binary.offPool {
-            try Binary.run(["--executor", "slurm", "--report", "markdown=report.md", "--report", "html=report.html", "test.workflow"],
-                           in: space.folder, environment: cluster.environment)
+            try Binary.run(
+                ["--executor", "slurm", "--report", "markdown=report.md", "--report", "html=report.html", "test.workflow"],
+                in: space.folder, environment: cluster.environment)
         }
         #expect(reports.status == 0)
         #expect(space.read("report.md")?.contains("on Slurm (job ") == true, "\(space.read("report.md") ?? "")")

@@ -6,29 +6,29 @@ import Testing
 @Suite("End to end: targets, list, allow-failure, commands")
 struct TargetsAndListTests {
     static let workflow = """
-    workflow "ci"
-    setup: sh "echo setup"
-    checks: parallel {
-      desc "everything that must pass"
-      lint: sh "echo lint"
-      unit: sh "echo unit" { needs build }
-      build: sh "echo build" { desc "compile" }
-      docs: sh "echo docs"
-    }
-    steps: sequence {
-      first: sh "echo first"
-      second: sh "echo second"
-      third: sh "echo third"
-    }
-    pick: race {
-      fast: sh "echo fast"
-      slow: sh "sleep 5"
-    }
-    deploy: sh "echo deploy"
-    ensure {
-      cleanup: sh "echo cleanup"
-    }
-    """
+        workflow "ci"
+        setup: sh "echo setup"
+        checks: parallel {
+          desc "everything that must pass"
+          lint: sh "echo lint"
+          unit: sh "echo unit" { needs build }
+          build: sh "echo build" { desc "compile" }
+          docs: sh "echo docs"
+        }
+        steps: sequence {
+          first: sh "echo first"
+          second: sh "echo second"
+          third: sh "echo third"
+        }
+        pick: race {
+          fast: sh "echo fast"
+          slow: sh "sleep 5"
+        }
+        deploy: sh "echo deploy"
+        ensure {
+          cleanup: sh "echo cleanup"
+        }
+        """
 
     private func statuses(_ run: WorkflowRun) -> [String: String] {
         var statuses: [String: String] = [:]
@@ -46,8 +46,11 @@ struct TargetsAndListTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(["--report", "json=report.json", "--report", "junit=junit.xml", "--color", "never",
-                                      "test.workflow", "unit"], in: space.folder)
+        let outcome = try Binary.run(
+            [
+                "--report", "json=report.json", "--report", "junit=junit.xml", "--color", "never",
+                "test.workflow", "unit",
+            ], in: space.folder)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("lint skipped (not selected)"))
         #expect(space.read("junit.xml")?.contains("<skipped message=\"not selected\"/>") == true)
@@ -139,14 +142,15 @@ struct TargetsAndListTests {
     func allowFailure() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        lint: sh "echo style >&2; exit 1" { allow-failure }
-        optional: sequence {
-          allow-failure
-          probe: sh "exit 3"
-        }
-        after: log "lint exit {{lint.exit}}"
-        """, ["--report", "junit=junit.xml", "--color", "never"], environment: ["GITHUB_ACTIONS": "true"])
+        let run = try space.run(
+            """
+            lint: sh "echo style >&2; exit 1" { allow-failure }
+            optional: sequence {
+              allow-failure
+              probe: sh "exit 3"
+            }
+            after: log "lint exit {{lint.exit}}"
+            """, ["--report", "junit=junit.xml", "--color", "never"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stdout.contains("✗ lint exit 1 (allowed)"))
         #expect(run.stdout.contains("lint exit 1"), "the chain went on with the step's result")
@@ -154,8 +158,9 @@ struct TargetsAndListTests {
         #expect(run.step("lint")?["allowedFailure"] as? Bool == true)
         let groups = try #require(run.report?["groups"] as? [[String: Any]])
         #expect(groups.first { $0["id"] as? String == "optional" }?["allowedFailure"] as? Bool == true)
-        #expect(run.stdout.contains("::warning file=test.workflow,line=1,col=1,title=lint failed (exit)%2C handled by allow-failure::"),
-                "\(run.stdout)")
+        #expect(
+            run.stdout.contains("::warning file=test.workflow,line=1,col=1,title=lint failed (exit)%2C handled by allow-failure::"),
+            "\(run.stdout)")
         #expect(run.step("probe")?["handledBy"] as? String == "allow-failure of 'optional'")
         // Handled: no JUnit failure, the story in system-err.
         let junit = try #require(space.read("junit.xml"))

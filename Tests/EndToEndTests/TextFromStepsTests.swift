@@ -23,21 +23,22 @@ struct TextFromStepsTests {
         let fileName = "f\r\nX-Injected: 2.txt"
         try space.write(fileName, "file content")
         try space.write("summary.md", "")
-        let run = try space.run("""
-        var base = "\(base)"
-        log "logged\\r\\n::notice::from-log\\n  ::add-mask::log-mask"
-        parallel {
-          a: sh "printf 'one\\r\\n::add-mask::x\\r\\n::stop-commands::tok\\r\\n' >&2; exit 3"
-          b: fail "x\\r\\n::warning::y 100%\\n  ::error::z"
-          up: http POST "{{base}}/echo" {
-            multipart "n\\r\\nX-Injected: 1" "value"
-            multipart "quoted \\"name\\"" "second"
-            multipart f file "f\\r\\nX-Injected: 2.txt"
-            save "echo.json"
-          }
-        }
-        """, ["--keep-going", "--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"],
-           environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": space.path("summary.md")])
+        let run = try space.run(
+            """
+            var base = "\(base)"
+            log "logged\\r\\n::notice::from-log\\n  ::add-mask::log-mask"
+            parallel {
+              a: sh "printf 'one\\r\\n::add-mask::x\\r\\n::stop-commands::tok\\r\\n' >&2; exit 3"
+              b: fail "x\\r\\n::warning::y 100%\\n  ::error::z"
+              up: http POST "{{base}}/echo" {
+                multipart "n\\r\\nX-Injected: 1" "value"
+                multipart "quoted \\"name\\"" "second"
+                multipart f file "f\\r\\nX-Injected: 2.txt"
+                save "echo.json"
+              }
+            }
+            """, ["--keep-going", "--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"],
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": space.path("summary.md")])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.statuses.contains("up succeeded"), "\(run.stdout)\(run.stderr)")
 
@@ -47,8 +48,9 @@ struct TextFromStepsTests {
         for line in Self.runnerLines(run.stdout) {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             guard trimmed.hasPrefix("::") || trimmed.hasPrefix("\\::") else { continue }
-            #expect(trimmed.hasPrefix("\\::") || line.hasPrefix("::error ") || line.hasPrefix("::warning "),
-                    "a line GitHub would read as a command: \(line.debugDescription)\n\(run.stdout)")
+            #expect(
+                trimmed.hasPrefix("\\::") || line.hasPrefix("::error ") || line.hasPrefix("::warning "),
+                "a line GitHub would read as a command: \(line.debugDescription)\n\(run.stdout)")
             if line.hasPrefix("::") { annotations.append(line) }
         }
         let failAnnotation = try #require(annotations.first { $0.contains("title=b failed") }, "\(run.stdout)")
@@ -94,10 +96,13 @@ struct TextFromStepsTests {
             }
             dispositions += lines.filter { $0.hasPrefix("Content-Disposition: ") }
         }
-        #expect(dispositions == ["Content-Disposition: form-data; name=\"n%0D%0AX-Injected: 1\"",
-                                 "Content-Disposition: form-data; name=\"quoted %22name%22\"",
-                                 "Content-Disposition: form-data; name=\"f\"; filename=\"f%0D%0AX-Injected: 2.txt\""],
-                "\(body.debugDescription)")
+        #expect(
+            dispositions == [
+                "Content-Disposition: form-data; name=\"n%0D%0AX-Injected: 1\"",
+                "Content-Disposition: form-data; name=\"quoted %22name%22\"",
+                "Content-Disposition: form-data; name=\"f\"; filename=\"f%0D%0AX-Injected: 2.txt\"",
+            ],
+            "\(body.debugDescription)")
     }
 
     @Test("a multipart type with a line break or another control character: check refuses it written, the step fails when it is a value")
@@ -105,28 +110,32 @@ struct TextFromStepsTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("a.txt", "a")
-        try space.expectCheckRefuses("""
-        up: http POST "http://127.0.0.1:9/x" { multipart f file "a.txt" type "text/plain\\r\\nX-Injected: 1" }
-        """, with: ["bad.workflow:1:", "a media type cannot hold control characters"])
+        try space.expectCheckRefuses(
+            """
+            up: http POST "http://127.0.0.1:9/x" { multipart f file "a.txt" type "text/plain\\r\\nX-Injected: 1" }
+            """, with: ["bad.workflow:1:", "a media type cannot hold control characters"])
         let base = try TestServers.plain()
-        let run = try space.run("""
-        var base = "\(base)"
-        var kind = "text/plain\\r\\nX-Injected: 1"
-        up: http POST "{{base}}/echo" { multipart f file "a.txt" type "{{kind}}" }
-        """)
+        let run = try space.run(
+            """
+            var base = "\(base)"
+            var kind = "text/plain\\r\\nX-Injected: 1"
+            up: http POST "{{base}}/echo" { multipart f file "a.txt" type "{{kind}}" }
+            """)
         #expect(run.status == 1)
         let message = run.error(of: "up")?["message"] as? String ?? ""
-        #expect(message.contains("the type of multipart part 'f' has a control character (\\r); it cannot be sent"),
-                "\(message)\n\(run.stdout)")
+        #expect(
+            message.contains("the type of multipart part 'f' has a control character (\\r); it cannot be sent"),
+            "\(message)\n\(run.stdout)")
     }
 
     @Test("no report keeps a control character from a step's output: Markdown, JUnit and HTML show it escaped")
     func controlCharactersInReports() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        a: sh 'printf "bad\\001x\\033[2Jy\\n" >&2; exit 1'
-        """, ["--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"])
+        let run = try space.run(
+            """
+            a: sh 'printf "bad\\001x\\033[2Jy\\n" >&2; exit 1'
+            """, ["--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"])
         #expect(run.status == 1)
         for name in ["report.md", "report.xml", "report.html"] {
             let bytes = Array((space.read(name) ?? "").utf8)

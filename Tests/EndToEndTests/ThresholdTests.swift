@@ -18,16 +18,17 @@ struct ThresholdTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "load"
-        load: repeat 40 parallel limit 4 rate 200/s {
-          expect latency p99 < 5s
-          expect latency of hit p50 <= 5s
-          expect failures < 1%
-          expect rate >= 10/s
-          hit: http GET "\(base)/hello" { expect status 200 }
-        }
-        """, ["--report", "junit=junit.xml"])
+        let run = try space.run(
+            """
+            workflow "load"
+            load: repeat 40 parallel limit 4 rate 200/s {
+              expect latency p99 < 5s
+              expect latency of hit p50 <= 5s
+              expect failures < 1%
+              expect rate >= 10/s
+              hit: http GET "\(base)/hello" { expect status 200 }
+            }
+            """, ["--report", "junit=junit.xml"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let checked = thresholds(run, group: "load")
         #expect(checked.map { $0["threshold"] as? String } == ["latency p99 < 5s", "latency of hit p50 <= 5s", "failures < 1%", "rate >= 10/s"])
@@ -46,14 +47,15 @@ struct ThresholdTests {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        workflow "slow"
-        load: repeat 6 parallel limit 3 {
-          expect latency p50 < 10ms
-          slow: http GET "\(base)/slow?ms=60"
-        }
-        after: log "after"
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
+        let run = try space.run(
+            """
+            workflow "slow"
+            load: repeat 6 parallel limit 3 {
+              expect latency p50 < 10ms
+              slow: http GET "\(base)/slow?ms=60"
+            }
+            after: log "after"
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let error = try #require(run.group("load")?["error"] as? [String: Any])
         #expect(error["kind"] as? String == "expect")
@@ -75,14 +77,16 @@ struct ThresholdTests {
         let space = try Workspace()
         defer { space.remove() }
         // Iterations 0 and 1 fail: two failures of 20.
-        let body = { (bound: String) in """
-        workflow "failures"
-        load: repeat 20 parallel limit 2 {
-          expect failures \(bound)
-          hit: sh "test {{repeat.index}} -ge 2"
+        let body = { (bound: String) in
+            """
+            workflow "failures"
+            load: repeat 20 parallel limit 2 {
+              expect failures \(bound)
+              hit: sh "test {{repeat.index}} -ge 2"
+            }
+            done: log "went on"
+            """
         }
-        done: log "went on"
-        """ }
         let within = try space.run(body("<= 3"), ["--report", "junit=junit.xml"])
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
         // Every iteration ran (no fail-fast), the failures are counted.
@@ -105,56 +109,62 @@ struct ThresholdTests {
 
     @Test("check: bad thresholds are errors at file:line:col that say what to write")
     func mistakes() throws {
-        try Workspace.expectCheckRefuses("""
-        workflow "bad"
-        repeat 3 {
-          expect latency p99.999 < 1s
-          expect latency p99 < 250
-          expect latency of hti p50 < 1s
-          expect failures < 1.5x
-          expect rate >= fast
-          expect latency max == 1s
-          expect latncy p99 < 250ms
-          expect durations p99 < 1s
-          hit: sh "true"
-        }
-        expect latency p99 < 1s
-        api: http GET "http://127.0.0.1:9/" { expect latency p99 < 1s }
-        """, with: [
-            "bad.workflow:3:18: error: expected which latency after 'latency' (min, mean, max or a percentile from p0.1 to p99.99, "
-                + "as in p50, p90, p95, p99, p99.9), found 'p99.999'",
-            "bad.workflow:4:24: error: missing unit in duration '250'",
-            "bad.workflow:5:21: error: no step labelled 'hti' in this group",
-            "bad.workflow:6:21: error: '1.5x' is not a count of failures",
-            "bad.workflow:7:18: error: expected a rate after 'rate >=', as in 'expect rate >= 490/s'",
-            "bad.workflow:8:22: error: a threshold is a bound: write <, <=, > or >= after 'max', not '=='",
-            "bad.workflow:9:10: error: unknown threshold subject 'latncy'; did you mean 'latency'?",
-            "bad.workflow:10:10: error: unknown threshold subject 'durations'",
-            "bad.workflow:13:1: error: 'expect latency' is a threshold of a group, checked when the group ends",
-            "bad.workflow:14:46: error: 'expect latency' is a threshold of a group, checked when the group ends; write it in the block of the group around this step",
-        ])
+        try Workspace.expectCheckRefuses(
+            """
+            workflow "bad"
+            repeat 3 {
+              expect latency p99.999 < 1s
+              expect latency p99 < 250
+              expect latency of hti p50 < 1s
+              expect failures < 1.5x
+              expect rate >= fast
+              expect latency max == 1s
+              expect latncy p99 < 250ms
+              expect durations p99 < 1s
+              hit: sh "true"
+            }
+            expect latency p99 < 1s
+            api: http GET "http://127.0.0.1:9/" { expect latency p99 < 1s }
+            """,
+            with: [
+                "bad.workflow:3:18: error: expected which latency after 'latency' (min, mean, max or a percentile from p0.1 to p99.99, "
+                    + "as in p50, p90, p95, p99, p99.9), found 'p99.999'",
+                "bad.workflow:4:24: error: missing unit in duration '250'",
+                "bad.workflow:5:21: error: no step labelled 'hti' in this group",
+                "bad.workflow:6:21: error: '1.5x' is not a count of failures",
+                "bad.workflow:7:18: error: expected a rate after 'rate >=', as in 'expect rate >= 490/s'",
+                "bad.workflow:8:22: error: a threshold is a bound: write <, <=, > or >= after 'max', not '=='",
+                "bad.workflow:9:10: error: unknown threshold subject 'latncy'; did you mean 'latency'?",
+                "bad.workflow:10:10: error: unknown threshold subject 'durations'",
+                "bad.workflow:13:1: error: 'expect latency' is a threshold of a group, checked when the group ends",
+                "bad.workflow:14:46: error: 'expect latency' is a threshold of a group, checked when the group ends; write it in the block of the group around this step",
+            ])
     }
 
     @Test("fmt keeps thresholds as written; graph and the JSON graph show them")
     func shown() throws {
         let space = try Workspace()
         defer { space.remove() }
-        try space.write("t.workflow", """
-        workflow "t"
-        load: repeat for 1s parallel limit 8 rate 50/s {
-            expect   latency p99.9 <  250ms
-          expect failures <= 3
-          hit: sh "true"
-        }
-        """)
+        try space.write(
+            "t.workflow",
+            """
+            workflow "t"
+            load: repeat for 1s parallel limit 8 rate 50/s {
+                expect   latency p99.9 <  250ms
+              expect failures <= 3
+              hit: sh "true"
+            }
+            """)
         let fmt = try Binary.run(["fmt", "t.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stderr)")
-        #expect(space.read("t.workflow")?.contains("\n  expect latency p99.9 < 250ms\n  expect failures <= 3\n") == true,
-                "\(space.read("t.workflow") ?? "")")
+        #expect(
+            space.read("t.workflow")?.contains("\n  expect latency p99.9 < 250ms\n  expect failures <= 3\n") == true,
+            "\(space.read("t.workflow") ?? "")")
         let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
         #expect(graph.stdout.contains("expect latency p99.9 < 250ms"), "\(graph.stdout)")
         let json = try Binary.run(["graph", "--format", "json", "t.workflow"], in: space.folder)
-        #expect(json.stdout.contains("\"thresholds\":[\"latency p99.9 < 250ms\",\"failures <= 3\"]")
+        #expect(
+            json.stdout.contains("\"thresholds\":[\"latency p99.9 < 250ms\",\"failures <= 3\"]")
                 || json.stdout.contains("\"latency p99.9 < 250ms\""), "\(json.stdout)")
     }
 }

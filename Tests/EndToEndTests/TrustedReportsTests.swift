@@ -17,20 +17,21 @@ struct TrustedReportsTests {
         let base = try TestServers.plain()
         // The cookbook's "Race mirrors" with one mirror down, a failure a
         // catch handles, and one under allow-failure.
-        let run = try space.run("""
-        workflow "mirrors"
-        mirrors: any {
-          down: http GET "http://127.0.0.1:9/tool.tar.gz" { timeout 5s }
-          up: http GET "\(base)/hello" { timeout 5s }
-        }
-        sequence {
-          probe: sh "echo probing; exit 4"
-        }
-        catch {
-          log "=caught {{error.step}}"
-        }
-        lint: sh "exit 2" { allow-failure }
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"],
+        let run = try space.run(
+            """
+            workflow "mirrors"
+            mirrors: any {
+              down: http GET "http://127.0.0.1:9/tool.tar.gz" { timeout 5s }
+              up: http GET "\(base)/hello" { timeout 5s }
+            }
+            sequence {
+              probe: sh "echo probing; exit 4"
+            }
+            catch {
+              log "=caught {{error.step}}"
+            }
+            lint: sh "exit 2" { allow-failure }
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"],
             environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.report?["status"] as? String == "succeeded")
@@ -49,8 +50,9 @@ struct TrustedReportsTests {
         #expect(shape.testcase("probe")?.err.contains("failed (exit): expected exit 0, got 4") == true)
 
         #expect(!run.stdout.contains("::error"), "\(run.stdout)")
-        #expect(run.stdout.contains("::warning file=test.workflow,line=3,col=3,title=down failed (network)%2C handled by any 'mirrors'"),
-                "\(run.stdout)")
+        #expect(
+            run.stdout.contains("::warning file=test.workflow,line=3,col=3,title=down failed (network)%2C handled by any 'mirrors'"),
+            "\(run.stdout)")
 
         let markdown = MarkdownShape(try #require(space.read("summary.md")))
         #expect(markdown.problems.isEmpty, "\(markdown.problems)")
@@ -67,18 +69,19 @@ struct TrustedReportsTests {
         // cancelled, not failed).
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        download: any {
-          first: sequence {
-            get: sh "exit 1"
-            catch {
-              file write "failed.txt" "yes"
-              rethrow
+        let run = try space.run(
+            """
+            download: any {
+              first: sequence {
+                get: sh "exit 1"
+                catch {
+                  file write "failed.txt" "yes"
+                  rethrow
+                }
+              }
+              second: sh "while [ ! -e failed.txt ]; do sleep 0.01; done; sleep 0.2"
             }
-          }
-          second: sh "while [ ! -e failed.txt ]; do sleep 0.01; done; sleep 0.2"
-        }
-        """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
+            """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let shape = try JUnitShape.read(space)
         #expect(shape.failures == 0, "the any handled what the rethrow passed on")
@@ -92,12 +95,13 @@ struct TrustedReportsTests {
     func lastWordsOfACancelledStep() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        race {
-          server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; touch up; while true; do sleep 0.05; done"
-          work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2"
-        }
-        """)
+        let run = try space.run(
+            """
+            race {
+              server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; touch up; while true; do sleep 0.05; done"
+              work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2"
+            }
+            """)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let output = try #require(run.step("server")?["output"] as? [String: Any])
         #expect((output["stdout"] as? [String: Any])?["tail"] as? String == "serving\nshutting down\n")
@@ -107,10 +111,11 @@ struct TrustedReportsTests {
     func unhandledStays() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        lint: sh "exit 2" { allow-failure }
-        build: sh "echo broken >&2; exit 1"
-        """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
+        let run = try space.run(
+            """
+            lint: sh "exit 2" { allow-failure }
+            build: sh "echo broken >&2; exit 1"
+            """, ["--report", "junit=junit.xml"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(run.status == 1)
         let shape = try JUnitShape.read(space)
         #expect(shape.failures == 1)
@@ -136,16 +141,17 @@ struct TrustedReportsTests {
     func cancelledStepsKeepOutput() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        race {
-          server: sh "echo serving on 8080; echo 'GET / 200' >&2; touch up; sleep 30"
-          work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2; echo done"
-        }
-        parallel {
-          sibling: sh "echo sibling started; touch started; sleep 30"
-          breaks: sh "while [ ! -e started ]; do sleep 0.01; done; sleep 0.2; exit 1"
-        }
-        """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"])
+        let run = try space.run(
+            """
+            race {
+              server: sh "echo serving on 8080; echo 'GET / 200' >&2; touch up; sleep 30"
+              work: sh "while [ ! -e up ]; do sleep 0.01; done; sleep 0.2; echo done"
+            }
+            parallel {
+              sibling: sh "echo sibling started; touch started; sleep 30"
+              breaks: sh "while [ ! -e started ]; do sleep 0.01; done; sleep 0.2; exit 1"
+            }
+            """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md", "--report", "html=page.html"])
         #expect(run.status == 1)
         for (id, stdout) in [("server", "serving on 8080\n"), ("sibling", "sibling started\n")] {
             #expect(run.step(id)?["status"] as? String == "cancelled")
@@ -209,8 +215,9 @@ struct TrustedReportsTests {
         #expect(check.status == 2)
         #expect(check.stdout.contains("::error file=ci/bad.workflow,line=2,col=3"), "\(check.stdout)")
         // Outside the workspace, the path stays as given.
-        let outside = try Binary.run(["ci.workflow"], in: space.folder.appendingPathComponent("ci"),
-                                     environment: ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/nowhere/else"])
+        let outside = try Binary.run(
+            ["ci.workflow"], in: space.folder.appendingPathComponent("ci"),
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/nowhere/else"])
         #expect(outside.stdout.contains("::error file=ci.workflow,line=2"), "\(outside.stdout)")
     }
 
@@ -219,11 +226,12 @@ struct TrustedReportsTests {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run("""
-        up: http GET "\(base)/status/503" {
-          retry 2 delay 10ms
-        }
-        """)
+        let run = try space.run(
+            """
+            up: http GET "\(base)/status/503" {
+              retry 2 delay 10ms
+            }
+            """)
         #expect(run.status == 1)
         #expect(run.stdout.contains("↻ up attempt 2: attempt 1 failed (http 503): expected status 200-399"), "\(run.stdout)")
         #expect(run.stdout.contains("↻ up attempt 3: attempt 2 failed (http 503)"), "\(run.stdout)")
@@ -251,10 +259,11 @@ struct TrustedReportsTests {
     func markdownCellsShowOutputAsWritten() throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("""
-        log "a | b <img src=x onerror=alert(1)> ``` *bold*"
-        bad: sh "echo 'x | <b>y</b>' >&2; exit 1" { allow-failure }
-        """, ["--report", "markdown=summary.md"])
+        let run = try space.run(
+            """
+            log "a | b <img src=x onerror=alert(1)> ``` *bold*"
+            bad: sh "echo 'x | <b>y</b>' >&2; exit 1" { allow-failure }
+            """, ["--report", "markdown=summary.md"])
         #expect(run.status == 0)
         let text = try #require(space.read("summary.md"))
         let markdown = MarkdownShape(text)

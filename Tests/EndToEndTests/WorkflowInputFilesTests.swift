@@ -24,12 +24,14 @@ struct WorkflowInputFilesTests {
         try space.write("fifo.workflow", "log \"x\"\ninclude \"pipe\"\n")
         let zero = try Binary.runBounded(["check", "--color", "never", "zero.workflow"], seconds: 20, in: space.folder)
         #expect(!zero.timedOut && zero.outcome.status == 2, "\(zero.outcome.status) \(zero.outcome.stderr.prefix(300))")
-        #expect(zero.outcome.stderr.contains("zero.workflow:1:9: error: cannot include '/dev/zero': a character device, not a regular file"),
-                "\(zero.outcome.stderr.prefix(300))")
+        #expect(
+            zero.outcome.stderr.contains("zero.workflow:1:9: error: cannot include '/dev/zero': a character device, not a regular file"),
+            "\(zero.outcome.stderr.prefix(300))")
         let pipe = try Binary.runBounded(["check", "--color", "never", "fifo.workflow"], seconds: 20, in: space.folder)
         #expect(!pipe.timedOut && pipe.outcome.status == 2, "\(pipe.outcome.status) \(pipe.outcome.stderr.prefix(300))")
-        #expect(pipe.outcome.stderr.contains("fifo.workflow:2:9: error: cannot include 'pipe': a FIFO, not a regular file"),
-                "\(pipe.outcome.stderr.prefix(300))")
+        #expect(
+            pipe.outcome.stderr.contains("fifo.workflow:2:9: error: cannot include 'pipe': a FIFO, not a regular file"),
+            "\(pipe.outcome.stderr.prefix(300))")
     }
 
     @Test("a workflow or an include larger than 64 MiB is refused with the limit, before it is read")
@@ -43,8 +45,9 @@ struct WorkflowInputFilesTests {
         try space.write("main.workflow", "include \"huge.workflow\"\n")
         let included = try Binary.runBounded(["check", "--color", "never", "main.workflow"], seconds: 20, in: space.folder)
         #expect(included.outcome.status == 2)
-        #expect(included.outcome.stderr.contains("main.workflow:1:9: error: cannot include 'huge.workflow': 67108865 bytes, more than the 64 MiB limit"),
-                "\(included.outcome.stderr.prefix(300))")
+        #expect(
+            included.outcome.stderr.contains("main.workflow:1:9: error: cannot include 'huge.workflow': 67108865 bytes, more than the 64 MiB limit"),
+            "\(included.outcome.stderr.prefix(300))")
         let direct = try Binary.runBounded(["check", "huge.workflow"], seconds: 20, in: space.folder)
         #expect(direct.outcome.status == 2)
         #expect(direct.outcome.stderr.contains("cannot read 'huge.workflow': 67108865 bytes, more than the 64 MiB limit"))
@@ -55,7 +58,9 @@ struct WorkflowInputFilesTests {
         let space = try Workspace()
         defer { space.remove() }
         try fifo(space, "pipe")
-        try space.write("test.workflow", """
+        try space.write(
+            "test.workflow",
+            """
             a: foreach x in lines("/dev/zero") { log "{{x}}" }
             catch file { log "=a {{error.message}}" }
             b: sequence {
@@ -67,8 +72,11 @@ struct WorkflowInputFilesTests {
         let run = try Binary.runBounded(["--color", "never", "test.workflow"], seconds: 20, in: space.folder)
         #expect(!run.timedOut && run.outcome.status == 0, "\(run.outcome.status) \(run.outcome.stderr.prefix(300))")
         let lines = run.outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("=") }
-        #expect(lines == ["=a lines(\"/dev/zero\"): a character device, not a regular file; only regular files are read here",
-                          "=b dotenv pipe: a FIFO, not a regular file; only regular files are read here"], "\(run.outcome.stdout)")
+        #expect(
+            lines == [
+                "=a lines(\"/dev/zero\"): a character device, not a regular file; only regular files are read here",
+                "=b dotenv pipe: a FIFO, not a regular file; only regular files are read here",
+            ], "\(run.outcome.stdout)")
     }
 
     @Test("--var-file, --env-file and the workflow itself as a FIFO or a device: exit 2 at once")
@@ -77,8 +85,10 @@ struct WorkflowInputFilesTests {
         defer { space.remove() }
         try fifo(space, "pipe")
         try space.write("test.workflow", "log \"x\"\n")
-        for arguments in [["--var-file", "pipe", "test.workflow"], ["--env-file", "/dev/zero", "test.workflow"],
-                          ["--env-file", "pipe", "test.workflow"], ["check", "pipe"], ["check", "/dev/zero"]] {
+        for arguments in [
+            ["--var-file", "pipe", "test.workflow"], ["--env-file", "/dev/zero", "test.workflow"],
+            ["--env-file", "pipe", "test.workflow"], ["check", "pipe"], ["check", "/dev/zero"],
+        ] {
             let run = try Binary.runBounded(arguments, seconds: 20, in: space.folder)
             #expect(!run.timedOut && run.outcome.status == 2, "\(arguments): \(run.outcome.status) \(run.outcome.stderr.prefix(300))")
             #expect(run.outcome.stderr.contains("not a regular file"), "\(arguments): \(run.outcome.stderr.prefix(300))")

@@ -1,10 +1,12 @@
 import Testing
+
 @testable import JSON
 
 @Suite("JSON document")
 struct JSONDocumentTests {
     @Test func parsesEveryKindOfValue() throws {
-        let document = try JSONDocument.parse("""
+        let document = try JSONDocument.parse(
+            """
             { "s": "text", "n": -12.5e2, "i": 42, "t": true, "f": false, "z": null,
               "a": [1, [2, {}], []], "o": {"k": "v"} }
             """)

@@ -1,9 +1,11 @@
 import Testing
+
 @testable import JSON
 
 @Suite("JSON path evaluation")
 struct JSONPathEvaluationTests {
-    let document = try! JSONDocument.parse(#"""
+    let document = try! JSONDocument.parse(
+        #"""
         {"items": [{"id": 42, "tags": ["a", "b"]}, {"id": 7}], "odd key": {"x\"y": 1}, "empty": [], "n": null}
         """#)
 
@@ -13,16 +15,17 @@ struct JSONPathEvaluationTests {
         return try JSONPath.parse(bytes, from: 0, to: bytes.count).0
     }
 
-    @Test(arguments: [
-        (".", nil),
-        (".items[0].id", "42"),
-        (".items[1].id", "7"),
-        (".items[-1].id", "7"),
-        (".items[0].tags[-2]", "a"),
-        (#"["odd key"]["x\"y"]"#, "1"),
-        (".n", "null"),
-        (".items[0].tags", #"["a","b"]"#),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            (".", nil),
+            (".items[0].id", "42"),
+            (".items[1].id", "7"),
+            (".items[-1].id", "7"),
+            (".items[0].tags[-2]", "a"),
+            (#"["odd key"]["x\"y"]"#, "1"),
+            (".n", "null"),
+            (".items[0].tags", #"["a","b"]"#),
+        ] as [(String, String?)])
     func pathsLeadToValues(_ text: String, _ expected: String?) throws {
         let value = try document.value(at: try path(text))
         if let expected { #expect(value.textValue == expected) } else { #expect(value == document) }

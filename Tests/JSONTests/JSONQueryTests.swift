@@ -1,9 +1,11 @@
 import Testing
+
 @testable import JSON
 
 @Suite("JSONPath queries: wildcards, filters, recursive descent")
 struct JSONQueryTests {
-    let document = try! JSONDocument.parse(#"""
+    let document = try! JSONDocument.parse(
+        #"""
         {"items": [{"id": 1, "price": 5, "name": "pen"}, {"id": 2, "price": 12, "name": "ink"},
                    {"id": 3, "price": 20.5, "name": "pad", "tags": {"id": 9}}, {"id": 4, "name": "cap"}],
          "owner": {"id": 7}}

@@ -1,7 +1,8 @@
-import WorkflowModel
 import Foundation
 import LSPTestSupport
 import Testing
+import WorkflowModel
+
 @testable import LanguageServer
 
 /// Quick fixes, document links, workspace symbols, semantic
@@ -20,14 +21,17 @@ struct CodeActionsTests {
         }
         let diagnostics = (message["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]] ?? []
         #expect(diagnostics.count == 3, "\(diagnostics)")
-        let actions = try client.request("textDocument/codeAction", [
-            "textDocument": ["uri": uri], "range": ["start": ["line": 0, "character": 0], "end": ["line": 4, "character": 0]],
-            "context": ["diagnostics": diagnostics],
-        ]) as? [[String: Any]] ?? []
+        let actions =
+            try client.request(
+                "textDocument/codeAction",
+                [
+                    "textDocument": ["uri": uri], "range": ["start": ["line": 0, "character": 0], "end": ["line": 4, "character": 0]],
+                    "context": ["diagnostics": diagnostics],
+                ]) as? [[String: Any]] ?? []
         func edit(_ title: String) -> (String, String)? {
             guard let action = actions.first(where: { $0["title"] as? String == title }),
-                  let edit = (((action["edit"] as? [String: Any])?["changes"] as? [String: Any])?[uri] as? [[String: Any]])?.first,
-                  let range = edit["range"] as? [String: Any], let start = range["start"] as? [String: Any], let end = range["end"] as? [String: Any]
+                let edit = (((action["edit"] as? [String: Any])?["changes"] as? [String: Any])?[uri] as? [[String: Any]])?.first,
+                let range = edit["range"] as? [String: Any], let start = range["start"] as? [String: Any], let end = range["end"] as? [String: Any]
             else { return nil }
             return ("\(start["line"]!):\(start["character"]!)-\(end["line"]!):\(end["character"]!)", edit["newText"] as? String ?? "")
         }
@@ -69,23 +73,28 @@ struct CodeActionsTests {
         let result = try client.request("textDocument/semanticTokens/full", ["textDocument": ["uri": client.uri("a.workflow")]]) as? [String: Any]
         let data = result?["data"] as? [Int] ?? []
         var decoded: [String] = []
-        var line = 0, character = 0
+        var line = 0
+        var character = 0
         for index in stride(from: 0, to: data.count - 4, by: 5) {
             line += data[index]
             character = data[index] == 0 ? character + data[index + 1] : data[index + 1]
             decoded.append("\(line):\(character)+\(data[index + 2]) \(types[data[index + 3]])")
         }
-        #expect(decoded == ["0:0+6 comment", "1:0+3 keyword", "1:4+3 variable", "1:8+1 operator", "1:10+3 string",
-                            "2:0+5 namespace", "2:7+2 keyword", "2:10+6 string", "3:2+7 property", "3:10+2 number",
-                            "4:2+6 property", "4:9+4 enumMember", "4:14+1 number"], "\(decoded)")
+        #expect(
+            decoded == [
+                "0:0+6 comment", "1:0+3 keyword", "1:4+3 variable", "1:8+1 operator", "1:10+3 string",
+                "2:0+5 namespace", "2:7+2 keyword", "2:10+6 string", "3:2+7 property", "3:10+2 number",
+                "4:2+6 property", "4:9+4 enumMember", "4:14+1 number",
+            ], "\(decoded)")
         #expect(try client.stop() == 0)
     }
 
     @Test("the code lens: each labelled step of the file the verdicts name gets its verdict on its line; steps of included files do not")
     func codeLens() throws {
-        let client = try TestLanguageClient(store: LocalStore(verdicts: { workflow, _ in
-            workflow.allNodes.map { ($0.id, "verdict of \($0.label ?? "-")") }
-        }))
+        let client = try TestLanguageClient(
+            store: LocalStore(verdicts: { workflow, _ in
+                workflow.allNodes.map { ($0.id, "verdict of \($0.label ?? "-")") }
+            }))
         try client.write("lib.workflow", "libstep: sh \"true\"\n")
         try client.start()
         try client.open("a.workflow", "include \"lib.workflow\"\nsh \"true\"\nbuild: sh \"make\"\n")

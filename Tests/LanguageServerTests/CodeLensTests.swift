@@ -1,7 +1,8 @@
-import WorkflowModel
 import Foundation
 import LSPTestSupport
 import Testing
+import WorkflowModel
+
 @testable import LanguageServer
 
 /// The code lens (docs/language.md, 'Editors'), in process: on each labelled
@@ -43,11 +44,13 @@ struct CodeLensTests {
 
     @Test("each labelled step's last result, then its verdict; an included file's steps show its includer's store; an unlabelled step nothing")
     func lastResults() throws {
-        let client = try TestLanguageClient(store: LocalStore(
-            verdicts: { workflow, _ in workflow.allNodes.filter { $0.label == "build" }.map { ($0.id, "would run: no successful run is stored") } },
-            lastResults: { folder in
-                ["build": "✓ 2.1s in \(folder)", "libstep": "✗ failed after 1.0s in \(folder)", "elsewhere": "never shown"]
-            }))
+        let client = try TestLanguageClient(
+            store: LocalStore(
+                verdicts: { workflow, _ in workflow.allNodes.filter { $0.label == "build" }.map { ($0.id, "would run: no successful run is stored") }
+                },
+                lastResults: { folder in
+                    ["build": "✓ 2.1s in \(folder)", "libstep": "✗ failed after 1.0s in \(folder)", "elsewhere": "never shown"]
+                }))
         try client.write("main.workflow", Self.main)
         try client.write("lib.workflow", Self.lib)
         try client.start()

@@ -1,6 +1,6 @@
 import JSON
-import Testing
 import JSONRPC
+import Testing
 import WorkflowModel
 
 /// The base protocol's framing and JSON-RPC messages, on their own.
@@ -33,7 +33,8 @@ struct FramingTests {
 
     @Test("a wrong Content-Length costs that message only: too long or too short (characters counted, not bytes), split anywhere")
     func wrongLengthResynchronises() {
-        let good = frame(#"{"a":1}"#), next = frame(#"{"b":2}"#)
+        let good = frame(#"{"a":1}"#)
+        let next = frame(#"{"b":2}"#)
         let body = #"{"t":"é é é"}"#
         let tooLong = Array("Content-Length: \(body.utf8.count + 40)\r\n\r\n\(body)".utf8)
         let tooShort = Array("Content-Length: \(body.count)\r\n\r\n\(body)".utf8)
@@ -55,7 +56,8 @@ struct FramingTests {
 
     @Test("requests, notifications and responses are told apart; ids are numbers or strings")
     func messages() throws {
-        guard case .success(.request(let id, let method, _)) = Message.parse(Array(#"{"jsonrpc":"2.0","id":"x1","method":"m","params":{}}"#.utf8)) else {
+        guard case .success(.request(let id, let method, _)) = Message.parse(Array(#"{"jsonrpc":"2.0","id":"x1","method":"m","params":{}}"#.utf8))
+        else {
             Issue.record("not a request")
             return
         }
@@ -64,8 +66,10 @@ struct FramingTests {
             Issue.record("not a notification")
             return
         }
-        guard case .success(.response(.number(7), .failure(let error))) = Message.parse(
-            Array(#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}"#.utf8)) else {
+        guard
+            case .success(.response(.number(7), .failure(let error))) = Message.parse(
+                Array(#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}"#.utf8))
+        else {
             Issue.record("not an error response")
             return
         }
@@ -83,8 +87,9 @@ struct FramingTests {
     func writing() {
         let success = String(decoding: OutgoingMessage.response(id: .number(3), result: .success(.object([("ok", .bool(true))]))).body, as: UTF8.self)
         #expect(success == #"{"jsonrpc":"2.0","id":3,"result":{"ok":true}}"#)
-        let failure = String(decoding: OutgoingMessage.response(id: nil, result: .failure(ResponseError(code: -32700, message: "bad"))).body,
-                             as: UTF8.self)
+        let failure = String(
+            decoding: OutgoingMessage.response(id: nil, result: .failure(ResponseError(code: -32700, message: "bad"))).body,
+            as: UTF8.self)
         #expect(failure == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#)
         #expect(Connection.isValidUTF8(Array("é😀".utf8)))
         #expect(!Connection.isValidUTF8([0x63, 0xE9, 0x20]))

@@ -2,6 +2,7 @@ import Foundation
 import LSPTestSupport
 import Testing
 import WorkflowModel
+
 @testable import LanguageServer
 
 /// Hurl's asserts in the editor, in process: the predicates where an
@@ -41,7 +42,9 @@ struct HurlCompletionTests {
         return (result?["contents"] as? [String: Any])?["value"] as? String ?? ""
     }
 
-    @Test("after a subject (a JSON path, a header, the body, a certificate field, a cookie attribute; after not) the predicates come; after certificate its fields")
+    @Test(
+        "after a subject (a JSON path, a header, the body, a certificate field, a cookie attribute; after not) the predicates come; after certificate its fields"
+    )
     func completion() throws {
         let client = try TestLanguageClient()
         try client.start()
@@ -50,8 +53,9 @@ struct HurlCompletionTests {
         let fields = CertificateField.allCases.map(\.rawValue)
         for line in [1, 2, 3, 6, 7] {
             let offered = try labels(client, line: line)
-            #expect(predicates.allSatisfy(offered.contains) && offered.contains("contains") && offered.contains("startsWith"),
-                    "line \(line) `\(Self.lines[line])`: \(offered)")
+            #expect(
+                predicates.allSatisfy(offered.contains) && offered.contains("contains") && offered.contains("startsWith"),
+                "line \(line) `\(Self.lines[line])`: \(offered)")
             #expect(!offered.contains("subject") && !offered.contains("status"), "line \(line): \(offered)")
         }
         for line in [4, 5, 8] {

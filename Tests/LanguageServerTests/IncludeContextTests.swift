@@ -1,6 +1,7 @@
 import Foundation
 import LSPTestSupport
 import Testing
+
 @testable import LanguageServer
 
 /// In process (docs/language.md, 'Editors'): a file included by another is
@@ -32,7 +33,9 @@ struct IncludeContextTests {
         #expect(try client.stop() == 0)
     }
 
-    @Test("an unsaved fix in the library is what the includer sees; an edit to the library republishes the includer; closing an includer keeps the library's errors")
+    @Test(
+        "an unsaved fix in the library is what the includer sees; an edit to the library republishes the includer; closing an includer keeps the library's errors"
+    )
     func buffersWinAndRepublish() throws {
         let client = try TestLanguageClient()
         // On disk, the library is broken: main's use of {{built}} fails there.
@@ -73,14 +76,18 @@ struct IncludeContextTests {
         #expect(Set(changes.keys) == [client.uri("main.workflow"), client.uri("lib.workflow")], "\(changes)")
         #expect(changes[client.uri("main.workflow")]?.count == 1)
         // `project`, declared in main, used in the library: from the library's side.
-        let references = try client.request("textDocument/references", client.at("lib.workflow", 1, 20)
-            .merging(["context": ["includeDeclaration": true]]) { $1 }) as? [[String: Any]] ?? []
+        let references =
+            try client.request(
+                "textDocument/references",
+                client.at("lib.workflow", 1, 20)
+                    .merging(["context": ["includeDeclaration": true]]) { $1 }) as? [[String: Any]] ?? []
         #expect(Set(references.compactMap { $0["uri"] as? String }) == [client.uri("main.workflow"), client.uri("lib.workflow")], "\(references)")
         let refused = try client.requestResponse("textDocument/rename", client.at("lib.workflow", 1, 2).merging(["newName": "error"]) { $1 })
         #expect(refused["error"] != nil, "\(refused)")
         // fmt's layout on a file that parses but uses its includer's names.
         try client.change("lib.workflow", "var built = \"yes\"\nbuild:   sh \"make {{project}}\"\n", version: 2)
-        let edits = try client.request("textDocument/formatting", ["textDocument": ["uri": client.uri("lib.workflow")], "options": [String: Any]()])
+        let edits =
+            try client.request("textDocument/formatting", ["textDocument": ["uri": client.uri("lib.workflow")], "options": [String: Any]()])
             as? [[String: Any]] ?? []
         #expect(edits.first?["newText"] as? String == Self.lib, "\(edits)")
         #expect(try client.stop() == 0)
@@ -94,28 +101,28 @@ struct IncludeContextTests {
 @Suite("Language server: completion and hover in context")
 struct CompletionInContextTests {
     static let text = """
-    f: file read "notes.txt"
-    r: http GET "http://127.0.0.1:9" {
-      header "Accept" "text/plain"
-      expect st
-      capture v = 
-    }
-    s: sh "true" {
-      expect 
-      retry 2 
-    }
-    t: sh "echo {{f.}} {{r.header.}}"
-    catch 
-    foreach x in 
-    if "{{r.status}}" == "200" {
-      log "a"
-      log "b"
-    } else {
-      log "c"
-      log "d"
-    }
+        f: file read "notes.txt"
+        r: http GET "http://127.0.0.1:9" {
+          header "Accept" "text/plain"
+          expect st
+          capture v = 
+        }
+        s: sh "true" {
+          expect 
+          retry 2 
+        }
+        t: sh "echo {{f.}} {{r.header.}}"
+        catch 
+        foreach x in 
+        if "{{r.status}}" == "200" {
+          log "a"
+          log "b"
+        } else {
+          log "c"
+          log "d"
+        }
 
-    """
+        """
 
     private func labels(_ client: TestLanguageClient, _ line: Int, _ character: Int) throws -> [String] {
         let result = try client.request("textDocument/completion", client.at("a.workflow", line, character)) as? [String: Any]
@@ -143,15 +150,18 @@ struct CompletionInContextTests {
         let value = (hover?["contents"] as? [String: Any])?["value"] as? String ?? ""
         #expect(value.contains("request header"), "\(value)")
         let folds = try client.request("textDocument/foldingRange", ["textDocument": ["uri": client.uri("a.workflow")]]) as? [[String: Any]] ?? []
-        let spans = Set(folds.compactMap { fold -> String? in
-            guard let start = fold["startLine"] as? Int, let end = fold["endLine"] as? Int else { return nil }
-            return "\(start)-\(end)"
-        })
+        let spans = Set(
+            folds.compactMap { fold -> String? in
+                guard let start = fold["startLine"] as? Int, let end = fold["endLine"] as? Int else { return nil }
+                return "\(start)-\(end)"
+            })
         #expect(spans.contains("13-15") && spans.contains("16-18") && !spans.contains("13-18"), "\(spans)")
         #expect(try client.stop() == 0)
     }
 
-    @Test("right after an edit of a library, a request there analyses the one includer it is read in, not every open file (the others wait for their diagnostics)")
+    @Test(
+        "right after an edit of a library, a request there analyses the one includer it is read in, not every open file (the others wait for their diagnostics)"
+    )
     func oneIncluderAfterAnEdit() throws {
         // Diagnostics after an edit wait long: what the request made is all there is to count.
         let client = try TestLanguageClient(debounce: .seconds(30))

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import JSONRPC
-@testable import LanguageServer
 import LSPTestSupport
+
+@testable import LanguageServer
 
 /// A client driving the `LanguageServer` library in this process (as
 /// sourcekit-lsp's `TestSourceKitLSPClient` does): two pipes, the server's
@@ -24,7 +25,8 @@ final class TestLanguageClient: LanguageClient, @unchecked Sendable {
     init(store: LocalStore? = nil, debounce: DispatchTimeInterval = .milliseconds(5)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("lsp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+        var input: [Int32] = [0, 0]
+        var output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw LanguageClientError(message: "pipe failed") }
         let toServer = input[1]
         self.toServer = toServer
@@ -40,7 +42,9 @@ final class TestLanguageClient: LanguageClient, @unchecked Sendable {
         }
         let server = LanguageServer(output: output[1], debounce: debounce, store: store)
         self.server = server
-        let serverInput = input[0], serverOutput = output[1], fromServer = output[0]
+        let serverInput = input[0]
+        let serverOutput = output[1]
+        let fromServer = output[0]
         Thread {
             let code = server.serve(input: serverInput)
             Glibc.close(serverInput)
@@ -104,8 +108,12 @@ final class TestLanguageClient: LanguageClient, @unchecked Sendable {
 
     /// `initialize` (this folder the workspace) and `initialized`.
     func start(capabilities: [String: Any] = [:]) throws {
-        try request("initialize", ["processId": NSNull(), "capabilities": capabilities,
-                                   "workspaceFolders": [["uri": "file://" + folder.path, "name": "w"]]])
+        try request(
+            "initialize",
+            [
+                "processId": NSNull(), "capabilities": capabilities,
+                "workspaceFolders": [["uri": "file://" + folder.path, "name": "w"]],
+            ])
         try notify("initialized")
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LanguageServer
 
 /// Offsets and positions in the three encodings, and where completion is.

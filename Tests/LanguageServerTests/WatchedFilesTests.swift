@@ -1,6 +1,7 @@
 import Foundation
 import LSPTestSupport
 import Testing
+
 @testable import LanguageServer
 
 /// Files changed outside the editor (a `git checkout`, another

@@ -79,11 +79,12 @@ struct PromiseKitSpellingsTests {
     func iterator() async throws {
         let made = Mutexed<Int>(0)
         var pages = (1...20).makeIterator()
-        let all = when(fulfilled: AnyIterator { () -> Promise<Int>? in
-            guard let page = pages.next() else { return nil }
-            made.update { $0 += 1 }
-            return after(.milliseconds(1)).map { page * 10 }
-        }, concurrently: 4)
+        let all = when(
+            fulfilled: AnyIterator { () -> Promise<Int>? in
+                guard let page = pages.next() else { return nil }
+                made.update { $0 += 1 }
+                return after(.milliseconds(1)).map { page * 10 }
+            }, concurrently: 4)
         #expect(try await all.value == (1...20).map { $0 * 10 })
         #expect(made.value == 20)
     }
@@ -91,10 +92,11 @@ struct PromiseKitSpellingsTests {
     @Test("concurrently: 0 or less rejects with a bad-input error and makes nothing", arguments: [0, -1, Int.min])
     func iteratorBadLimit(limit: Int) {
         let made = Mutexed<Int>(0)
-        let all = when(fulfilled: AnyIterator { () -> Promise<Int>? in
-            made.update { $0 += 1 }
-            return .value(1)
-        }, concurrently: limit)
+        let all = when(
+            fulfilled: AnyIterator { () -> Promise<Int>? in
+                made.update { $0 += 1 }
+                return .value(1)
+            }, concurrently: limit)
         guard case PromiseError.badInput(let what)? = all.outcome?.error else {
             Issue.record("expected a bad-input rejection, got \(all.state_)")
             return
@@ -144,7 +146,10 @@ extension PromiseKitSpellingsTests {
             seen.append(Self.printed(user.id, name, flag, list.count))
         }.settled
         _ = await firstly { when(fulfilled: Self.login(), Self.fetchName(7), Promise.value(true), Promise.value([1]), Promise.value("x")) }
-            .done { user, name, flag, list, text in print(user.id, name, flag, list, text); seen.append(Self.printed(user.id, text)) }.settled
+            .done { user, name, flag, list, text in
+                print(user.id, name, flag, list, text)
+                seen.append(Self.printed(user.id, text))
+            }.settled
         #expect(seen.value == ["1 name 3", "1 name 4", "1 name 5 3.5", "1 name 6 true 2", "1 x"])
     }
 }

@@ -1,9 +1,10 @@
-import WorkflowModel
-import Glibc
-import Testing
-@testable import PromiseRun
 import CommandLineOptions
+import Glibc
 import Reports
+import Testing
+import WorkflowModel
+
+@testable import PromiseRun
 
 @Suite("Arguments")
 struct ArgumentsTests {
@@ -26,7 +27,10 @@ struct ArgumentsTests {
         }
         defer { unlink(path) }
         let command = try parse("--var a=1 --var-file \(path) --var base=last -k --cacert ca.pem ci.workflow").get()
-        guard case .run(let options) = command else { Issue.record("not a run"); return }
+        guard case .run(let options) = command else {
+            Issue.record("not a run")
+            return
+        }
         #expect(options.variables.map(\.name) == ["a", "token", "base", "plain", "base"])
         #expect(options.variables.map(\.value) == ["1", "s3 cret", "http://h", "x=y", "last"])
         #expect(options.variableOverrides["base"] == "last")
@@ -42,7 +46,9 @@ struct ArgumentsTests {
     }
 
     @Test func runWithEveryOption() throws {
-        let command = try parse("-j 4 --http-connections=8 --keep-going --timeout 1m30s --var a=1 --var b=x=y --report json=r.json --report=junit=r.xml --output grouped --color=never -v --dry-run ci.workflow").get()
+        let command = try parse(
+            "-j 4 --http-connections=8 --keep-going --timeout 1m30s --var a=1 --var b=x=y --report json=r.json --report=junit=r.xml --output grouped --color=never -v --dry-run ci.workflow"
+        ).get()
         var expected = RunOptions(file: "ci.workflow")
         expected.jobs = 4
         expected.httpConnections = 8
@@ -73,7 +79,10 @@ struct ArgumentsTests {
     }
 
     @Test func defaults() throws {
-        guard case .run(let options) = try parse("x.workflow").get() else { Issue.record("not run"); return }
+        guard case .run(let options) = try parse("x.workflow").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(options.jobs == nil)
         #expect(options.httpConnections == 64)
         #expect(options.output == .prefixed)
@@ -83,7 +92,10 @@ struct ArgumentsTests {
     }
 
     @Test func shortFormsAndStandardInput() throws {
-        guard case .run(let options) = try parse("-j8 -q -").get() else { Issue.record("not run"); return }
+        guard case .run(let options) = try parse("-j8 -q -").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(options.jobs == 8)
         #expect(options.verbosity == .quiet)
         #expect(options.file == "-")
@@ -91,21 +103,36 @@ struct ArgumentsTests {
 
     @Test("-q hides step output unless --output is given, in either order")
     func quietHidesStepOutput() throws {
-        guard case .run(let quiet) = try parse("-q f").get() else { Issue.record("not run"); return }
+        guard case .run(let quiet) = try parse("-q f").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(quiet.output == .quiet)
-        guard case .run(let before) = try parse("--output grouped -q f").get() else { Issue.record("not run"); return }
+        guard case .run(let before) = try parse("--output grouped -q f").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(before.output == .grouped)
-        guard case .run(let after) = try parse("-q --output prefixed f").get() else { Issue.record("not run"); return }
+        guard case .run(let after) = try parse("-q --output prefixed f").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(after.output == .prefixed)
     }
 
     @Test func doubleDashAllowsFileNamesStartingWithADash() throws {
-        guard case .run(let options) = try parse("-- -odd.workflow").get() else { Issue.record("not run"); return }
+        guard case .run(let options) = try parse("-- -odd.workflow").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(options.file == "-odd.workflow")
     }
 
     @Test func laterVarWins() throws {
-        guard case .run(let options) = try parse("--var a=1 --var a=2 f").get() else { Issue.record("not run"); return }
+        guard case .run(let options) = try parse("--var a=1 --var a=2 f").get() else {
+            Issue.record("not run")
+            return
+        }
         #expect(options.variableOverrides == ["a": "2"])
     }
 

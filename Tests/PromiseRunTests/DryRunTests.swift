@@ -1,19 +1,22 @@
+import CommandLineOptions
 import Foundation
 import PromiseEngine
-import WorkflowRun
 import Testing
-@testable import PromiseRun
-import CommandLineOptions
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
+
+@testable import PromiseRun
 
 @Suite("Dry run")
 struct DryRunTests {
     @Test func overridesEnvironmentAndOptions() throws {
-        let source = SourceFile(path: "d.workflow", text: """
-            var target = "debug"
-            sh "make {{target}} HOME={{env.HOME}}"
-            """)
+        let source = SourceFile(
+            path: "d.workflow",
+            text: """
+                var target = "debug"
+                sh "make {{target}} HOME={{env.HOME}}"
+                """)
         let workflow = try #require(WorkflowCompiler.compile(source).workflow)
         var options = RunOptions(file: "d.workflow")
         options.variables = [VariableSetting("target", "release")]
@@ -21,14 +24,15 @@ struct DryRunTests {
         options.jobs = 3
         options.keepGoing = true
         let output = DryRun.render(workflow, options: options, environment: { $0 == "HOME" ? "/home/u" : nil })
-        #expect(output == """
-            dry run: nothing runs; {{...}} is known only while running
-            options: jobs 3, keep-going
-            workflow "d"  [timeout 1m]
-            ├─ var target = "release"
-            └─ sh "make release HOME=/home/u"
+        #expect(
+            output == """
+                dry run: nothing runs; {{...}} is known only while running
+                options: jobs 3, keep-going
+                workflow "d"  [timeout 1m]
+                ├─ var target = "release"
+                └─ sh "make release HOME=/home/u"
 
-            """)
+                """)
     }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PromiseRun
 @testable import WorkflowRun
 

@@ -1,6 +1,7 @@
 import Testing
 import WorkflowModel
 import WorkflowRun
+
 @testable import PromiseRun
 
 /// The Prometheus text format of a run's metrics: families, escaping,

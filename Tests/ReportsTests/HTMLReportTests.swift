@@ -1,8 +1,8 @@
 import PromiseEngine
-import WorkflowRun
-import Testing
 import Reports
+import Testing
 import WorkflowModel
+import WorkflowRun
 
 @Suite("HTML report: the critical path")
 struct HTMLReportTests {

@@ -19,7 +19,10 @@ struct ChangeWatcherTests {
     /// Waits for a change for at most `polls` tenths of a second.
     private func change(_ watcher: ChangeWatcher, polls: Int) -> String? {
         var left = polls
-        return watcher.waitForChange { left -= 1; return left < 0 }
+        return watcher.waitForChange {
+            left -= 1
+            return left < 0
+        }
     }
 
     @Test("a saved source is seen, by its path")
@@ -37,8 +40,9 @@ struct ChangeWatcherTests {
         let root = try folder()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let generated = GeneratedOutputs()
-        let watcher = ChangeWatcher(patterns: [("obj/*.o", root), ("src/*.c", root)], files: [],
-                                    ignoring: [("obj/a.o", root)], generated: generated)
+        let watcher = ChangeWatcher(
+            patterns: [("obj/*.o", root), ("src/*.c", root)], files: [],
+            ignoring: [("obj/a.o", root)], generated: generated)
         try "new\n".write(toFile: root + "/obj/a.o", atomically: false, encoding: .utf8)
         generated.add(["obj/b.o"], base: root)
         try "made\n".write(toFile: root + "/obj/b.o", atomically: false, encoding: .utf8)

@@ -1,8 +1,9 @@
 import Glibc
 import PromiseEngine
-@testable import RunnerSystem
 import Synchronization
 import Testing
+
+@testable import RunnerSystem
 
 /// The event loop and its timers: work runs on the loop's one thread, in
 /// the order handed over; timers fire in deadline order and a cancelled one

@@ -12,8 +12,10 @@ struct GlobTests {
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("glob-\(UUID().uuidString)").path
-        for file in ["src/a.c", "src/b.h", "src/.hidden.c", "src/deep/er/c.c", "src/.git/config", "out/x.o", ".promise-run/steps/s.json",
-                     "src/.promise-run/stat-cache"] {
+        for file in [
+            "src/a.c", "src/b.h", "src/.hidden.c", "src/deep/er/c.c", "src/.git/config", "out/x.o", ".promise-run/steps/s.json",
+            "src/.promise-run/stat-cache",
+        ] {
             let path = root + "/" + file
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(file.utf8).write(to: URL(fileURLWithPath: path))
@@ -45,12 +47,14 @@ struct GlobTests {
         #expect(SourceGlob.matches("missing", base: root).isEmpty)
     }
 
-    @Test("covers decides from the text what matches could give", arguments: [
-        ("out", "out/x.o", true), ("out/", "out/sub/.y", true), ("out/**", "out/a/b", true), ("out/*.o", "out/x.o", true),
-        ("out/*.o", "out/.x.o", false), ("out/.*.o", "out/.x.o", true), ("out/*.o", "out/sub/x.o", false),
-        ("**/*.o", "a/b/x.o", true), ("**/*.o", ".git/x.o", false), ("/abs/x", "abs/x", false), ("../x", "x", false),
-        ("out", "outer/x", false),
-    ])
+    @Test(
+        "covers decides from the text what matches could give",
+        arguments: [
+            ("out", "out/x.o", true), ("out/", "out/sub/.y", true), ("out/**", "out/a/b", true), ("out/*.o", "out/x.o", true),
+            ("out/*.o", "out/.x.o", false), ("out/.*.o", "out/.x.o", true), ("out/*.o", "out/sub/x.o", false),
+            ("**/*.o", "a/b/x.o", true), ("**/*.o", ".git/x.o", false), ("/abs/x", "abs/x", false), ("../x", "x", false),
+            ("out", "outer/x", false),
+        ])
     func covers(_ pattern: String, _ path: String, _ expected: Bool) {
         defer { cleanUp() }
         #expect(SourceGlob.covers(pattern, path: path) == expected)

@@ -1,7 +1,8 @@
 import Glibc
 import PromiseEngine
-@testable import RunnerSystem
 import Testing
+
+@testable import RunnerSystem
 
 /// A value bound to the event loop: read and written on the loop's thread
 /// it is the value itself; touched off that thread, a debug build stops

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PromiseEngine
+import Testing
+
 @testable import RunnerSystem
 
 /// The event loop's small HTTP server, driven in process over a loopback

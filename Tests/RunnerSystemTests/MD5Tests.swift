@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RunnerSystem
 
 @Suite("MD5")

@@ -1,7 +1,8 @@
 import Glibc
 import PromiseEngine
-@testable import RunnerSystem
 import Testing
+
+@testable import RunnerSystem
 
 /// The pacer (the clock a `rate`'s schedule runs on), given the schedules
 /// the executor gives it: a constant rate (iteration k due k/R seconds

@@ -1,5 +1,6 @@
-@testable import RunnerSystem
 import Testing
+
+@testable import RunnerSystem
 
 /// The timer heap the event loop and the pacer share, on its own: due work
 /// comes out in deadline order, only once due, each timer once; what was

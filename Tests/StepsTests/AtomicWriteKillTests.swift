@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowModel
-import Testing
-@testable import Steps
 import RunnerSystem
+import Testing
+import WorkflowModel
+
+@testable import Steps
 
 /// A writer killed part-way leaves the old content or the new, never a
 /// part: a child process (this test binary, running `writerLoop` below)
@@ -66,9 +67,12 @@ struct AtomicWriteKillTests {
         environment[Self.modeVariable] = mode
         let me = try #require(realpath("/proc/self/exe", nil))
         defer { free(me) }
-        let step = ResolvedStep.exec(arguments: [String(cString: me), "--testing-library", "swift-testing",
-                                         "--filter", "AtomicWriteKillTests/writerLoop"].map { $0 },
-                             process: ResolvedProcessOptions())
+        let step = ResolvedStep.exec(
+            arguments: [
+                String(cString: me), "--testing-library", "swift-testing",
+                "--filter", "AtomicWriteKillTests/writerLoop",
+            ].map { $0 },
+            process: ResolvedProcessOptions())
         var found: [Found] = []
         var temporaryLeft = 0
         for _ in 0..<rounds {
@@ -87,8 +91,10 @@ struct AtomicWriteKillTests {
             #expect(failed.kind == .signal)
 
             let content = try Data(contentsOf: URL(fileURLWithPath: target))
-            let whole = content.count == Self.size && (content.allSatisfy { $0 == UInt8(ascii: "a") }
-                                                       || content.allSatisfy { $0 == UInt8(ascii: "b") })
+            let whole =
+                content.count == Self.size
+                && (content.allSatisfy { $0 == UInt8(ascii: "a") }
+                    || content.allSatisfy { $0 == UInt8(ascii: "b") })
             found.append(whole ? .whole : .partial)
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
             temporaryLeft += leftovers.count

@@ -1,7 +1,8 @@
-import WorkflowModel
 import Foundation
 import Glibc
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 /// The PATH lookup cache must answer as a fresh search would after any

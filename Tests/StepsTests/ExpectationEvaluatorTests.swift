@@ -1,17 +1,21 @@
-import PromiseEngine
-import WorkflowModel
-import Testing
-@testable import Steps
 import JSON
+import PromiseEngine
+import Testing
+import WorkflowModel
+
+@testable import Steps
 
 /// The decisions of the evaluator on results made by hand (the process and
 /// HTTP suites check them end to end).
 @Suite("Expectation evaluator")
 struct ExpectationEvaluatorTests {
-    private func process(exit: Int?, signal: Int? = nil, stdout: String = "", stderr: String = "",
-                         _ expectations: [ResolvedExpectation] = []) -> StepFailure? {
-        var result = StepResult(stdout: CapturedText(text: stdout), stderr: CapturedText(text: stderr), exitCode: exit,
-                                terminatingSignal: signal)
+    private func process(
+        exit: Int?, signal: Int? = nil, stdout: String = "", stderr: String = "",
+        _ expectations: [ResolvedExpectation] = []
+    ) -> StepFailure? {
+        var result = StepResult(
+            stdout: CapturedText(text: stdout), stderr: CapturedText(text: stderr), exitCode: exit,
+            terminatingSignal: signal)
         do {
             try ExpectationEvaluator.checkProcess(&result, expectations: expectations, captures: [])
             return nil

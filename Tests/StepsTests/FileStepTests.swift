@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowModel
-import Testing
-@testable import Steps
 import RunnerSystem
+import Testing
+import WorkflowModel
+
+@testable import Steps
 
 @Suite("File steps")
 struct FileStepTests {
@@ -104,7 +105,8 @@ struct FileStepTests {
 
         // /dev/shm is another file system (tmpfs): rename fails with EXDEV
         // and the move copies, then deletes.
-        var here = stat(), shm = stat()
+        var here = stat()
+        var shm = stat()
         try #require(stat(folder.path, &here) == 0 && stat("/dev/shm", &shm) == 0)
         guard here.st_dev != shm.st_dev else { return }
         let elsewhere = "/dev/shm/steps-move-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

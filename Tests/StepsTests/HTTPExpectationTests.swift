@@ -1,9 +1,10 @@
 import Foundation
-import PromiseEngine
-import WorkflowModel
-import Testing
-@testable import Steps
 import JSON
+import PromiseEngine
+import Testing
+import WorkflowModel
+
+@testable import Steps
 
 @Suite("HTTP expectations and captures")
 struct HTTPExpectationTests {
@@ -47,8 +48,11 @@ struct HTTPExpectationTests {
             .contains(.body, "\"token\""),
             .matches(.body, RegexPattern("\"id\": [0-9]+")),
         ]
-        let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/json"), expect: expectations),
-                                                  runner, in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/json"), expect: expectations),
+                    runner, in: folder.context())))
         #expect(try result.value(of: .json(path("items.1.id"))) == "7")
         #expect(try result.value(of: .json(path("nested"))) == "{\"a\":{\"b\":\"deep\"}}")
     }
@@ -61,9 +65,11 @@ struct HTTPExpectationTests {
     ])
     func jsonComparisonsThatFailSayWhatCame(_ op: ComparisonOperator, _ literal: ResolvedJSONLiteral, _ message: String) async throws {
         let folder = TemporaryFolder()
-        let failed = try #require(failure(await run(
-            http(.GET, try await HTTPTestServer.url("/json"), expect: [json("items.0.id", op, literal)]),
-            runner, in: folder.context())))
+        let failed = try #require(
+            failure(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/json"), expect: [json("items.0.id", op, literal)]),
+                    runner, in: folder.context())))
         #expect(failed.kind == .expect)
         #expect(failed.message == message)
         #expect(failed.result?.status == 200)
@@ -72,14 +78,19 @@ struct HTTPExpectationTests {
     @Test func aPathThatLeadsNowhereOrABodyThatIsNotJSON() async throws {
         let folder = TemporaryFolder()
         let url = try await HTTPTestServer.url("/json")
-        let missing = try #require(failure(await run(http(.GET, url, expect: [.json(path("items.5.id"), .exists)]),
-                                                     runner, in: folder.context())))
+        let missing = try #require(
+            failure(
+                await run(
+                    http(.GET, url, expect: [.json(path("items.5.id"), .exists)]),
+                    runner, in: folder.context())))
         #expect(missing.kind == .expect)
         #expect(missing.message.hasPrefix("expected json .items[5].id to exist, but at .items: index 5 out of range (2 elements)"))
 
-        let notJSON = try #require(failure(await run(
-            http(.GET, try await HTTPTestServer.url("/hello"), expect: [json("a", .equal, .integer("1"))]),
-            runner, in: folder.context())))
+        let notJSON = try #require(
+            failure(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/hello"), expect: [json("a", .equal, .integer("1"))]),
+                    runner, in: folder.context())))
         #expect(notJSON.kind == .expect)
         #expect(notJSON.message.contains("the body is not JSON"))
         #expect(notJSON.message.hasSuffix("; body: \"hello\""))
@@ -88,14 +99,23 @@ struct HTTPExpectationTests {
     @Test func headerAndBodyExpectationsThatFail() async throws {
         let folder = TemporaryFolder()
         let url = try await HTTPTestServer.url("/headers")
-        let absent = try #require(failure(await run(http(.GET, url, expect: [.header(name: "X-Absent", .contains("a"))]),
-                                                    runner, in: folder.context())))
+        let absent = try #require(
+            failure(
+                await run(
+                    http(.GET, url, expect: [.header(name: "X-Absent", .contains("a"))]),
+                    runner, in: folder.context())))
         #expect(absent.message == "expected header X-Absent to contain \"a\", but the response has no header X-Absent")
-        let wrong = try #require(failure(await run(http(.GET, url, expect: [.header(name: "x-custom", .contains("other"))]),
-                                                   runner, in: folder.context())))
+        let wrong = try #require(
+            failure(
+                await run(
+                    http(.GET, url, expect: [.header(name: "x-custom", .contains("other"))]),
+                    runner, in: folder.context())))
         #expect(wrong.message == "expected header x-custom to contain \"other\", got \"custom value\"")
-        let body = try #require(failure(await run(http(.GET, url, expect: [.matches(.body, RegexPattern("^v[0-9]+"))]),
-                                                  runner, in: folder.context())))
+        let body = try #require(
+            failure(
+                await run(
+                    http(.GET, url, expect: [.matches(.body, RegexPattern("^v[0-9]+"))]),
+                    runner, in: folder.context())))
         #expect(body.kind == .expect)
         #expect(body.message == "expected body to match '^v[0-9]+'; body: \"with headers\"")
     }
@@ -108,16 +128,21 @@ struct HTTPExpectationTests {
             Capture(name: "type", source: .header("CONTENT-TYPE")),
             Capture(name: "first", source: .matches(.body, RegexPattern("\"name\": \"([a-z]+)\""))),
         ]
-        let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/json"), capture: captures),
-                                                  runner, in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/json"), capture: captures),
+                    runner, in: folder.context())))
         #expect(result.captures["token"] == "abc123")
         #expect(result.captures["items"] == "[{\"id\":42,\"name\":\"first\"},{\"id\":7,\"name\":\"second\"}]")
         #expect(result.captures["type"] == "application/json")
         #expect(result.captures["first"] == "first")
 
-        let etag = try #require(value(await run(
-            http(.GET, try await HTTPTestServer.url("/headers"), capture: [Capture(name: "etag", source: .header("etag"))]),
-            runner, in: folder.context())))
+        let etag = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/headers"), capture: [Capture(name: "etag", source: .header("etag"))]),
+                    runner, in: folder.context())))
         #expect(etag.captures["etag"] == "\"v1\"")
     }
 

@@ -3,8 +3,9 @@ import Glibc
 import PromiseEngine
 import RunnerSystem
 import Testing
-@testable import Steps
 import WorkflowModel
+
+@testable import Steps
 
 /// An http step is prepared on the calling thread and made on the event
 /// loop (`HTTPClient`): one cancelled before the loop takes it up sends

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
-import PromiseEngine
-import WorkflowModel
-import Testing
-@testable import Steps
 import JSON
+import PromiseEngine
+import Testing
+import WorkflowModel
+
+@testable import Steps
 
 @Suite("HTTP steps")
 struct HTTPStepTests {
@@ -12,8 +13,11 @@ struct HTTPStepTests {
 
     @Test func getReturnsStatusBodyAndHeadersLookedUpCaseInsensitively() async throws {
         let folder = TemporaryFolder()
-        let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/headers")), runner,
-                                                  in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/headers")), runner,
+                    in: folder.context())))
         #expect(result.status == 200)
         #expect(try result.value(of: .status) == "200")
         #expect(try result.value(of: .body) == "with headers")
@@ -24,8 +28,11 @@ struct HTTPStepTests {
 
     @Test func duplicateResponseHeadersAreKeptInOrder() async throws {
         let folder = TemporaryFolder()
-        let result = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/duplicate-headers")), runner,
-                                                  in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/duplicate-headers")), runner,
+                    in: folder.context())))
         #expect(result.headers.filter { $0.name == "X-Dup" }.map(\.value) == ["one", "two"])
         #expect(result.header("x-dup") == "one, two", "every value, joined as RFC 9110 §5.3 says")
         #expect(result.http?.version == "1.1")
@@ -35,15 +42,21 @@ struct HTTPStepTests {
     @Test(arguments: [HTTPMethod.POST, .PUT, .PATCH, .DELETE, .OPTIONS, .GET])
     func everyMethodIsSentAsItself(_ method: HTTPMethod) async throws {
         let folder = TemporaryFolder()
-        let result = try #require(value(await run(http(method, try await HTTPTestServer.url("/echo")), runner,
-                                                  in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(method, try await HTTPTestServer.url("/echo")), runner,
+                    in: folder.context())))
         #expect(try result.value(of: .json(JSONPath([.key("method")]))) == method.rawValue)
     }
 
     @Test func headHasStatusAndHeadersButNoBody() async throws {
         let folder = TemporaryFolder()
-        let result = try #require(value(await run(http(.HEAD, try await HTTPTestServer.url("/hello")), runner,
-                                                  in: folder.context())))
+        let result = try #require(
+            value(
+                await run(
+                    http(.HEAD, try await HTTPTestServer.url("/hello")), runner,
+                    in: folder.context())))
         #expect(result.status == 200)
         #expect(result.body?.text == "")
         #expect(try result.value(of: .header("content-length")) == "5")
@@ -60,8 +73,10 @@ struct HTTPStepTests {
             return try JSONDocument.parse(result.body?.text ?? "")
         }
 
-        let text = try await echo(http(.POST, url, headers: [("X-Test", "one"), ("Content-Type", "text/plain")],
-                                       body: .text("raw text ✓")))
+        let text = try await echo(
+            http(
+                .POST, url, headers: [("X-Test", "one"), ("Content-Type", "text/plain")],
+                body: .text("raw text ✓")))
         #expect(text[JSONPath([.key("body")])] == .string("raw text ✓"))
         #expect(text[JSONPath([.key("headers"), .key("x-test")])] == .string("one"))
         #expect(text[JSONPath([.key("headers"), .key("content-type")])] == .string("text/plain"))
@@ -70,10 +85,13 @@ struct HTTPStepTests {
         #expect(json[JSONPath([.key("body")])] == .string("{\"a\": [1, 2]}"))
         #expect(json[JSONPath([.key("headers"), .key("content-type")])] == .string("application/json"))
 
-        let form = try await echo(http(.POST, url, body: .form([
-            NamedText(name: "name", value: "Ada Lovelace"),
-            NamedText(name: "q", value: "a&b=c/é"),
-        ])))
+        let form = try await echo(
+            http(
+                .POST, url,
+                body: .form([
+                    NamedText(name: "name", value: "Ada Lovelace"),
+                    NamedText(name: "q", value: "a&b=c/é"),
+                ])))
         #expect(form[JSONPath([.key("body")])] == .string("name=Ada+Lovelace&q=a%26b%3Dc%2F%C3%A9"))
         #expect(form[JSONPath([.key("headers"), .key("content-type")])] == .string("application/x-www-form-urlencoded"))
 
@@ -82,8 +100,11 @@ struct HTTPStepTests {
         try content.write(toFile: folder.file("upload.txt"), atomically: true, encoding: .utf8)
         let file = try await echo(http(.POST, url, body: .file("upload.txt")))
         #expect(file[JSONPath([.key("body_length")])] == .number(JSONNumber(content.utf8.count)))
-        let missing = try #require(failure(await run(http(.POST, url, body: .file("absent.txt")), runner,
-                                                     in: folder.context())))
+        let missing = try #require(
+            failure(
+                await run(
+                    http(.POST, url, body: .file("absent.txt")), runner,
+                    in: folder.context())))
         #expect(missing.kind == .file)
         #expect(missing.message.contains("absent.txt"))
     }
@@ -98,10 +119,16 @@ struct HTTPStepTests {
         #expect(failed.result?.body?.text == "status 503")
 
         #expect(value(await run(http(.GET, unavailable, expect: [.status([.code(503)])]), runner, in: folder.context())) != nil)
-        #expect(value(await run(http(.GET, unavailable, expect: [.status([.range(500...599)])]), runner,
-                                in: folder.context())) != nil)
-        let wrong = try #require(failure(await run(http(.GET, unavailable, expect: [.status([.code(200), .range(200...299)])]),
-                                                   runner, in: folder.context())))
+        #expect(
+            value(
+                await run(
+                    http(.GET, unavailable, expect: [.status([.range(500...599)])]), runner,
+                    in: folder.context())) != nil)
+        let wrong = try #require(
+            failure(
+                await run(
+                    http(.GET, unavailable, expect: [.status([.code(200), .range(200...299)])]),
+                    runner, in: folder.context())))
         #expect(wrong.kind == .http)
         #expect(wrong.message.hasPrefix("expected status 200 or 2xx, got 503"))
     }
@@ -124,8 +151,11 @@ struct HTTPStepTests {
         let none = try #require(value(await run(http(.GET, url, redirects: 0), runner, in: folder.context())))
         #expect(none.status == 302)
         #expect(none.header("Location") == "/redirect/2")
-        let strict = try #require(failure(await run(http(.GET, url, redirects: 0, expect: [.status([.code(200)])]),
-                                                    runner, in: folder.context())))
+        let strict = try #require(
+            failure(
+                await run(
+                    http(.GET, url, redirects: 0, expect: [.status([.code(200)])]),
+                    runner, in: folder.context())))
         #expect(strict.kind == .http)
         #expect(strict.message.hasPrefix("expected status 200, got 302"))
 
@@ -138,18 +168,27 @@ struct HTTPStepTests {
 
     @Test func networkFailures() async throws {
         let folder = TemporaryFolder()
-        let refused = try #require(failure(await run(http(.GET, "http://127.0.0.1:\(HTTPTestServer.closedPort())/"),
-                                                     runner, in: folder.context())))
+        let refused = try #require(
+            failure(
+                await run(
+                    http(.GET, "http://127.0.0.1:\(HTTPTestServer.closedPort())/"),
+                    runner, in: folder.context())))
         #expect(refused.kind == .network)
         #expect(refused.message.contains("connection refused"))
 
-        let reset = try #require(failure(await run(http(.GET, try await HTTPTestServer.url("/reset")), runner,
-                                                   in: folder.context())))
+        let reset = try #require(
+            failure(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/reset")), runner,
+                    in: folder.context())))
         #expect(reset.kind == .network)
 
         // A certificate nothing trusts: the TLS handshake fails.
-        let untrusted = try #require(failure(await run(http(.GET, try await HTTPTestServer.tlsBaseURL() + "/hello"),
-                                                       runner, in: folder.context())))
+        let untrusted = try #require(
+            failure(
+                await run(
+                    http(.GET, try await HTTPTestServer.tlsBaseURL() + "/hello"),
+                    runner, in: folder.context())))
         #expect(untrusted.kind == .network)
         #expect(untrusted.message.contains("certificate"), "\(untrusted.message)")
 
@@ -162,8 +201,9 @@ struct HTTPStepTests {
     func cancellingEndsTheRequestAndSettlesAsCancelled(_ path: String) async throws {
         let folder = TemporaryFolder()
         let received = TransferLog()
-        let context = StepContext(id: "t", workingDirectory: folder.path, environment: [:],
-                                  transfer: { bytes, _ in received.record(bytes) })
+        let context = StepContext(
+            id: "t", workingDirectory: folder.path, environment: [:],
+            transfer: { bytes, _ in received.record(bytes) })
         let promise = runner.run(http(.GET, try await HTTPTestServer.url(path)), in: context)
         if path == "/trickle" {
             #expect(await eventually { received.last >= 2 })
@@ -194,8 +234,11 @@ struct HTTPStepTests {
     @Test func theIdleTimeoutIsKindTimeout() async throws {
         let folder = TemporaryFolder()
         let impatient = SystemStepRunner(configuration: StepsConfiguration(httpIdleTimeout: .seconds(1)))
-        let failed = try #require(failure(await run(http(.GET, try await HTTPTestServer.url("/hang")), impatient,
-                                                    in: folder.context())))
+        let failed = try #require(
+            failure(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/hang")), impatient,
+                    in: folder.context())))
         #expect(failed.kind == .timeout)
     }
 
@@ -209,8 +252,11 @@ struct HTTPStepTests {
         #expect(failed.message.contains("at most 10000 bytes"))
         #expect(failed.message.contains("save"))
         #expect(failed.result?.status == 200)
-        let fits = try #require(value(await run(http(.GET, try await HTTPTestServer.url("/large?bytes=10000")), small,
-                                                in: folder.context())))
+        let fits = try #require(
+            value(
+                await run(
+                    http(.GET, try await HTTPTestServer.url("/large?bytes=10000")), small,
+                    in: folder.context())))
         #expect(fits.body?.totalBytes == 10_000)
     }
 }

@@ -1,6 +1,7 @@
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 @Suite("HTTP: URLs as sent, and redirects resolved")
@@ -39,14 +40,16 @@ struct RequestURLTests {
         #expect(RequestURL.parse("http://h/a.b/.c/..d")?.target == "/a.b/.c/..d")
     }
 
-    @Test("RFC 3986 section 5.4's examples", arguments: [
-        ("g", "/b/c/g"), ("./g", "/b/c/g"), ("g/", "/b/c/g/"), ("/g", "/g"), ("?y", "/b/c/d;p?y"),
-        ("g?y", "/b/c/g?y"), ("g#s", "/b/c/g"), (";x", "/b/c/;x"), ("g;x", "/b/c/g;x"), ("", "/b/c/d;p?q"), ("#s", "/b/c/d;p?q"),
-        (".", "/b/c/"), ("./", "/b/c/"), ("..", "/b/"), ("../", "/b/"), ("../g", "/b/g"), ("../..", "/"),
-        ("../../", "/"), ("../../g", "/g"), ("../../../g", "/g"), ("/./g", "/g"), ("/../g", "/g"), ("g.", "/b/c/g."),
-        (".g", "/b/c/.g"), ("g..", "/b/c/g.."), ("..g", "/b/c/..g"), ("./../g", "/b/g"), ("./g/.", "/b/c/g/"),
-        ("g/./h", "/b/c/g/h"), ("g/../h", "/b/c/h"),
-    ])
+    @Test(
+        "RFC 3986 section 5.4's examples",
+        arguments: [
+            ("g", "/b/c/g"), ("./g", "/b/c/g"), ("g/", "/b/c/g/"), ("/g", "/g"), ("?y", "/b/c/d;p?y"),
+            ("g?y", "/b/c/g?y"), ("g#s", "/b/c/g"), (";x", "/b/c/;x"), ("g;x", "/b/c/g;x"), ("", "/b/c/d;p?q"), ("#s", "/b/c/d;p?q"),
+            (".", "/b/c/"), ("./", "/b/c/"), ("..", "/b/"), ("../", "/b/"), ("../g", "/b/g"), ("../..", "/"),
+            ("../../", "/"), ("../../g", "/g"), ("../../../g", "/g"), ("/./g", "/g"), ("/../g", "/g"), ("g.", "/b/c/g."),
+            (".g", "/b/c/.g"), ("g..", "/b/c/g.."), ("..g", "/b/c/..g"), ("./../g", "/b/g"), ("./g/.", "/b/c/g/"),
+            ("g/./h", "/b/c/g/h"), ("g/../h", "/b/c/h"),
+        ])
     func relativeReferences(_ reference: String, _ target: String) throws {
         let base = try #require(RequestURL.parse("http://a/b/c/d;p?q"))
         #expect(base.resolving(reference)?.target == target)
@@ -70,7 +73,8 @@ struct HTTP1ResponseParserTests {
     /// Feeds `chunks` one after another; returns the head, the body and
     /// how it ended.
     private func parse(_ chunks: [String], isHead: Bool = false, closeAtEnd: Bool = false)
-        -> (head: ResponseHead?, body: String, end: String) {
+        -> (head: ResponseHead?, body: String, end: String)
+    {
         var parser = HTTP1ResponseParser(isHead: isHead)
         var head: ResponseHead?
         var body: [UInt8] = []
@@ -147,8 +151,10 @@ struct HTTP1ResponseParserTests {
     }
 
     @Test func headersTheClientReadsAreFoundWhateverTheirCase() throws {
-        let parsed = parse(["HTTP/1.1 301 Moved\r\nCONTENT-type: text/plain\r\nlocation: /a\r\nLocation: /b\r\n"
-                            + "Content-Encoding: gzip\r\ncontent-length: +2\r\n\r\nok"])
+        let parsed = parse([
+            "HTTP/1.1 301 Moved\r\nCONTENT-type: text/plain\r\nlocation: /a\r\nLocation: /b\r\n"
+                + "Content-Encoding: gzip\r\ncontent-length: +2\r\n\r\nok"
+        ])
         let head = try #require(parsed.head)
         #expect(head.value(.contentType) == "text/plain")
         #expect(head.value(.location) == "/a")
@@ -200,8 +206,10 @@ struct HTTP1ResponseParserTests {
         #expect(parse(["HTTP/1.1 200 OK\r\nSet-Cookie: a=b\rX: y\r\nContent-Length: 0\r\n\r\n"]).end.hasPrefix("failure"))
     }
 
-    @Test(arguments: ["HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
-                      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "garbage\r\n\r\n"])
+    @Test(arguments: [
+        "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "garbage\r\n\r\n",
+    ])
     func malformedResponsesFail(_ text: String) {
         #expect(parse([text]).end.hasPrefix("failure"))
     }
@@ -215,8 +223,11 @@ struct CookieJarTests {
 
     @Test func hostOnlyDomainAndPath() {
         var jar = CookieJar()
-        jar.store([("Set-Cookie", "a=1"), ("set-cookie", "b=2; Domain=.example.com; Path=/api"),
-                   ("Set-Cookie", "c=3; Path=/")], from: url("http://www.example.com/x/y"), now: now)
+        jar.store(
+            [
+                ("Set-Cookie", "a=1"), ("set-cookie", "b=2; Domain=.example.com; Path=/api"),
+                ("Set-Cookie", "c=3; Path=/"),
+            ], from: url("http://www.example.com/x/y"), now: now)
         #expect(jar.header(for: url("http://www.example.com/x/z"), now: now) == "a=1; c=3")
         #expect(jar.header(for: url("http://www.example.com/api/v1"), now: now) == "b=2; c=3")
         #expect(jar.header(for: url("http://other.example.com/api"), now: now) == "b=2")
@@ -299,8 +310,10 @@ struct ProxyAndBodyTests {
 
     @Test("deflate, zlib-wrapped or raw, decodes even when it comes a byte at a time", arguments: [true, false])
     func deflateByteByByte(_ wrapped: Bool) throws {
-        let zlib: [UInt8] = [120, 156, 203, 72, 205, 201, 201, 215, 81, 72, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 40, 207,
-                             47, 202, 73, 81, 84, 200, 24, 90, 18, 0, 198, 44, 72, 241]
+        let zlib: [UInt8] = [
+            120, 156, 203, 72, 205, 201, 201, 215, 81, 72, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 40, 207,
+            47, 202, 73, 81, 84, 200, 24, 90, 18, 0, 198, 44, 72, 241,
+        ]
         let data = wrapped ? zlib : Array(zlib[2..<(zlib.count - 4)])
         let decoder = try #require(try ContentDecoder.make(for: "deflate"))
         var decoded: [UInt8] = []

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import Testing
-@testable import Steps
 import RunnerSystem
+import Testing
+
+@testable import Steps
 
 @Suite("Paths, PATH lookup and form encoding")
 struct LookupAndEncodingTests {
@@ -36,7 +37,8 @@ struct LookupAndEncodingTests {
         try "x".write(toFile: folder.file("two/tool"), atomically: true, encoding: .utf8)
         chmod(folder.file("two/tool"), 0o755)
         let environment = ["PATH": "\(folder.file("one")):relative:\(folder.file("two"))"]
-        #expect(try ExecutableLookup.resolve("tool", environment: environment, workingDirectory: folder.path)
+        #expect(
+            try ExecutableLookup.resolve("tool", environment: environment, workingDirectory: folder.path)
                 == folder.file("two/tool"))
         #expect(throws: SpawnError.self) {
             try ExecutableLookup.resolve("tool", environment: ["PATH": folder.file("one")], workingDirectory: "/")

@@ -1,5 +1,6 @@
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 @Suite("Output tail and lines")

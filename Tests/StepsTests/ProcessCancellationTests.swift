@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 /// Cancellation, `killAll` and `shutdown` reach every process of a step's
@@ -11,8 +12,10 @@ import Testing
 struct ProcessCancellationTests {
     /// Starts `script` (which must print `$$` first) and waits until its
     /// group has `members` live processes. Returns the promise and the group.
-    private func start(_ script: String, _ runner: SystemStepRunner, members: Int,
-                       in context: (LineCollector) -> StepContext) async throws -> (Promise<StepResult>, pid_t) {
+    private func start(
+        _ script: String, _ runner: SystemStepRunner, members: Int,
+        in context: (LineCollector) -> StepContext
+    ) async throws -> (Promise<StepResult>, pid_t) {
         let lines = LineCollector()
         let promise = runner.run(sh(script), in: context(lines))
         #expect(await eventually { !lines.lines(.stdout).isEmpty })
@@ -95,8 +98,12 @@ struct ProcessCancellationTests {
         let runner = SystemStepRunner()
         let marker = folder.file("ran")
         let (gate, gateResolver) = Promise<Void>.pending()
-        let chained = gate.then { runner.run(sh("touch '\(marker)'"), in: StepContext(
-            id: "t", workingDirectory: "/", environment: testEnvironment)) }
+        let chained = gate.then {
+            runner.run(
+                sh("touch '\(marker)'"),
+                in: StepContext(
+                    id: "t", workingDirectory: "/", environment: testEnvironment))
+        }
         chained.cancel()
         gateResolver.fulfill()
         #expect(await outcome(of: chained).isCancelled)
@@ -108,8 +115,10 @@ struct ProcessCancellationTests {
         let runner = SystemStepRunner()
         let path = folder.path
         // A finished step that left a process behind, holding no pipe.
-        let leftBehind = try #require(value(await run(
-            sh("sleep 1000 >/dev/null 2>&1 & echo $!"), runner, in: folder.context())))
+        let leftBehind = try #require(
+            value(
+                await run(
+                    sh("sleep 1000 >/dev/null 2>&1 & echo $!"), runner, in: folder.context())))
         let straggler = try #require(pid_t(try leftBehind.value(of: .stdout)))
         #expect(kill(straggler, 0) == 0)
         #expect(runner.liveProcessGroups.leftBehind == 1)
@@ -158,7 +167,8 @@ struct ProcessCancellationTests {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.filter { pid in
             guard let pid = pid_t(pid), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
-                  environ.split(separator: 0).contains(wanted) else { return false }
+                environ.split(separator: 0).contains(wanted)
+            else { return false }
             return ProcessGroupScan.isAlive(pid)
         }
     }
@@ -167,8 +177,10 @@ struct ProcessCancellationTests {
         let folder = TemporaryFolder()
         let runner = SystemStepRunner(configuration: StepsConfiguration(killGracePeriod: .milliseconds(500)))
         let path = folder.path
-        let leftBehind = try #require(value(await run(
-            sh("(trap '' TERM; sleep 1000) >/dev/null 2>&1 & echo $$"), runner, in: folder.context())))
+        let leftBehind = try #require(
+            value(
+                await run(
+                    sh("(trap '' TERM; sleep 1000) >/dev/null 2>&1 & echo $$"), runner, in: folder.context())))
         let leftGroup = try #require(pid_t(try leftBehind.value(of: .stdout)))
         #expect(await eventually { !liveMembers(ofGroup: leftGroup).isEmpty })
         let (running, runningGroup) = try await start("echo $$; sleep 1000", runner, members: 1) {

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 @Suite("Process steps")
@@ -23,8 +24,11 @@ struct ProcessStepTests {
 
     @Test func nonZeroExitFailsWithKindExitAndTheLastStderr() async throws {
         let folder = TemporaryFolder()
-        let failed = try #require(failure(await run(sh("echo first >&2; echo 'last words' >&2; exit 3"), runner,
-                                                    in: folder.context())))
+        let failed = try #require(
+            failure(
+                await run(
+                    sh("echo first >&2; echo 'last words' >&2; exit 3"), runner,
+                    in: folder.context())))
         #expect(failed.kind == .exit)
         #expect(failed.result?.exitCode == 3)
         #expect(failed.message.hasPrefix("expected exit 0, got 3"))
@@ -194,8 +198,11 @@ struct ProcessStepTests {
         // while it forks): its status shows what the spawn gave it. The
         // runner ignores SIGPIPE and the test runs on GCD threads that block
         // most signals; the child must inherit neither.
-        let status = try #require(value(await run(exec("grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"),
-                                                  runner, in: folder.context())))
+        let status = try #require(
+            value(
+                await run(
+                    exec("grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"),
+                    runner, in: folder.context())))
         let lines = (status.stdout?.text ?? "").split(separator: "\n")
         try #require(lines.count == 2)
         let mask = try #require(UInt64(lines[0].split(separator: "\t").last ?? "", radix: 16))
@@ -235,22 +242,30 @@ struct ProcessStepTests {
 
     @Test func stdoutExpectationsAndCaptures() async throws {
         let folder = TemporaryFolder()
-        let step = sh("echo 'tool v1.42.7 ready'",
-                      expect: [.contains(.stdout, "ready"), .matches(.stdout, RegexPattern("v[0-9]+"))],
-                      capture: [Capture(name: "version", source: .matches(.stdout, RegexPattern("v([0-9.]+)"))),
-                                Capture(name: "word", source: .matches(.stdout, RegexPattern("r[a-z]+")))])
+        let step = sh(
+            "echo 'tool v1.42.7 ready'",
+            expect: [.contains(.stdout, "ready"), .matches(.stdout, RegexPattern("v[0-9]+"))],
+            capture: [
+                Capture(name: "version", source: .matches(.stdout, RegexPattern("v([0-9.]+)"))),
+                Capture(name: "word", source: .matches(.stdout, RegexPattern("r[a-z]+"))),
+            ])
         let result = try #require(value(await run(step, runner, in: folder.context())))
         #expect(result.captures == ["version": "1.42.7", "word": "ready"])
         #expect(try result.value(of: .capture("version")) == "1.42.7")
 
-        let failed = try #require(failure(await run(sh("echo nope", expect: [.contains(.stdout, "ready")]),
-                                                    runner, in: folder.context())))
+        let failed = try #require(
+            failure(
+                await run(
+                    sh("echo nope", expect: [.contains(.stdout, "ready")]),
+                    runner, in: folder.context())))
         #expect(failed.kind == .expect)
         #expect(failed.message == "expected stdout to contain \"ready\"; stdout: \"nope\"")
 
-        let noMatch = try #require(failure(await run(
-            sh("echo abc", capture: [Capture(name: "n", source: .matches(.stdout, RegexPattern("[0-9]+")))]),
-            runner, in: folder.context())))
+        let noMatch = try #require(
+            failure(
+                await run(
+                    sh("echo abc", capture: [Capture(name: "n", source: .matches(.stdout, RegexPattern("[0-9]+")))]),
+                    runner, in: folder.context())))
         #expect(noMatch.kind == .expect)
         #expect(noMatch.message.contains("capture n"))
     }

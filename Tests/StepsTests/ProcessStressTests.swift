@@ -1,7 +1,8 @@
 import Dispatch
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 /// Run under ThreadSanitizer by `make test-tsan` (the name has "Stress"):

@@ -1,7 +1,8 @@
 import Foundation
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 @Suite("sh without a shell for plain commands")
@@ -12,17 +13,18 @@ struct ShellFastPathTests {
     func plainCommands() {
         #expect(ShellFastPath.words("true") == ["true"])
         #expect(ShellFastPath.words("  make   -C  sub test ") == ["make", "-C", "sub", "test"])
-        #expect(ShellFastPath.words("swift build -c release --product=promise-run") ==
-                ["swift", "build", "-c", "release", "--product=promise-run"])
+        #expect(ShellFastPath.words("swift build -c release --product=promise-run") == ["swift", "build", "-c", "release", "--product=promise-run"])
         #expect(ShellFastPath.words("./scripts/run.sh a,b user@host 50%") == ["./scripts/run.sh", "a,b", "user@host", "50%"])
     }
 
-    @Test("anything the shell would interpret goes through the shell", arguments: [
-        "echo hi", "cd /tmp", "exit 3", "printf x", "pwd", "test -f x", "[ -f x ]", "kill 1",
-        "FOO=1 env", "ls *.c", "ls ?", "cat ~/x", "a; b", "a && b", "a | b", "a > f", "a < f", "a &",
-        "echo $HOME", "echo `date`", "echo 'q'", "echo \"q\"", "a \\ b", "a # comment", "(a)", "{ a; }",
-        "if true", "! true", "a\nb", "",
-    ])
+    @Test(
+        "anything the shell would interpret goes through the shell",
+        arguments: [
+            "echo hi", "cd /tmp", "exit 3", "printf x", "pwd", "test -f x", "[ -f x ]", "kill 1",
+            "FOO=1 env", "ls *.c", "ls ?", "cat ~/x", "a; b", "a && b", "a | b", "a > f", "a < f", "a &",
+            "echo $HOME", "echo `date`", "echo 'q'", "echo \"q\"", "a \\ b", "a # comment", "(a)", "{ a; }",
+            "if true", "! true", "a\nb", "",
+        ])
     func shellSyntax(_ command: String) {
         #expect(ShellFastPath.words(command) == nil)
     }
@@ -45,7 +47,9 @@ struct ShellFastPathTests {
         }
         #expect(lines(env.stdout?.text) == lines(shellEnv.stdout?.text))
         let folderName = try #require(value(await run(sh("realpath ."), runner, in: context)))
-        #expect(folderName.stdout?.text.trimmingCharacters(in: .newlines) == URL(fileURLWithPath: context.workingDirectory).resolvingSymlinksInPath().path)
+        #expect(
+            folderName.stdout?.text.trimmingCharacters(in: .newlines) == URL(fileURLWithPath: context.workingDirectory).resolvingSymlinksInPath().path
+        )
     }
 
     @Test("a program that is not found goes to the shell, which says so with exit 127")

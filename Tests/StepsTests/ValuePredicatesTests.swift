@@ -1,7 +1,8 @@
 import JSON
 import Testing
-@testable import Steps
 import WorkflowModel
+
+@testable import Steps
 
 @Suite("Hurl's predicates on JSON values")
 struct ValuePredicatesTests {

@@ -41,7 +41,8 @@ struct WatchdogSweepTests {
     /// Whether `pid` runs `sleep` and is asleep (state S).
     private static func sleeping(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return false }
+            let end = stat.lastIndex(of: ")")
+        else { return false }
         return stat.contains("(sleep)") && stat[stat.index(after: end)...].split(separator: " ").first == "S"
     }
 

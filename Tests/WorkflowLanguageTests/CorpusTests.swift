@@ -1,10 +1,11 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 /// Each malformed workflow in Tests/Fixtures/Corpus gives exactly the
 /// diagnostics in the `.expected` file beside it (what `promise-run check`

@@ -1,36 +1,40 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Diagnostic rendering")
 struct DiagnosticRendererTests {
     @Test func theSpecExample() {
         let text = "workflow \"b\"\n\n\n\n\n\n\n\n\n\nbuild: sh \"make\" {\n    timout 10m\n}\n"
-        #expect(diagnostics(text, path: "build.workflow") == """
-            build.workflow:12:5: error: unknown attribute 'timout' for sh; did you mean 'timeout'?
-                timout 10m
-                ^~~~~~
+        #expect(
+            diagnostics(text, path: "build.workflow") == """
+                build.workflow:12:5: error: unknown attribute 'timout' for sh; did you mean 'timeout'?
+                    timout 10m
+                    ^~~~~~
 
-            """)
+                """)
     }
 
     @Test func notesWithAndWithoutPlace() {
         let source = SourceFile(path: "x.workflow", text: "ab\ncd\n")
-        let diagnostic = Diagnostic(.error, "bad", at: SourceRange(start: 3, end: 5),
-                                    notes: [.init("see here", at: SourceRange(start: 0, end: 1)), .init("a hint")])
-        #expect(DiagnosticRenderer(source: source).render(diagnostic) == """
-            x.workflow:2:1: error: bad
-            cd
-            ^~
-            x.workflow:1:1: note: see here
-            ab
-            ^
-            note: a hint
+        let diagnostic = Diagnostic(
+            .error, "bad", at: SourceRange(start: 3, end: 5),
+            notes: [.init("see here", at: SourceRange(start: 0, end: 1)), .init("a hint")])
+        #expect(
+            DiagnosticRenderer(source: source).render(diagnostic) == """
+                x.workflow:2:1: error: bad
+                cd
+                ^~
+                x.workflow:1:1: note: see here
+                ab
+                ^
+                note: a hint
 
-            """)
+                """)
     }
 
     @Test func tabsAreKeptSoTheCaretLinesUp() {
@@ -79,10 +83,11 @@ struct DiagnosticRendererTests {
 
     @Test func diagnosticsAreSortedByPosition() {
         let result = compile("log \"{{b}}\"\nsleep 1\n")
-        #expect(result.diagnostics.map(\.message) == [
-            "undeclared variable 'b'",
-            "missing unit in duration '1'; write a number with a unit: 250ms, 30s, 5m, 1h, 1m30s",
-        ])
+        #expect(
+            result.diagnostics.map(\.message) == [
+                "undeclared variable 'b'",
+                "missing unit in duration '1'; write a number with a unit: 250ms, 30s, 5m, 1h, 1m30s",
+            ])
     }
 
     @Test func warningsPastTheLimitAreDropped() {

@@ -1,9 +1,10 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 /// Expectations and captures written back as text read back the same.
 @Suite("Expectation text")
@@ -31,14 +32,17 @@ struct ExpectationTextTests {
         let original = compile("var x = \"\"\n" + Self.source)
         #expect(original.renderedDiagnostics() == "")
         guard case .step(.http(let request))? = original.workflow?.body.nodes.first?.kind else {
-            Issue.record("no http step"); return
+            Issue.record("no http step")
+            return
         }
-        let lines = request.expectations.map { "  expect " + ExpectationText.describe($0) }
+        let lines =
+            request.expectations.map { "  expect " + ExpectationText.describe($0) }
             + request.captures.map { "  capture " + ExpectationText.describe($0) }
         let again = compile("var x = \"\"\nh: http GET \"http://u\" {\n" + lines.joined(separator: "\n") + "\n}\n")
         #expect(again.renderedDiagnostics() == "")
         guard case .step(.http(let reread))? = again.workflow?.body.nodes.first?.kind else {
-            Issue.record("no http step"); return
+            Issue.record("no http step")
+            return
         }
         #expect(reread.expectations.count == request.expectations.count)
         for (left, right) in zip(reread.expectations, request.expectations) {

@@ -1,9 +1,10 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Lexer")
 struct LexerTests {
@@ -44,10 +45,11 @@ struct LexerTests {
     }
 
     @Test func operators() {
-        #expect(kinds("== != < <= > >= = , ( ) [ ] { }") == [
-            .equalEqual, .bangEqual, .less, .lessEqual, .greater, .greaterEqual, .equal,
-            .comma, .leftParen, .rightParen, .leftBracket, .rightBracket, .leftBrace, .rightBrace,
-        ])
+        #expect(
+            kinds("== != < <= > >= = , ( ) [ ] { }") == [
+                .equalEqual, .bangEqual, .less, .lessEqual, .greater, .greaterEqual, .equal,
+                .comma, .leftParen, .rightParen, .leftBracket, .rightBracket, .leftBrace, .rightBrace,
+            ])
     }
 
     @Test func aStringInsideInterpolationDoesNotEndTheString() {

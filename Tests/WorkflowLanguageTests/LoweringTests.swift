@@ -1,15 +1,17 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Lowering")
 struct LoweringTests {
     @Test func statementsKeepTheirOrderAndPlaces() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             var top = "1"
             env A = "x"
             a: sh "one"
@@ -30,15 +32,23 @@ struct LoweringTests {
         #expect(statements.count == 5)
         #expect(statements[0] == .environment(EnvironmentSetting(name: "A", value: .literal("x"))))
         guard case .node(let a) = statements[1], case .node(let sequence) = statements[2],
-              case .catch(let clause) = statements[3], case .ensure(let ensure) = statements[4] else {
+            case .catch(let clause) = statements[3], case .ensure(let ensure) = statements[4]
+        else {
             Issue.record("unexpected statements \(statements)")
             return
         }
         #expect(a.location == SourcePosition(line: 3, column: 1))
         #expect(sequence.id == "sequence@4:1")
-        guard case .group(.sequence(let block)) = sequence.kind else { Issue.record("not a sequence"); return }
-        #expect(block.statements.first == .variable(VariableDeclaration(name: "inner", value: .literal("2"), isSecret: false,
-                                                                          location: SourcePosition(line: 5, column: 7))))
+        guard case .group(.sequence(let block)) = sequence.kind else {
+            Issue.record("not a sequence")
+            return
+        }
+        #expect(
+            block.statements.first
+                == .variable(
+                    VariableDeclaration(
+                        name: "inner", value: .literal("2"), isSecret: false,
+                        location: SourcePosition(line: 5, column: 7))))
         #expect(clause.kinds == [.exit])
         #expect(clause.location == SourcePosition(line: 8, column: 1))
         #expect(ensure.nodes.map(\.id) == ["log@12:3"])
@@ -46,14 +56,18 @@ struct LoweringTests {
 
     @Test func lanesKeepTheirDeclarations() throws {
         let workflow = try workflow("race {\n  env E = \"1\"\n  var v = \"2\"\n  a: log \"{{v}}\"\n}")
-        guard case .group(.race(let lanes))? = workflow.body.nodes.first?.kind else { Issue.record("not a race"); return }
+        guard case .group(.race(let lanes))? = workflow.body.nodes.first?.kind else {
+            Issue.record("not a race")
+            return
+        }
         #expect(lanes.environment.map(\.name) == ["E"])
         #expect(lanes.variables.map(\.name) == ["v"])
         #expect(lanes.children.map(\.id) == ["a"])
     }
 
     @Test func allNodesIsDepthFirstInSourceOrder() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             a: sh "x"
             parallel {
               b: sh "y"
@@ -66,7 +80,8 @@ struct LoweringTests {
     }
 
     @Test func displayNames() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             sh "make all"
             http GET "http://127.0.0.1/{{x}}"
             parallel { log "a" }
@@ -76,10 +91,11 @@ struct LoweringTests {
               \"\"\"
             file write "a/very/long/path/that/goes/on/and/on/and/on/forever.txt" "x"
             """.replacingOccurrences(of: "{{x}}", with: "x"))
-        #expect(workflow.allNodes.map(\.displayName) == [
-            "sh make all", "http GET http://127.0.0.1/x", "parallel", "log a", "sh first line…",
-            "file write a/very/long/path/that/goes/on/and/on…",
-        ])
+        #expect(
+            workflow.allNodes.map(\.displayName) == [
+                "sh make all", "http GET http://127.0.0.1/x", "parallel", "log a", "sh first line…",
+                "file write a/very/long/path/that/goes/on/and/on…",
+            ])
     }
 }
 
@@ -128,13 +144,15 @@ struct ModelValueTests {
     @Test func runTimeErrorsPointAtTheExpression() throws {
         let workflow = try workflow("log \"home: {{env.HOME_DIR}}\"", path: "w.workflow")
         guard case .log(let message)? = steps(workflow.body).first, let expression = message.expressions.first else {
-            Issue.record("no expression"); return
+            Issue.record("no expression")
+            return
         }
-        #expect(workflow.renderedError("environment variable 'HOME_DIR' is not set", at: expression.range) == """
-            w.workflow:1:12: error: environment variable 'HOME_DIR' is not set
-            log "home: {{env.HOME_DIR}}"
-                       ^~~~~~~~~~~~~~~~
+        #expect(
+            workflow.renderedError("environment variable 'HOME_DIR' is not set", at: expression.range) == """
+                w.workflow:1:12: error: environment variable 'HOME_DIR' is not set
+                log "home: {{env.HOME_DIR}}"
+                           ^~~~~~~~~~~~~~~~
 
-            """)
+                """)
     }
 }

@@ -1,9 +1,10 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Needs graph")
 struct NeedsGraphTests {
@@ -49,7 +50,8 @@ struct NeedsGraphTests {
             #expect(!checker.diagnostics.hasErrors)
             return checker.needsVisits
         }
-        let small = try visits(5_000), large = try visits(10_000)
+        let small = try visits(5_000)
+        let large = try visits(10_000)
         #expect(large <= 10_000, "\(large) siblings walked for a chain of 10,000")
         #expect(Double(large) / Double(max(1, small)) < 3, "5,000: \(small), 10,000: \(large)")
     }

@@ -1,7 +1,8 @@
 import Testing
-@testable import WorkflowModel
-@testable import WorkflowLanguage
 import WorkflowTestSupport
+
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 /// `on-demand` in the language: where it may be written, what
 /// the parser and the checker say when it may not, and what it does to
@@ -11,7 +12,8 @@ import WorkflowTestSupport
 struct OnDemandCheckTests {
     @Test("on a labelled step, as a statement of a labelled group, and on a lane it is lowered onto the node")
     func accepted() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             clean: sh "rm -rf build" {
               on-demand
             }
@@ -38,7 +40,8 @@ struct OnDemandCheckTests {
 
     @Test("without a label: an error at the word, saying to give it one")
     func needsALabel() {
-        let text = diagnostics("""
+        let text = diagnostics(
+            """
             sh "rm -rf build" {
               on-demand
             }
@@ -54,7 +57,8 @@ struct OnDemandCheckTests {
 
     @Test("inside a foreach or repeat body: an error pointing at the foreach, saying where to put it")
     func notInsideAForeachBody() {
-        let text = diagnostics("""
+        let text = diagnostics(
+            """
             foreach f in ["a"] {
               each: sh "echo {{f}}" {
                 on-demand
@@ -76,7 +80,8 @@ struct OnDemandCheckTests {
 
     @Test("inside a catch or an ensure block, or as a statement of one: an error")
     func notInsideACatchOrEnsure() {
-        let text = diagnostics("""
+        let text = diagnostics(
+            """
             a: sh "false"
             catch {
               report: sh "echo failed" {
@@ -110,7 +115,8 @@ struct OnDemandCheckTests {
 
     @Test("what an on-demand step or group finished is not surely there after it, and the note says why")
     func notSurelyFinished() {
-        let text = diagnostics("""
+        let text = diagnostics(
+            """
             gen: sh "echo x" {
               on-demand
             }
@@ -129,25 +135,30 @@ struct OnDemandCheckTests {
 
     @Test("an on-demand lane a lane that runs needs is finished for it and after the parallel; one nothing needs is not")
     func neededLanesAreFinished() {
-        #expect(messages("""
-            parallel {
-              gen: sh "echo x" {
-                on-demand
-              }
-              use: sh "echo {{gen.stdout}}" {
-                needs gen
-              }
-            }
-            log "{{gen.stdout}} {{use.stdout}}"
-            """).isEmpty)
-        #expect(messages("""
-            parallel {
-              gen: sh "echo x" {
-                on-demand
-              }
-              other: sh "true"
-            }
-            log "{{gen.stdout}}"
-            """) == ["'gen' is not guaranteed to have finished here"])
+        #expect(
+            messages(
+                """
+                parallel {
+                  gen: sh "echo x" {
+                    on-demand
+                  }
+                  use: sh "echo {{gen.stdout}}" {
+                    needs gen
+                  }
+                }
+                log "{{gen.stdout}} {{use.stdout}}"
+                """
+            ).isEmpty)
+        #expect(
+            messages(
+                """
+                parallel {
+                  gen: sh "echo x" {
+                    on-demand
+                  }
+                  other: sh "true"
+                }
+                log "{{gen.stdout}}"
+                """) == ["'gen' is not guaranteed to have finished here"])
     }
 }

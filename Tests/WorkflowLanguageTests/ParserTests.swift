@@ -1,16 +1,18 @@
-import Testing
-@testable import PromiseEngine
-import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
-@testable import WorkflowRun
-import WorkflowTestSupport
 import JSON
+import PromiseTestSupport
+import Testing
+import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 @Suite("Parser")
 struct ParserTests {
     @Test func stepsWithLabelsAndAttributes() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             build: sh "make" {
               timeout 10m
               retry 2 delay 1s
@@ -29,7 +31,10 @@ struct ParserTests {
         #expect(node.attributes.retry == RetryPolicy(count: 2, delay: .seconds(1)))
         #expect(node.attributes.cwd == .literal("sub"))
         #expect(node.attributes.environment == [EnvironmentSetting(name: "A", value: .literal("1"))])
-        guard case .step(.shell(let command, let process)) = node.kind else { Issue.record("not sh"); return }
+        guard case .step(.shell(let command, let process)) = node.kind else {
+            Issue.record("not sh")
+            return
+        }
         #expect(command == .literal("make"))
         #expect(process.stdin == .literal("in"))
         #expect(process.expectations == [.exit([0, 2])])
@@ -37,7 +42,8 @@ struct ParserTests {
     }
 
     @Test func httpRequest() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             api: http POST "http://127.0.0.1/x" {
               header "Accept" "json"
               header X-Id "1"
@@ -55,52 +61,60 @@ struct ParserTests {
               capture token = json ".token"
             }
             """)
-        guard case .step(.http(let request))? = workflow.body.nodes.first?.kind else { Issue.record("not http"); return }
+        guard case .step(.http(let request))? = workflow.body.nodes.first?.kind else {
+            Issue.record("not http")
+            return
+        }
         #expect(request.method == .POST)
         #expect(request.headers.map(\.name.literalValue) == ["Accept", "X-Id"])
         #expect(request.body == .form([NamedTemplate(name: "a", value: .literal("1")), NamedTemplate(name: "b", value: .literal("2"))]))
         #expect(request.redirects == 0)
         #expect(request.save == .literal("out"))
-        #expect(request.expectations == [
-            .status([.code(200), .range(200...299), .range(300...302)]),
-            .header(name: "Content-Type", .text(TextPredicate(.matches(RegexPattern("json"))))),
-            .json(JSONPath([.key("a"), .index(0)]), .compare(.lessOrEqual, .integer("-3"))),
-            .json(JSONPath([.key("b")]), .compare(.equal, .number(1.5))),
-            .json(JSONPath([.key("c")]), .compare(.notEqual, .string(.literal("x")))),
-            .json(JSONPath([.key("d")]), .compare(.equal, .null)),
-        ])
+        #expect(
+            request.expectations == [
+                .status([.code(200), .range(200...299), .range(300...302)]),
+                .header(name: "Content-Type", .text(TextPredicate(.matches(RegexPattern("json"))))),
+                .json(JSONPath([.key("a"), .index(0)]), .compare(.lessOrEqual, .integer("-3"))),
+                .json(JSONPath([.key("b")]), .compare(.equal, .number(1.5))),
+                .json(JSONPath([.key("c")]), .compare(.notEqual, .string(.literal("x")))),
+                .json(JSONPath([.key("d")]), .compare(.equal, .null)),
+            ])
         #expect(request.captures.map(\.name) == ["etag", "token"])
     }
 
     @Test func fileOperations() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             file write "a" "b"; file append "a" "c"; file read "a"; file copy "a" "b"
             file move "b" "c"; file delete "c"; file mkdir "d"; file exists "a"
             """)
-        #expect(steps(workflow.body) == [
-            .file(.write(path: .literal("a"), content: .literal("b"))),
-            .file(.append(path: .literal("a"), content: .literal("c"))),
-            .file(.read(path: .literal("a"))),
-            .file(.copy(from: .literal("a"), to: .literal("b"))),
-            .file(.move(from: .literal("b"), to: .literal("c"))),
-            .file(.delete(path: .literal("c"))),
-            .file(.mkdir(path: .literal("d"))),
-            .file(.exists(path: .literal("a"))),
-        ])
+        #expect(
+            steps(workflow.body) == [
+                .file(.write(path: .literal("a"), content: .literal("b"))),
+                .file(.append(path: .literal("a"), content: .literal("c"))),
+                .file(.read(path: .literal("a"))),
+                .file(.copy(from: .literal("a"), to: .literal("b"))),
+                .file(.move(from: .literal("b"), to: .literal("c"))),
+                .file(.delete(path: .literal("c"))),
+                .file(.mkdir(path: .literal("d"))),
+                .file(.exists(path: .literal("a"))),
+            ])
     }
 
     @Test func execSleepLogFail() throws {
         let workflow = try workflow("exec \"ls\" \"-l\"\nsleep 1m30s\nlog 'hi'\nfail \"no\"")
-        #expect(steps(workflow.body) == [
-            .exec(arguments: [.literal("ls"), .literal("-l")], process: ProcessOptions()),
-            .sleep(.seconds(90)),
-            .log(.literal("hi")),
-            .fail(.literal("no")),
-        ])
+        #expect(
+            steps(workflow.body) == [
+                .exec(arguments: [.literal("ls"), .literal("-l")], process: ProcessOptions()),
+                .sleep(.seconds(90)),
+                .log(.literal("hi")),
+                .fail(.literal("no")),
+            ])
     }
 
     @Test func groupsAndTheirOptions() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             parallel limit 3 keep-going {
               timeout 1m
               a: log "a"
@@ -112,32 +126,51 @@ struct ParserTests {
             if not "a" == "b" { log "t" } else if exists "f" { log "e" }
             """)
         let nodes = workflow.body.nodes
-        guard case .group(.parallel(let parallel)) = nodes[0].kind else { Issue.record("not parallel"); return }
+        guard case .group(.parallel(let parallel)) = nodes[0].kind else {
+            Issue.record("not parallel")
+            return
+        }
         #expect(parallel.limit == 3)
         #expect(parallel.keepGoing)
         #expect(nodes[0].attributes.timeout == .seconds(60))
         #expect(parallel.lanes.children.map(\.id) == ["a", "b"])
         #expect(parallel.dependencies == [[], [0]])
-        guard case .group(.race(let race)) = nodes[1].kind, case .group(.any(let any)) = nodes[2].kind else { Issue.record("no race/any"); return }
+        guard case .group(.race(let race)) = nodes[1].kind, case .group(.any(let any)) = nodes[2].kind else {
+            Issue.record("no race/any")
+            return
+        }
         #expect(race.children.count == 1 && any.children.count == 1)
-        guard case .group(.foreach(let foreach)) = nodes[3].kind else { Issue.record("not foreach"); return }
+        guard case .group(.foreach(let foreach)) = nodes[3].kind else {
+            Issue.record("not foreach")
+            return
+        }
         #expect(foreach.variable == "x")
         #expect(foreach.list == .items([.literal("1"), .literal("2")]))
         #expect(foreach.parallel && foreach.limit == 2 && !foreach.keepGoing)
-        guard case .group(.conditional(let conditional)) = nodes[4].kind else { Issue.record("not if"); return }
+        guard case .group(.conditional(let conditional)) = nodes[4].kind else {
+            Issue.record("not if")
+            return
+        }
         #expect(conditional.condition == .not(.equal(.literal("a"), .literal("b"))))
-        guard case .group(.conditional(let inner))? = conditional.otherwise?.nodes.first?.kind else { Issue.record("no else if"); return }
+        guard case .group(.conditional(let inner))? = conditional.otherwise?.nodes.first?.kind else {
+            Issue.record("no else if")
+            return
+        }
         #expect(inner.condition == .exists(.literal("f")))
     }
 
     @Test func doubleNegationCancels() throws {
         let workflow = try workflow("if not not not not exists \"x\" { log \"a\" }")
-        guard case .group(.conditional(let conditional))? = workflow.body.nodes.first?.kind else { Issue.record("not if"); return }
+        guard case .group(.conditional(let conditional))? = workflow.body.nodes.first?.kind else {
+            Issue.record("not if")
+            return
+        }
         #expect(conditional.condition == .exists(.literal("x")))
     }
 
     @Test func listSources() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             foreach a in lines("f") { log "{{a}}" }
             foreach b in glob("*.txt") { log "{{b}}" }
             foreach c in range(1, 10) { log "{{c}}" }
@@ -150,11 +183,15 @@ struct ParserTests {
             if case .group(.foreach(let foreach)) = node.kind { return foreach.list }
             return nil
         }
-        #expect(lists == [.lines(.literal("f")), .glob(.literal("*.txt")), .range(.literal("1"), .literal("10")), .items([.literal("x"), .literal("y")])])
+        #expect(
+            lists == [
+                .lines(.literal("f")), .glob(.literal("*.txt")), .range(.literal("1"), .literal("10")), .items([.literal("x"), .literal("y")]),
+            ])
     }
 
     @Test func topLevelDeclarations() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             workflow "named"
             timeout 20m
             var a = "1"
@@ -183,16 +220,20 @@ struct ParserTests {
 
     @Test func blockOnOneLineWithSemicolons() throws {
         let workflow = try workflow("parallel { a: log \"a\"; b: log \"b\" }")
-        guard case .group(.parallel(let parallel))? = workflow.body.nodes.first?.kind else { Issue.record("not parallel"); return }
+        guard case .group(.parallel(let parallel))? = workflow.body.nodes.first?.kind else {
+            Issue.record("not parallel")
+            return
+        }
         #expect(parallel.lanes.children.count == 2)
     }
 
     @Test func recoveryReportsEveryBadStatement() {
-        #expect(messages("bad1\nlog \"ok\"\nbad2 {\n  nested\n}\nsleep 1\n") == [
-            "unknown statement 'bad1'",
-            "unknown statement 'bad2'",
-            "missing unit in duration '1'; write a number with a unit: 250ms, 30s, 5m, 1h, 1m30s",
-        ])
+        #expect(
+            messages("bad1\nlog \"ok\"\nbad2 {\n  nested\n}\nsleep 1\n") == [
+                "unknown statement 'bad1'",
+                "unknown statement 'bad2'",
+                "missing unit in duration '1'; write a number with a unit: 250ms, 30s, 5m, 1h, 1m30s",
+            ])
     }
 
     @Test func labelHints() {
@@ -242,32 +283,40 @@ struct ParserTests {
     @Test func statusPatterns() {
         #expect(messages("http GET \"http://u\" { expect status 299-200 }") == ["the status range '299-200' is empty; write the lower status first"])
         #expect(messages("http GET \"http://u\" { expect status abc }") == ["expected a status (such as 200, 2xx or 200-299), found 'abc'"])
-        #expect(messages("http GET \"http://u\" { expect status 2x }") == ["invalid status '2x'; write a code (200), a class (2xx) or a range (200-299)"])
+        #expect(
+            messages("http GET \"http://u\" { expect status 2x }") == ["invalid status '2x'; write a code (200), a class (2xx) or a range (200-299)"])
     }
 
     @Test func jsonPathErrorPointsInsideTheString() {
         let text = "http GET \"http://u\" {\n  expect json \".a.\" exists\n}"
-        #expect(diagnostics(text) == """
-            test.workflow:2:18: error: invalid JSON path: expected a key after '.' in JSON path
-              expect json ".a." exists
-                             ^
-            note: JSON paths look like '.key', '.key.sub', '[0]', '["odd key"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'
+        #expect(
+            diagnostics(text) == """
+                test.workflow:2:18: error: invalid JSON path: expected a key after '.' in JSON path
+                  expect json ".a." exists
+                                 ^
+                note: JSON paths look like '.key', '.key.sub', '[0]', '["odd key"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'
 
-            """)
+                """)
     }
 
     @Test func jsonPathAndRegexMustBeLiteral() {
-        #expect(messages("var p = \".a\"\nhttp GET \"http://u\" { expect json \"{{p}}\" exists }") ==
-                ["a JSON path cannot use '{{ }}'; it must be known before anything runs"])
+        #expect(
+            messages("var p = \".a\"\nhttp GET \"http://u\" { expect json \"{{p}}\" exists }") == [
+                "a JSON path cannot use '{{ }}'; it must be known before anything runs"
+            ])
     }
 
     @Test func expectationsNeedAVerb() {
-        #expect(messages("sh \"x\" { expect stdout \"ok\" }") == ["expected '==', '!=', 'contains', 'startsWith', 'endsWith' or 'matches' after 'expect stdout', found a string"])
+        #expect(
+            messages("sh \"x\" { expect stdout \"ok\" }") == [
+                "expected '==', '!=', 'contains', 'startsWith', 'endsWith' or 'matches' after 'expect stdout', found a string"
+            ])
         #expect(messages("sh \"x\" { expect stdot contains \"ok\" }") == ["unknown expectation 'stdot'; did you mean 'stdout'?"])
     }
 
     @Test func requestBodyKinds() throws {
-        let workflow = try workflow("http PUT \"http://u\" { body file \"f\" }\nhttp PUT \"http://u\" { json \"{}\" }\nhttp PUT \"http://u\" { body \"x\" }")
+        let workflow = try workflow(
+            "http PUT \"http://u\" { body file \"f\" }\nhttp PUT \"http://u\" { json \"{}\" }\nhttp PUT \"http://u\" { body \"x\" }")
         let bodies = steps(workflow.body).compactMap { step -> HTTPBody? in
             if case .http(let request) = step { return request.body }
             return nil

@@ -1,10 +1,11 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
-@testable import WorkflowRun
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// `executor`, `partition`, `cpus`, `memory`, `slurm-options`.
 /// See docs/language.md, 'Where process steps run: Slurm'.
@@ -42,30 +43,37 @@ struct PlacementTests {
 
     @Test("a step inherits each setting from the nearest group that has it, then from the workflow")
     func inheritance() throws {
-        let found = try placements("""
-        executor slurm
-        partition "debug"
-        top: sh "true"
-        parallel {
-          cpus 4
-          memory "2G"
-          inner: sh "true" { partition "gpu" }
-          mine: exec "true" { executor local }
-          sequence {
-            slurm-options "--qos=short --gres='gpu:1'"
-            deep: sh "true" { cpus 1 }
-          }
-          web: http GET "http://127.0.0.1/"
-        }
-        """)
+        let found = try placements(
+            """
+            executor slurm
+            partition "debug"
+            top: sh "true"
+            parallel {
+              cpus 4
+              memory "2G"
+              inner: sh "true" { partition "gpu" }
+              mine: exec "true" { executor local }
+              sequence {
+                slurm-options "--qos=short --gres='gpu:1'"
+                deep: sh "true" { cpus 1 }
+              }
+              web: http GET "http://127.0.0.1/"
+            }
+            """)
         #expect(found["top"] == Placement(executor: .slurm, partition: Template.literal("debug")))
-        #expect(found["inner"] == Placement(executor: .slurm, partition: Template.literal("gpu"), cpus: 4,
-                                            memory: Template.literal("2G")))
+        #expect(
+            found["inner"]
+                == Placement(
+                    executor: .slurm, partition: Template.literal("gpu"), cpus: 4,
+                    memory: Template.literal("2G")))
         #expect(found["mine"]?.executor == .local)
         #expect(found["mine"]?.cpus == 4)
-        #expect(found["deep"] == Placement(executor: .slurm, partition: Template.literal("debug"), cpus: 1,
-                                           memory: Template.literal("2G"),
-                                           slurmOptions: Template.literal("--qos=short --gres='gpu:1'")))
+        #expect(
+            found["deep"]
+                == Placement(
+                    executor: .slurm, partition: Template.literal("debug"), cpus: 1,
+                    memory: Template.literal("2G"),
+                    slurmOptions: Template.literal("--qos=short --gres='gpu:1'")))
         #expect(found["web"]?.isEmpty == true, "an http step runs nowhere in particular")
     }
 
@@ -76,7 +84,8 @@ struct PlacementTests {
         #expect(messages("a: sh \"true\" { memory \"4 GB\" }").first?.hasPrefix("'4 GB' is not an amount of memory") == true)
         #expect(messages("a: sh \"true\" { cpus 0 }").first?.contains("the number of CPUs") == true)
         #expect(messages("a: sh \"true\" { cpus 2; cpus 3 }") == ["duplicate 'cpus'"])
-        #expect(messages("a: http GET \"http://127.0.0.1/\" { partition \"x\" }")
+        #expect(
+            messages("a: http GET \"http://127.0.0.1/\" { partition \"x\" }")
                 == ["attribute 'partition' does not apply to http steps; it is for sh and exec steps"])
     }
 
@@ -96,13 +105,15 @@ struct PlacementTests {
 
     @Test("--executor slurm fills in steps that do not say; the graph shows where each runs")
     func defaultExecutorAndRendering() throws {
-        let lowered = try workflow("""
-        parallel {
-          a: sh "true" { cpus 2 }
-          b: sh "true" { executor local; cpus 3 }
-          c: sh "true" { partition "p" }
-        }
-        """).withDefaultExecutor(.slurm)
+        let lowered = try workflow(
+            """
+            parallel {
+              a: sh "true" { cpus 2 }
+              b: sh "true" { executor local; cpus 3 }
+              c: sh "true" { partition "p" }
+            }
+            """
+        ).withDefaultExecutor(.slurm)
         let tree = TreeRenderer().render(lowered)
         #expect(tree.contains("a: sh \"true\"  [on slurm cpus 2]"), "\(tree)")
         #expect(tree.contains("b: sh \"true\"  [cpus 3]"), "\(tree)")

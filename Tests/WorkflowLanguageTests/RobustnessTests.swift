@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
-@testable import WorkflowRun
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// No input crashes or hangs the parser: random and mutated files, a large
 /// file of garbage, and very deep nesting all end in diagnostics.

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 /// Every example of the language spec passes check. The fixtures copy the
 /// spec's examples (the expectation lines of §6 each placed in a step of a

@@ -1,7 +1,8 @@
 import Testing
+
 @testable import PromiseEngine
-@testable import WorkflowModel
 @testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Suggestions")
 struct SuggestionTests {

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
-import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
-import WorkflowTestSupport
 import JSON
+import PromiseTestSupport
+import Testing
+import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 @Suite("Templates")
 struct TemplateParserTests {
@@ -41,7 +42,10 @@ struct TemplateParserTests {
         let parts = try template(#""a {{x}} b""#).parts
         #expect(parts.count == 3)
         #expect(parts[0] == .literal("a "))
-        guard case .expression(let expression) = parts[1] else { Issue.record("not an expression"); return }
+        guard case .expression(let expression) = parts[1] else {
+            Issue.record("not an expression")
+            return
+        }
         #expect(expression.reference == .variable("x"))
         #expect(parts[2] == .literal(" b"))
     }
@@ -50,7 +54,11 @@ struct TemplateParserTests {
         let text = "var x = \"\"\nlog \"a {{ x }}\""
         let workflow = try workflow(text)
         guard case .log(let template)? = steps(workflow.body).first,
-              case .expression(let expression) = template.parts[1] else { Issue.record("no expression"); return }
+            case .expression(let expression) = template.parts[1]
+        else {
+            Issue.record("no expression")
+            return
+        }
         let bytes = Array(text.utf8)
         #expect(String(decoding: bytes[expression.range.start..<expression.range.end], as: UTF8.self) == "{{ x }}")
         #expect(workflow.location(of: expression.range) == SourcePosition(line: 2, column: 8))
@@ -59,52 +67,67 @@ struct TemplateParserTests {
     @Test func environmentWithDefaultHoldsATemplate() throws {
         let parts = try template(#""{{env.HOME ?? "/home/{{x}}"}}/bin""#).parts
         guard case .expression(let expression) = parts[0],
-              case .environment("HOME", let fallback?) = expression.reference else { Issue.record("no env default"); return }
+            case .environment("HOME", let fallback?) = expression.reference
+        else {
+            Issue.record("no env default")
+            return
+        }
         #expect(fallback.parts.count == 2)
         #expect(parts[1] == .literal("/bin"))
     }
 
     @Test func environmentDefaultMayBeRaw() throws {
         let parts = try template(#""{{env.A ?? '{{raw}}'}}""#).parts
-        guard case .expression(let expression) = parts[0] else { Issue.record("no expression"); return }
+        guard case .expression(let expression) = parts[0] else {
+            Issue.record("no expression")
+            return
+        }
         #expect(expression.reference == .environment("A", default: .literal("{{raw}}")))
     }
 
     @Test func filtersInOrder() throws {
         guard case .expression(let expression) = try template(#""{{x | trim | shell|url}}""#).parts[0] else {
-            Issue.record("no expression"); return
+            Issue.record("no expression")
+            return
         }
         #expect(expression.filters.map(\.filter) == [.trim, .shell, .url])
     }
 
     @Test func stepFields() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             a: sh "x"
             h: http GET "http://u"
             log "{{a.stdout}}{{a.exit}}{{h.header.Content-Type}}{{h.json.items[0].id}}{{h.json..items}}{{h.json}}{{h.json["odd key"]}}"
             """)
-        guard case .log(let template)? = steps(workflow.body).last else { Issue.record("no log"); return }
+        guard case .log(let template)? = steps(workflow.body).last else {
+            Issue.record("no log")
+            return
+        }
         let references = template.expressions.map(\.reference)
-        #expect(references == [
-            .step(label: "a", field: .stdout),
-            .step(label: "a", field: .exit),
-            .step(label: "h", field: .header("Content-Type")),
-            .step(label: "h", field: .json(JSONPath([.key("items"), .index(0), .key("id")]))),
-            .step(label: "h", field: .json(JSONPath([.key("items")]))),
-            .step(label: "h", field: .json(JSONPath([]))),
-            .step(label: "h", field: .json(JSONPath([.key("odd key")]))),
-        ])
+        #expect(
+            references == [
+                .step(label: "a", field: .stdout),
+                .step(label: "a", field: .exit),
+                .step(label: "h", field: .header("Content-Type")),
+                .step(label: "h", field: .json(JSONPath([.key("items"), .index(0), .key("id")]))),
+                .step(label: "h", field: .json(JSONPath([.key("items")]))),
+                .step(label: "h", field: .json(JSONPath([]))),
+                .step(label: "h", field: .json(JSONPath([.key("odd key")]))),
+            ])
     }
 
     @Test func errorFieldsInsideCatch() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             fail "x"
             catch {
               log "{{error.message}}{{error.step}}{{error.kind}}{{error.exit}}"
             }
             """)
         guard case .catch(let clause) = workflow.body.statements[1], case .log(let template)? = steps(clause.body).first else {
-            Issue.record("no catch"); return
+            Issue.record("no catch")
+            return
         }
         #expect(template.expressions.map(\.reference) == ErrorField.allCases.map { .error($0) })
     }
@@ -112,19 +135,28 @@ struct TemplateParserTests {
     @Test func multilineStringRemovesTheClosingIndentation() throws {
         let text = "log \"\"\"\n    first\n      second\n\n    third\n    \"\"\""
         let workflow = try workflow(text)
-        guard case .log(let template)? = steps(workflow.body).first else { Issue.record("no log"); return }
+        guard case .log(let template)? = steps(workflow.body).first else {
+            Issue.record("no log")
+            return
+        }
         #expect(template.literalValue == "first\n  second\n\nthird")
     }
 
     @Test func multilineStringJoinsLinesEndingInBackslash() throws {
         let workflow = try workflow("sh \"\"\"\n  make \\\n    all\n  \"\"\"")
-        guard case .shell(let command, _)? = steps(workflow.body).first else { Issue.record("no sh"); return }
+        guard case .shell(let command, _)? = steps(workflow.body).first else {
+            Issue.record("no sh")
+            return
+        }
         #expect(command.literalValue == "make   all")
     }
 
     @Test func multilineStringInterpolates() throws {
         let workflow = try workflow("var v = \"1\"\nlog \"\"\"\n  v={{v}}\n  \"\"\"")
-        guard case .log(let template)? = steps(workflow.body).first else { Issue.record("no log"); return }
+        guard case .log(let template)? = steps(workflow.body).first else {
+            Issue.record("no log")
+            return
+        }
         #expect(template.parts.count == 2)
     }
 
@@ -132,7 +164,8 @@ struct TemplateParserTests {
     func filterArguments() throws {
         let template = try template(#""{{x | split "," | nth -1 | replace 'a' "b\n" | split "\"" | first | jsonpath "$.items[*]"}}""#)
         guard case .expression(let expression)? = template.parts.first else {
-            Issue.record("no expression"); return
+            Issue.record("no expression")
+            return
         }
         #expect(expression.filters.map(\.filter) == [.split, .nth, .replace, .split, .first, .jsonpath])
         #expect(expression.filters[1].arguments == [.integer(-1)])
@@ -157,19 +190,26 @@ struct TemplateParserTests {
     }
 
     @Test func errorFieldMustExist() {
-        #expect(messages("fail \"x\"\ncatch {\n  log \"{{error.mesage}}\"\n}") ==
-                ["unknown field 'mesage' of error; did you mean 'message'? (error has message, step, kind, exit)"])
+        #expect(
+            messages("fail \"x\"\ncatch {\n  log \"{{error.mesage}}\"\n}") == [
+                "unknown field 'mesage' of error; did you mean 'message'? (error has message, step, kind, exit)"
+            ])
     }
 
     @Test func onlyHeaderAndJSONGoDeeper() {
-        #expect(messages("a: sh \"x\"\nlog \"{{a.stdout.x}}\"") ==
-                ["unexpected '.' after 'a.stdout'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper"])
+        #expect(
+            messages("a: sh \"x\"\nlog \"{{a.stdout.x}}\"") == [
+                "unexpected '.' after 'a.stdout'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper"
+            ])
     }
 
     @Test func sourceTextRoundTrips() throws {
         let text = #"log "a\"b\\c {{env.X ?? "d"}} {{x | trim}} \{{lit""#
         let workflow = try workflow("var x = \"\"\n" + text)
-        guard case .log(let template)? = steps(workflow.body).first else { Issue.record("no log"); return }
+        guard case .log(let template)? = steps(workflow.body).first else {
+            Issue.record("no log")
+            return
+        }
         #expect("log \"" + template.sourceText + "\"" == text)
     }
 }

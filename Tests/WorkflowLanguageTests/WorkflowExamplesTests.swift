@@ -1,10 +1,11 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
 
 /// The example workflows in workflows/ pass check, and every HTTP request
 /// in them goes to an address built from a variable whose default is a

@@ -1,6 +1,6 @@
 import Testing
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
 
 /// `fmt`'s layout of what the end-to-end tests do not reach line by line.
 @Suite("fmt: the layout")
@@ -12,38 +12,38 @@ struct WorkflowFormatterTests {
     @Test("a list written over several lines keeps its items indented under it and its ] back at the statement, at any depth")
     func multiLineLists() throws {
         let text = """
-        foreach f in [
-        "a",
+            foreach f in [
+            "a",
 
-              "b",
-          ] {
-          log "{{f}}"
-        }
-        sequence {
-        foreach g in [
-        "x",
-        "y"] {
-        log "{{g}}"
-        }
-        }
-
-        """
-        let expected = """
-        foreach f in [
-          "a",
-          "b",
-        ] {
-          log "{{f}}"
-        }
-        sequence {
-          foreach g in [
+                  "b",
+              ] {
+              log "{{f}}"
+            }
+            sequence {
+            foreach g in [
             "x",
             "y"] {
             log "{{g}}"
-          }
-        }
+            }
+            }
 
-        """
+            """
+        let expected = """
+            foreach f in [
+              "a",
+              "b",
+            ] {
+              log "{{f}}"
+            }
+            sequence {
+              foreach g in [
+                "x",
+                "y"] {
+                log "{{g}}"
+              }
+            }
+
+            """
         let formatted = try format(text)
         #expect(formatted == expected, "\(formatted)")
         #expect(try format(formatted) == formatted, "formatting twice changes nothing")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PromiseEngine
 @testable import WorkflowModel
 
@@ -27,12 +28,13 @@ struct FilterFunctionsTests {
         #expect(Filter.url.apply(to: "a b/c?d=é~") == "a%20b%2Fc%3Fd%3D%C3%A9~")
     }
 
-    @Test("path filters: base, stem, ext, dir as basename, dirname and a last-dot extension give them",
-          arguments: [
-              ("src/a.c", "a.c", "a", ".c", "src"), ("a.c", "a.c", "a", ".c", "."), ("/x/y/lib.tar.gz", "lib.tar.gz", "lib.tar", ".gz", "/x/y"),
-              ("src/.bashrc", ".bashrc", ".bashrc", "", "src"), ("out/", "out", "out", "", "."), ("/a", "a", "a", "", "/"),
-              ("Makefile", "Makefile", "Makefile", "", "."), ("v1.", "v1.", "v1.", "", "."),
-          ])
+    @Test(
+        "path filters: base, stem, ext, dir as basename, dirname and a last-dot extension give them",
+        arguments: [
+            ("src/a.c", "a.c", "a", ".c", "src"), ("a.c", "a.c", "a", ".c", "."), ("/x/y/lib.tar.gz", "lib.tar.gz", "lib.tar", ".gz", "/x/y"),
+            ("src/.bashrc", ".bashrc", ".bashrc", "", "src"), ("out/", "out", "out", "", "."), ("/a", "a", "a", "", "/"),
+            ("Makefile", "Makefile", "Makefile", "", "."), ("v1.", "v1.", "v1.", "", "."),
+        ])
     func pathFilters(_ path: String, _ base: String, _ stem: String, _ ext: String, _ dir: String) {
         #expect(Filter.base.apply(to: path) == base)
         #expect(Filter.stem.apply(to: path) == stem)

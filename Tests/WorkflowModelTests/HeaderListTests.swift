@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WorkflowModel
 
 @Suite("Header lists: kept as received bytes, read as text")
@@ -9,8 +10,12 @@ struct HeaderListTests {
         let text = "Content-Type: text/plainset-cookie: a=1SET-COOKIE: b=2X-Empty"
         let bytes = Array(text.utf8)
         func span(_ name: Range<Int32>, _ value: Range<Int32>) -> HeaderList.Span { .init(name: name, value: value) }
-        return HeaderList(bytes: bytes, spans: [span(0..<12, 14..<24), span(24..<34, 36..<39), span(39..<49, 51..<54),
-                                                span(54..<61, 61..<61)])
+        return HeaderList(
+            bytes: bytes,
+            spans: [
+                span(0..<12, 14..<24), span(24..<34, 36..<39), span(39..<49, 51..<54),
+                span(54..<61, 61..<61),
+            ])
     }
 
     @Test func receivedBytesReadInOrderAsTheyCame() {

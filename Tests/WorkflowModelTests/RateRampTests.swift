@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WorkflowModel
 
 /// A `rate ... ramp ...` schedule's arrival times, computed (nothing is

@@ -1,7 +1,8 @@
+import JSON
 import Testing
+
 @testable import PromiseEngine
 @testable import WorkflowModel
-import JSON
 
 @Suite("StepResult fields")
 struct StepResultFieldsTests {
@@ -16,8 +17,9 @@ struct StepResultFieldsTests {
     }
 
     @Test func processFields() throws {
-        let result = StepResult(stdout: CapturedText(text: "out\n\n"), stderr: CapturedText(text: "err\r\n"), exitCode: 2,
-                                duration: .milliseconds(1234))
+        let result = StepResult(
+            stdout: CapturedText(text: "out\n\n"), stderr: CapturedText(text: "err\r\n"), exitCode: 2,
+            duration: .milliseconds(1234))
         #expect(try result.value(of: .stdout) == "out\n")
         #expect(try result.value(of: .stderr) == "err")
         #expect(try result.value(of: .exit) == "2")
@@ -31,9 +33,10 @@ struct StepResultFieldsTests {
     }
 
     @Test func httpFields() throws {
-        let result = StepResult(status: 201, headers: [("Content-Type", "application/json"), ("ETag", "\"v1\"")],
-                                body: CapturedText(text: #"{"token": "t0k", "items": [{"id": 5}], "ok": true}"#),
-                                duration: .microseconds(42_500))
+        let result = StepResult(
+            status: 201, headers: [("Content-Type", "application/json"), ("ETag", "\"v1\"")],
+            body: CapturedText(text: #"{"token": "t0k", "items": [{"id": 5}], "ok": true}"#),
+            duration: .microseconds(42_500))
         #expect(try result.value(of: .status) == "201")
         #expect(try result.value(of: .header("content-type")) == "application/json")
         #expect(try result.value(of: .header("ETAG")) == "\"v1\"")

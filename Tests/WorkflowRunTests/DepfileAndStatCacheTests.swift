@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import WorkflowRun
 
 /// The Makefile dependency form as gcc, clang and swiftc write it, and the
@@ -11,12 +12,12 @@ struct DepfileAndStatCacheTests {
     @Test("gcc -MMD -MP: continuation lines, the phony rules add nothing")
     func gccWithPhonyRules() {
         let text = """
-        obj/main.o: src/main.c include/a.h \\
-         include/b.h
-        include/a.h:
-        include/b.h:
+            obj/main.o: src/main.c include/a.h \\
+             include/b.h
+            include/a.h:
+            include/b.h:
 
-        """
+            """
         #expect(Depfile.prerequisites(text) == ["src/main.c", "include/a.h", "include/b.h"])
     }
 
@@ -29,10 +30,10 @@ struct DepfileAndStatCacheTests {
     @Test("swiftc -emit-dependencies: targets on several rules, absolute paths")
     func swiftc() {
         let text = """
-        /b/main.o : /p/Sources/main.swift /p/Sources/util.swift
-        /b/main.swiftmodule : /p/Sources/main.swift /usr/lib/swift/linux/Swift.swiftmodule
+            /b/main.o : /p/Sources/main.swift /p/Sources/util.swift
+            /b/main.swiftmodule : /p/Sources/main.swift /usr/lib/swift/linux/Swift.swiftmodule
 
-        """
+            """
         #expect(Depfile.prerequisites(text) == ["/p/Sources/main.swift", "/p/Sources/util.swift", "/usr/lib/swift/linux/Swift.swiftmodule"])
     }
 
@@ -55,8 +56,9 @@ struct DepfileAndStatCacheTests {
 
     @Test("a hash is trusted when size, times and inode are unchanged and the file was older than the second it was hashed")
     func racilyClean() {
-        let seen = StatCache.Seen(size: 10, modified: 100 * 1_000_000_000 + 5, changed: 100 * 1_000_000_000 + 7, inode: 42,
-                                  hashedAt: 101, hash: String(repeating: "a", count: 32))
+        let seen = StatCache.Seen(
+            size: 10, modified: 100 * 1_000_000_000 + 5, changed: 100 * 1_000_000_000 + 7, inode: 42,
+            hashedAt: 101, hash: String(repeating: "a", count: 32))
         #expect(seen.holds(for: info(size: 10, modified: 100, changed: 100, inode: 42)))
         #expect(!seen.holds(for: info(size: 11, modified: 100, changed: 100, inode: 42)))
         #expect(!seen.holds(for: info(size: 10, modified: 100, changed: 100, inode: 43)))

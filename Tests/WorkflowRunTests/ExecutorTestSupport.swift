@@ -1,10 +1,11 @@
-import Synchronization
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Synchronization
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// A step runner for the executor's unit tests: it interprets `sh` commands
 /// as a tiny script, so the tests control exactly when each step ends. The
@@ -119,8 +120,10 @@ struct ExecutorHarness {
 
     /// `targets`: as `promise-run FILE TARGET...` names them (none: an
     /// ordinary run).
-    init(_ source: String, jobs: Int = 8, keepGoing: Bool = false, variables: [String: String] = [:],
-         environment: [String: String] = [:], timeout: Duration? = nil, targets: [String] = []) {
+    init(
+        _ source: String, jobs: Int = 8, keepGoing: Bool = false, variables: [String: String] = [:],
+        environment: [String: String] = [:], timeout: Duration? = nil, targets: [String] = []
+    ) {
         runner = ScriptedRunner(clock: clock)
         let compiled = WorkflowCompiler.compile(SourceFile(path: "test.workflow", bytes: Array(source.utf8)))
         guard let workflow = compiled.workflow else {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WorkflowRun
 
 @Suite("GroupLateness")
@@ -36,11 +37,17 @@ struct GroupLatenessTests {
     func causes() throws {
         let free = GroupLateness(group: "g", lanes: .limit(100), peakRate: 10, planned: nil)
         var warning: String?
-        for _ in 0..<10 { warning = free.started(lateness: .seconds(1)) ?? warning; free.ended(took: .milliseconds(1)) }
+        for _ in 0..<10 {
+            warning = free.started(lateness: .seconds(1)) ?? warning
+            free.ended(took: .milliseconds(1))
+        }
         #expect(try #require(warning).contains("the runner itself could not keep up (lanes were free when they were due)"))
         let sequential = GroupLateness(group: "g", lanes: .sequential, peakRate: 10, planned: nil)
         warning = nil
-        for _ in 0..<10 { warning = sequential.started(lateness: .seconds(1)) ?? warning; sequential.ended(took: .milliseconds(500)) }
+        for _ in 0..<10 {
+            warning = sequential.started(lateness: .seconds(1)) ?? warning
+            sequential.ended(took: .milliseconds(500))
+        }
         #expect(try #require(warning).contains("its iterations run one at a time, and each outlasts the schedule: give it 'parallel limit 5'"))
     }
 }

@@ -1,16 +1,18 @@
 import Foundation
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 @Suite("JSON renderer")
 struct JSONRendererTests {
     @Test func smallWorkflow() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             workflow "j"
             var v = "1"
             a: sh "echo {{v}}" {
@@ -18,39 +20,40 @@ struct JSONRendererTests {
               expect exit 0
             }
             """, path: "dir/j.workflow")
-        #expect(JSONRenderer().render(workflow) == """
-            {
-              "workflow": "j",
-              "file": "dir/j.workflow",
-              "directory": "dir",
-              "variables": [
+        #expect(
+            JSONRenderer().render(workflow) == """
                 {
-                  "type": "var",
-                  "name": "v",
-                  "value": "1",
-                  "line": 2,
-                  "column": 5
-                }
-              ],
-              "body": [
-                {
-                  "type": "step",
-                  "id": "a",
-                  "label": "a",
-                  "kind": "sh",
-                  "line": 3,
-                  "column": 1,
-                  "timeout": "5s",
-                  "executor": "local",
-                  "command": "echo {{v}}",
-                  "expect": [
-                    "exit 0"
+                  "workflow": "j",
+                  "file": "dir/j.workflow",
+                  "directory": "dir",
+                  "variables": [
+                    {
+                      "type": "var",
+                      "name": "v",
+                      "value": "1",
+                      "line": 2,
+                      "column": 5
+                    }
+                  ],
+                  "body": [
+                    {
+                      "type": "step",
+                      "id": "a",
+                      "label": "a",
+                      "kind": "sh",
+                      "line": 3,
+                      "column": 1,
+                      "timeout": "5s",
+                      "executor": "local",
+                      "command": "echo {{v}}",
+                      "expect": [
+                        "exit 0"
+                      ]
+                    }
                   ]
                 }
-              ]
-            }
 
-            """)
+                """)
     }
 
     @Test func everyExampleGivesValidJSON() throws {

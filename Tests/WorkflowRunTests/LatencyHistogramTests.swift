@@ -1,6 +1,7 @@
-import Testing
 import Glibc
 import PromiseTestSupport
+import Testing
+
 @testable import WorkflowRun
 
 /// The latency histogram (percentiles within 1%) against an exact
@@ -14,8 +15,9 @@ struct LatencyHistogramTests {
         return sorted[min(sorted.count, rank) - 1]
     }
 
-    @Test("a percentile at a round count is the value of its exact nearest rank (p99.9 of 1,000 is the 999th, not the maximum)",
-          arguments: [1, 10, 100, 1_000, 10_000])
+    @Test(
+        "a percentile at a round count is the value of its exact nearest rank (p99.9 of 1,000 is the 999th, not the maximum)",
+        arguments: [1, 10, 100, 1_000, 10_000])
     func roundCounts(_ count: Int) {
         for (p, thousandths) in [(50.0, 50_000), (90, 90_000), (95, 95_000), (99, 99_000), (99.9, 99_900), (99.99, 99_990)] {
             // ⌈p/100 × count⌉ in integers: the rank the value must come from.
@@ -28,8 +30,9 @@ struct LatencyHistogramTests {
         }
     }
 
-    @Test("every percentile within 1% of the exact one (a series' coarse one: 3.2%), over values from microseconds to minutes",
-          arguments: [false, true])
+    @Test(
+        "every percentile within 1% of the exact one (a series' coarse one: 3.2%), over values from microseconds to minutes",
+        arguments: [false, true])
     func accuracy(coarse: Bool) {
         let tolerance = coarse ? 0.032 : 0.01
         var generator = SplitMix(state: 42)
@@ -40,8 +43,8 @@ struct LatencyHistogramTests {
                 let unit = Double(generator.next() % 1_000_000) / 1_000_000
                 let value: Int64
                 switch distribution {
-                case 0: value = Int64(50 + unit * 950)                   // 50 µs to 1 ms, flat
-                case 1: value = Int64(exp(unit * log(60_000_000.0)))   // 1 µs to a minute, log-flat
+                case 0: value = Int64(50 + unit * 950)  // 50 µs to 1 ms, flat
+                case 1: value = Int64(exp(unit * log(60_000_000.0)))  // 1 µs to a minute, log-flat
                 default: value = unit < 0.99 ? Int64(2_000 + unit * 3_000) : Int64(1_000_000 + unit * 100_000)  // a stalled tail
                 }
                 histogram.record(microseconds: value)
@@ -52,12 +55,15 @@ struct LatencyHistogramTests {
             #expect(histogram.minimum == values.first && histogram.maximum == values.last)
             var worst = 0.0
             for p in [1.0, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99] {
-                let truth = Double(exact(values, p)), measured = Double(histogram.percentile(p))
+                let truth = Double(exact(values, p))
+                let measured = Double(histogram.percentile(p))
                 #expect(abs(measured - truth) <= max(1, truth * tolerance), "distribution \(distribution), p\(p): \(measured) against \(truth)")
                 if truth >= 100 { worst = max(worst, abs(measured - truth) / truth) }
             }
             // The figure Benchmarks/README.md quotes.
-            print("latency histogram\(coarse ? " (coarse)" : ""), distribution \(distribution): worst relative error \((worst * 10_000).rounded() / 100)% over 50,000 values")
+            print(
+                "latency histogram\(coarse ? " (coarse)" : ""), distribution \(distribution): worst relative error \((worst * 10_000).rounded() / 100)% over 50,000 values"
+            )
             let mean = Double(values.reduce(0, +)) / Double(values.count)
             #expect(abs(histogram.mean - mean) < 0.001)
         }
@@ -76,7 +82,8 @@ struct LatencyHistogramTests {
                 #expect(LatencyHistogram.range(of: bucket, bits: bits).low == LatencyHistogram.range(of: bucket - 1, bits: bits).high + 1)
             }
         }
-        var a = LatencyHistogram(), b = LatencyHistogram()
+        var a = LatencyHistogram()
+        var b = LatencyHistogram()
         for value: Int64 in [10, 20, 30] { a.record(microseconds: value) }
         for value: Int64 in [40, 5_000] { b.record(microseconds: value) }
         a.merge(b)
@@ -84,18 +91,23 @@ struct LatencyHistogramTests {
         #expect(LatencyHistogram().percentile(99) == 0)
     }
 
-    @Test("only the buckets from the lowest to the highest used are kept: values recorded in any order, or merged from histograms of other spans, give the same histogram and percentiles")
+    @Test(
+        "only the buckets from the lowest to the highest used are kept: values recorded in any order, or merged from histograms of other spans, give the same histogram and percentiles"
+    )
     func keptSpan() {
         let values: [Int64] = [3_000, 150, 90_000, 700, 150, 42, 1_000_000, 3_001]
-        var forward = LatencyHistogram(), backward = LatencyHistogram()
+        var forward = LatencyHistogram()
+        var backward = LatencyHistogram()
         for value in values { forward.record(microseconds: value) }
         for value in values.reversed() { backward.record(microseconds: value) }
         #expect(forward == backward)
         // Disjoint spans merged either way round, and into an empty one.
-        var low = LatencyHistogram(), high = LatencyHistogram()
+        var low = LatencyHistogram()
+        var high = LatencyHistogram()
         for value in values where value < 1_000 { low.record(microseconds: value) }
         for value in values where value >= 1_000 { high.record(microseconds: value) }
-        var merged = high, empty = LatencyHistogram()
+        var merged = high
+        var empty = LatencyHistogram()
         merged.merge(low)
         empty.merge(forward)
         #expect(merged == forward && empty == forward)

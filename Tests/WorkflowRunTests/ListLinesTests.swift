@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WorkflowRun
 
 /// `lines("file")`: the lines a foreach runs over.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RunnerSystem
 import Testing
+
 @testable import WorkflowRun
 
 /// The no-op record's file: what is written is what is read back, a file
@@ -14,8 +15,11 @@ struct NoOpRecordFileTests {
         kept: [.init(id: "cc[0]", label: "cc", kind: "sh", attempts: 1), .init(id: "x y", label: nil, kind: "exec", attempts: 2)],
         omitted: 3,
         entries: [
-            .init(look: .followed, path: "src/a b.c", seen: .file(mode: 0o100644, size: 12, modified: 1_795_000_000_123_456_789,
-                                                                  changed: 1_795_000_000_223_456_789, inode: UInt64.max - 3, device: 65_024)),
+            .init(
+                look: .followed, path: "src/a b.c",
+                seen: .file(
+                    mode: 0o100644, size: 12, modified: 1_795_000_000_123_456_789,
+                    changed: 1_795_000_000_223_456_789, inode: UInt64.max - 3, device: 65_024)),
             .init(look: .itself, path: "/abs/link", seen: .missing),
             .init(look: .resolved, path: "lib/x.workflow", seen: .path("/real/lib/x.workflow")),
         ])

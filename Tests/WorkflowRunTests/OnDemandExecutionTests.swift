@@ -1,8 +1,9 @@
 import PromiseTestSupport
 import Testing
-@testable import WorkflowRun
-@testable import WorkflowModel
 import WorkflowTestSupport
+
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// The executor and `on-demand`: what is left out is skipped
 /// with a message saying how to run it, and the chain goes on.
@@ -41,7 +42,8 @@ struct OnDemandExecutionTests {
 
     @Test("a group named runs without its on-demand steps; a race whose only lane is on demand ends well with nothing run")
     func groupsAndEmptyRaces() {
-        let run = ExecutorHarness("""
+        let run = ExecutorHarness(
+            """
             release: sequence {
               build: sh "ok"
               publish: sh "ok" {
@@ -51,7 +53,8 @@ struct OnDemandExecutionTests {
             }
             """, targets: ["release"])
         #expect(run.statuses == ["build succeeded", "publish skipped", "tag succeeded"])
-        let race = ExecutorHarness("""
+        let race = ExecutorHarness(
+            """
             race {
               mirror: sh "ok" {
                 on-demand
@@ -65,7 +68,8 @@ struct OnDemandExecutionTests {
 
     @Test("a lane that runs needs an on-demand sibling: it runs first; one nothing needs is skipped")
     func needs() {
-        let run = ExecutorHarness("""
+        let run = ExecutorHarness(
+            """
             parallel {
               gen: sh "wait gen" {
                 on-demand

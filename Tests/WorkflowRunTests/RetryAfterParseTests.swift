@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WorkflowRun
 
 /// `Retry-After`'s value (RFC 9110 §10.2.3): seconds, or an HTTP date in

@@ -1,8 +1,9 @@
 import Testing
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
 import WorkflowTestSupport
+
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// `Secrets.mask`: every form of a secret, and the piece of one a cut left.
 @Suite("Secrets")

@@ -1,12 +1,13 @@
 import Dispatch
+import PromiseTestSupport
 import Synchronization
 import Testing
-@testable import PromiseEngine
-import PromiseTestSupport
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 // `.ci/run` runs this suite under ThreadSanitizer (`--filter Stress`).
 

@@ -1,12 +1,13 @@
 import Dispatch
+import PromiseTestSupport
 import Synchronization
 import Testing
-@testable import PromiseEngine
-import PromiseTestSupport
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 @Suite("Slots: leases on a counting semaphore of promises")
 struct SlotsTests {
@@ -99,7 +100,9 @@ struct SlotsTests {
         lease.release()
         lease.release()
         #expect(slots.inUse == 0)
-        let a = slots.lease(in: scope), b = slots.lease(in: scope), c = slots.lease(in: scope)
+        let a = slots.lease(in: scope)
+        let b = slots.lease(in: scope)
+        let c = slots.lease(in: scope)
         #expect(a.granted.state_ == "fulfilled(())" && b.granted.state_ == "fulfilled(())" && c.granted.state_ == "pending")
     }
 

@@ -1,7 +1,8 @@
 import Testing
-@testable import WorkflowRun
-@testable import WorkflowModel
 import WorkflowTestSupport
+
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 /// `TargetSelection`: what a run runs, as the executor and
 /// the renderers both ask it, with `on-demand` steps and groups.
@@ -46,11 +47,13 @@ struct TargetSelectionTests {
         }
         #expect(order == ["name", "flags", "compile"])
         let tree = TreeRenderer().render(cut)
-        #expect(tree.contains("""
-            on demand, not run (name one to run it: promise-run test.workflow LABEL)
-            ├─ clean: sh "rm -rf build"
-            └─ install: sh "cp {{name}} /usr/local/bin"
-            """), "\(tree)")
+        #expect(
+            tree.contains(
+                """
+                on demand, not run (name one to run it: promise-run test.workflow LABEL)
+                ├─ clean: sh "rm -rf build"
+                └─ install: sh "cp {{name}} /usr/local/bin"
+                """), "\(tree)")
         #expect(JSONRenderer().render(cut).contains("\"onDemandNotRun\": ["))
         #expect(DotRenderer().render(cut).contains("style=\"rounded,dashed\""))
     }
@@ -76,7 +79,8 @@ struct TargetSelectionTests {
 
     @Test("a group named runs as an ordinary run would: its on-demand parts stay out; an on-demand group holding a target runs cut")
     func groups() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             release: sequence {
               build: sh "make"
               publish: sh "make publish" {
@@ -103,7 +107,8 @@ struct TargetSelectionTests {
 
     @Test("a lane that runs brings the on-demand lanes it needs, in turn, in an ordinary run as with targets")
     func needsBringOnDemandLanes() throws {
-        let workflow = try workflow("""
+        let workflow = try workflow(
+            """
             parallel {
               fetch: sh "fetch" {
                 on-demand
@@ -122,7 +127,10 @@ struct TargetSelectionTests {
             }
             """)
         let group = try #require(workflow.body.nodes.first)
-        guard case .group(.parallel(let parallel)) = group.kind else { Issue.record("not a parallel"); return }
+        guard case .group(.parallel(let parallel)) = group.kind else {
+            Issue.record("not a parallel")
+            return
+        }
         let children = parallel.lanes.children
         let ordinary = TargetSelection.ordinary(workflow).lanes(children, dependencies: parallel.dependencies, cut: false)
         #expect(ordinary == [.whole, .whole, .whole, .onDemand, .whole])
@@ -132,7 +140,10 @@ struct TargetSelectionTests {
         #expect(bench == [.onDemand, .onDemand, .notSelected, .whole, .notSelected])
         #expect(TargetSelection.withNeeds([false, false, true], [[], [0], [1]]) == [true, true, true])
         let cut = TargetSelection.ordinary(workflow).cut(workflow)
-        guard case .group(.parallel(let shown)) = try #require(cut.body.nodes.first).kind else { Issue.record("not a parallel"); return }
+        guard case .group(.parallel(let shown)) = try #require(cut.body.nodes.first).kind else {
+            Issue.record("not a parallel")
+            return
+        }
         #expect(shown.lanes.children.compactMap(\.label) == ["fetch", "gen", "build", "lint"])
         #expect(shown.dependencies == [[], [0], [1], []], "the needs point at the lanes that are left")
     }
@@ -146,7 +157,8 @@ struct TargetSelectionTests {
         #expect(ordinary.reason(.notSelected, for: clean) == "not selected")
         #expect(ordinary.reason(.whole, for: clean) == nil)
         let plain = try workflow(Self.build, path: "ci/build.workflow")
-        #expect(TargetSelection.ordinary(plain).reason(.onDemand, for: try node(plain, "install"))
+        #expect(
+            TargetSelection.ordinary(plain).reason(.onDemand, for: try node(plain, "install"))
                 == "on demand: run it with promise-run ci/build.workflow install")
     }
 }

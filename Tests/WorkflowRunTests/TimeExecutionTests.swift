@@ -1,23 +1,25 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
-@testable import WorkflowRun
-@testable import WorkflowModel
-@testable import WorkflowLanguage
+import Testing
 import WorkflowTestSupport
+
+@testable import PromiseEngine
+@testable import WorkflowLanguage
+@testable import WorkflowModel
+@testable import WorkflowRun
 
 @Suite("Executor: timeouts, retries, interrupts")
 struct TimeExecutionTests {
     @Test("a step timeout cancels the work, fails with kind timeout, and ensure still runs")
     func stepTimeout() {
-        let run = ExecutorHarness("""
-        slow: sh "wait slow" {
-          timeout 5s
-        }
-        ensure {
-          log "cleanup"
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            slow: sh "wait slow" {
+              timeout 5s
+            }
+            ensure {
+              log "cleanup"
+            }
+            """)
         run.clock.advance(by: .seconds(4))
         #expect(run.outcome == nil)
         run.clock.advance(by: .seconds(1))
@@ -30,18 +32,19 @@ struct TimeExecutionTests {
 
     @Test("a group timeout cancels every child; none outlives the group's deadline")
     func groupTimeout() {
-        let run = ExecutorHarness("""
-        work: parallel {
-          timeout 10s
-          a: sh "wait a"
-          b: sh "sleep 1m" {
-            timeout 5m
-          }
-        }
-        catch timeout {
-          log "{{error.step}}: {{error.message}}"
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            work: parallel {
+              timeout 10s
+              a: sh "wait a"
+              b: sh "sleep 1m" {
+                timeout 5m
+              }
+            }
+            catch timeout {
+              log "{{error.step}}: {{error.message}}"
+            }
+            """)
         run.clock.advance(by: .seconds(10))
         #expect(run.runner.events.events.contains("cancel a"))
         #expect(run.runner.events.events.contains("cancel b"))
@@ -51,10 +54,11 @@ struct TimeExecutionTests {
 
     @Test("the workflow timeout applies to the whole body")
     func workflowTimeout() {
-        let run = ExecutorHarness("""
-        timeout 1m
-        a: sh "wait a"
-        """)
+        let run = ExecutorHarness(
+            """
+            timeout 1m
+            a: sh "wait a"
+            """)
         run.clock.advance(by: .seconds(60))
         #expect(run.outcome?.status == .failed)
         #expect(run.outcome?.error?.kind == .timeout)
@@ -62,12 +66,13 @@ struct TimeExecutionTests {
 
     @Test("a timeout on a step with retry is per attempt")
     func timeoutPerAttempt() {
-        let run = ExecutorHarness("""
-        flaky: sh "wait flaky" {
-          timeout 2s
-          retry 2
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            flaky: sh "wait flaky" {
+              timeout 2s
+              retry 2
+            }
+            """)
         run.clock.advance(by: .seconds(2))
         #expect(run.outcome == nil, "attempt 2 runs")
         run.runner.release("flaky")
@@ -77,11 +82,12 @@ struct TimeExecutionTests {
 
     @Test("retry N delay D runs again after failures, waiting D between attempts")
     func retryDelay() {
-        let run = ExecutorHarness("""
-        flaky: sh "exit 1" {
-          retry 2 delay 3s
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            flaky: sh "exit 1" {
+              retry 2 delay 3s
+            }
+            """)
         #expect(run.runner.events.events.filter { $0.hasPrefix("start") }.count == 1)
         run.clock.advance(by: .seconds(3))
         #expect(run.runner.events.events.filter { $0.hasPrefix("start") }.count == 2)
@@ -92,16 +98,20 @@ struct TimeExecutionTests {
 
     @Test("retry backoff D waits D, 2D, 4D")
     func retryBackoff() {
-        let run = ExecutorHarness("""
-        flaky: sh "exit 1" {
-          retry 3 backoff 1s
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            flaky: sh "exit 1" {
+              retry 3 backoff 1s
+            }
+            """)
         var starts: [Duration] = []
         var seen = 0
         for _ in 0..<20 {
             let now = run.runner.events.events.filter { $0.hasPrefix("start") }.count
-            if now > seen { starts.append(run.clock.now()); seen = now }
+            if now > seen {
+                starts.append(run.clock.now())
+                seen = now
+            }
             run.clock.advance(by: .milliseconds(500))
         }
         #expect(starts == [.zero, .seconds(1), .seconds(3), .seconds(7)])
@@ -110,23 +120,25 @@ struct TimeExecutionTests {
 
     @Test("retry on a group runs the whole group again")
     func groupRetry() {
-        let run = ExecutorHarness("""
-        deploy: sequence {
-          retry 1
-          step: sh "exit 1"
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            deploy: sequence {
+              retry 1
+              step: sh "exit 1"
+            }
+            """)
         #expect(run.record("step")?.attempts == 2)
     }
 
     @Test("a step that fails and then succeeds in a group's retry is reported succeeded, without the old error")
     func groupRetryClearsTheFailure() {
-        let run = ExecutorHarness("""
-        deploy: sequence {
-          retry 1
-          step: sh "wait step"
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            deploy: sequence {
+              retry 1
+              step: sh "wait step"
+            }
+            """)
         run.runner.fail("step", exit: 3)
         run.runner.release("step")
         #expect(run.outcome?.status == .succeeded)
@@ -139,13 +151,14 @@ struct TimeExecutionTests {
 
     @Test("an interrupt cancels what runs, skips what has not started, runs ensures")
     func interrupt() {
-        let run = ExecutorHarness("""
-        a: sh "wait a"
-        b: sh "ok"
-        ensure {
-          cleanup: sh "ok"
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            a: sh "wait a"
+            b: sh "ok"
+            ensure {
+              cleanup: sh "ok"
+            }
+            """)
         run.executor.interrupt()
         #expect(run.outcome?.status == .interrupted)
         #expect(run.statuses == ["a cancelled", "b skipped", "cleanup succeeded"])
@@ -153,12 +166,13 @@ struct TimeExecutionTests {
 
     @Test("--timeout stops the run as timed out, after ensures")
     func runTimeout() {
-        let run = ExecutorHarness("""
-        a: sh "wait a"
-        ensure {
-          log "cleanup"
-        }
-        """, timeout: .seconds(30))
+        let run = ExecutorHarness(
+            """
+            a: sh "wait a"
+            ensure {
+              log "cleanup"
+            }
+            """, timeout: .seconds(30))
         run.clock.advance(by: .seconds(30))
         #expect(run.outcome?.status == .timedOut)
         #expect(run.observer.logs.events == ["cleanup"])
@@ -166,11 +180,12 @@ struct TimeExecutionTests {
 
     @Test("a sleep step waits, and is cancelled by a timeout")
     func sleepStep() {
-        let run = ExecutorHarness("""
-        nap: sleep 10s {
-          timeout 1s
-        }
-        """)
+        let run = ExecutorHarness(
+            """
+            nap: sleep 10s {
+              timeout 1s
+            }
+            """)
         run.clock.advance(by: .seconds(1))
         #expect(run.outcome?.error?.kind == .timeout)
     }
@@ -180,41 +195,45 @@ struct TimeExecutionTests {
 struct ValueExecutionTests {
     @Test("step fields, captures of earlier steps, variables, --var, env with default, filters")
     func interpolation() {
-        let run = ExecutorHarness("""
-        var who = "world"
-        var greeting = "hello {{who}}"
-        out: sh "echo  padded  "
-        log "{{greeting}} [{{out.stdout | trim}}] {{env.HOME ?? "/none"}} {{env.USER_X}} {{who | shell}} {{who | json}} {{greeting | url}}"
-        """, variables: ["who": "you"], environment: ["USER_X": "x"])
+        let run = ExecutorHarness(
+            """
+            var who = "world"
+            var greeting = "hello {{who}}"
+            out: sh "echo  padded  "
+            log "{{greeting}} [{{out.stdout | trim}}] {{env.HOME ?? "/none"}} {{env.USER_X}} {{who | shell}} {{who | json}} {{greeting | url}}"
+            """, variables: ["who": "you"], environment: ["USER_X": "x"])
         #expect(run.observer.logs.events == [#"hello you [padded] /none x 'you' "you" hello%20you"#])
     }
 
     @Test("block-level env reaches the processes below it")
     func blockEnvironment() {
-        let run = ExecutorHarness("""
-        env MODE = "ci"
-        probe: sh "env MODE"
-        log "{{probe.stdout}}"
-        """)
+        let run = ExecutorHarness(
+            """
+            env MODE = "ci"
+            probe: sh "env MODE"
+            log "{{probe.stdout}}"
+            """)
         #expect(run.observer.logs.events == ["ci"])
     }
 
     @Test("a missing environment variable is a reference failure pointing at the expression")
     func missingEnvironment() {
-        let run = ExecutorHarness("""
-        log "{{env.NOT_SET_ANYWHERE}}"
-        """)
+        let run = ExecutorHarness(
+            """
+            log "{{env.NOT_SET_ANYWHERE}}"
+            """)
         #expect(run.outcome?.error?.kind == .reference)
         #expect(run.outcome?.error?.message.hasPrefix("test.workflow:1:6: environment variable 'NOT_SET_ANYWHERE' is not set") == true)
     }
 
     @Test("secrets are masked in logs, errors and step summaries")
     func secrets() {
-        let run = ExecutorHarness("""
-        secret token = "s3cr3t"
-        log "token is {{token}}"
-        fail "bad token {{token}}"
-        """)
+        let run = ExecutorHarness(
+            """
+            secret token = "s3cr3t"
+            log "token is {{token}}"
+            fail "bad token {{token}}"
+            """)
         #expect(run.observer.logs.events == ["token is ***"])
         #expect(run.outcome?.error?.message == "bad token ***")
         #expect(run.record("fail@3:1")?.failure?.message == "bad token ***")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
 
 // Helpers the model's, the language's and the run's tests share: workflow
 // text compiled as the command compiles it.

@@ -80,7 +80,8 @@ enum CompletionWords {
             case .path: line += " -r -F"
             case .choice, .prefixed:
                 if option == .format {
-                    line += " -x -a '(if test (__promise_run_command) = graph; " + graphFormats.split(separator: " ").map { "echo \($0); " }.joined()
+                    line +=
+                        " -x -a '(if test (__promise_run_command) = graph; " + graphFormats.split(separator: " ").map { "echo \($0); " }.joined()
                         + "else; " + textFormats.split(separator: " ").map { "echo \($0); " }.joined() + "end)'"
                 } else {
                     // Each value described by its option (fish reads "VALUE<TAB>DESCRIPTION" lines).
@@ -99,22 +100,28 @@ private func fishHelp(_ help: String) -> String {
     var text = ""
     var depth = 0
     for character in help {
-        if character == "(" { depth += 1; continue }
-        if character == ")" { depth = max(0, depth - 1); continue }
+        if character == "(" {
+            depth += 1
+            continue
+        }
+        if character == ")" {
+            depth = max(0, depth - 1)
+            continue
+        }
         if depth == 0 { text.append(character) }
     }
     while text.contains("  ") { text = text.replacing("  ", with: " ") }
     return text.replacing(" ,", with: ",").replacing(" ;", with: ";").replacing("'", with: "").trimmingCharacters(" ;")
 }
 
-private extension String {
-    func trimmingCharacters(_ set: String) -> String {
+extension String {
+    fileprivate func trimmingCharacters(_ set: String) -> String {
         Substring(self).trimmingCharacters(set)
     }
 }
 
-private extension Substring {
-    func trimmingCharacters(_ set: String) -> String {
+extension Substring {
+    fileprivate func trimmingCharacters(_ set: String) -> String {
         var text = self
         while let first = text.first, set.contains(first) { text = text.dropFirst() }
         while let last = text.last, set.contains(last) { text = text.dropLast() }

@@ -1,8 +1,8 @@
+import JSON
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
-import JSON
 
 /// Quick fixes (every did-you-mean; an undeclared variable's
 /// `var NAME = ""`), document links on `include` paths, and workspace
@@ -16,8 +16,10 @@ extension LanguageServer {
             guard let message = diagnostic[member: "message"]?.string, let range = diagnostic[member: "range"]?.range else { continue }
             let quoted = Self.quotedWords(message)
             if let meant = message.firstRange(of: "did you mean '"), let wrong = quoted.first,
-               let right = Self.quotedWords(String(message[meant.lowerBound...])).first {
-                let start = document.lines.offset(of: range.start, encoding), end = document.lines.offset(of: range.end, encoding)
+                let right = Self.quotedWords(String(message[meant.lowerBound...])).first
+            {
+                let start = document.lines.offset(of: range.start, encoding)
+                let end = document.lines.offset(of: range.end, encoding)
                 var target = start..<max(start, end)
                 // Only the misspelt word, where the range holds more.
                 if let found = document.bytes[target].firstRange(of: Array(wrong.utf8)) { target = found }
@@ -55,10 +57,13 @@ extension LanguageServer {
 
     /// A link on each `include "PATH"` line's path, to the file.
     func documentLinks(_ document: OpenDocument) -> JSONValue {
-        .array(Self.includes(of: document).map { include in
-            .object([("range", document.lines.range(include.path.lowerBound, include.path.upperBound, encoding).json),
-                      ("target", .string(DocumentURI.uri(of: include.target)))])
-        })
+        .array(
+            Self.includes(of: document).map { include in
+                .object([
+                    ("range", document.lines.range(include.path.lowerBound, include.path.upperBound, encoding).json),
+                    ("target", .string(DocumentURI.uri(of: include.target))),
+                ])
+            })
     }
 
     /// Each `include "PATH"` line's path (its bytes) and the file it names
@@ -75,8 +80,9 @@ extension LanguageServer {
             let text = bytes[start..<lines.end(ofLine: line)]
             // `include`, a space or a tab, at the start of a line (the expander's test).
             guard text.starts(with: Array("include".utf8)), text.count > 7, [0x20, 0x09].contains(text[text.startIndex + 7]),
-                  let open = text.firstIndex(of: UInt8(ascii: "\"")),
-                  let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
+                let open = text.firstIndex(of: UInt8(ascii: "\"")),
+                let close = text[(open + 1)...].firstIndex(of: UInt8(ascii: "\""))
+            else { continue }
             let included = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
             found.append(((open + 1)..<close, Paths.normalized(Paths.absolute(included, from: Paths.parent(of: path)))))
         }
@@ -106,11 +112,12 @@ extension LanguageServer {
                 }
                 let end = start + (definition.range.end - definition.range.start)
                 let kind: SymbolKindCode = definition.kind == .label ? .function : .variable
-                symbols.append(.object([
-                    ("name", .string(definition.name)), ("kind", .integer(kind.rawValue)),
-                    ("containerName", .string(path.split(separator: "/").last.map(String.init) ?? path)),
-                    ("location", locationJSON(uri: DocumentURI.uri(of: path), range: lines.range(start, min(end, bytes.count), encoding))),
-                ]))
+                symbols.append(
+                    .object([
+                        ("name", .string(definition.name)), ("kind", .integer(kind.rawValue)),
+                        ("containerName", .string(path.split(separator: "/").last.map(String.init) ?? path)),
+                        ("location", locationJSON(uri: DocumentURI.uri(of: path), range: lines.range(start, min(end, bytes.count), encoding))),
+                    ]))
             }
         }
         return .array(symbols)
@@ -127,12 +134,15 @@ extension LanguageServer {
     /// position relative to the one before (LSP's encoding).
     func semanticTokens(_ document: OpenDocument) -> JSONValue {
         var data: [JSONValue] = []
-        var line = 0, character = 0
+        var line = 0
+        var character = 0
         for token in SemanticTokens.tokens(of: document.bytes) {
             let range = document.lines.range(token.start, token.end, encoding)
             let deltaLine = range.start.line - line
-            data += [.integer(deltaLine), .integer(deltaLine == 0 ? range.start.character - character : range.start.character),
-                     .integer(range.end.character - range.start.character), .integer(token.kind.rawValue), .integer(0)]
+            data += [
+                .integer(deltaLine), .integer(deltaLine == 0 ? range.start.character - character : range.start.character),
+                .integer(range.end.character - range.start.character), .integer(token.kind.rawValue), .integer(0),
+            ]
             line = range.start.line
             character = range.start.character
         }

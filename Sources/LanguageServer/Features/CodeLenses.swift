@@ -25,10 +25,12 @@ package struct LocalStore: Sendable {
     /// client that watches files for the server is asked to watch.
     package var patterns: [String]
 
-    package init(verdicts: @escaping StepVerdicts,
-                 lastResults: @escaping @Sendable (_ workflowDirectory: String) -> [String: String] = { _ in [:] },
-                 watched: @escaping @Sendable (_ workflowDirectory: String) -> [String] = { _ in [] },
-                 patterns: [String] = []) {
+    package init(
+        verdicts: @escaping StepVerdicts,
+        lastResults: @escaping @Sendable (_ workflowDirectory: String) -> [String: String] = { _ in [:] },
+        watched: @escaping @Sendable (_ workflowDirectory: String) -> [String] = { _ in [] },
+        patterns: [String] = []
+    ) {
         self.verdicts = verdicts
         self.lastResults = lastResults
         self.watched = watched
@@ -70,8 +72,9 @@ extension LanguageServer {
         watchStore(of: folder)
         var verdicts: [String: String] = [:]
         if !analysis.diagnostics.contains(where: { $0.severity == .error }),
-           let bytes = overlay[root] ?? diskTexts[root] ?? (try? FileSystem.readBytes(root).get()),
-           let workflow = WorkflowCompiler.compile(SourceFile(path: root, bytes: bytes), overlay: overlay).workflow {
+            let bytes = overlay[root] ?? diskTexts[root] ?? (try? FileSystem.readBytes(root).get()),
+            let workflow = WorkflowCompiler.compile(SourceFile(path: root, bytes: bytes), overlay: overlay).workflow
+        {
             for (id, verdict) in store.verdicts(workflow, folder) where verdicts[id] == nil { verdicts[id] = verdict }
         }
         let results = store.lastResults(folder)
@@ -82,10 +85,11 @@ extension LanguageServer {
             guard !titles.isEmpty, let offset = document.documentOffset(definition.range.start, in: analysis) else { continue }
             let start = TextPosition(line: document.lines.line(of: offset), character: 0)
             for title in titles {
-                lenses.append(.object([
-                    ("range", TextRange(start: start, end: start).json),
-                    ("command", .object([("title", .string(title)), ("command", .string(""))])),
-                ]))
+                lenses.append(
+                    .object([
+                        ("range", TextRange(start: start, end: start).json),
+                        ("command", .object([("title", .string(title)), ("command", .string(""))])),
+                    ]))
             }
         }
         return .array(lenses)

@@ -1,8 +1,8 @@
+import JSON
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
-import JSON
 
 /// Completion: statements, step kinds, the attributes the step
 /// at the cursor takes, labels after `needs`, predicates after an
@@ -54,7 +54,9 @@ extension LanguageServer {
         case .stepExpectation(let kind):
             add(LanguageTable.expectationSubjects(for: kind), .keyword)
         case .captureSource(let kind):
-            for source in LanguageTable.captureSources where source.takenBy.contains(kind) { items.append(Self.item(source.name, .keyword, source.doc)) }
+            for source in LanguageTable.captureSources where source.takenBy.contains(kind) {
+                items.append(Self.item(source.name, .keyword, source.doc))
+            }
         case .predicate:
             add(LanguageTable.valuePredicates, .function)
             add(LanguageTable.textPredicates, .keyword)

@@ -177,7 +177,10 @@ enum CompletionContext: Equatable {
         while index < offset {
             let byte = bytes[index]
             if let open = quote {
-                if byte == UInt8(ascii: "\\"), open == UInt8(ascii: "\"") { index += 2; continue }
+                if byte == UInt8(ascii: "\\"), open == UInt8(ascii: "\"") {
+                    index += 2
+                    continue
+                }
                 if byte == open || byte == 0x0A { quote = nil }
             } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 quote = byte

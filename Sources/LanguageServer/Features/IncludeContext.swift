@@ -70,10 +70,12 @@ extension LanguageServer {
         if found.isEmpty {
             for file in diskCandidates(for: path) where documents.values.allSatisfy({ $0.normalizedPath != file }) {
                 guard let bytes = diskTexts[file] else { continue }
-                let analysis = diskAnalyses[file] ?? {
-                    analysesMade += 1
-                    return WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
-                }()
+                let analysis =
+                    diskAnalyses[file]
+                    ?? {
+                        analysesMade += 1
+                        return WorkflowCompiler.analyze(SourceFile(path: file, bytes: bytes), overlay: overlay)
+                    }()
                 diskAnalyses[file] = analysis
                 if holds(analysis, besides: file) { found.append((file, analysis)) }
             }
@@ -97,11 +99,13 @@ extension LanguageServer {
             var seen: Set<String> = [root.normalizedPath]
             var pending = [root.normalizedPath]
             while let file = pending.popLast() {
-                let targets = included[file] ?? {
-                    guard file != root.normalizedPath else { return Self.includes(of: root).map(\.target) }
-                    let bytes = texts[file] ?? (try? FileSystem.readBytes(file).get()) ?? []
-                    return Self.includes(of: bytes, path: file).map(\.target)
-                }()
+                let targets =
+                    included[file]
+                    ?? {
+                        guard file != root.normalizedPath else { return Self.includes(of: root).map(\.target) }
+                        let bytes = texts[file] ?? (try? FileSystem.readBytes(file).get()) ?? []
+                        return Self.includes(of: bytes, path: file).map(\.target)
+                    }()
                 included[file] = targets
                 for target in targets where seen.insert(target).inserted { pending.append(target) }
             }
@@ -171,8 +175,10 @@ extension LanguageServer {
             analysis?.source.segments.contains { Paths.normalized($0.file.path) == path } ?? false
         }
         var touched: [OpenDocument] = []
-        for document in documents.values where paths.contains(document.normalizedPath)
-            || holds(document.ownAnalysis) || holds(document.contextAnalysis) {
+        for document in documents.values
+        where paths.contains(document.normalizedPath)
+            || holds(document.ownAnalysis) || holds(document.contextAnalysis)
+        {
             document.ownAnalysis = nil
             document.contextAnalysis = nil
             touched.append(document)

@@ -1,15 +1,16 @@
+import JSON
 import JSONRPC
 import RunnerSystem
 import WorkflowLanguage
 import WorkflowModel
-import JSON
 
 /// Hover, go to definition, find references and rename, over the
 /// analysis's index; and the `include` lines, whose path leads to the file.
 extension LanguageServer {
     /// The name at the cursor (a label or a variable, declared or used).
     private func name(at params: JSONDocument, in document: OpenDocument)
-        -> (name: String, kind: SourceIndex.NameKind, range: SourceRange)? {
+        -> (name: String, kind: SourceIndex.NameKind, range: SourceRange)?
+    {
         guard let position = params[member: "position"]?.position else { return nil }
         let analysis = self.analysis(of: document)
         let offset = document.sourceOffset(document.lines.offset(of: position, encoding), in: analysis)
@@ -28,7 +29,8 @@ extension LanguageServer {
     /// there is none.
     static func wordSpan(around offset: Int, in bytes: [UInt8]) -> Range<Int> {
         func isWord(_ byte: UInt8) -> Bool { ASCIIByte.isIdentifierContinue(byte) || byte == UInt8(ascii: "-") }
-        var start = offset, end = offset
+        var start = offset
+        var end = offset
         while start > 0, isWord(bytes[start - 1]) { start -= 1 }
         while end < bytes.count, isWord(bytes[end]) { end += 1 }
         return start..<end
@@ -47,8 +49,10 @@ extension LanguageServer {
                 let whereText = place.uri == document.uri ? "line \(line)" : "\(DocumentURI.path(of: place.uri) ?? place.uri):\(line)"
                 switch found.kind {
                 case .label:
-                    let fields = LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).map(\.name) + definition.captures
-                    text = "**\(found.name)**: a `\(definition.detail)` \(LanguageTable.stepKinds.contains { $0.name == definition.detail } ? "step" : "group"), \(whereText)"
+                    let fields =
+                        LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).map(\.name) + definition.captures
+                    text =
+                        "**\(found.name)**: a `\(definition.detail)` \(LanguageTable.stepKinds.contains { $0.name == definition.detail } ? "step" : "group"), \(whereText)"
                     if !fields.isEmpty { text! += "\n\nfields: " + fields.map { "`\($0)`" }.joined(separator: ", ") }
                 case .variable:
                     switch definition.detail {
@@ -64,8 +68,10 @@ extension LanguageServer {
         } else if let (word, span) = word(at: params, in: document), let field = fieldDoc(word, before: span.lowerBound, in: document) {
             text = field
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
-        } else if let (word, span) = word(at: params, in: document), let doc = wordDoc(word, before: span.lowerBound, in: document)
-                    ?? LanguageTable.filters.first(where: { $0.name == word }).map(\.doc) {
+        } else if let (word, span) = word(at: params, in: document),
+            let doc = wordDoc(word, before: span.lowerBound, in: document)
+                ?? LanguageTable.filters.first(where: { $0.name == word }).map(\.doc)
+        {
             text = "**\(word)**: \(doc)"
             range = document.lines.range(span.lowerBound, span.upperBound, encoding)
         }
@@ -88,7 +94,8 @@ extension LanguageServer {
         let before = text.split(separator: " ")
         if before.last == "expect", let subject = LanguageTable.expectationSubjects.first(where: { $0.name == word }) { return subject.doc }
         if before.isEmpty, let owner = CompletionContext.owner(before: lineStart, in: document.bytes),
-           let attribute = LanguageTable.attributes.first(where: { $0.name == word && $0.takenBy.contains(owner) }) {
+            let attribute = LanguageTable.attributes.first(where: { $0.name == word && $0.takenBy.contains(owner) })
+        {
             return attribute.doc
         }
         return LanguageTable.doc(of: word)
@@ -103,7 +110,9 @@ extension LanguageServer {
         let label = String(decoding: bytes[labelStart..<(start - 1)], as: UTF8.self)
         guard let definition = analysis(of: document).index.definitions(of: label, kind: .label).first else { return nil }
         if definition.captures.contains(word) { return "**\(label).\(word)**: a capture of `\(label)`" }
-        return LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).first { $0.name == word }.map { "**\(label).\(word)**: \($0.doc)" }
+        return LanguageTable.fields(of: definition.detail, fileOperation: definition.fileOperation).first { $0.name == word }.map {
+            "**\(label).\(word)**: \($0.doc)"
+        }
     }
 
     func definition(_ document: OpenDocument, _ params: JSONDocument) -> Result<JSONValue, ResponseError> {
@@ -126,7 +135,8 @@ extension LanguageServer {
         let start = document.lines.starts[position.line]
         let text = String(decoding: document.bytes[start..<document.lines.end(ofLine: position.line)], as: UTF8.self)
         guard text.hasPrefix("include "), let open = text.firstIndex(of: "\""),
-              let close = text[text.index(after: open)...].firstIndex(of: "\"") else { return nil }
+            let close = text[text.index(after: open)...].firstIndex(of: "\"")
+        else { return nil }
         let path = String(text[text.index(after: open)..<close])
         return Paths.normalized(Paths.absolute(path, from: Paths.parent(of: document.path)))
     }
@@ -142,7 +152,8 @@ extension LanguageServer {
 
     /// Every place a name is declared (with `declarations`) and used.
     private func occurrences(of name: String, _ kind: SourceIndex.NameKind, in document: OpenDocument, declarations: Bool)
-        -> [(uri: String, range: TextRange)] {
+        -> [(uri: String, range: TextRange)]
+    {
         let analysis = self.analysis(of: document)
         var ranges: [SourceRange] = []
         if declarations { ranges += analysis.index.definitions(of: name, kind: kind).map(\.range) }
@@ -167,10 +178,15 @@ extension LanguageServer {
         }
         let bytes = Array(newName.utf8)
         guard let first = bytes.first, ASCIIByte.isIdentifierStart(first), bytes.allSatisfy(ASCIIByte.isIdentifierContinue),
-              !LanguageTable.statementWords.contains(newName), !Self.reservedNames.contains(newName) else {
+            !LanguageTable.statementWords.contains(newName), !Self.reservedNames.contains(newName)
+        else {
             let what = found.kind == .label ? "label" : "variable"
-            return .failure(ResponseError(code: ResponseError.requestFailed,
-                                          message: "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword, nor 'error' or 'env')"))
+            return .failure(
+                ResponseError(
+                    code: ResponseError.requestFailed,
+                    message:
+                        "'\(newName)' is not a valid \(what) name: a letter or '_', then letters, digits, '_' or '-' (and not a keyword, nor 'error' or 'env')"
+                ))
         }
         guard newName == found.name || analysis(of: document).index.definitions(of: newName, kind: found.kind).isEmpty else {
             return .failure(ResponseError(code: ResponseError.requestFailed, message: "'\(newName)' is already declared in this file"))

@@ -1,7 +1,7 @@
+import JSON
 import JSONRPC
 import WorkflowLanguage
 import WorkflowModel
-import JSON
 
 /// Document symbols (the outline of labels, groups and variables),
 /// folding ranges (every block), and formatting (`fmt`'s layout).
@@ -15,7 +15,9 @@ extension LanguageServer {
                 let extent = document.location(item.extent, in: analysis, encoding).range
                 var selection = document.location(item.selection, in: analysis, encoding).range
                 if selection.start.line < extent.start.line || selection.end.line > extent.end.line { selection = extent }
-                let kind: SymbolKindCode = item.detail == "var" || item.detail == "secret" ? .variable
+                let kind: SymbolKindCode =
+                    item.detail == "var" || item.detail == "secret"
+                    ? .variable
                     : item.isGroup ? .namespace : .function
                 var members: [(String, JSONValue)] = [
                     ("name", .string(item.name)), ("detail", .string(item.detail)), ("kind", .integer(kind.rawValue)),
@@ -35,8 +37,10 @@ extension LanguageServer {
         var seen: Set<Int> = []
         func fold(_ range: SourceRange) {
             guard let start = document.documentOffset(range.start, in: analysis),
-                  let end = document.documentOffset(max(range.start, range.end - 1), in: analysis) else { return }
-            let first = document.lines.line(of: start), last = document.lines.line(of: end)
+                let end = document.documentOffset(max(range.start, range.end - 1), in: analysis)
+            else { return }
+            let first = document.lines.line(of: start)
+            let last = document.lines.line(of: end)
             // The closing brace's line stays visible.
             guard last - 1 > first, seen.insert(first).inserted else { return }
             ranges.append(.object([("startLine", .integer(first)), ("endLine", .integer(last - 1))]))

@@ -1,6 +1,6 @@
+import JSON
 import JSONRPC
 import WorkflowModel
-import JSON
 
 // Reading the LSP's parameters out of JSON, and writing its results: only
 // the fields this server reads and writes (LSP 3.17).
@@ -35,7 +35,8 @@ extension JSONDocument {
     /// `{line, character}`.
     package var position: TextPosition? {
         guard let line = self[member: "line"]?.integer, let character = self[member: "character"]?.integer,
-              line >= 0, character >= 0 else { return nil }
+            line >= 0, character >= 0
+        else { return nil }
         return TextPosition(line: line, character: character)
     }
 
@@ -69,15 +70,33 @@ package func textEditJSON(range: TextRange, newText: String) -> JSONValue {
 
 /// LSP's `DiagnosticSeverity`.
 package enum DiagnosticSeverityCode: Int {
-    case error = 1, warning = 2, information = 3, hint = 4
+    case error = 1
+    case warning = 2
+    case information = 3
+    case hint = 4
 }
 
 /// LSP's `CompletionItemKind` (the ones used).
 package enum CompletionKind: Int {
-    case text = 1, method = 2, function = 3, field = 5, variable = 6, module = 9, property = 10, keyword = 14, snippet = 15, reference = 18
+    case text = 1
+    case method = 2
+    case function = 3
+    case field = 5
+    case variable = 6
+    case module = 9
+    case property = 10
+    case keyword = 14
+    case snippet = 15
+    case reference = 18
 }
 
 /// LSP's `SymbolKind` (the ones used).
 package enum SymbolKindCode: Int {
-    case file = 1, module = 2, namespace = 3, function = 12, variable = 13, event = 24, `operator` = 25
+    case file = 1
+    case module = 2
+    case namespace = 3
+    case function = 12
+    case variable = 13
+    case event = 24
+    case `operator` = 25
 }

@@ -47,7 +47,8 @@ package struct LineIndex: Sendable {
 
     /// The line holding a byte offset.
     package func line(of offset: Int) -> Int {
-        var low = 0, high = starts.count - 1
+        var low = 0
+        var high = starts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if starts[middle] <= offset { low = middle } else { high = middle - 1 }
@@ -93,7 +94,8 @@ package struct LineIndex: Sendable {
 
     private func units(from start: Int, to end: Int, _ encoding: PositionEncoding) -> Int {
         if encoding == .utf8 { return end - start }
-        var offset = start, count = 0
+        var offset = start
+        var count = 0
         while offset < end {
             let (length, units) = Self.scalar(bytes, at: offset, encoding)
             count += units

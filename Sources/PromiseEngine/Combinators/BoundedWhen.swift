@@ -21,8 +21,9 @@ public func when<Elements: Sequence, Value: Sendable>(
     _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
 ) -> Promise<[Value]> where Elements.Element: Sendable {
     if let refused = BoundedRun<Elements.Element, Value>.refusal(limit: limit) { return Promise(error: refused) }
-    let run = BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: true,
-                         cancelInFlightOnFailure: cancelOthersOnFailure, body: body)
+    let run = BoundedRun(
+        elements.makeIterator(), limit: limit, stopOnFailure: true,
+        cancelInFlightOnFailure: cancelOthersOnFailure, body: body)
     return run.result.map { outcomes in
         var values: [Value] = []
         values.reserveCapacity(outcomes.count)
@@ -46,8 +47,10 @@ public func when<Elements: Sequence, Value: Sendable>(
     _ body: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
 ) -> Promise<[Outcome<Value>]> where Elements.Element: Sendable {
     if let refused = BoundedRun<Elements.Element, Value>.refusal(limit: limit) { return Promise(error: refused) }
-    return BoundedRun(elements.makeIterator(), limit: limit, stopOnFailure: false,
-               cancelInFlightOnFailure: false, body: body).result
+    return BoundedRun(
+        elements.makeIterator(), limit: limit, stopOnFailure: false,
+        cancelInFlightOnFailure: false, body: body
+    ).result
 }
 
 /// The state of a bounded run, mutated under the lock of `BoundedRun`.

@@ -56,9 +56,10 @@ extension Promise {
         // An index loop: `enumerated()` allocates per element in
         // unspecialized code.
         for index in 0..<promises.count {
-            promises[index].observe({ pointer, drain in
-                receiver(index, Outcome<Input>.load(from: pointer), &drain)
-            }, asChild: true, &drain)
+            promises[index].observe(
+                { pointer, drain in
+                    receiver(index, Outcome<Input>.load(from: pointer), &drain)
+                }, asChild: true, &drain)
         }
         drain.run()
     }

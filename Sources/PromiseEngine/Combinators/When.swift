@@ -149,9 +149,10 @@ final class PackRun<each Value: Sendable>: CombinatorHooks, @unchecked Sendable 
     }
 
     private func observe<Input>(_ promise: Promise<Input>, _ drain: inout Drain) {
-        promise.observe({ [self] pointer, drain in
-            self.receive(Outcome<Input>.load(from: pointer), &drain)
-        }, asChild: true, &drain)
+        promise.observe(
+            { [self] pointer, drain in
+                self.receive(Outcome<Input>.load(from: pointer), &drain)
+            }, asChild: true, &drain)
     }
 
     private func receive<Input>(_ outcome: Outcome<Input>, _ drain: inout Drain) {

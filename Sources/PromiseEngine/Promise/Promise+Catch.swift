@@ -19,16 +19,18 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            switch outcome {
-            case .fulfilled: return .outcome(.fulfilled(()))
-            case .rejected(let error):
-                guard allowed else { return .outcome(.cancelled) }
-                try body(error)
-                return .outcome(.fulfilled(()))
-            case .cancelled: return .outcome(.cancelled)
-            }
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                switch outcome {
+                case .fulfilled: return .outcome(.fulfilled(()))
+                case .rejected(let error):
+                    guard allowed else { return .outcome(.cancelled) }
+                    try body(error)
+                    return .outcome(.fulfilled(()))
+                case .cancelled: return .outcome(.cancelled)
+                }
+            }, token: token?.currentGuard)
     }
 
     /// Replaces an error with the promise `body` returns (throw to pass an error on).
@@ -45,11 +47,13 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            guard case .rejected(let error) = outcome else { return .outcome(outcome) }
-            guard allowed else { return .outcome(.cancelled) }
-            return .promise(try body(error))
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                guard case .rejected(let error) = outcome else { return .outcome(outcome) }
+                guard allowed else { return .outcome(.cancelled) }
+                return .promise(try body(error))
+            }, token: token?.currentGuard)
     }
 
     /// Replaces an error with a value (throw to pass an error on).
@@ -66,11 +70,13 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            guard case .rejected(let error) = outcome else { return .outcome(outcome) }
-            guard allowed else { return .outcome(.cancelled) }
-            return .outcome(.fulfilled(try body(error)))
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                guard case .rejected(let error) = outcome else { return .outcome(outcome) }
+                guard allowed else { return .outcome(.cancelled) }
+                return .outcome(.fulfilled(try body(error)))
+            }, token: token?.currentGuard)
     }
 
     /// Runs `body` on every outcome (cancellation too) and passes the outcome on.
@@ -90,14 +96,16 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable () throws -> Void
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            do {
-                if allowed { try body() }
-            } catch {
-                if case .fulfilled = outcome { throw error }
-            }
-            return .outcome(outcome)
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                do {
+                    if allowed { try body() }
+                } catch {
+                    if case .fulfilled = outcome { throw error }
+                }
+                return .outcome(outcome)
+            }, token: token?.currentGuard)
     }
 
     /// As `ensure`, waiting for the promise `body` returns before passing the
@@ -113,21 +121,26 @@ extension Promise {
         onSecondaryError: (@Sendable (any Error) -> Void)? = nil,
         _ body: @escaping @Sendable () throws -> Promise<Void>
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            guard allowed else { return .outcome(outcome) }
-            let cleanup: Promise<Void>
-            do { cleanup = try body() } catch { cleanup = Promise<Void>(error: error) }
-            return .promise(cleanup.derive(.inline, .outcome { cleanupOutcome in
-                switch (outcome, cleanupOutcome) {
-                case (.fulfilled, .rejected(let error)): return .outcome(.rejected(error))
-                case (.fulfilled, .cancelled): return .outcome(.cancelled)
-                case (_, .rejected(let error)):
-                    onSecondaryError?(error)
-                    return .outcome(outcome)
-                default: return .outcome(outcome)
-                }
-            }))
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                guard allowed else { return .outcome(outcome) }
+                let cleanup: Promise<Void>
+                do { cleanup = try body() } catch { cleanup = Promise<Void>(error: error) }
+                return .promise(
+                    cleanup.derive(
+                        .inline,
+                        .outcome { cleanupOutcome in
+                            switch (outcome, cleanupOutcome) {
+                            case (.fulfilled, .rejected(let error)): return .outcome(.rejected(error))
+                            case (.fulfilled, .cancelled): return .outcome(.cancelled)
+                            case (_, .rejected(let error)):
+                                onSecondaryError?(error)
+                                return .outcome(outcome)
+                            default: return .outcome(outcome)
+                            }
+                        }))
+            }, token: token?.currentGuard)
     }
 
     /// Runs `body` on every outcome at the end of a chain.
@@ -144,9 +157,12 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable () -> Void
     ) {
-        _ = derive(executor, .guardedOutcome { outcome, allowed in
-            if allowed { body() }
-            return .outcome(outcome)
-        }, token: token?.currentGuard) as Promise<Value>
+        _ =
+            derive(
+                executor,
+                .guardedOutcome { outcome, allowed in
+                    if allowed { body() }
+                    return .outcome(outcome)
+                }, token: token?.currentGuard) as Promise<Value>
     }
 }

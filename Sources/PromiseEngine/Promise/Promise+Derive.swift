@@ -62,21 +62,25 @@ extension Promise {
     ) {
         switch handler {
         case .map(let transform):
-            observeNow({ pointer, drain in
-                child.complete(from: Outcome<Value>.load(from: pointer), .map(transform), allowed: check.allows, &drain)
-            }, asChild: true)
+            observeNow(
+                { pointer, drain in
+                    child.complete(from: Outcome<Value>.load(from: pointer), .map(transform), allowed: check.allows, &drain)
+                }, asChild: true)
         case .then(let body):
-            observeNow({ pointer, drain in
-                child.complete(from: Outcome<Value>.load(from: pointer), .then(body), allowed: check.allows, &drain)
-            }, asChild: true)
+            observeNow(
+                { pointer, drain in
+                    child.complete(from: Outcome<Value>.load(from: pointer), .then(body), allowed: check.allows, &drain)
+                }, asChild: true)
         case .outcome(let body):
-            observeNow({ pointer, drain in
-                child.complete(from: Outcome<Value>.load(from: pointer), .outcome(body), allowed: check.allows, &drain)
-            }, asChild: true)
+            observeNow(
+                { pointer, drain in
+                    child.complete(from: Outcome<Value>.load(from: pointer), .outcome(body), allowed: check.allows, &drain)
+                }, asChild: true)
         case .guardedOutcome(let body):
-            observeNow({ pointer, drain in
-                child.complete(from: Outcome<Value>.load(from: pointer), .guardedOutcome(body), allowed: check.allows, &drain)
-            }, asChild: true)
+            observeNow(
+                { pointer, drain in
+                    child.complete(from: Outcome<Value>.load(from: pointer), .guardedOutcome(body), allowed: check.allows, &drain)
+                }, asChild: true)
         }
     }
 
@@ -105,18 +109,20 @@ extension Promise {
             while case .nowOr(let inner) = context { context = inner }
         }
         if case .queue(let queue) = context {
-            observeNow({ pointer, _ in
-                let outcome = Outcome<Value>.load(from: pointer)
-                queue.async {
-                    var drain = Drain()
-                    child.complete(from: outcome, handler, allowed: token.allows, &drain)
-                    drain.run()
-                }
-            }, asChild: true)
+            observeNow(
+                { pointer, _ in
+                    let outcome = Outcome<Value>.load(from: pointer)
+                    queue.async {
+                        var drain = Drain()
+                        child.complete(from: outcome, handler, allowed: token.allows, &drain)
+                        drain.run()
+                    }
+                }, asChild: true)
         } else {
-            observeNow({ pointer, drain in
-                child.complete(from: Outcome<Value>.load(from: pointer), handler, allowed: token.allows, &drain)
-            }, asChild: true)
+            observeNow(
+                { pointer, drain in
+                    child.complete(from: Outcome<Value>.load(from: pointer), handler, allowed: token.allows, &drain)
+                }, asChild: true)
         }
     }
 
@@ -201,9 +207,10 @@ extension Promise {
             return
         }
         let (cancelRequested, forwardingProgress) = replaceUpstream(with: other)
-        other.observe({ [self] pointer, drain in
-            self.settle(Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true, &drain)
+        other.observe(
+            { [self] pointer, drain in
+                self.settle(Outcome<Value>.load(from: pointer), &drain)
+            }, asChild: true, &drain)
         if forwardingProgress {
             other.addProgressListener { [self] fraction in self.reportProgress(fraction) }
         }

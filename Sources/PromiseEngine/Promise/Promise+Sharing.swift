@@ -79,9 +79,10 @@ extension Promise {
     public func relay(to resolver: Resolver<Value>) -> Promise<Value> {
         addProgressListener { fraction in resolver.progress(fraction) }
         resolver.onCancel { [self] in self.cancelAsChild() }
-        observeNow({ pointer, drain in
-            resolver.promise.settle(Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true)
+        observeNow(
+            { pointer, drain in
+                resolver.promise.settle(Outcome<Value>.load(from: pointer), &drain)
+            }, asChild: true)
         return self
     }
 
@@ -91,8 +92,9 @@ extension Promise {
     /// request on to `other`, now or later). Its progress is its own.
     final func follow(_ other: Promise<Value>, onCancelRequest: @escaping @Sendable () -> Void) {
         addCancelHandler(onCancelRequest)
-        other.observeNow({ [self] pointer, drain in
-            self.settle(self.isCancelRequested ? .cancelled : Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true)
+        other.observeNow(
+            { [self] pointer, drain in
+                self.settle(self.isCancelRequested ? .cancelled : Outcome<Value>.load(from: pointer), &drain)
+            }, asChild: true)
     }
 }

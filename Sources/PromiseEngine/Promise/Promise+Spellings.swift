@@ -48,17 +48,19 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Failure) throws -> Void
     ) -> Promise<Void> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            switch outcome {
-            case .fulfilled: return .outcome(.fulfilled(()))
-            case .rejected(let error):
-                guard let matched = error as? Failure else { return .outcome(.rejected(error)) }
-                guard allowed else { return .outcome(.cancelled) }
-                try body(matched)
-                return .outcome(.fulfilled(()))
-            case .cancelled: return .outcome(.cancelled)
-            }
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                switch outcome {
+                case .fulfilled: return .outcome(.fulfilled(()))
+                case .rejected(let error):
+                    guard let matched = error as? Failure else { return .outcome(.rejected(error)) }
+                    guard allowed else { return .outcome(.cancelled) }
+                    try body(matched)
+                    return .outcome(.fulfilled(()))
+                case .cancelled: return .outcome(.cancelled)
+                }
+            }, token: token?.currentGuard)
     }
 }
 

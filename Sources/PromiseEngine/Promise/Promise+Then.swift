@@ -46,10 +46,12 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ transform: @escaping @Sendable (Value) throws -> NewValue?
     ) -> Promise<NewValue> {
-        derive(executor, .map { value in
-            guard let result = try transform(value) else { throw PromiseError.nilValue }
-            return result
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .map { value in
+                guard let result = try transform(value) else { throw PromiseError.nilValue }
+                return result
+            }, token: token?.currentGuard)
     }
 
     /// Consumes the value; the new promise is fulfilled with `()`.
@@ -79,10 +81,12 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            if allowed, case .fulfilled(let value) = outcome { try body(value) }
-            return .outcome(outcome)
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                if allowed, case .fulfilled(let value) = outcome { try body(value) }
+                return .outcome(outcome)
+            }, token: token?.currentGuard)
     }
 
     /// Looks at the outcome, whatever it is, and passes it on unchanged.
@@ -99,10 +103,12 @@ extension Promise {
         token: PromiseInvalidationToken? = nil,
         _ body: @escaping @Sendable (Outcome<Value>) -> Void
     ) -> Promise<Value> {
-        derive(executor, .guardedOutcome { outcome, allowed in
-            if allowed { body(outcome) }
-            return .outcome(outcome)
-        }, token: token?.currentGuard)
+        derive(
+            executor,
+            .guardedOutcome { outcome, allowed in
+                if allowed { body(outcome) }
+                return .outcome(outcome)
+            }, token: token?.currentGuard)
     }
 
     /// The same promise with its value discarded.

@@ -60,7 +60,9 @@ extension Duration {
             return tenths % 10 == 0 ? "\(tenths / 10)s" : "\(tenths / 10).\(tenths % 10)s"
         }
         let totalSeconds = ms / 1000
-        let h = totalSeconds / 3600, m = (totalSeconds % 3600) / 60, s = totalSeconds % 60
+        let h = totalSeconds / 3600
+        let m = (totalSeconds % 3600) / 60
+        let s = totalSeconds % 60
         var text = ""
         if h > 0 { text += "\(h)h" }
         if m > 0 { text += "\(m)m" }

@@ -58,12 +58,14 @@ struct SpinLock: ~Copyable, @unchecked Sendable {
         // Only this thread ever writes its own token, so finding it there
         // means this thread holds the lock. (A word of 1 was written by
         // code built without DEBUG, which does not mark.)
-        precondition(mark == 1 || word.load(ordering: .relaxed) != mark,
-                     "PromiseEngine: a promise's lock taken again by the thread that holds it")
+        precondition(
+            mark == 1 || word.load(ordering: .relaxed) != mark,
+            "PromiseEngine: a promise's lock taken again by the thread that holds it")
         var round: UInt32 = 0
         while true {
             if word.load(ordering: .relaxed) == 0,
-               word.compareExchange(expected: 0, desired: mark, ordering: .acquiring).exchanged {
+                word.compareExchange(expected: 0, desired: mark, ordering: .acquiring).exchanged
+            {
                 return
             }
             if round < 64 {

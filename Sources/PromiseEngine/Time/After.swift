@@ -45,10 +45,11 @@ extension Promise {
         // No cancel handler stops the timer: if cancelling `result` does not
         // cancel `self` (it has other children), the timer still settles
         // `result`, as cancelled, by the deadline.
-        observeNow({ pointer, drain in
-            timer.cancel()
-            result.settle(Outcome<Value>.load(from: pointer), &drain)
-        }, asChild: true)
+        observeNow(
+            { pointer, drain in
+                timer.cancel()
+                result.settle(Outcome<Value>.load(from: pointer), &drain)
+            }, asChild: true)
         return result
     }
 }

@@ -53,8 +53,9 @@ public func retry<Value: Sendable>(
     delayAfter: (@Sendable (_ error: any Error, _ attempt: Int) -> Duration?)? = nil,
     _ body: @escaping @Sendable (_ attempt: Int) throws -> Promise<Value>
 ) -> Promise<Value> {
-    let run = RetryRun(maxAttempts: max(1, maxAttempts), delay: delay, clock: clock, shouldRetry: shouldRetry,
-                       delayAfter: delayAfter, body: body)
+    let run = RetryRun(
+        maxAttempts: max(1, maxAttempts), delay: delay, clock: clock, shouldRetry: shouldRetry,
+        delayAfter: delayAfter, body: body)
     run.result.addCancelHandler { run.cancel() }
     run.start()
     return run.result
@@ -84,10 +85,12 @@ private final class RetryRun<Value: Sendable>: Sendable {
     private let delayAfter: (@Sendable (any Error, Int) -> Duration?)?
     private let body: @Sendable (Int) throws -> Promise<Value>
 
-    init(maxAttempts: Int, delay: RetryDelay, clock: any PromiseClock,
-         shouldRetry: @escaping @Sendable (any Error) -> Bool,
-         delayAfter: (@Sendable (any Error, Int) -> Duration?)?,
-         body: @escaping @Sendable (Int) throws -> Promise<Value>) {
+    init(
+        maxAttempts: Int, delay: RetryDelay, clock: any PromiseClock,
+        shouldRetry: @escaping @Sendable (any Error) -> Bool,
+        delayAfter: (@Sendable (any Error, Int) -> Duration?)?,
+        body: @escaping @Sendable (Int) throws -> Promise<Value>
+    ) {
         self.maxAttempts = maxAttempts
         self.delay = delay
         self.clock = clock

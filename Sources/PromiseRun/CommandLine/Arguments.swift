@@ -1,10 +1,10 @@
+import CommandLineOptions
 import Glibc
 import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
-import CommandLineOptions
 import Reports
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// A command line that cannot be understood: one line saying why.
 struct UsageError: Error, Equatable {
@@ -54,7 +54,8 @@ enum Arguments {
                 // `promise-run chek f.workflow`: a word that is no file but
                 // is close to a command.
                 if !word.contains("/"), !word.contains("."), access(word, F_OK) != 0,
-                   let command = Suggestion.closest(to: word, among: CommandName.words) {
+                    let command = Suggestion.closest(to: word, among: CommandName.words)
+                {
                     throw UsageError(message: "unknown command '\(word)'; did you mean '\(command)'?")
                 }
             }
@@ -107,16 +108,18 @@ enum Arguments {
         case "completions":
             guard let name = rest.first else { throw UsageError(message: "completions needs a shell: bash, zsh or fish") }
             guard let shell = Shell(rawValue: name) else {
-                throw UsageError(message: "no completions for '\(name)'\(Suggestion.phrase(for: name, among: Shell.allCases.map(\.rawValue))); "
-                                 + "the shells are bash, zsh and fish")
+                throw UsageError(
+                    message: "no completions for '\(name)'\(Suggestion.phrase(for: name, among: Shell.allCases.map(\.rawValue))); "
+                        + "the shells are bash, zsh and fish")
             }
             guard rest.count == 1 else { throw UsageError(message: "unexpected argument '\(rest[1])': completions takes one shell") }
             return .completions(shell)
         default:
             let topic = rest.first { !$0.hasPrefix("-") }
             if let topic, !CommandName.words.contains(topic) {
-                throw UsageError(message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: CommandName.words)); "
-                                 + "the commands are run, check, graph, list, fmt, completions, lsp")
+                throw UsageError(
+                    message: "no help for '\(topic)'\(Suggestion.phrase(for: topic, among: CommandName.words)); "
+                        + "the commands are run, check, graph, list, fmt, completions, lsp")
             }
             return .help(topic)
         }
@@ -165,7 +168,8 @@ enum Arguments {
                 let name = String(text[..<equals])
                 let path = String(text[text.index(after: equals)...])
                 guard let format = ReportRequest.Format(rawValue: name) else {
-                    let suggestion = Suggestion.closest(to: name, among: ReportRequest.Format.allCases.map(\.rawValue))
+                    let suggestion =
+                        Suggestion.closest(to: name, among: ReportRequest.Format.allCases.map(\.rawValue))
                         .map { "; did you mean '\($0)'?" } ?? " (json, junit, html or markdown)"
                     throw UsageError(message: "unknown report format '\(name)'\(suggestion)")
                 }
@@ -263,8 +267,9 @@ enum Arguments {
 
     private static func parseGraph(_ arguments: [String]) throws(UsageError) -> GraphOptions {
         let parsed = try parseFileCommand(.graph, arguments, GraphOptions.Format.self, takesTargets: true)
-        return GraphOptions(file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets,
-                            executor: parsed.executor)
+        return GraphOptions(
+            file: parsed.file, format: parsed.format ?? .tree, color: parsed.color, targets: parsed.targets,
+            executor: parsed.executor)
     }
 
     private static func parseList(_ arguments: [String]) throws(UsageError) -> ListOptions {
@@ -392,7 +397,8 @@ private struct OptionReader {
         return duration
     }
 
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(for argument: String, _ type: Choice.Type) throws(UsageError) -> Choice where Choice.RawValue == String {
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(for argument: String, _ type: Choice.Type) throws(UsageError) -> Choice
+    where Choice.RawValue == String {
         let text = try value(for: argument)
         guard let choice = Choice(rawValue: text) else {
             let names = Choice.allCases.map(\.rawValue).joined(separator: ", ")
@@ -412,8 +418,9 @@ private struct OptionReader {
     func unknownOption(for command: CommandName) -> UsageError {
         if let option = Option.named(name) {
             if option.spec.commands.contains(.run) {
-                return UsageError(message: "'\(name)' is an option of running a workflow (promise-run [run] [OPTIONS] FILE); "
-                                  + "this command does not take it")
+                return UsageError(
+                    message: "'\(name)' is an option of running a workflow (promise-run [run] [OPTIONS] FILE); "
+                        + "this command does not take it")
             }
             let owners = CommandName.allCases.filter { option.spec.commands.contains($0) }.map(\.rawValue).joined(separator: ", ")
             return UsageError(message: "'\(name)' is an option of \(owners), not of \(command.rawValue)")

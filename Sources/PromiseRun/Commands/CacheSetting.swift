@@ -1,8 +1,8 @@
+import CommandLineOptions
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 import WorkflowRun
-import CommandLineOptions
 
 /// The shared cache a run uses: `--cache` wins over
 /// `PROMISE_RUN_CACHE`; a token comes from `PROMISE_RUN_CACHE_TOKEN`.
@@ -10,16 +10,23 @@ import CommandLineOptions
 enum CacheSetting {
     /// Nil when no cache is named; a failure says what is wrong with the
     /// one that is (exit 2).
-    static func make(_ options: RunOptions, environment: [String: String], runner: any StepRunner,
-                     clock: any PromiseClock) -> Result<SharedCache?, CacheLocationError> {
-        let named = options.cache.map { (text: $0, source: Option.cache.spec.long) }
+    static func make(
+        _ options: RunOptions, environment: [String: String], runner: any StepRunner,
+        clock: any PromiseClock
+    ) -> Result<SharedCache?, CacheLocationError> {
+        let named =
+            options.cache.map { (text: $0, source: Option.cache.spec.long) }
             ?? environment["PROMISE_RUN_CACHE"].flatMap { $0.isEmpty ? nil : (text: $0, source: "PROMISE_RUN_CACHE") }
         guard let named else { return .success(nil) }
-        switch CacheLocation.parse(named.text, currentDirectory: ProcessEnvironment.currentDirectory(),
-                                   token: environment["PROMISE_RUN_CACHE_TOKEN"]) {
+        switch CacheLocation.parse(
+            named.text, currentDirectory: ProcessEnvironment.currentDirectory(),
+            token: environment["PROMISE_RUN_CACHE_TOKEN"])
+        {
         case .success(let location):
-            return .success(SharedCache(location: location, runner: runner, clock: clock, timeout: options.cacheTimeout,
-                                        readOnly: options.cacheReadOnly))
+            return .success(
+                SharedCache(
+                    location: location, runner: runner, clock: clock, timeout: options.cacheTimeout,
+                    readOnly: options.cacheReadOnly))
         case .failure(var error):
             error.message = "\(named.source): \(error.message)"
             return .failure(error)
@@ -34,7 +41,8 @@ enum CacheSetting {
         var scrubbed = environment
         scrubbed["PROMISE_RUN_CACHE_TOKEN"] = nil
         if let url = environment["PROMISE_RUN_CACHE"], let scheme = url.firstRange(of: "://"),
-           url[scheme.upperBound...].prefix(while: { $0 != "/" }).contains("@") {
+            url[scheme.upperBound...].prefix(while: { $0 != "/" }).contains("@")
+        {
             scrubbed["PROMISE_RUN_CACHE"] = nil
         }
         return scrubbed

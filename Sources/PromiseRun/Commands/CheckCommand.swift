@@ -1,10 +1,10 @@
-import PromiseEngine
-import WorkflowRun
-import RunnerSystem
-import WorkflowModel
-import WorkflowLanguage
-import JSON
 import CommandLineOptions
+import JSON
+import PromiseEngine
+import RunnerSystem
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// `promise-run check FILE...`: parse and check each file; print every
 /// diagnostic; exit 0 when all are fine, 2 otherwise.
@@ -78,10 +78,11 @@ enum CheckCommand {
                 items += CheckDiagnostics.json(result)
             case .failure(let error):
                 failed = true
-                items.append(.object([
-                    ("file", .string(file)), ("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null),
-                    ("severity", .string("error")), ("message", .string(error.message)), ("notes", .array([])),
-                ]))
+                items.append(
+                    .object([
+                        ("file", .string(file)), ("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null),
+                        ("severity", .string("error")), ("message", .string(error.message)), ("notes", .array([])),
+                    ]))
             }
         }
         StandardStreams.writeOutput(JSONValue.array(items).rendered() + "\n")
@@ -101,8 +102,10 @@ enum CheckDiagnostics {
             guard let range else { return [("line", .null), ("column", .null), ("endLine", .null), ("endColumn", .null)] }
             let start = result.source.location(of: range.start)
             let end = result.source.location(of: range.end)
-            return [("line", .integer(start.line)), ("column", .integer(start.column)),
-                    ("endLine", .integer(end.line)), ("endColumn", .integer(end.column))]
+            return [
+                ("line", .integer(start.line)), ("column", .integer(start.column)),
+                ("endLine", .integer(end.line)), ("endColumn", .integer(end.column)),
+            ]
         }
         return result.diagnostics.map { diagnostic in
             var notes: [JSONValue] = diagnostic.notes.map { note in
@@ -111,18 +114,23 @@ enum CheckDiagnostics {
             if let range = diagnostic.range, let from = result.source.segment(at: range.start)?.includedFrom {
                 // `main.workflow:4`: the include line, a place of its own
                 // (editors show notes as related locations).
-                var place: [(String, JSONValue)] = [("file", .null), ("line", .null), ("column", .null), ("endLine", .null),
-                                                    ("endColumn", .null)]
+                var place: [(String, JSONValue)] = [
+                    ("file", .null), ("line", .null), ("column", .null), ("endLine", .null),
+                    ("endColumn", .null),
+                ]
                 if let colon = from.lastIndex(of: ":"), let line = Int(from[from.index(after: colon)...]) {
-                    place = [("file", .string(String(from[..<colon]))), ("line", .integer(line)), ("column", .integer(1)),
-                             ("endLine", .integer(line)), ("endColumn", .integer(1))]
+                    place = [
+                        ("file", .string(String(from[..<colon]))), ("line", .integer(line)), ("column", .integer(1)),
+                        ("endLine", .integer(line)), ("endColumn", .integer(1)),
+                    ]
                 }
                 notes.append(.object(place + [("message", .string("in the file included at \(from)"))]))
             }
-            return .object([("file", .string(file(diagnostic.range)))] + place(diagnostic.range) + [
-                ("severity", .string(diagnostic.severity.rawValue)), ("message", .string(diagnostic.message)),
-                ("notes", .array(notes)),
-            ])
+            return .object(
+                [("file", .string(file(diagnostic.range)))] + place(diagnostic.range) + [
+                    ("severity", .string(diagnostic.severity.rawValue)), ("message", .string(diagnostic.message)),
+                    ("notes", .array(notes)),
+                ])
         }
     }
 

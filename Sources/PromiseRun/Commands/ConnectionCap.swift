@@ -29,7 +29,8 @@ struct ConnectionCap {
             return
         }
         cap = max(option, descriptors - Self.reserve)
-        warning = "'limit \(limit)' runs at most \(cap) http requests at once: the descriptor limit is \(descriptors) "
+        warning =
+            "'limit \(limit)' runs at most \(cap) http requests at once: the descriptor limit is \(descriptors) "
             + "(raise it with 'ulimit -n')"
     }
 }

@@ -1,12 +1,12 @@
-import Glibc
-import PromiseEngine
-import WorkflowRun
-import RunnerSystem
-import WorkflowModel
-import WorkflowLanguage
-import LanguageServer
 import CommandLineOptions
+import Glibc
+import LanguageServer
+import PromiseEngine
 import Reports
+import RunnerSystem
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// The program: parses the arguments, runs the command, returns the exit
 /// code. `nonisolated(nonsending)`: it starts on the caller's executor, so
@@ -73,8 +73,9 @@ enum Entry {
     /// top-level var, nothing runs and the exit code is 2.
     static func run(_ options: RunOptions, noOp: NoOpRun.Invocation? = nil) async -> Int32 {
         // A report that could not be written is found now, not after the run.
-        let reportProblems = ReportWriter.problems(with: options.reports, option: Option.report.spec.long,
-                                                   relativeTo: ProcessEnvironment.currentDirectory())
+        let reportProblems = ReportWriter.problems(
+            with: options.reports, option: Option.report.spec.long,
+            relativeTo: ProcessEnvironment.currentDirectory())
         guard reportProblems.isEmpty else {
             for problem in reportProblems { StandardStreams.writeError("promise-run: \(problem)\n") }
             StandardStreams.writeError("promise-run: nothing ran\n")
@@ -114,7 +115,9 @@ enum Entry {
             StandardStreams.writeError("promise-run: nothing ran\n")
             return 2
         }
-        let code = options.watch ? await WatchMode.run(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
+        let code =
+            options.watch
+            ? await WatchMode.run(workflow, options: options, selection: selection, liveOutputs: liveOutputs)
             : await runWorkflow(workflow, options: options, selection: selection, liveOutputs: liveOutputs, noOp: noOp)
         await liveOutputs?.close()
         return code
@@ -157,9 +160,10 @@ enum Entry {
         SignalWatcher.shared.checking { signal in
             let signalName = SignalWatcher.name(of: signal)
             StandardStreams.writeError("promise-run: \(signalName) while reading the workflow; nothing ran\n")
-            let result = RunResult(workflow: name, status: .interrupted,
-                                   error: RunError(stepID: name, kind: .fail, message: "interrupted by \(signalName) before anything ran"),
-                                   records: [], startedAt: started, duration: .zero)
+            let result = RunResult(
+                workflow: name, status: .interrupted,
+                error: RunError(stepID: name, kind: .fail, message: "interrupted by \(signalName) before anything ran"),
+                records: [], startedAt: started, duration: .zero)
             for problem in ReportWriter.write(result, to: options.reports, relativeTo: directory) {
                 StandardStreams.writeError("promise-run: \(problem)\n")
             }

@@ -1,10 +1,10 @@
-import PromiseEngine
-import WorkflowRun
-import Steps
-import RunnerSystem
-import WorkflowModel
-import WorkflowLanguage
 import CommandLineOptions
+import PromiseEngine
+import RunnerSystem
+import Steps
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// `promise-run fmt [--check] FILE...`: rewrites each file in the
 /// canonical layout (atomically); `--check` rewrites nothing and exits 1

@@ -1,8 +1,8 @@
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
 import CommandLineOptions
+import PromiseEngine
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// `promise-run graph [--format tree|dot|mermaid|json] FILE`: the workflow
 /// drawn, nothing run.

@@ -1,7 +1,7 @@
 import LanguageServer
+import Reports
 import RunnerSystem
 import WorkflowRun
-import Reports
 
 /// What `promise-run lsp`'s code lens reads of the local store:
 /// `--dry-run`'s verdicts, each label's last result as the lens says it,

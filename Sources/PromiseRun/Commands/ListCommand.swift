@@ -1,10 +1,10 @@
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
-import JSON
 import CommandLineOptions
+import JSON
+import PromiseEngine
 import Reports
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// `promise-run list [--format text|json] FILE`: the labelled steps and
 /// groups, indented by nesting, each with its kind and `desc`; what a
@@ -16,7 +16,8 @@ enum ListCommand {
             return 2
         }
         switch options.format {
-        case .text: StandardStreams.writeOutput(text(workflow.outline, style: ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))))
+        case .text:
+            StandardStreams.writeOutput(text(workflow.outline, style: ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1))))
         case .json: StandardStreams.writeOutput(json(workflow.outline))
         }
         return 0

@@ -1,8 +1,8 @@
+import CommandLineOptions
 import Glibc
 import RunnerSystem
-import WorkflowRun
 import WorkflowModel
-import CommandLineOptions
+import WorkflowRun
 
 /// A run that finds every step up to date leaves a record of what it
 /// looked at (`NoOpRecord`); the next identical invocation `stat`s those
@@ -25,9 +25,10 @@ enum NoOpRun {
     /// not one a record may stand for.
     static func invocation(arguments: [String], options: RunOptions) -> Invocation? {
         guard options.file != "-", !options.dryRun, !options.watch, !options.force, options.reports.isEmpty,
-              options.events == nil, options.metricsListen == nil, options.verbosity != .verbose, !options.showsWire,
-              ProcessEnvironment.value("GITHUB_ACTIONS") != "true",
-              (ProcessEnvironment.value("GITHUB_STEP_SUMMARY") ?? "").isEmpty else { return nil }
+            options.events == nil, options.metricsListen == nil, options.verbosity != .verbose, !options.showsWire,
+            ProcessEnvironment.value("GITHUB_ACTIONS") != "true",
+            (ProcessEnvironment.value("GITHUB_STEP_SUMMARY") ?? "").isEmpty
+        else { return nil }
         let here = ProcessEnvironment.currentDirectory()
         let directory = Paths.parent(of: Paths.absolute(options.file, from: here))
         // One record per command line and folder; the key says the rest
@@ -49,8 +50,9 @@ enum NoOpRun {
         parts += variables.sorted()
         let terminal = (0...2).map { isatty(Int32($0)) == 1 ? "t" : "-" }.joined()
         parts.append(terminal + (isatty(1) == 1 ? " \(TerminalSize.columns())" : ""))
-        return Invocation(recordPath: NoOpRecord.path(workflowDirectory: directory, name: name), key: NoOpRecord.key(parts),
-                          file: options.file, directory: directory)
+        return Invocation(
+            recordPath: NoOpRecord.path(workflowDirectory: directory, name: name), key: NoOpRecord.key(parts),
+            file: options.file, directory: directory)
     }
 
     /// Shows the run from its record when every path it names looks as it
@@ -64,9 +66,11 @@ enum NoOpRun {
         // any command that runs nothing.
         SignalWatcher.shared.idle()
         let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1), githubActions: false)
-        let console = Console(settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style,
-                                                         live: false, ticks: false),
-                              total: { record.shown.count })
+        let console = Console(
+            settings: Console.Settings(
+                output: options.output, verbosity: options.verbosity, style: style,
+                live: false, ticks: false),
+            total: { record.shown.count })
         if options.verbosity != .quiet {
             console.note(style.bold("▶ \(record.workflow)") + style.dim(" (\(invocation.file))"))
         }
@@ -77,21 +81,25 @@ enum NoOpRun {
             console.stepFinished(step)
         }
         console.stop()
-        var result = RunResult(workflow: record.workflow, status: .succeeded, records: record.kept.enumerated().map { order, kept in
-            var step = StepRecord(id: kept.id, label: kept.label, kind: kept.kind, summary: "", order: order)
-            step.status = .upToDate
-            step.upToDateFrom = .local
-            step.attempts = kept.attempts
-            step.startedAt = startedAt
-            step.duration = .zero
-            return step
-        }, startedAt: startedAt, duration: ContinuousClock.now - started)
+        var result = RunResult(
+            workflow: record.workflow, status: .succeeded,
+            records: record.kept.enumerated().map { order, kept in
+                var step = StepRecord(id: kept.id, label: kept.label, kind: kept.kind, summary: "", order: order)
+                step.status = .upToDate
+                step.upToDateFrom = .local
+                step.attempts = kept.attempts
+                step.startedAt = startedAt
+                step.duration = .zero
+                return step
+            }, startedAt: startedAt, duration: ContinuousClock.now - started)
         result.omitted = OmittedRecords(upToDate: record.omitted)
         // The code lens's last results stay as the full no-op wrote them
         // (each label up to date): rewriting them costs a rename, more
         // than the rest of this run's files together.
-        StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity, interruptedBy: nil,
-                                                   width: isatty(1) == 1 ? TerminalSize.columns() : nil))
+        StandardStreams.writeOutput(
+            Summary.render(
+                result, style: style, verbosity: options.verbosity, interruptedBy: nil,
+                width: isatty(1) == 1 ? TerminalSize.columns() : nil))
         return 0
     }
 
@@ -105,9 +113,10 @@ enum NoOpRun {
             unlink(invocation.recordPath)
             return
         }
-        let record = NoOpRecord(key: invocation.key, workflow: result.workflow, shown: result.upToDateOrder,
-                                kept: result.records.map { .init(id: $0.id, label: $0.label, kind: $0.kind, attempts: $0.attempts) },
-                                omitted: result.omitted.count, entries: entries)
+        let record = NoOpRecord(
+            key: invocation.key, workflow: result.workflow, shown: result.upToDateOrder,
+            kept: result.records.map { .init(id: $0.id, label: $0.label, kind: $0.kind, attempts: $0.attempts) },
+            omitted: result.omitted.count, entries: entries)
         guard record.holds else { return }
         record.write(to: invocation.recordPath)
     }

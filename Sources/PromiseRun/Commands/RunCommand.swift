@@ -1,38 +1,45 @@
+import CommandLineOptions
 import Glibc
 import PromiseEngine
-import WorkflowRun
-import Steps
-import RunnerSystem
-import WorkflowModel
-import WorkflowLanguage
-import CommandLineOptions
 import Reports
+import RunnerSystem
+import Steps
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// Runs a checked workflow: wires the executor to the real steps, the
 /// console and the reports, handles signals, and gives the exit code
 /// (0 succeeded, 1 failed, 124 --timeout, 130/143/129 interrupted by
 /// SIGINT/SIGTERM/SIGHUP).
-func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
-                 onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
-                 generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil,
-                 noOp: NoOpRun.Invocation? = nil) async -> Int32 {
+func runWorkflow(
+    _ workflow: Workflow, options: RunOptions, selection: TargetSelection? = nil,
+    onStart: (@Sendable (WorkflowExecutor) -> Void)? = nil, stoppedBecause: (@Sendable () -> String?)? = nil,
+    generated: GeneratedOutputs? = nil, liveOutputs: LiveOutputs? = nil,
+    noOp: NoOpRun.Invocation? = nil
+) async -> Int32 {
     // `--executor`: where process steps that do not say run.
     let workflow = options.executor.map { workflow.withDefaultExecutor($0) } ?? workflow
     let environment = ProcessEnvironment.current()
-    let style = ConsoleStyle(colored: StandardStreams.useColor(options.color, descriptor: 1),
-                             githubActions: environment["GITHUB_ACTIONS"] == "true")
+    let style = ConsoleStyle(
+        colored: StandardStreams.useColor(options.color, descriptor: 1),
+        githubActions: environment["GITHUB_ACTIONS"] == "true")
     let live = isatty(1) == 1 && options.verbosity != .quiet && environment["TERM"] != "dumb"
-    let connections = ConnectionCap(workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
-                                    descriptors: DescriptorLimit.raise())
+    let connections = ConnectionCap(
+        workflow: workflow, option: options.httpConnections, overrides: options.variableOverrides,
+        descriptors: DescriptorLimit.raise())
     let currentDirectory = ProcessEnvironment.currentDirectory()
     let caCertificate = options.caCertificate.map { $0.hasPrefix("/") ? $0 : currentDirectory + "/" + $0 }
-    let runner = SystemStepRunner(configuration: StepsConfiguration(httpConnections: connections.cap,
-                                                                    insecure: options.insecure, caCertificate: caCertificate,
-                                                                    httpVersion: options.httpVersion))
+    let runner = SystemStepRunner(
+        configuration: StepsConfiguration(
+            httpConnections: connections.cap,
+            insecure: options.insecure, caCertificate: caCertificate,
+            httpVersion: options.httpVersion))
     let executorBox = ExecutorBox()
     let console = Console(
-        settings: Console.Settings(output: options.output, verbosity: options.verbosity, style: style, live: live,
-                                   loadGroups: workflow.loadGroupIDs),
+        settings: Console.Settings(
+            output: options.output, verbosity: options.verbosity, style: style, live: live,
+            loadGroups: workflow.loadGroupIDs),
         total: { executorBox.executor?.stepCount ?? 0 },
         labels: { executorBox.executor?.labelStatistics ?? [] },
         loads: { executorBox.executor?.loadProgress ?? [] })
@@ -72,8 +79,10 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     }
     if let warning = connections.warning { console.warning(warning) }
     // `--metrics-listen`, `--events`: observers beside the console.
-    let watchers = liveOutputs?.observers(workflow: workflow.name, file: workflow.source.displayPath,
-                                   mask: { executorBox.executor?.mask($0) ?? $0 }) ?? []
+    let watchers =
+        liveOutputs?.observers(
+            workflow: workflow.name, file: workflow.source.displayPath,
+            mask: { executorBox.executor?.mask($0) ?? $0 }) ?? []
     let observer: any ExecutionObserver = watchers.isEmpty ? console : ObserverFanOut(observers: [console] + watchers)
     let executor = WorkflowExecutor(workflow: workflow, configuration: configuration, runner: runner, observer: observer)
     executorBox.executor = executor
@@ -109,20 +118,24 @@ func runWorkflow(_ workflow: Workflow, options: RunOptions, selection: TargetSel
     _ = await outcome(of: runner.shutdown())
     console.stop()
     for leftover in runner.leftovers {
-        StandardStreams.writeError(style.yellow("warning: ") + "'\(leftover.step)' left '\(executor.mask(leftover.command))' "
-                                   + "(pid \(leftover.pid)) running; it was ended with the run\n")
+        StandardStreams.writeError(
+            style.yellow("warning: ") + "'\(leftover.step)' left '\(executor.mask(leftover.command))' "
+                + "(pid \(leftover.pid)) running; it was ended with the run\n")
     }
 
-    StandardStreams.writeOutput(Summary.render(result, style: style, verbosity: options.verbosity,
-                                               interruptedBy: signals.firstSignal,
-                                               stopReason: signals.firstSignal == nil ? stoppedBecause?() : nil,
-                                               width: isatty(1) == 1 ? TerminalSize.columns() : nil))
+    StandardStreams.writeOutput(
+        Summary.render(
+            result, style: style, verbosity: options.verbosity,
+            interruptedBy: signals.firstSignal,
+            stopReason: signals.firstSignal == nil ? stoppedBecause?() : nil,
+            width: isatty(1) == 1 ? TerminalSize.columns() : nil))
     if environment["GITHUB_ACTIONS"] == "true" {
         StandardStreams.writeOutput(Summary.githubAnnotations(result, workflow: workflow))
     }
     var problems = ReportWriter.write(result, to: options.reports, relativeTo: ProcessEnvironment.currentDirectory())
     if let summary = environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty,
-       let problem = ReportWriter.appendStepSummary(result, to: summary) {
+        let problem = ReportWriter.appendStepSummary(result, to: summary)
+    {
         problems.append(problem)
     }
     for problem in problems { StandardStreams.writeError("promise-run: \(problem)\n") }
@@ -158,9 +171,10 @@ private final class ExecutorBox: @unchecked Sendable {
 
 /// Never used in practice: the executor's promise is always fulfilled.
 private func failedResult(_ workflow: Workflow) -> RunResult {
-    RunResult(workflow: workflow.name, status: .failed,
-              error: RunError(stepID: workflow.name, kind: .fail, message: "the run ended without a result"),
-              records: [], startedAt: ProcessEnvironment.wallClock(), duration: .zero)
+    RunResult(
+        workflow: workflow.name, status: .failed,
+        error: RunError(stepID: workflow.name, kind: .fail, message: "the run ended without a result"),
+        records: [], startedAt: ProcessEnvironment.wallClock(), duration: .zero)
 }
 
 /// How `promise` ended: read at once when it already has (a run whose steps

@@ -1,12 +1,12 @@
+import CommandLineOptions
 import Glibc
 import PromiseEngine
-import WorkflowRun
+import RunnerSystem
 import Steps
 import Synchronization
-import RunnerSystem
-import WorkflowModel
 import WorkflowLanguage
-import CommandLineOptions
+import WorkflowModel
+import WorkflowRun
 
 /// `--watch`: runs the workflow (or its targets), then waits for
 /// a change in a file any `sources` matches, or in the workflow file or one
@@ -48,10 +48,11 @@ enum WatchMode {
                         change.fire(path)
                     }
                 }
-                code = await runWorkflow(workflow, options: options, selection: selection,
-                                         onStart: { executor in current.withLock { $0 = executor } },
-                                         stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } },
-                                         generated: generated, liveOutputs: liveOutputs)
+                code = await runWorkflow(
+                    workflow, options: options, selection: selection,
+                    onStart: { executor in current.withLock { $0 = executor } },
+                    stoppedBecause: { change.path.map { "stopped: \(relative($0)) changed" } },
+                    generated: generated, liveOutputs: liveOutputs)
                 running.store(false, ordering: .releasing)
                 if let signal = signals.firstSignal { return 128 + signal }
                 // What the run stored (a foreach's sources, what depfiles
@@ -81,8 +82,10 @@ enum WatchMode {
                 watched = next
                 StandardStreams.writeOutput(style.yellow("⟳ \(relative(changed)) changed: running again") + "\n")
             } else {
-                StandardStreams.writeOutput(style.yellow("⟳ \(relative(changed)) changed: \(relative(options.file)) has errors (above); "
-                                                         + "nothing runs until they are fixed") + "\n")
+                StandardStreams.writeOutput(
+                    style.yellow(
+                        "⟳ \(relative(changed)) changed: \(relative(options.file)) has errors (above); "
+                            + "nothing runs until they are fixed") + "\n")
             }
         }
         return code
@@ -123,10 +126,12 @@ enum WatchMode {
         }
         var thread = pthread_t()
         let work = Unmanaged.passRetained(Work(body))
-        let made = pthread_create(&thread, nil, { argument in
-            Unmanaged<Work>.fromOpaque(argument!).takeRetainedValue().body()
-            return nil
-        }, work.toOpaque())
+        let made = pthread_create(
+            &thread, nil,
+            { argument in
+                Unmanaged<Work>.fromOpaque(argument!).takeRetainedValue().body()
+                return nil
+            }, work.toOpaque())
         if made == 0 { pthread_detach(thread) } else { work.release() }
     }
 

@@ -1,11 +1,11 @@
+import CommandLineOptions
 import Glibc
+import JSON
 import PromiseEngine
+import Reports
 import RunnerSystem
 import WorkflowModel
 import WorkflowRun
-import JSON
-import CommandLineOptions
-import Reports
 
 /// `--events PATH|-`: one JSON object a line as the run goes
 /// (`run-start`, `step-start`, `step-end`, `group-end`, `run-end`). The
@@ -110,8 +110,12 @@ final class EventStream: ExecutionObserver, Sendable {
             line.add("durationSeconds", result.duration.seconds, places: 3)
             line.add("steps", .object(StepStatus.allCases.compactMap { status in counts[status].map { (status.rawValue, .integer($0)) } }))
             if let error = result.error {
-                line.add("error", .object([("step", .string(error.stepID)), ("kind", .string(error.kind.rawValue)),
-                                           ("message", .string(masked(error.message)))]))
+                line.add(
+                    "error",
+                    .object([
+                        ("step", .string(error.stepID)), ("kind", .string(error.kind.rawValue)),
+                        ("message", .string(masked(error.message))),
+                    ]))
             }
         }
     }

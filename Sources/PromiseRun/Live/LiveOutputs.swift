@@ -1,8 +1,8 @@
+import CommandLineOptions
 import PromiseEngine
+import Reports
 import RunnerSystem
 import WorkflowRun
-import CommandLineOptions
-import Reports
 
 /// `--events` and `--metrics-listen`: what lets others watch a
 /// run while it goes. Set up before anything runs (an address that cannot
@@ -28,12 +28,16 @@ final class LiveOutputs: Sendable {
         let slot = MetricsSlot()
         var server: LoopHTTPServer?
         if let address = options.metricsListen {
-            switch LoopHTTPServer.listen(address, respond: { _, path in
-                guard path == "/metrics" else { return .init(status: 404, body: "not found; the metrics are at /metrics\n") }
-                let snapshot = slot.current.withLock { $0 }?.snapshot()
-                    ?? RunMetrics.Snapshot(workflow: nil, labels: [], running: 0, status: "running")
-                return .init(status: 200, contentType: MetricsExposition.contentType, body: MetricsExposition.render(snapshot))
-            }) {
+            switch LoopHTTPServer.listen(
+                address,
+                respond: { _, path in
+                    guard path == "/metrics" else { return .init(status: 404, body: "not found; the metrics are at /metrics\n") }
+                    let snapshot =
+                        slot.current.withLock { $0 }?.snapshot()
+                        ?? RunMetrics.Snapshot(workflow: nil, labels: [], running: 0, status: "running")
+                    return .init(status: 200, contentType: MetricsExposition.contentType, body: MetricsExposition.render(snapshot))
+                })
+            {
             case .success(let made): server = made
             case .failure(let error): return .failure(LiveOutputError(message: "\(Option.metricsListen.spec.long): \(error)"))
             }

@@ -11,8 +11,9 @@ enum MetricsExposition {
     static func render(_ snapshot: RunMetrics.Snapshot) -> String {
         var text = ""
         text.reserveCapacity(4096 + snapshot.labels.count * 24 * 1024)
-        family(&text, "promise_run_step_runs_total", type: "counter",
-               help: "Steps that ended, by label and status (succeeded, failed, skipped, cancelled, up-to-date).")
+        family(
+            &text, "promise_run_step_runs_total", type: "counter",
+            help: "Steps that ended, by label and status (succeeded, failed, skipped, cancelled, up-to-date).")
         for (label, series) in snapshot.labels {
             for status in StepStatus.allCases {
                 guard let count = series.runs[status] else { continue }
@@ -25,20 +26,23 @@ enum MetricsExposition {
                 sample(&text, "promise_run_http_responses_total", [("label", label), ("code", String(code))], String(count))
             }
         }
-        family(&text, "promise_run_step_latency_seconds", type: "histogram",
-               help: "Step latency in seconds, by label (under a rate, from when the step was due).")
+        family(
+            &text, "promise_run_step_latency_seconds", type: "histogram",
+            help: "Step latency in seconds, by label (under a rate, from when the step was due).")
         for (label, series) in snapshot.labels where series.latency.count > 0 {
             histogram(&text, "promise_run_step_latency_seconds", label: label, series.latency)
         }
-        family(&text, "promise_run_step_lateness_seconds", type: "histogram",
-               help: "How late steps under a rate started, in seconds, by label.")
+        family(
+            &text, "promise_run_step_lateness_seconds", type: "histogram",
+            help: "How late steps under a rate started, in seconds, by label.")
         for (label, series) in snapshot.labels {
             if let lateness = series.lateness { histogram(&text, "promise_run_step_lateness_seconds", label: label, lateness) }
         }
         family(&text, "promise_run_steps_running", type: "gauge", help: "Steps running now.")
         sample(&text, "promise_run_steps_running", [], String(snapshot.running))
-        family(&text, "promise_run_status", type: "gauge",
-               help: "The run's status: 1 for the current one (running, succeeded, failed, timed-out, interrupted), 0 for the others.")
+        family(
+            &text, "promise_run_status", type: "gauge",
+            help: "The run's status: 1 for the current one (running, succeeded, failed, timed-out, interrupted), 0 for the others.")
         // Before the run starts, no series: a `workflow=""` one would be
         // a series of its own in Prometheus, and wrong.
         if let workflow = snapshot.workflow {

@@ -82,8 +82,9 @@ final class RunMetrics: ExecutionObserver, Sendable {
 
     func snapshot() -> Snapshot {
         state.withLock { state in
-            Snapshot(workflow: workflow, labels: state.order.compactMap { label in state.series[label].map { (label, $0) } },
-                     running: state.running, status: state.status)
+            Snapshot(
+                workflow: workflow, labels: state.order.compactMap { label in state.series[label].map { (label, $0) } },
+                running: state.running, status: state.status)
         }
     }
 }
@@ -129,7 +130,8 @@ struct BucketCounts: Sendable {
         let (seconds, attoseconds) = duration.components
         let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         // The first bound at or above the value (`le`).
-        var low = 0, high = Self.bounds.count
+        var low = 0
+        var high = Self.bounds.count
         while low < high {
             let middle = (low + high) / 2
             if Self.bounds[middle] < microseconds { low = middle + 1 } else { high = middle }

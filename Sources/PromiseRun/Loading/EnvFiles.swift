@@ -1,10 +1,10 @@
+import CommandLineOptions
 import Glibc
 import PromiseEngine
-import WorkflowRun
 import RunnerSystem
-import WorkflowModel
 import WorkflowLanguage
-import CommandLineOptions
+import WorkflowModel
+import WorkflowRun
 
 /// `--env-file PATH`: a `.env` file read before anything runs (the format
 /// of `dotenv`).

@@ -1,9 +1,9 @@
 import Glibc
 import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
 import RunnerSystem
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// Reads a workflow file, or standard input for `-`.
 enum SourceReader {
@@ -12,7 +12,9 @@ enum SourceReader {
     /// `cannot read 'x.workflow': No such file or directory`.
     static func read(_ path: String) -> Result<SourceFile, ReadError> {
         do {
-            let bytes = path == "-" ? try FileSystem().readStandardInput(limit: FileSystem.inputLimit)
+            let bytes =
+                path == "-"
+                ? try FileSystem().readStandardInput(limit: FileSystem.inputLimit)
                 : try FileSystem().read(path, limit: FileSystem.inputLimit)
             return .success(SourceFile(path: path, bytes: bytes))
         } catch let error as FileError {

@@ -1,7 +1,7 @@
-import WorkflowModel
+import CommandLineOptions
 import Glibc
 import RunnerSystem
-import CommandLineOptions
+import WorkflowModel
 
 /// `--var-file PATH`: `NAME=VALUE` lines, as repeated `--var` options, for
 /// values that should not sit on a command line (where every user of the

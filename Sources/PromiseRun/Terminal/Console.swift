@@ -1,14 +1,14 @@
+import CommandLineOptions
 import Dispatch
 import Glibc
-import RunnerSystem
-import PromiseEngine
-import WorkflowRun
-import Synchronization
-import WorkflowModel
-import WorkflowLanguage
 import JSON
-import CommandLineOptions
+import PromiseEngine
 import Reports
+import RunnerSystem
+import Synchronization
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// What a person sees while a workflow runs. On a terminal: finished steps
 /// printed as they end, above a live area of the running steps; elsewhere
@@ -96,8 +96,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     ///     once (the live area shows their rate and p99).
     ///   - loads: how far the load groups running now have come (a log's
     ///     progress lines).
-    init(settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] },
-         loads: @escaping @Sendable () -> [LoadProgress] = { [] }) {
+    init(
+        settings: Settings, total: @escaping @Sendable () -> Int, labels: @escaping @Sendable () -> [LabelStats] = { [] },
+        loads: @escaping @Sendable () -> [LoadProgress] = { [] }
+    ) {
         self.settings = settings
         self.total = total
         self.labels = labels
@@ -130,7 +132,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
 
     func stepStarted(_ record: StepRecord) {
         let why = record.attempts > 1 ? Self.retryReason(record) : ""
-        let line: String? = settings.verbosity == .verbose
+        let line: String? =
+            settings.verbosity == .verbose
             ? "\(style.dim("▶")) \(record.id) \(style.dim(ConsoleStyle.foreignLine(record.summary)))\(record.attempts > 1 ? style.yellow(" (attempt \(record.attempts))") + why : "")"
             : (record.attempts > 1 && settings.verbosity != .quiet ? "\(style.yellow("↻")) \(record.id) attempt \(record.attempts)\(why)" : nil)
         // Without a live area, only a line to print needs the lock.
@@ -161,8 +164,9 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         // A load group's iterations: successes are in the progress and the
         // table, the ones not started in one line (`iterationsNotStarted`).
         if show, record.status == .succeeded || record.status == .skipped, settings.verbosity != .verbose,
-           !settings.loadGroups.isEmpty, let group = record.group, settings.loadGroups.contains(Self.nodeID(of: group)),
-           LabelStats.key(of: record.id) != nil {
+            !settings.loadGroups.isEmpty, let group = record.group, settings.loadGroups.contains(Self.nodeID(of: group)),
+            LabelStats.key(of: record.id) != nil
+        {
             show = false
         }
         emit({ state in
@@ -175,8 +179,10 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
                     show = false
                     if !printed.cutSaid {
                         printed.cutSaid = true
-                        lines.append(style.dim("… \(label): past its first \(Self.linesPerLabel) runs (and \(Self.failuresPerLabel) failures), "
-                                               + "its runs are counted, not printed; the statistics at the end have them all"))
+                        lines.append(
+                            style.dim(
+                                "… \(label): past its first \(Self.linesPerLabel) runs (and \(Self.failuresPerLabel) failures), "
+                                    + "its runs are counted, not printed; the statistics at the end have them all"))
                     }
                 }
                 state.printed[label] = printed
@@ -224,7 +230,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
     /// wait starts (a retry's own line comes when it is over).
     func retryWaiting(step id: String, for wait: Duration, capped: Bool) {
         guard settings.verbosity != .quiet else { return }
-        let line = "\(style.yellow("↻")) \(id): server asked to wait \(DurationText.format(wait))"
+        let line =
+            "\(style.yellow("↻")) \(id): server asked to wait \(DurationText.format(wait))"
             + (capped ? " (Retry-After capped)" : " (Retry-After)")
         emit([line]) { _ in }
     }
@@ -356,7 +363,8 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
         }
         line += ", \(FixedPoint.text(progress.ratePerSecond, places: 1))/s"
         if progress.ended > 0 {
-            line += ", p50 \(Format.latency(microseconds: progress.latency.percentile(50))), "
+            line +=
+                ", p50 \(Format.latency(microseconds: progress.latency.percentile(50))), "
                 + "p99 \(Format.latency(microseconds: progress.latency.percentile(99)))"
         }
         if progress.failed > 0 { line += ", \(Format.count(progress.failed)) failed" }
@@ -388,12 +396,15 @@ final class Console: ExecutionObserver, StepOutputSink, Sendable {
                 shown.sort { $0.sequence < $1.sequence }
             }
         }
-        lines.append(style.dim("[\(state.finished)/\(max(total(), state.finished))]"
-                               + (state.running.isEmpty ? "" : " running \(state.running.count)")))
+        lines.append(
+            style.dim(
+                "[\(state.finished)/\(max(total(), state.finished))]"
+                    + (state.running.isEmpty ? "" : " running \(state.running.count)")))
         // A load test's progress: each repeated label's runs, rate and p99
         // so far (the last three to start repeating).
         for label in repeated {
-            var line = "  \(style.dim("↻")) \(label.label)  \(label.count) runs  \(FixedPoint.text(label.ratePerSecond, places: 1))/s"
+            var line =
+                "  \(style.dim("↻")) \(label.label)  \(label.count) runs  \(FixedPoint.text(label.ratePerSecond, places: 1))/s"
                 + "  p99 \(Format.latency(microseconds: label.latency.percentile(99)))"
             if label.failed > 0 { line += "  " + style.red("\(label.failed) failed") }
             lines.append(TerminalSize.truncate(line, to: width))

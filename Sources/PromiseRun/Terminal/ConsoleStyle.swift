@@ -1,7 +1,7 @@
 import PromiseEngine
-import WorkflowRun
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// Colors and symbols, or plain text when color is off.
 struct ConsoleStyle: Sendable {
@@ -54,8 +54,8 @@ struct ConsoleStyle: Sendable {
     func prefix(_ id: String) -> String {
         guard colored else { return "[\(id)]" }
         let palette = ["36", "35", "34", "33", "32", "96", "95", "94"]
-        var hash: UInt32 = 2166136261
-        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return paint("[\(id)]", palette[Int(hash % UInt32(palette.count))])
     }
 }

@@ -39,7 +39,8 @@ enum GitHubCommands {
     /// before the `::` (`  \::warning::x`), visible, and not a command.
     static func defused(_ line: String) -> String {
         guard let start = line.unicodeScalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              line.unicodeScalars[start...].starts(with: "::".unicodeScalars) else { return line }
+            line.unicodeScalars[start...].starts(with: "::".unicodeScalars)
+        else { return line }
         var marked = line
         marked.unicodeScalars.insert("\\", at: start)
         return marked

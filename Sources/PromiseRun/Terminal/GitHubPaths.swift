@@ -1,17 +1,19 @@
 import Glibc
 import PromiseEngine
-import WorkflowRun
 import RunnerSystem
-import WorkflowModel
 import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// Paths in GitHub Actions annotations (`::error file=...`): GitHub reads
 /// them from the repository's root, so a workflow run from another folder
 /// (`working-directory: ci`) is named relative to `GITHUB_WORKSPACE`, the
 /// checkout's root, when it lies under it.
 enum GitHubPaths {
-    static func annotationPath(_ path: String, environment: [String: String] = ProcessEnvironment.current(),
-                               currentDirectory: String = ProcessEnvironment.currentDirectory()) -> String {
+    static func annotationPath(
+        _ path: String, environment: [String: String] = ProcessEnvironment.current(),
+        currentDirectory: String = ProcessEnvironment.currentDirectory()
+    ) -> String {
         guard let workspace = environment["GITHUB_WORKSPACE"], workspace.hasPrefix("/"), path != "-", path != "<stdin>" else {
             return path
         }
@@ -36,7 +38,10 @@ enum GitHubPaths {
         var parts: [Substring] = []
         for part in path.split(separator: "/") {
             if part == "." { continue }
-            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            if part == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+                continue
+            }
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")

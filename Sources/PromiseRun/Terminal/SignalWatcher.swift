@@ -1,6 +1,6 @@
 import CRunnerStart
-import Synchronization
 import Glibc
+import Synchronization
 
 /// Reads the runner's stopping signals, SIGINT, SIGTERM and SIGHUP (a
 /// closed terminal or SSH session), also when they are sent only to its
@@ -43,19 +43,21 @@ final class SignalWatcher: Sendable {
         guard crs_install() == 0 else { return }
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self)
-        let made = pthread_create(&thread, nil, { argument in
-            let watcher = Unmanaged<SignalWatcher>.fromOpaque(argument!).takeRetainedValue()
-            // This thread takes the signals (its handler fills the pipe it
-            // then reads): started from a Dispatch thread, it would have
-            // inherited a mask that blocks them all, and libdispatch's main
-            // thread may be gone.
-            crs_unblock_in_this_thread()
-            while true {
-                let signal = crs_next_signal()
-                guard signal > 0 else { return nil }
-                watcher.received(signal)
-            }
-        }, box.toOpaque())
+        let made = pthread_create(
+            &thread, nil,
+            { argument in
+                let watcher = Unmanaged<SignalWatcher>.fromOpaque(argument!).takeRetainedValue()
+                // This thread takes the signals (its handler fills the pipe it
+                // then reads): started from a Dispatch thread, it would have
+                // inherited a mask that blocks them all, and libdispatch's main
+                // thread may be gone.
+                crs_unblock_in_this_thread()
+                while true {
+                    let signal = crs_next_signal()
+                    guard signal > 0 else { return nil }
+                    watcher.received(signal)
+                }
+            }, box.toOpaque())
         if made == 0 { pthread_detach(thread) } else { box.release() }
         // Writing to a closed pipe must not kill the runner.
         Glibc.signal(SIGPIPE, SIG_IGN)

@@ -1,6 +1,6 @@
+import CommandLineOptions
 import Glibc
 import RunnerSystem
-import CommandLineOptions
 
 /// Writing to standard output and error, and what kind of files they are.
 enum StandardStreams {

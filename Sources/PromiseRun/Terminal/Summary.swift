@@ -1,10 +1,10 @@
-import PromiseEngine
-import WorkflowRun
-import WorkflowModel
-import WorkflowLanguage
-import JSON
 import CommandLineOptions
+import JSON
+import PromiseEngine
 import Reports
+import WorkflowLanguage
+import WorkflowModel
+import WorkflowRun
 
 /// The end of a run: a table of every step, the failure with its cause and
 /// the last lines of stderr, wall time against the sum of step times.
@@ -14,9 +14,11 @@ enum Summary {
 
     /// `width`: the terminal's columns, which the table fits; nil when
     /// output is not a terminal (a log: rows are not cut).
-    static func render(_ result: RunResult, style: ConsoleStyle, verbosity: Verbosity, interruptedBy signal: Int32?,
-                       stopReason: String? = nil,
-                       width: Int? = nil) -> String {
+    static func render(
+        _ result: RunResult, style: ConsoleStyle, verbosity: Verbosity, interruptedBy signal: Int32?,
+        stopReason: String? = nil,
+        width: Int? = nil
+    ) -> String {
         var text = ""
         let records = result.records
         if verbosity != .quiet, !records.isEmpty {
@@ -68,10 +70,12 @@ enum Summary {
         for label in stats {
             let latency = label.latency
             func time(_ microseconds: Int64) -> String { Format.latency(microseconds: microseconds) }
-            rows.append([label.label, String(label.count), String(label.succeeded), String(label.failed),
-                         FixedPoint.text(label.ratePerSecond, places: 1), time(latency.minimum == .max ? 0 : latency.minimum),
-                         time(latency.percentile(50)), time(latency.percentile(90)), time(latency.percentile(99)), time(latency.maximum),
-                         label.lateness.map { time($0.percentile(99)) } ?? "-"])
+            rows.append([
+                label.label, String(label.count), String(label.succeeded), String(label.failed),
+                FixedPoint.text(label.ratePerSecond, places: 1), time(latency.minimum == .max ? 0 : latency.minimum),
+                time(latency.percentile(50)), time(latency.percentile(90)), time(latency.percentile(99)), time(latency.maximum),
+                label.lateness.map { time($0.percentile(99)) } ?? "-",
+            ])
         }
         let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {
@@ -102,15 +106,19 @@ enum Summary {
                 return false
             }.prefix(fullTableLimit).map { $0 }
             if !notStartedLabels.isEmpty {
-                let skipped = records.count { $0.status == .skipped } + (omitted.byStatus[.skipped] ?? 0)
+                let skipped =
+                    records.count { $0.status == .skipped } + (omitted.byStatus[.skipped] ?? 0)
                     - rows.count { $0.status == .skipped }
                 let what = skipped == 1 ? "1 iteration" : "\(Format.count(skipped)) iterations"
                 after = style.dim("… \(what) of \(notStartedLabels.joined(separator: ", ")) skipped (not started), not listed") + "\n"
             }
             let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count).merging(omitted.byStatus, uniquingKeysWith: +)
-            note = style.dim("\(total) steps: " + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
-                counts[status].map { "\($0) \(status.rawValue)" }
-            }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
+            note =
+                style.dim(
+                    "\(total) steps: "
+                        + [StepStatus.succeeded, .upToDate, .failed, .cancelled, .skipped].compactMap { status in
+                            counts[status].map { "\($0) \(status.rawValue)" }
+                        }.joined(separator: ", ") + (rows.isEmpty ? "" : "; those that did not succeed:")) + "\n"
         }
         guard !rows.isEmpty else { return note + after }
         // Columns: step, kind, status, attempts, duration, message. In a
@@ -118,8 +126,12 @@ enum Summary {
         // column shrinks; the message takes what is left.
         var idWidth = min(40, max(4, rows.map(\.id.count).max() ?? 4))
         let kindWidth = max(4, rows.map(\.kind.count).max() ?? 4)
-        var showKind = true, showAttempts = true
-        let statusWidth = 10, attemptsWidth = 8, durationWidth = 8, minimumMessage = 12
+        var showKind = true
+        var showAttempts = true
+        let statusWidth = 10
+        let attemptsWidth = 8
+        let durationWidth = 8
+        let minimumMessage = 12
         func fixedWidth() -> Int {
             idWidth + 2 + (showKind ? kindWidth + 2 : 0) + statusWidth + 2 + (showAttempts ? attemptsWidth + 2 : 0) + durationWidth + 2
         }
@@ -198,7 +210,8 @@ enum Summary {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
             var properties = ""
             if let location = locations[nodeID] {
-                properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
+                properties =
+                    "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             }
             var title = "\(record.id) failed (\(record.failure?.kind.rawValue ?? "fail"))"
             var message = record.failure?.message ?? "failed"
@@ -214,7 +227,8 @@ enum Summary {
             var properties = ""
             let nodeID = failure.id.firstIndex(of: "[").map { String(failure.id[..<$0]) } ?? failure.id
             if let location = locations[nodeID] {
-                properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
+                properties =
+                    "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(location.file ?? workflow.source.displayPath))),line=\(location.line),col=\(location.column),"
             } else {
                 properties = "file=\(GitHubCommands.escapeProperty(GitHubPaths.annotationPath(workflow.source.displayPath))),"
             }
@@ -227,4 +241,3 @@ enum Summary {
     }
 
 }
-

@@ -12,7 +12,8 @@ package enum RFC3339 {
         var parts = tm()
         gmtime_r(&whole, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        var text =
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
         if fractionDigits > 0 {
             var scale = 1.0
             for _ in 0..<fractionDigits { scale *= 10 }
@@ -45,13 +46,15 @@ package enum RFC3339 {
             return true
         }
         guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         let days = Double(daysFromEpoch(year: year, month: month, day: day))
         if index == bytes.count { return days * 86_400 }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t") || bytes[index] == 0x20 else { return nil }
         index += 1
         guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")), let second = number(2),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         var seconds = days * 86_400 + Double(hour * 3600 + minute * 60 + second)
         if expect(UInt8(ascii: ".")) {
             var scale = 0.1

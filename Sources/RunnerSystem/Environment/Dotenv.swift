@@ -40,14 +40,17 @@ package enum Dotenv {
                 column += before - line.count
             }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ParseError(path: path, line: number, column: column,
-                                 message: "expected NAME=VALUE, but the line has no '='; comment a line out with '#'")
+                throw ParseError(
+                    path: path, line: number, column: column,
+                    message: "expected NAME=VALUE, but the line has no '='; comment a line out with '#'")
             }
             let name = line[..<equals].trimmingTrailingSpaces()
             guard let first = name.first, first == "_" || first.isASCII && first.isLetter,
-                  name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
-                throw ParseError(path: path, line: number, column: column,
-                                 message: "the text before '=' cannot be a variable name: letters, digits and _ only, not starting with a digit")
+                name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) })
+            else {
+                throw ParseError(
+                    path: path, line: number, column: column,
+                    message: "the text before '=' cannot be a variable name: letters, digits and _ only, not starting with a digit")
             }
             let valueColumn = column + line.distance(from: line.startIndex, to: equals) + 1
             let value = try parseValue(line[line.index(after: equals)...], path: path, line: number, column: valueColumn)
@@ -99,15 +102,16 @@ package enum Dotenv {
         }
         let rest = text[index...].drop { $0 == " " || $0 == "\t" }
         guard rest.isEmpty || rest.hasPrefix("#") else {
-            throw ParseError(path: path, line: line, column: column,
-                             message: "unexpected text after the quoted value; quote the whole value")
+            throw ParseError(
+                path: path, line: line, column: column,
+                message: "unexpected text after the quoted value; quote the whole value")
         }
         return value
     }
 }
 
-private extension Substring {
-    func trimmingTrailingSpaces() -> Substring {
+extension Substring {
+    fileprivate func trimmingTrailingSpaces() -> Substring {
         var text = self
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
         return text

@@ -11,8 +11,9 @@ package enum ProcessEnvironment {
         while let pointer = entry.pointee {
             // Split at the first `=` as bytes (no character breaking: it
             // runs at every start, for every variable).
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                            count: strlen(pointer))
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                count: strlen(pointer))
             if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
                 let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
                 if environment[name] == nil {

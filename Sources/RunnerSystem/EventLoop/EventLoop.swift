@@ -1,7 +1,7 @@
 import CSystemShims
 import Glibc
-import Synchronization
 import PromiseEngine
+import Synchronization
 
 /// One thread that waits, with epoll, on the descriptors of every running
 /// process (pidfds, output pipes, stdin pipes) and HTTP connection, and
@@ -64,7 +64,8 @@ package final class EventLoop: Sendable {
     /// Starts the loop's thread, once.
     private func startThread() {
         guard !threadStarted.load(ordering: .acquiring),
-              threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+            threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         startDetachedThread(named: "promise-run.io") { [self] in run() }
     }
 

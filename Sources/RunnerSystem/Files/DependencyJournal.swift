@@ -22,10 +22,10 @@ package final class DependencyJournal: Sendable {
     /// itself (`lstat`), or resolved to its real path (`realpath`); or,
     /// for an environment variable's name, its value (`getenv`).
     package enum Look: UInt8, Sendable {
-        case followed = 0x73 // "s"
-        case itself = 0x6C // "l"
-        case resolved = 0x72 // "r"
-        case environment = 0x65 // "e"
+        case followed = 0x73  // "s"
+        case itself = 0x6C  // "l"
+        case resolved = 0x72  // "r"
+        case environment = 0x65  // "e"
     }
 
     /// What a look found: nothing there, a file's identity and times, or
@@ -37,8 +37,9 @@ package final class DependencyJournal: Sendable {
 
         /// The identity and times of `info`.
         package init(_ info: stat) {
-            self = .file(mode: info.st_mode, size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim),
-                         changed: Self.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
+            self = .file(
+                mode: info.st_mode, size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim),
+                changed: Self.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
         }
 
         package static func nanoseconds(_ time: timespec) -> Int64 {

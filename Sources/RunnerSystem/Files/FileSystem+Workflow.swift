@@ -157,4 +157,3 @@ extension FileSystem {
         return (pattern.hasPrefix("/") ? "/" : "") + segments.joined(separator: "/")
     }
 }
-

@@ -26,7 +26,8 @@ package enum Paths {
     /// Whether `absolute` would give the path back as it is: not empty, no
     /// empty or `.` segment, no trailing `/` (but `/` itself).
     package static func isNormal(_ path: String) -> Bool {
-        var count = 0, segmentLength = 0
+        var count = 0
+        var segmentLength = 0
         var segmentIsDot = false
         for byte in path.utf8 {
             if byte == UInt8(ascii: "/") {

@@ -38,4 +38,3 @@ package enum AppendFile {
         }
     }
 }
-

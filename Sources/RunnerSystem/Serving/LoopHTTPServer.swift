@@ -77,9 +77,12 @@ package final class LoopHTTPServer: Sendable {
 
     /// Listens on exactly `address` (`127.0.0.1:9464`, `[::1]:9464`: a
     /// literal address and a port) and serves from then on.
-    package static func listen(_ address: String, loop: EventLoop = .shared,
-                               respond: @escaping @Sendable (_ method: String, _ path: String) -> Response)
-        -> Result<LoopHTTPServer, ListenError> {
+    package static func listen(
+        _ address: String, loop: EventLoop = .shared,
+        respond: @escaping @Sendable (_ method: String, _ path: String) -> Response
+    )
+        -> Result<LoopHTTPServer, ListenError>
+    {
         let malformed = ListenError(description: "'\(address)' is not an address and a port (127.0.0.1:9464, [::1]:9464)")
         guard let (family, host, port) = parse(address) else { return .failure(malformed) }
         var bytes = in6_addr()
@@ -229,13 +232,16 @@ package final class LoopHTTPServer: Sendable {
             let method = String(decoding: requestLine[0], as: UTF8.self)
             let target = String(decoding: requestLine[1], as: UTF8.self)
             let path = String(target.prefix { $0 != "?" })
-            response = method == "GET" || method == "HEAD" ? respond(method, path)
+            response =
+                method == "GET" || method == "HEAD"
+                ? respond(method, path)
                 : Response(status: 405, body: "only GET\n")
         } else {
             response = Response(status: 400, body: "bad request\n")
         }
         let body = Array(response.body.utf8)
-        let head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+        let head =
+            "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
             + "Content-Type: \(response.contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         connection.output = Array(head.utf8)
         if requestLine.first.map({ String(decoding: $0, as: UTF8.self) }) != "HEAD" { connection.output += body }

@@ -17,12 +17,14 @@ package func startDetachedThread(named name: String, _ body: @escaping @Sendable
     }
     let start = Unmanaged.passRetained(Start(name: name, body: body))
     var thread = pthread_t()
-    let made = pthread_create(&thread, nil, { argument in
-        let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-        csh_name_thread(start.name)
-        start.body()
-        return nil
-    }, start.toOpaque())
+    let made = pthread_create(
+        &thread, nil,
+        { argument in
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            csh_name_thread(start.name)
+            start.body()
+            return nil
+        }, start.toOpaque())
     precondition(made == 0, "pthread_create: \(systemReason(made))")
     pthread_detach(thread)
 }

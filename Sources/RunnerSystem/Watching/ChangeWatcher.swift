@@ -26,9 +26,11 @@ package final class ChangeWatcher: @unchecked Sendable {
     ///   - ignoredFiles: more such files, absolute;
     ///   - generated: patterns added while the runs go on (a foreach's
     ///     interpolated `generates`).
-    package init(patterns: [(pattern: String, base: String)], files: [String],
-                 ignoring: [(pattern: String, base: String)] = [], ignoredFiles: Set<String> = [],
-                 generated: GeneratedOutputs? = nil) {
+    package init(
+        patterns: [(pattern: String, base: String)], files: [String],
+        ignoring: [(pattern: String, base: String)] = [], ignoredFiles: Set<String> = [],
+        generated: GeneratedOutputs? = nil
+    ) {
         self.generated = generated
         self.patterns = patterns
         self.files = files
@@ -85,10 +87,11 @@ package final class ChangeWatcher: @unchecked Sendable {
 
     /// Whether a `generates` pattern covers the file (the build writes it).
     private func isGenerated(_ path: String) -> Bool {
-        ignoredFiles.contains(path) || generated?.covers(path) == true || ignoring.contains { pattern, base in
-            let folder = base.hasSuffix("/") ? base : base + "/"
-            return path.hasPrefix(folder) && SourceGlob.covers(pattern, path: String(path.dropFirst(folder.count)))
-        }
+        ignoredFiles.contains(path) || generated?.covers(path) == true
+            || ignoring.contains { pattern, base in
+                let folder = base.hasSuffix("/") ? base : base + "/"
+                return path.hasPrefix(folder) && SourceGlob.covers(pattern, path: String(path.dropFirst(folder.count)))
+            }
     }
 
     private func difference(_ old: [String: (Int, Int)], _ new: [String: (Int, Int)]) -> String? {
@@ -119,8 +122,9 @@ package final class ChangeWatcher: @unchecked Sendable {
                 folders.insert(path)
                 addSubfolders(of: path, into: &folders, depth: 0)
             }
-            if pattern.contains("**") { addSubfolders(of: root, into: &folders, depth: 0) }
-            else if pattern.contains("/") {
+            if pattern.contains("**") {
+                addSubfolders(of: root, into: &folders, depth: 0)
+            } else if pattern.contains("/") {
                 for match in SourceGlob.matches(pattern, base: base) {
                     let path = SourceGlob.absolute(match, from: base)
                     folders.insert(String(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")))

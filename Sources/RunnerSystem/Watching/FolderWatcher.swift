@@ -33,7 +33,8 @@ package final class FolderWatcher: Sendable {
     package func watch(_ folder: String) -> Bool {
         var info = stat()
         guard descriptor >= 0, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR,
-              csh_inotify_watch(descriptor, folder) >= 0 else { return false }
+            csh_inotify_watch(descriptor, folder) >= 0
+        else { return false }
         let start = state.withLock { state in
             guard !state.started, !state.stopped else { return false }
             state.started = true

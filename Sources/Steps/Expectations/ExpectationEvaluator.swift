@@ -10,11 +10,15 @@ enum ExpectationEvaluator {
     /// The status an http step expects when it has no `expect status`.
     static let defaultStatus = StatusPattern.range(200...399)
 
-    static func checkProcess(_ result: inout StepResult, expectations: [ResolvedExpectation],
-                             captures: [Capture]) throws(StepFailure) {
+    static func checkProcess(
+        _ result: inout StepResult, expectations: [ResolvedExpectation],
+        captures: [Capture]
+    ) throws(StepFailure) {
         if let signal = result.terminatingSignal {
-            throw StepFailure(.signal, "killed by signal \(signal) (\(SignalNames.name(of: signal)))"
-                              + Excerpt.processOutput(result), result: result)
+            throw StepFailure(
+                .signal,
+                "killed by signal \(signal) (\(SignalNames.name(of: signal)))"
+                    + Excerpt.processOutput(result), result: result)
         }
         let exitCode = result.exitCode ?? -1
         var sawExit = false
@@ -36,8 +40,10 @@ enum ExpectationEvaluator {
     }
 
     /// `savedTo`: the file the body was streamed into (`save`), if any.
-    static func checkHTTP(_ result: inout StepResult, expectations: [ResolvedExpectation], captures: [Capture],
-                          savedTo: String?) throws(StepFailure) {
+    static func checkHTTP(
+        _ result: inout StepResult, expectations: [ResolvedExpectation], captures: [Capture],
+        savedTo: String?
+    ) throws(StepFailure) {
         let status = result.status ?? 0
         var sawStatus = false
         for case .status(let patterns) in expectations {
@@ -61,14 +67,17 @@ enum ExpectationEvaluator {
 
     private static func exitFailure(_ codes: [Int], _ result: StepResult) -> StepFailure {
         let got = result.exitCode.map(String.init) ?? "no exit code"
-        return StepFailure(.exit, "expected exit \(alternatives(codes.map(String.init))), got \(got)"
-                           + Excerpt.processOutput(result), result: result)
+        return StepFailure(
+            .exit,
+            "expected exit \(alternatives(codes.map(String.init))), got \(got)"
+                + Excerpt.processOutput(result), result: result)
     }
 
     private static func statusFailure(_ patterns: [StatusPattern], _ result: StepResult, isDefault: Bool) -> StepFailure {
         let expected = alternatives(patterns.map(\.description)) + (isDefault ? " (the default)" : "")
-        return StepFailure(.http, "expected status \(expected), got \(result.status ?? 0)" + Excerpt.body(result),
-                           result: result)
+        return StepFailure(
+            .http, "expected status \(expected), got \(result.status ?? 0)" + Excerpt.body(result),
+            result: result)
     }
 
     /// `0`, `0 or 1`, `200, 201 or 204`.

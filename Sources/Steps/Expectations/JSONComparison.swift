@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 /// `expect json PATH OP VALUE`: numbers compare by value, strings as
 /// strings, booleans and null only for (in)equality. Values of different
@@ -84,8 +84,11 @@ enum JSONComparison {
     }
 
     private static func isNumberText(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-            || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") }
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+")
+            }
     }
 
     /// `is TYPE`: `integer` is a number written without fraction or

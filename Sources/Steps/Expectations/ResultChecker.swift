@@ -1,7 +1,7 @@
-import PromiseEngine
-import WorkflowModel
 import JSON
+import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// Checks the expectations that read a step's output (`contains`,
 /// `matches`, `header`, `json`) and takes captures. Regexes are compiled
@@ -346,8 +346,9 @@ struct ResultChecker {
             guard let cookie = cookies.last(where: { $0.name == name }) else {
                 if case .exists(negated: true) = check { return }
                 let set = cookies.map(\.name)
-                throw fail("\(expected), but the response set no cookie \(name)"
-                           + (set.isEmpty ? " (no Set-Cookie)" : " (it set \(set.joined(separator: ", ")))"))
+                throw fail(
+                    "\(expected), but the response set no cookie \(name)"
+                        + (set.isEmpty ? " (no Set-Cookie)" : " (it set \(set.joined(separator: ", ")))"))
             }
             if let attribute {
                 guard let found = cookie.attribute(attribute) else {
@@ -413,8 +414,10 @@ struct ResultChecker {
     }
 
     /// A value against a check; `expected` starts the message.
-    private mutating func checkValue(_ value: JSONDocument, _ check: ResolvedJSONCheck, expected: String, selectsMany: Bool,
-                                     dates: Bool = false) throws(StepFailure) {
+    private mutating func checkValue(
+        _ value: JSONDocument, _ check: ResolvedJSONCheck, expected: String, selectsMany: Bool,
+        dates: Bool = false
+    ) throws(StepFailure) {
         let got = Excerpt.clip(value.serialized, length: 120)
         switch check {
         case .exists(let negated) where selectsMany:
@@ -427,7 +430,8 @@ struct ResultChecker {
         case .compare(let op, let literal) where literal.isString && dates:
             // A certificate's dates compare as times.
             guard case .string(let text) = value, case .string(let wanted) = literal,
-                  let time = RFC3339.parse(text), let limit = RFC3339.parse(wanted) else {
+                let time = RFC3339.parse(text), let limit = RFC3339.parse(wanted)
+            else {
                 throw fail("\(expected), but \(got) or the time compared with is not an RFC 3339 time (2030-01-01T00:00:00Z)")
             }
             guard JSONComparison.order(time, limit, op) else { throw fail("\(expected), got \(got)") }

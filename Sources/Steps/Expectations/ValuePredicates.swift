@@ -57,10 +57,11 @@ enum ValuePredicates {
     /// Four decimal numbers 0-255, no leading zeros.
     static func isIpv4(_ text: String) -> Bool {
         let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(isDigit) && (part.count == 1 || part.first != UInt8(ascii: "0"))
-                && Int(String(decoding: part, as: UTF8.self))! <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(isDigit) && (part.count == 1 || part.first != UInt8(ascii: "0"))
+                    && Int(String(decoding: part, as: UTF8.self))! <= 255
+            }
     }
 
     /// Eight groups of 1-4 hex digits, `::` once for a run of zero groups,

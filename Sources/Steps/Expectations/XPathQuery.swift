@@ -29,11 +29,13 @@ enum XPathQuery {
         let type = withExtendedLifetime(texts) { () -> Int32 in
             bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
-                    csh_xpath_evaluate(start, buffer.count - 1, html ? 1 : 0, expression, { data, text, length in
-                        let texts = Unmanaged<Texts>.fromOpaque(data!).takeUnretainedValue()
-                        let buffer = UnsafeRawBufferPointer(start: text, count: length)
-                        texts.items.append(String(decoding: buffer, as: UTF8.self))
-                    }, Unmanaged.passUnretained(texts).toOpaque(), &boolean, &number, &message, message.count)
+                    csh_xpath_evaluate(
+                        start, buffer.count - 1, html ? 1 : 0, expression,
+                        { data, text, length in
+                            let texts = Unmanaged<Texts>.fromOpaque(data!).takeUnretainedValue()
+                            let buffer = UnsafeRawBufferPointer(start: text, count: length)
+                            texts.items.append(String(decoding: buffer, as: UTF8.self))
+                        }, Unmanaged.passUnretained(texts).toOpaque(), &boolean, &number, &message, message.count)
                 }
             }
         }
@@ -49,8 +51,9 @@ enum XPathQuery {
         default:
             var loading = [CChar](repeating: 0, count: 512)
             if csh_xml_load(&loading, loading.count) != 0 {
-                throw XPathFailure(message: "xpath needs libxml2 (libxml2.so.2), which could not be loaded: \(reason)"
-                                   + "; install it (Debian and Ubuntu: apt-get install libxml2)")
+                throw XPathFailure(
+                    message: "xpath needs libxml2 (libxml2.so.2), which could not be loaded: \(reason)"
+                        + "; install it (Debian and Ubuntu: apt-get install libxml2)")
             }
             throw XPathFailure(message: reason.isEmpty ? "the expression could not be evaluated" : reason)
         }

@@ -1,8 +1,8 @@
 import Dispatch
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 /// Runs `file` steps on a dispatch queue (they block on the disk). A
 /// cancelled copy or write stops between chunks and leaves no partial file.
@@ -32,8 +32,10 @@ struct FileStepRunner: Sendable {
         return promise
     }
 
-    static func perform(_ operation: ResolvedFileOperation, _ fileSystem: FileSystem, in folder: String,
-                        readLimit: Int) throws -> StepResult {
+    static func perform(
+        _ operation: ResolvedFileOperation, _ fileSystem: FileSystem, in folder: String,
+        readLimit: Int
+    ) throws -> StepResult {
         func path(_ text: String) -> String {
             Paths.resolve(text, against: folder)
         }

@@ -4,7 +4,8 @@ extension StringProtocol {
     /// when ASCII letters are compared without case.
     @inline(__always)
     func equalsLowercase(_ lowercase: String) -> Bool {
-        let a = utf8, b = lowercase.utf8
+        let a = utf8
+        let b = lowercase.utf8
         guard a.count == b.count else { return false }
         var bi = b.makeIterator()
         for byte in a {

@@ -1,5 +1,5 @@
-import WorkflowModel
 import Glibc
+import WorkflowModel
 
 /// A response body as text, decoded by the charset its `Content-Type`
 /// names: UTF-8 when none is named, Latin-1, Windows-1252,
@@ -49,15 +49,20 @@ enum BodyText {
         var bigEndian = charset == "utf-16be"
         var start = 0
         if charset == "utf-16", bytes.count >= 2 {
-            if bytes[0] == 0xFE, bytes[1] == 0xFF { bigEndian = true; start = 2 }
+            if bytes[0] == 0xFE, bytes[1] == 0xFF {
+                bigEndian = true
+                start = 2
+            }
             if bytes[0] == 0xFF, bytes[1] == 0xFE { start = 2 }
         }
         var units: [UInt16] = []
         units.reserveCapacity(bytes.count / 2)
         var index = start
         while index + 1 < bytes.count {
-            let pair = bigEndian ? (UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
-                                 : (UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index]))
+            let pair =
+                bigEndian
+                ? (UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
+                : (UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index]))
             units.append(pair)
             index += 2
         }

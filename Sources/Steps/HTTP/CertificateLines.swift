@@ -17,9 +17,11 @@ enum CertificateLines {
         }
         let lines = Lines()
         let count = withExtendedLifetime(lines) {
-            csh_curl_certificate_lines(easy, 0, { data, line in
-                Unmanaged<Lines>.fromOpaque(data!).takeUnretainedValue().items.append(String(cString: line!))
-            }, Unmanaged.passUnretained(lines).toOpaque())
+            csh_curl_certificate_lines(
+                easy, 0,
+                { data, line in
+                    Unmanaged<Lines>.fromOpaque(data!).takeUnretainedValue().items.append(String(cString: line!))
+                }, Unmanaged.passUnretained(lines).toOpaque())
         }
         guard count > 0 else { return nil }
         return parse(lines.items)
@@ -34,11 +36,12 @@ enum CertificateLines {
             let name = line[..<colon].lowercased()
             if fields[name] == nil { fields[name] = String(line[line.index(after: colon)...]) }
         }
-        return ServerCertificate(subject: distinguishedName(fields["subject"] ?? ""),
-                                 issuer: distinguishedName(fields["issuer"] ?? ""),
-                                 startDate: time(fields["start date"] ?? ""),
-                                 expireDate: time(fields["expire date"] ?? ""),
-                                 serialNumber: hex(fields["serial number"] ?? ""))
+        return ServerCertificate(
+            subject: distinguishedName(fields["subject"] ?? ""),
+            issuer: distinguishedName(fields["issuer"] ?? ""),
+            startDate: time(fields["start date"] ?? ""),
+            expireDate: time(fields["expire date"] ?? ""),
+            serialNumber: hex(fields["serial number"] ?? ""))
     }
 
     /// OpenSSL's one-line form (`C = US, O = "Example, Inc.", CN = api`,
@@ -116,7 +119,8 @@ enum CertificateLines {
         let words = text.split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         if words.count >= 4, let month = months.firstIndex(of: String(words[0])), let day = Int(words[1]), let year = Int(words[3]),
-           words[2].split(separator: ":").count == 3 {
+            words[2].split(separator: ":").count == 3
+        {
             let clock = words[2].split(separator: ":").map { String($0) }
             func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
             return "\(year)-\(two(month + 1))-\(two(day))T\(clock[0]):\(clock[1]):\(String(clock[2].prefix(2)))Z"

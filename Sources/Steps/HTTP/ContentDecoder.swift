@@ -65,11 +65,13 @@ final class ContentDecoder {
         var message = [CChar](repeating: 0, count: 256)
         received += input.count
         while true {
-            var consumed = 0, produced = 0
+            var consumed = 0
+            var produced = 0
             let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset }
             let code = output.withUnsafeMutableBufferPointer { out in
-                csh_decoder_run(decoder, base, input.count - offset, &consumed, out.baseAddress, out.count, &produced,
-                                &message, message.count)
+                csh_decoder_run(
+                    decoder, base, input.count - offset, &consumed, out.baseAddress, out.count, &produced,
+                    &message, message.count)
             }
             if code < 0 {
                 throw DecodeError(message: "the \(name) body is corrupt: " + cText(message))
@@ -77,9 +79,10 @@ final class ContentDecoder {
             offset += consumed
             decoded += produced
             if decoded > Self.ratioLimit * received {
-                throw DecodeError(message: "the \(name) body decodes to more than \(Self.ratioLimit) times its size as it came "
-                                  + "(\(decoded) bytes from \(received), \(decoded / max(received, 1)) to 1); at most "
-                                  + "\(Self.ratioLimit) to 1 is taken, a larger ratio is a decompression bomb")
+                throw DecodeError(
+                    message: "the \(name) body decodes to more than \(Self.ratioLimit) times its size as it came "
+                        + "(\(decoded) bytes from \(received), \(decoded / max(received, 1)) to 1); at most "
+                        + "\(Self.ratioLimit) to 1 is taken, a larger ratio is a decompression bomb")
             }
             if produced > 0 {
                 let keepGoing = output.withUnsafeBytes { deliver(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }

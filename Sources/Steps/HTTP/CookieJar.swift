@@ -48,7 +48,8 @@ struct CookieJar {
         var maxAge: Int64?
         var expires: Int64?
         for attribute in parts.dropFirst() {
-            let key: String, argument: String
+            let key: String
+            let argument: String
             if let equals = attribute.firstIndex(of: "=") {
                 key = Self.trimmed(attribute[..<equals]).lowercased()
                 argument = Self.trimmed(attribute[attribute.index(after: equals)...])
@@ -74,9 +75,10 @@ struct CookieJar {
                 break
             }
         }
-        var cookie = Cookie(name: name, value: value, domain: url.host, hostOnly: true,
-                            path: path ?? Self.defaultPath(url), secure: secure, expires: maxAge ?? expires,
-                            created: nextCreation)
+        var cookie = Cookie(
+            name: name, value: value, domain: url.host, hostOnly: true,
+            path: path ?? Self.defaultPath(url), secure: secure, expires: maxAge ?? expires,
+            created: nextCreation)
         if !domain.isEmpty {
             guard Self.domainMatches(url.host, domain), domain.contains(".") || domain == url.host else { return }
             cookie.domain = domain
@@ -103,8 +105,11 @@ struct CookieJar {
                 && Self.pathMatches(path, cookie.path) && (!cookie.secure || url.isSecure)
         }
         guard !matching.isEmpty else { return nil }
-        let ordered = matching.sorted { $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count
-                                                                                  : $0.created < $1.created }
+        let ordered = matching.sorted {
+            $0.path.utf8.count != $1.path.utf8.count
+                ? $0.path.utf8.count > $1.path.utf8.count
+                : $0.created < $1.created
+        }
         return ordered.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
@@ -161,7 +166,9 @@ struct CookieJar {
 enum CookieDate {
     static func parse(_ text: String) -> Int64? {
         var time: (Int, Int, Int)?
-        var day: Int?, month: Int?, year: Int?
+        var day: Int?
+        var month: Int?
+        var year: Int?
         let tokens = text.split { !($0.isLetter || $0.isNumber || $0 == ":") }
         for token in tokens {
             if time == nil, token.contains(":") {
@@ -184,7 +191,8 @@ enum CookieDate {
             }
         }
         guard let (hour, minute, second) = time, let day, let month, let year, (1...31).contains(day),
-              year >= 1601, hour < 24, minute < 60, second < 61 else { return nil }
+            year >= 1601, hour < 24, minute < 60, second < 61
+        else { return nil }
         return Int64(RFC3339.daysFromEpoch(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 

@@ -1,8 +1,8 @@
 import CSystemShims
-import PromiseEngine
-import WorkflowModel
 import Glibc
+import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// HTTPS (HTTP/2 when the server offers it), and any request through a
 /// proxy, with libcurl's multi-socket interface driven from the step
@@ -25,8 +25,10 @@ final class CurlTransport: HopTransport {
     static func make(loop: EventLoop) -> Result<CurlTransport, HopFailure> {
         var message = [CChar](repeating: 0, count: 512)
         guard csh_curl_load(&message, message.count) == 0 else {
-            return .failure(.network("HTTPS and proxies need libcurl (libcurl.so.4), which could not be loaded: "
-                                     + cText(message)))
+            return .failure(
+                .network(
+                    "HTTPS and proxies need libcurl (libcurl.so.4), which could not be loaded: "
+                        + cText(message)))
         }
         let transport = CurlTransport(loop: loop)
         guard let transport else { return .failure(.network("libcurl could not make a multi handle")) }
@@ -295,7 +297,8 @@ final class CurlHop: HopHandle {
             setLong(Int32(CSH_CURLOPT_LOW_SPEED_TIME), max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0)))
         }
 
-        var hasContentType = false, hasAccept = false
+        var hasContentType = false
+        var hasAccept = false
         var list: UnsafeMutableRawPointer?
         // The step's virtual host replaces libcurl's; "Host:" removes it.
         if let host = request.host { list = csh_curl_list_append(list, "Host: \(host)") }
@@ -331,10 +334,12 @@ final class CurlHop: HopHandle {
                 return got < 0 ? 0x1000_0000 : got  // 0x1000_0000: CURL_READFUNC_ABORT
             }
             _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_READDATA), me)
-            _ = csh_curl_set_seek(easy, { data, offset, origin in
-                let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
-                return lseek(hop.uploadFD, off_t(offset), origin) < 0 ? 2 : 0  // 2: CURL_SEEKFUNC_CANTSEEK
-            }, me)
+            _ = csh_curl_set_seek(
+                easy,
+                { data, offset, origin in
+                    let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
+                    return lseek(hop.uploadFD, off_t(offset), origin) < 0 ? 2 : 0  // 2: CURL_SEEKFUNC_CANTSEEK
+                }, me)
         }
 
         _ = csh_curl_set_callback(easy, Int32(CSH_CURLOPT_HEADERFUNCTION)) { bytes, size, count, data in
@@ -350,11 +355,13 @@ final class CurlHop: HopHandle {
         }
         _ = csh_curl_set_pointer(easy, Int32(CSH_CURLOPT_WRITEDATA), me)
         if request.wire != nil {
-            _ = csh_curl_set_debug(easy, { _, type, bytes, size, data in
-                let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
-                hop.debug(type, UnsafeRawBufferPointer(start: bytes, count: size))
-                return 0
-            }, me)
+            _ = csh_curl_set_debug(
+                easy,
+                { _, type, bytes, size, data in
+                    let hop = Unmanaged<CurlHop>.fromOpaque(data!).takeUnretainedValue()
+                    hop.debug(type, UnsafeRawBufferPointer(start: bytes, count: size))
+                    return 0
+                }, me)
         }
         return nil
     }
@@ -427,8 +434,11 @@ final class CurlHop: HopHandle {
             return true
         }
         guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return true }
-        headers.append((String(decoding: text[0..<colon], as: UTF8.self),
-                        String(String(decoding: text[(colon + 1)...], as: UTF8.self).trimmingSpaces)))
+        headers.append(
+            (
+                String(decoding: text[0..<colon], as: UTF8.self),
+                String(String(decoding: text[(colon + 1)...], as: UTF8.self).trimmingSpaces)
+            ))
         return true
     }
 
@@ -500,8 +510,10 @@ final class CurlHop: HopHandle {
         switch code {
         case Int32(CSH_CURLE_OPERATION_TIMEDOUT) where request.transport.connectTimeout != nil && !connected:
             let target = request.transport.unixSocket.map { "the Unix socket \($0)" } ?? authority
-            return HopFailure(kind: .timeout, message: "could not connect to \(target) within "
-                              + "\(DurationText.format(request.transport.connectTimeout!)) (connect-timeout)")
+            return HopFailure(
+                kind: .timeout,
+                message: "could not connect to \(target) within "
+                    + "\(DurationText.format(request.transport.connectTimeout!)) (connect-timeout)")
         case Int32(CSH_CURLE_OPERATION_TIMEDOUT):
             let limit = request.idleTimeout.map { DurationText.format($0) } ?? "too long"
             return HopFailure(kind: .timeout, message: "no data from the server for \(limit) (the idle timeout)")

@@ -1,5 +1,5 @@
-import WorkflowModel
 import Glibc
+import WorkflowModel
 
 /// A response's status line and headers.
 struct ResponseHead: Sendable {
@@ -16,7 +16,8 @@ struct ResponseHead: Sendable {
     init(status: Int, version: String, headers: [(name: String, value: String)]) {
         var facts = HeaderFacts()
         for (index, header) in headers.enumerated() {
-            var name = header.name, value = header.value
+            var name = header.name
+            var value = header.value
             name.withUTF8 { name in
                 value.withUTF8 { value in facts.add(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), at: index) }
             }
@@ -132,7 +133,8 @@ struct HeaderFacts: Sendable {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let other = lowercase.utf8Start
         for index in 0..<bytes.count {
-            let byte = bytes[index], expected = other[index]
+            let byte = bytes[index]
+            let expected = other[index]
             if byte == expected { continue }
             guard byte >= 0x41, byte <= 0x5A, byte | 0x20 == expected else { return false }
         }
@@ -149,7 +151,8 @@ struct HeaderFacts: Sendable {
     }
 
     static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var start = 0, end = bytes.count
+        var start = 0
+        var end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
@@ -294,8 +297,10 @@ struct HTTP1ResponseParser {
         case .done:
             return .end(reusable: false)
         case .head:
-            return .failure(started ? "the connection closed in the middle of the response headers"
-                                    : "the server closed the connection without answering")
+            return .failure(
+                started
+                    ? "the connection closed in the middle of the response headers"
+                    : "the server closed the connection without answering")
         default:
             return .failure("the connection closed before the end of the response body")
         }
@@ -446,7 +451,8 @@ struct HTTP1ResponseParser {
             return line
         }
         guard let statusLine = nextLine(), statusLine.count >= 12,
-              statusLine.starts(with: "HTTP/1.".utf8), statusLine[8] == 0x20 else { return nil }
+            statusLine.starts(with: "HTTP/1.".utf8), statusLine[8] == 0x20
+        else { return nil }
         let minor = statusLine[7]
         guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1") else { return nil }
         var status = 0
@@ -499,7 +505,8 @@ struct HTTP1ResponseParser {
     /// The index of the first LF in `bytes` at or after `start`.
     private static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start < bytes.count, let base = bytes.baseAddress,
-              let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+            let found = memchr(base + start, 0x0A, bytes.count - start)
+        else { return nil }
         return base.distance(to: UnsafeRawPointer(found))
     }
 
@@ -519,7 +526,8 @@ extension StringProtocol {
     var trimmingSpaces: Substring {
         let text = Substring(self)
         let bytes = text.utf8
-        var start = bytes.startIndex, end = bytes.endIndex
+        var start = bytes.startIndex
+        var end = bytes.endIndex
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
         while start < end {
             let before = bytes.index(before: end)

@@ -1,8 +1,8 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 /// HTTP/1.1 over plain TCP, on the step runner's event loop: kept-alive
 /// connections per origin, responses parsed from the bytes as they come,
@@ -212,8 +212,11 @@ final class HTTP1Hop: HopHandle {
             switch self.phase {
             case .resolving, .connecting:
                 let target = self.request.transport.unixSocket.map { "the Unix socket \($0)" } ?? self.request.url.authority
-                self.end(.failed(HopFailure(kind: .timeout,
-                                            message: "could not connect to \(target) within \(DurationText.format(limit)) (connect-timeout)")))
+                self.end(
+                    .failed(
+                        HopFailure(
+                            kind: .timeout,
+                            message: "could not connect to \(target) within \(DurationText.format(limit)) (connect-timeout)")))
             case .exchanging, .ended:
                 break
             }
@@ -484,8 +487,11 @@ final class HTTP1Hop: HopHandle {
                 case .end(let reusable):
                     finish(reusable: reusable)
                 case .failure(let message):
-                    end(.failed(.network(sendError.map { "\(message) (\(Self.reason($0)) while sending the request)" }
-                                         ?? message)))
+                    end(
+                        .failed(
+                            .network(
+                                sendError.map { "\(message) (\(Self.reason($0)) while sending the request)" }
+                                    ?? message)))
                 default:
                     break
                 }
@@ -500,8 +506,12 @@ final class HTTP1Hop: HopHandle {
                 return
             }
             if retryIfStale() { return }
-            end(.failed(.network(parser.started ? "the connection failed during the response (\(Self.reason(code)))"
-                                                : "the connection failed before the response (\(Self.reason(code)))")))
+            end(
+                .failed(
+                    .network(
+                        parser.started
+                            ? "the connection failed during the response (\(Self.reason(code)))"
+                            : "the connection failed before the response (\(Self.reason(code)))")))
             return
         }
     }
@@ -611,8 +621,11 @@ final class HTTP1Hop: HopHandle {
             guard let self, !self.isEnded else { return }
             self.idleTimer = nil
             if self.lastActivity.duration(to: .now) >= limit {
-                self.end(.failed(HopFailure(kind: .timeout,
-                                            message: "no data from the server for \(DurationText.format(limit)) (the idle timeout)")))
+                self.end(
+                    .failed(
+                        HopFailure(
+                            kind: .timeout,
+                            message: "no data from the server for \(DurationText.format(limit)) (the idle timeout)")))
             } else {
                 self.armIdleTimer(limit)
             }

@@ -1,8 +1,8 @@
 import Dispatch
 import PromiseEngine
-import WorkflowModel
-import Synchronization
 import RunnerSystem
+import Synchronization
+import WorkflowModel
 
 /// Runs `http` steps for one runner: prepares the request on the calling
 /// thread, then hands the exchange to the event loop that carries it
@@ -34,8 +34,9 @@ final class HTTPClient: Sendable {
         used.store(true, ordering: .releasing)
         let prepared: PreparedRequest
         do {
-            prepared = try HTTPRequestBuilder.prepare(step, workingDirectory: context.workingDirectory,
-                                                      configuration: configuration)
+            prepared = try HTTPRequestBuilder.prepare(
+                step, workingDirectory: context.workingDirectory,
+                configuration: configuration)
         } catch {
             return Promise(error: error)
         }
@@ -52,9 +53,11 @@ final class HTTPClient: Sendable {
         let started = ContinuousClock.now
         let loop = self.loop
         let begin: @Sendable () -> Void = {
-            let exchange = LoopBound(HTTPExchange(step: step, prepared: request.value, resolver: resolver, engine: engine.value,
-                                                  configuration: configuration, saveTarget: saveTarget, onTransfer: onTransfer,
-                                                  cookies: cookies, wire: wire, started: started), loop: loop)
+            let exchange = LoopBound(
+                HTTPExchange(
+                    step: step, prepared: request.value, resolver: resolver, engine: engine.value,
+                    configuration: configuration, saveTarget: saveTarget, onTransfer: onTransfer,
+                    cookies: cookies, wire: wire, started: started), loop: loop)
             resolver.onCancel { loop.execute { exchange.value.cancel() } }
             // Cancelled on the way here: over before it starts, so `begin`
             // sends nothing (the cancel queued above then finds it over).

@@ -1,5 +1,6 @@
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
+
 /// The HTTP state of one runner, on the event loop thread: the two
 /// transports (made at first use), the run's cookie store, the proxies,
 /// and the exchanges under way (so that the end of the run can cancel

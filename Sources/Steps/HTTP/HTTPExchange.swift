@@ -2,8 +2,8 @@ import CSystemShims
 import Dispatch
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 /// One `http` step from its first request to its result: the hops
 /// (redirects followed as docs/steps.md, 'Redirects' says, credentials
@@ -57,9 +57,11 @@ final class HTTPExchange: HopDelegate {
     /// closed instead of read to the end.
     private static let redirectBodyLimit = 64 * 1024
 
-    init(step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
-         configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
-         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil, started: ContinuousClock.Instant = .now) {
+    init(
+        step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
+        configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
+        cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil, started: ContinuousClock.Instant = .now
+    ) {
         self.started = started
         self.cookies = cookies
         self.wire = wire
@@ -71,9 +73,10 @@ final class HTTPExchange: HopDelegate {
         self.bodyLimit = configuration.bodyLimit
         self.saveTarget = saveTarget
         self.onTransfer = onTransfer
-        request = HopRequest(method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
-                             tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire,
-                             transport: prepared.transport)
+        request = HopRequest(
+            method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
+            tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire,
+            transport: prepared.transport)
         request.wantsCertificate = Self.readsCertificate(step)
     }
 
@@ -82,10 +85,11 @@ final class HTTPExchange: HopDelegate {
         step.expectations.contains { expectation in
             if case .value(.certificate, _, _) = expectation { return true }
             return false
-        } || step.captures.contains { capture in
-            if case .certificate = capture.source { return true }
-            return false
         }
+            || step.captures.contains { capture in
+                if case .certificate = capture.source { return true }
+                return false
+            }
     }
 
     // MARK: - Starting and stopping (loop thread)
@@ -164,7 +168,9 @@ final class HTTPExchange: HopDelegate {
         }
         // The defaults as they are (shared, not rebuilt) unless the step
         // replaced one of them.
-        var result = replaced.isEmpty ? Self.defaultHeaders
+        var result =
+            replaced.isEmpty
+            ? Self.defaultHeaders
             : Self.defaultHeaders.filter { !replaced.contains($0.name.lowercased()) }
         if !stepHeaders.isEmpty { result += stepHeaders }
         if sameOrigin, !hasAuthorization, let userInfo = prepared.url.userInfo {
@@ -198,17 +204,21 @@ final class HTTPExchange: HopDelegate {
         if let wire { wire(WireDump.response(head)) }
         if step.cookies { withJar { $0.store(head.headers, from: request.url, now: Self.epochSeconds()) } }
         if redirectLimit > 0, Self.redirectStatuses.contains(head.status), let location = head.value(.location),
-           request.url.resolving(location) == nil {
+            request.url.resolving(location) == nil
+        {
             // Followed only to http(s): `file:`, `ftp:`, `gopher:` or a
             // URL that cannot be read is not a success of the step either.
             self.head = head
             let shown = location.count > 200 ? location.prefix(199) + "…" : Substring(location)
-            failure = StepFailure(.network, "\(label): the server redirected (\(head.status)) to '\(shown)', which is not "
-                                  + "an http:// or https:// URL; redirects are followed only to http and https")
+            failure = StepFailure(
+                .network,
+                "\(label): the server redirected (\(head.status)) to '\(shown)', which is not "
+                    + "an http:// or https:// URL; redirects are followed only to http and https")
             return false
         }
         if Self.redirectStatuses.contains(head.status), let location = head.value(.location),
-           let target = request.url.resolving(location) {
+            let target = request.url.resolving(location)
+        {
             if redirects < redirectLimit {
                 redirectTarget = target
                 lastRedirectStatus = head.status
@@ -220,10 +230,14 @@ final class HTTPExchange: HopDelegate {
                 // of one or more, another redirect is a loop or a chain
                 // longer than the step allows (curl and Hurl fail too).
                 self.head = head
-                let limit = step.redirects == nil ? "the default, 10; raise it with 'redirects N', at most 100"
-                                                  : "'redirects \(redirectLimit)'"
-                failure = StepFailure(.network, "\(label): too many redirects: stopped after \(redirects) (\(limit)); "
-                                      + "the last response was \(head.status) to \(target.text)")
+                let limit =
+                    step.redirects == nil
+                    ? "the default, 10; raise it with 'redirects N', at most 100"
+                    : "'redirects \(redirectLimit)'"
+                failure = StepFailure(
+                    .network,
+                    "\(label): too many redirects: stopped after \(redirects) (\(limit)); "
+                        + "the last response was \(head.status) to \(target.text)")
                 return false
             }
         }
@@ -376,8 +390,9 @@ final class HTTPExchange: HopDelegate {
         let total = started.duration(to: .now)
         var info = HTTPExchangeInfo(
             url: request.url.text, redirects: redirects, version: version,
-            timings: HTTPTimings(dns: timings.dns, connect: timings.connect, tls: timings.tls,
-                                 firstByte: timings.firstByte, total: max(total, timings.firstByte)))
+            timings: HTTPTimings(
+                dns: timings.dns, connect: timings.connect, tls: timings.tls,
+                firstByte: timings.firstByte, total: max(total, timings.firstByte)))
         if step.cookies { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
         info.certificate = certificate
         let contentType = head.value(.contentType)
@@ -388,16 +403,23 @@ final class HTTPExchange: HopDelegate {
         self.body = []
         if let wire, file == nil { wire(WireDump.body(body, prefix: "< ")) }
         // What the settling reads of the step, not the whole request.
-        let expectations = step.expectations, captures = step.captures, method = step.method, url = step.url
-        let saveTarget = self.saveTarget, resolver = self.resolver, received = self.received
+        let expectations = step.expectations
+        let captures = step.captures
+        let method = step.method
+        let url = step.url
+        let saveTarget = self.saveTarget
+        let resolver = self.resolver
+        let received = self.received
         let settle: @Sendable () -> Void = {
             var result = partial
-            result.body = file == nil
+            result.body =
+                file == nil
                 ? CapturedText(text: BodyText.decode(body, contentType: contentType), totalBytes: body.count)
                 : CapturedText(text: "", totalBytes: Int(received))
             do {
-                try ExpectationEvaluator.checkHTTP(&result, expectations: expectations, captures: captures,
-                                                   savedTo: file == nil ? nil : saveTarget)
+                try ExpectationEvaluator.checkHTTP(
+                    &result, expectations: expectations, captures: captures,
+                    savedTo: file == nil ? nil : saveTarget)
             } catch {
                 if let file {
                     close(file.fd)
@@ -458,8 +480,10 @@ final class HTTPExchange: HopDelegate {
 
     private func tooLarge(_ size: Int64?) -> StepFailure {
         let what = size.map { "is \($0) bytes" } ?? "is larger than that"
-        return StepFailure(.network, "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory "
-                           + "(use 'save PATH' to stream it to a file)")
+        return StepFailure(
+            .network,
+            "\(label): the response body \(what); at most \(bodyLimit) bytes are kept in memory "
+                + "(use 'save PATH' to stream it to a file)")
     }
 
     static func epochSeconds() -> Int64 {

@@ -1,7 +1,7 @@
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 /// What an `http` step sends, before any redirect.
 struct PreparedRequest {
@@ -19,8 +19,10 @@ struct PreparedRequest {
 enum HTTPRequestBuilder {
     /// Thrown for what cannot be sent: a bad URL or header (kind
     /// `network`), a missing body file (kind `file`).
-    static func prepare(_ step: ResolvedHTTPRequest, workingDirectory: String,
-                        configuration: StepsConfiguration) throws(StepFailure) -> PreparedRequest {
+    static func prepare(
+        _ step: ResolvedHTTPRequest, workingDirectory: String,
+        configuration: StepsConfiguration
+    ) throws(StepFailure) -> PreparedRequest {
         var text = step.url
         var label: String { step.label }
         if !step.query.isEmpty { text = withQuery(text, step.query) }
@@ -73,9 +75,10 @@ enum HTTPRequestBuilder {
         func path(_ text: String?) -> String? {
             text.map { Paths.resolve($0, against: workingDirectory) }
         }
-        let tls = TLSSettings(insecure: step.tls.insecure || configuration.insecure,
-                              caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
-                              certificateFile: path(step.tls.certificate), keyFile: path(step.tls.key))
+        let tls = TLSSettings(
+            insecure: step.tls.insecure || configuration.insecure,
+            caFile: path(step.tls.caCertificate) ?? configuration.caCertificate,
+            certificateFile: path(step.tls.certificate), keyFile: path(step.tls.key))
         var resolve: [ResolveMapping] = []
         for text in step.transport.resolve {
             guard let mapping = ResolveMapping(text) else {
@@ -83,9 +86,10 @@ enum HTTPRequestBuilder {
             }
             resolve.append(mapping)
         }
-        let transport = TransportSettings(connectTimeout: step.transport.connectTimeout, resolve: resolve,
-                                          unixSocket: path(step.transport.unixSocket),
-                                          httpVersion: step.transport.httpVersion ?? configuration.httpVersion)
+        let transport = TransportSettings(
+            connectTimeout: step.transport.connectTimeout, resolve: resolve,
+            unixSocket: path(step.transport.unixSocket),
+            httpVersion: step.transport.httpVersion ?? configuration.httpVersion)
         return PreparedRequest(method: step.method.rawValue, url: url, headers: headers, body: body, tls: tls, transport: transport)
     }
 
@@ -123,15 +127,16 @@ enum HTTPRequestBuilder {
 
     /// An RFC 9110 token.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 
     /// `application/x-www-form-urlencoded` as browsers write it: letters,

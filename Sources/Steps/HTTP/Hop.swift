@@ -1,4 +1,5 @@
 import WorkflowModel
+
 /// One request and its response: an `http` step makes one, and one more
 /// per redirect it follows. A transport (HTTP/1.1 on the event loop, or
 /// libcurl) carries it; the exchange decides what comes next.

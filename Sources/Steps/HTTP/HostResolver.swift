@@ -94,8 +94,9 @@ final class HostResolver {
         guard count > 0 else {
             return .failure(.network("could not find the host '\(host)' (DNS: \(cText(message)))"))
         }
-        return .success(raw.withUnsafeBufferPointer { buffer in
-            (0..<Int(count)).map { IPAddress(family: families[$0], raw: buffer.baseAddress! + 16 * $0) }
-        })
+        return .success(
+            raw.withUnsafeBufferPointer { buffer in
+                (0..<Int(count)).map { IPAddress(family: families[$0], raw: buffer.baseAddress! + 16 * $0) }
+            })
     }
 }

@@ -1,8 +1,8 @@
-import JSON
 import Glibc
+import JSON
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 /// A `multipart/form-data` body (RFC 7578) from `multipart` attributes:
 /// text parts, and file parts with the file's name and a media type (the
@@ -10,8 +10,10 @@ import RunnerSystem
 enum MultipartBody {
     /// The body's bytes and its boundary. Files are read whole (kind
     /// `file` when one cannot be read).
-    static func make(_ parts: [ResolvedMultipartPart], workingDirectory: String,
-                     label: String) throws(StepFailure) -> (bytes: [UInt8], boundary: String) {
+    static func make(
+        _ parts: [ResolvedMultipartPart], workingDirectory: String,
+        label: String
+    ) throws(StepFailure) -> (bytes: [UInt8], boundary: String) {
         var contents: [(head: String, body: [UInt8])] = []
         for part in parts {
             let name = quoted(part.name)
@@ -23,12 +25,17 @@ enum MultipartBody {
                 let bytes = try contentsOf(path, label: label)
                 let filename = quoted(String(path.split(separator: "/").last ?? ""))
                 if let type, let control = ControlCharacters.first(in: type) {
-                    throw StepFailure(.network, "\(label): the type of multipart part '\(part.name)' has a control character "
-                                      + "(\(ControlCharacters.escape(control))); it cannot be sent")
+                    throw StepFailure(
+                        .network,
+                        "\(label): the type of multipart part '\(part.name)' has a control character "
+                            + "(\(ControlCharacters.escape(control))); it cannot be sent")
                 }
                 let mediaType = type ?? guessType(path)
-                contents.append(("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n"
-                                 + "Content-Type: \(mediaType)\r\n", bytes))
+                contents.append(
+                    (
+                        "Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n"
+                            + "Content-Type: \(mediaType)\r\n", bytes
+                    ))
             }
         }
         // A boundary that no part contains.

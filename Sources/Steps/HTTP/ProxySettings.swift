@@ -45,7 +45,8 @@ struct ProxySettings: Sendable {
         for entry in exceptions {
             if entry == "*" || entry == host || host.hasSuffix("." + entry) { return true }
             if let slash = entry.firstIndex(of: "/"), let bits = Int(entry[entry.index(after: slash)...]),
-               let network = IPv4(String(entry[..<slash])), let address = IPv4(host), (0...32).contains(bits) {
+                let network = IPv4(String(entry[..<slash])), let address = IPv4(host), (0...32).contains(bits)
+            {
                 let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - bits)
                 if network & mask == address & mask { return true }
             }

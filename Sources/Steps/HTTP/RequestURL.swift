@@ -110,7 +110,8 @@ struct RequestURL: Sendable, Hashable {
         var portWritten = false
         if let portText, !portText.isEmpty {
             guard portText.count <= 5, portText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let value = Int(String(decoding: portText, as: UTF8.self)), value > 0, value <= 65535 else { return nil }
+                let value = Int(String(decoding: portText, as: UTF8.self)), value > 0, value <= 65535
+            else { return nil }
             port = value
             portWritten = true
         }
@@ -118,8 +119,9 @@ struct RequestURL: Sendable, Hashable {
         // Lower-cased only when it has an upper-case letter (it is ASCII).
         let hostText = String(decoding: host, as: UTF8.self)
         let hasUpper = host.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
-        return RequestURL(scheme: scheme, userInfo: userInfo, host: hasUpper ? hostText.lowercased() : hostText,
-                          port: port, portWritten: portWritten, target: target)
+        return RequestURL(
+            scheme: scheme, userInfo: userInfo, host: hasUpper ? hostText.lowercased() : hostText,
+            port: port, portWritten: portWritten, target: target)
     }
 
     private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
@@ -133,7 +135,8 @@ struct RequestURL: Sendable, Hashable {
         let bytes = Array(reference.utf8.drop { $0 == 0x20 || $0 == 0x09 })
         // A scheme: letters, digits, + - . up to a colon, before any / ? #.
         if let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-           colon > 0, bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }), Self.isLetter(bytes[0]) {
+            colon > 0, bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }), Self.isLetter(bytes[0])
+        {
             return RequestURL.parse(reference)
         }
         if bytes.isEmpty || bytes.first == UInt8(ascii: "#") {
@@ -164,8 +167,9 @@ struct RequestURL: Sendable, Hashable {
         // The common case, an absolute path with nothing to drop, remove
         // or encode: sent as written, in one copy.
         if basePath == nil, rest.first == UInt8(ascii: "/"),
-           !rest.contains(where: { $0 == UInt8(ascii: "#") || needsEncoding($0) }),
-           !hasDotSegment(rest[..<(rest.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex)]) {
+            !rest.contains(where: { $0 == UInt8(ascii: "#") || needsEncoding($0) }),
+            !hasDotSegment(rest[..<(rest.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex)])
+        {
             return String(decoding: rest, as: UTF8.self)
         }
         var part = rest
@@ -260,7 +264,7 @@ struct RequestURL: Sendable, Hashable {
         switch byte {
         case 0...0x20, 0x7F...0xFF: return true
         case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "{"), UInt8(ascii: "}"),
-             UInt8(ascii: "|"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "`"):
+            UInt8(ascii: "|"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "`"):
             return true
         default: return false
         }

@@ -1,8 +1,8 @@
-import WorkflowModel
 import CSystemShims
 import Glibc
 import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// Where bare program names were found in PATH, remembered, so that a
 /// thousand `sh "make test"` steps do not look in every PATH folder a

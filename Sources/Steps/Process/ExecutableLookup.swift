@@ -17,7 +17,9 @@ enum ExecutableLookup {
                 throw SpawnError(message: "cannot start '\(program)': \(systemReason(errno))")
             }
             guard isExecutableFile(info) else {
-                throw SpawnError(message: "cannot start '\(program)': \((info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "not executable (permission denied)")")
+                throw SpawnError(
+                    message: "cannot start '\(program)': \((info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "not executable (permission denied)")"
+                )
             }
             return path
         }

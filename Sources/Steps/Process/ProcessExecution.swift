@@ -1,9 +1,9 @@
 import CSystemShims
 import Glibc
 import PromiseEngine
-import WorkflowModel
-import Synchronization
 import RunnerSystem
+import Synchronization
+import WorkflowModel
 
 /// What a process left when it ended by itself.
 struct ProcessRecord: Sendable {
@@ -117,9 +117,11 @@ final class ProcessExecution: @unchecked Sendable {
         var isOpen: Bool { fd >= 0 }
     }
 
-    init(child: SpawnedChild, marker: String, detached: Bool = false, id: String, standardInput: [UInt8], sink: (any StepOutputSink)?,
-         settings: Settings, started: ContinuousClock.Instant, table: ProcessTable,
-         onEnd: @escaping (ProcessEnd) -> Void) {
+    init(
+        child: SpawnedChild, marker: String, detached: Bool = false, id: String, standardInput: [UInt8], sink: (any StepOutputSink)?,
+        settings: Settings, started: ContinuousClock.Instant, table: ProcessTable,
+        onEnd: @escaping (ProcessEnd) -> Void
+    ) {
         self.pid = child.pid
         self.marker = marker
         self.detached = detached
@@ -133,10 +135,12 @@ final class ProcessExecution: @unchecked Sendable {
         self.table = table
         self.onEnd = onEnd
         outputs = [
-            OutputState(stream: .stdout, fd: child.standardOutput, tail: TailBuffer(limit: settings.outputLimit),
-                        lines: sink == nil ? nil : LineSplitter()),
-            OutputState(stream: .stderr, fd: child.standardError, tail: TailBuffer(limit: settings.outputLimit),
-                        lines: sink == nil ? nil : LineSplitter()),
+            OutputState(
+                stream: .stdout, fd: child.standardOutput, tail: TailBuffer(limit: settings.outputLimit),
+                lines: sink == nil ? nil : LineSplitter()),
+            OutputState(
+                stream: .stderr, fd: child.standardError, tail: TailBuffer(limit: settings.outputLimit),
+                lines: sink == nil ? nil : LineSplitter()),
         ]
     }
 
@@ -165,7 +169,10 @@ final class ProcessExecution: @unchecked Sendable {
         for index in outputs.indices { outputs[index].token = loop.makeToken() }
         let inputToken = inputFD >= 0 ? loop.makeToken() : nil
         self.inputToken = inputToken
-        let pidFD = child.pidFD, outputFDs = outputs.map(\.fd), outputTokens = outputs.map(\.token), inputFD = inputFD
+        let pidFD = child.pidFD
+        let outputFDs = outputs.map(\.fd)
+        let outputTokens = outputs.map(\.token)
+        let inputFD = inputFD
 
         // From here on the loop thread owns this object.
         for index in outputFDs.indices {
@@ -372,8 +379,11 @@ final class ProcessExecution: @unchecked Sendable {
             }
             texts.append(outputs[index].tail.capturedText)
         }
-        finish(.finished(ProcessRecord(exitCode: exitCode, signal: signal, standardOutput: texts[0],
-                                       standardError: texts[1], duration: started.duration(to: .now))))
+        finish(
+            .finished(
+                ProcessRecord(
+                    exitCode: exitCode, signal: signal, standardOutput: texts[0],
+                    standardError: texts[1], duration: started.duration(to: .now))))
     }
 
     /// What the step printed until now, for a cancelled step's record:
@@ -385,8 +395,9 @@ final class ProcessExecution: @unchecked Sendable {
             // chatty process's, and the tail keeps only the end anyway.
             for _ in 0..<16 where outputs[index].isOpen { readOutput(index) }
         }
-        return ProcessRecord(exitCode: nil, signal: nil, standardOutput: outputs[0].tail.capturedText,
-                      standardError: outputs[1].tail.capturedText, duration: started.duration(to: .now))
+        return ProcessRecord(
+            exitCode: nil, signal: nil, standardOutput: outputs[0].tail.capturedText,
+            standardError: outputs[1].tail.capturedText, duration: started.duration(to: .now))
     }
 
     private func finish(_ outcome: ProcessEnd) {

@@ -121,8 +121,9 @@ enum ProcessGroupScan {
         guard let end = text.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = text[(end + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 21)
         guard fields.count >= 21, let state = fields[0].first,
-              let group = pid_t(String(decoding: fields[2], as: UTF8.self)),
-              let started = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
+            let group = pid_t(String(decoding: fields[2], as: UTF8.self)),
+            let started = UInt64(String(decoding: fields[19], as: UTF8.self))
+        else { return nil }
         return (state, group, started)
     }
 

@@ -1,8 +1,8 @@
-import Synchronization
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import Synchronization
+import WorkflowModel
 
 /// The process groups a runner started and that may still be alive: the
 /// running steps, and the groups whose leader ended but left processes
@@ -168,11 +168,16 @@ final class ProcessTable: Sendable {
         }
         // A runner that made no mark started no process: nothing to look
         // for (a run whose steps were all up to date skips a scan of /proc).
-        let leftovers = !marked ? [] : ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
-            !process.marks.contains(where: runningMarks.contains)
-        }
+        let leftovers =
+            !marked
+            ? []
+            : ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
+                !process.marks.contains(where: runningMarks.contains)
+            }
         // Those of `detach` steps were meant to live this long: no warning.
-        let byMark = leftovers.isEmpty ? [:]
+        let byMark =
+            leftovers.isEmpty
+            ? [:]
             : Dictionary(steps.map { ($0.mark, (id: $0.id, detached: $0.detached)) }, uniquingKeysWith: { first, _ in first })
         let reported = leftovers.compactMap { process -> LeftoverProcess? in
             let step = process.marks.lazy.compactMap { byMark[String($0)] }.first
@@ -227,7 +232,8 @@ final class ProcessTable: Sendable {
     private static func isOurLeaderlessGroup(_ group: pid_t) -> Bool {
         if isGone(group) { return false }
         if let leader = ProcessGroupScan.status(of: group), leader.group == group,
-           leader.state != UInt8(ascii: "Z") {
+            leader.state != UInt8(ascii: "Z")
+        {
             return false
         }
         return true

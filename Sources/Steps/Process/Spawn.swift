@@ -41,16 +41,20 @@ enum Spawner {
     /// Starts the child in a process group of its own (see `csh_spawn`).
     static func spawn(_ request: SpawnRequest) throws(SpawnError) -> SpawnedChild {
         // Pairs of descriptors on the stack: no array allocated per spawn.
-        var output = Pipe(), errorPipe = Pipe(), input = Pipe()
+        var output = Pipe()
+        var errorPipe = Pipe()
+        var input = Pipe()
         func closeAll() {
             for fd in [output.read, output.write, errorPipe.read, errorPipe.write, input.read, input.write] where fd >= 0 { close(fd) }
         }
         guard output.open(readNonBlocking: true), errorPipe.open(readNonBlocking: true),
-              !request.feedsStandardInput || input.open(readNonBlocking: false) else {
+            !request.feedsStandardInput || input.open(readNonBlocking: false)
+        else {
             let code = errno
             closeAll()
-            throw SpawnError(message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(systemReason(code))",
-                             code: code)
+            throw SpawnError(
+                message: "cannot make pipes for '\(request.arguments.first ?? request.executable)': \(systemReason(code))",
+                code: code)
         }
 
         var pid: pid_t = 0
@@ -72,8 +76,9 @@ enum Spawner {
         for attempt in 0...textBusyRetries {
             result = withCStrings(request.arguments) { argv in
                 withExtendedLifetime(environment) {
-                    csh_spawn(&pid, &pidFD, request.executable, argv, envp, folder,
-                              input.read, output.write, errorPipe.write)
+                    csh_spawn(
+                        &pid, &pidFD, request.executable, argv, envp, folder,
+                        input.read, output.write, errorPipe.write)
                 }
             }
             // A program written just now (a `file write` step, then `sh
@@ -96,8 +101,9 @@ enum Spawner {
             throw SpawnError(message: describeFailure(result, request), code: result)
         }
 
-        return SpawnedChild(pid: pid, pidFD: pidFD, standardInput: input.write,
-                            standardOutput: output.read, standardError: errorPipe.read)
+        return SpawnedChild(
+            pid: pid, pidFD: pidFD, standardInput: input.write,
+            standardOutput: output.read, standardError: errorPipe.read)
     }
 
     /// A pipe's two ends, -1 until opened. Both close-on-exec.

@@ -49,11 +49,13 @@ final class SpawnThreads: Sendable {
     ///   steps one after another pays no hand-over, and holding the caller
     ///   for one exec holds up no other step's output.
     func submit(alone: Bool, _ start: @escaping @Sendable () -> Void) {
-        let inline: Bool = alone && queue.withLock { queue in
-            guard queue.starting == 0, queue.head == queue.items.count else { return false }
-            queue.starting += 1
-            return true
-        }
+        let inline: Bool =
+            alone
+            && queue.withLock { queue in
+                guard queue.starting == 0, queue.head == queue.items.count else { return false }
+                queue.starting += 1
+                return true
+            }
         if inline {
             start()
             queue.withLock { $0.starting -= 1 }

@@ -1,8 +1,8 @@
 import CSystemShims
 import Glibc
-import Synchronization
 import PromiseEngine
 import RunnerSystem
+import Synchronization
 
 /// Each process step's mark: `PROMISE_RUN_STEP=<pid>.<runner>.<n>` in the
 /// environment of the process it starts, inherited by everything that

@@ -54,7 +54,8 @@ enum SlurmCommands {
     /// The ids of the jobs in the queue whose name starts with `prefix`.
     static func jobs(named prefix: String, environment: [String: String]) -> [String]? {
         guard let (status, output) = run(["squeue", "--noheader", "--format=%i %j"], environment: environment),
-              status == 0 else { return nil }
+            status == 0
+        else { return nil }
         return output.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 1)
             guard fields.count == 2, fields[1].hasPrefix(prefix) else { return nil }

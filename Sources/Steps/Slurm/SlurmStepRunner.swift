@@ -46,32 +46,43 @@ final class SlurmStepRunner: Sendable {
         let request = context.slurm ?? SlurmRequest()
         let srun: String
         do {
-            srun = try ExecutableCache.shared.resolve("srun", environment: context.environment,
-                                                       workingDirectory: context.workingDirectory)
+            srun = try ExecutableCache.shared.resolve(
+                "srun", environment: context.environment,
+                workingDirectory: context.workingDirectory)
         } catch {
-            return Promise(error: StepFailure(.spawn, "srun was not found in PATH: install Slurm's client commands "
-                                              + "(Debian: slurm-client) or run with --executor local", result: StepResult()))
+            return Promise(
+                error: StepFailure(
+                    .spawn,
+                    "srun was not found in PATH: install Slurm's client commands "
+                        + "(Debian: slurm-client) or run with --executor local", result: StepResult()))
         }
         // srun would run the task in /tmp when the folder is missing on
         // the node (a warning, not an error); the folder must be one the
         // nodes share, so it is checked here.
         var status = stat()
         guard stat(context.workingDirectory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            return Promise(error: StepFailure(.spawn, "the step's folder \(context.workingDirectory) does not exist; "
-                                              + "a Slurm step runs in a folder the nodes share", result: StepResult()))
+            return Promise(
+                error: StepFailure(
+                    .spawn,
+                    "the step's folder \(context.workingDirectory) does not exist; "
+                        + "a Slurm step runs in a folder the nodes share", result: StepResult()))
         }
         clientEnvironment.withLock { $0 = context.environment }
         let name = "\(tag)-\(counter.add(1, ordering: .relaxed).newValue)"
         let arguments = ["srun"] + Self.options(request, name: name, folder: context.workingDirectory) + command
-        let spawn = SpawnRequest(executable: srun, arguments: arguments, environment: context.environment,
-                                 workingDirectory: context.workingDirectory, feedsStandardInput: options.stdin != nil)
+        let spawn = SpawnRequest(
+            executable: srun, arguments: arguments, environment: context.environment,
+            workingDirectory: context.workingDirectory, feedsStandardInput: options.stdin != nil)
         let job = JobNote()
         var slurmContext = context
         slurmContext.output = SrunOutputFilter(inner: context.output, job: job)
         let environment = context.environment
-        return processes.run(spawn, options, in: slurmContext, adjust: { record throws(StepFailure) in
-            try SrunMessages.adjust(&record, job: job.id)
-        }).tap { outcome in
+        return processes.run(
+            spawn, options, in: slurmContext,
+            adjust: { record throws(StepFailure) in
+                try SrunMessages.adjust(&record, job: job.id)
+            }
+        ).tap { outcome in
             // srun ends its job step when it is signalled; when it was
             // killed outright, or had not got its allocation yet, the job
             // is cancelled by name (a no-op for a finished job).

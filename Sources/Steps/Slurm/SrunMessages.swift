@@ -43,15 +43,17 @@ enum SrunMessages {
         // without Slurm's lines, the final newline stays.
         record.standardError = CapturedText(text: program.joined(separator: "\n"), truncated: record.standardError.truncated)
         record.slurmJob = job ?? slurm.lazy.compactMap { jobID(in: $0) }.first
-        var result = StepResult(stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
-                                terminatingSignal: record.signal, duration: record.duration)
+        var result = StepResult(
+            stdout: record.standardOutput, stderr: record.standardError, exitCode: record.exitCode,
+            terminatingSignal: record.signal, duration: record.duration)
         // Whatever went wrong, the job that was submitted is reported.
         result.slurmJob = record.slurmJob
 
         // Refused before it ran: srun's own error, no task.
         if let refusal = slurm.first(where: { $0.contains("Unable to allocate resources") })
             ?? slurm.first(where: { $0.hasPrefix("srun: unrecognized option") || $0.hasPrefix("srun: error: Invalid") })
-            ?? slurm.first(where: { $0.hasPrefix("srun: error: invalid") }) {
+            ?? slurm.first(where: { $0.hasPrefix("srun: error: invalid") })
+        {
             throw StepFailure(.spawn, "Slurm refused the job: " + message(refusal), result: result)
         }
         if let missing = slurm.first(where: { $0.contains("error: execve(): ") }) {
@@ -64,8 +66,9 @@ enum SrunMessages {
             var killed = result
             killed.exitCode = nil
             killed.terminatingSignal = 9
-            throw StepFailure(.signal, "killed by signal 9 (SIGKILL): the job exceeded its memory limit (\(message(memory)))",
-                              result: killed)
+            throw StepFailure(
+                .signal, "killed by signal 9 (SIGKILL): the job exceeded its memory limit (\(message(memory)))",
+                result: killed)
         }
         // srun's own failure (it could not read its configuration, reach
         // the controller, get a job or start the step): srun exited
@@ -76,13 +79,16 @@ enum SrunMessages {
         let own = slurm.filter(isSrunError)
         let taskEnded = slurm.contains { $0.contains(": task ") }
         if let exit = record.exitCode, exit != 0, !own.isEmpty,
-           !taskEnded || own.contains(where: { $0.hasPrefix("srun: fatal") }) {
-            throw StepFailure(.spawn, "srun could not run the job (exit \(exit)): " + own.map(message).joined(separator: "; "),
-                              result: result)
+            !taskEnded || own.contains(where: { $0.hasPrefix("srun: fatal") })
+        {
+            throw StepFailure(
+                .spawn, "srun could not run the job (exit \(exit)): " + own.map(message).joined(separator: "; "),
+                result: result)
         }
         // A task a signal ended: srun exits 128 + the signal and says which.
         if let exit = record.exitCode, exit > 128, exit < 128 + 65,
-           slurm.contains(where: { $0.contains(": task 0: ") && !$0.contains("Exited with exit code") }) {
+            slurm.contains(where: { $0.contains(": task 0: ") && !$0.contains("Exited with exit code") })
+        {
             record.exitCode = nil
             record.signal = exit - 128
         }

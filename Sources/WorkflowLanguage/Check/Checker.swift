@@ -113,8 +113,9 @@ struct Checker {
 
     private mutating func collectLabels(of node: SyntaxNode, scope: Int) {
         if let label = node.label {
-            var info = LabelInfo(id: labels[label.text]?.id ?? labelCount, name: label.text, range: label.range,
-                                 kind: node.kind.name, captures: [], scope: scope)
+            var info = LabelInfo(
+                id: labels[label.text]?.id ?? labelCount, name: label.text, range: label.range,
+                kind: node.kind.name, captures: [], scope: scope)
             if case .step(let step) = node.kind {
                 info.captures = step.captureNames
                 if case .file(let operation) = step { info.fileOperation = operation.name }
@@ -125,8 +126,9 @@ struct Checker {
                 return collectLabels(inside: node, scope: scope)
             }
             if let clash = declarations(of: label.text).first(where: { scopes.encloses($0.scope, scope) || scopes.encloses(scope, $0.scope) }) {
-                diagnostics.error("duplicate label '\(label.text)'", at: label.range,
-                                  notes: [.init("'\(label.text)' is first used here", at: clash.range)])
+                diagnostics.error(
+                    "duplicate label '\(label.text)'", at: label.range,
+                    notes: [.init("'\(label.text)' is first used here", at: clash.range)])
             }
             moreLabels[label.text, default: []].append(info)
         }
@@ -167,8 +169,9 @@ struct Checker {
             switch statement {
             case .node(let node):
                 if let failing = failedAt {
-                    diagnostics.warning("this never runs: the '\(failing.kind.name)' before it always fails the chain", at: node.range.firstLine(in: bytes),
-                                        notes: [.init("the chain fails here", at: failing.keyword)])
+                    diagnostics.warning(
+                        "this never runs: the '\(failing.kind.name)' before it always fails the chain", at: node.range.firstLine(in: bytes),
+                        notes: [.init("the chain fails here", at: failing.keyword)])
                     failedAt = nil
                 }
                 let before = finished.height
@@ -214,7 +217,8 @@ struct Checker {
     }
 
     /// Why what an `on-demand` node finished is not surely there after it.
-    private static let onDemandReason = "'@' is on demand, or inside an on-demand group: it runs only when a target names it "
+    private static let onDemandReason =
+        "'@' is on demand, or inside an on-demand group: it runs only when a target names it "
         + "(or a lane that runs needs it)"
 
     private mutating func declare(_ name: SyntaxName, in declared: inout [String: SourceRange]) {
@@ -222,8 +226,9 @@ struct Checker {
             diagnostics.error("'\(name.text)' is a function of templates ({{\(name.text)}}); choose another name", at: name.range)
         }
         if let previous = declared[name.text] {
-            diagnostics.error("'\(name.text)' is already declared in this block", at: name.range,
-                              notes: [.init("the first declaration is here", at: previous)])
+            diagnostics.error(
+                "'\(name.text)' is already declared in this block", at: name.range,
+                notes: [.init("the first declaration is here", at: previous)])
         }
         declared[name.text] = name.range
         variables.push(name.text)
@@ -239,16 +244,20 @@ struct Checker {
             for template in step.templates { checkTemplate(template) }
             warnAboutSecretsOnCommandLines(step)
             if node.label == nil, let capture = step.captureNames.first {
-                diagnostics.warning("capture '\(capture)' cannot be used: the step has no label to name it by", at: node.keyword,
-                                    notes: [.init("give the step a label, as in 'name: \(step.kindName) ...', and use '{{name.\(capture)}}'")])
+                diagnostics.warning(
+                    "capture '\(capture)' cannot be used: the step has no label to name it by", at: node.keyword,
+                    notes: [.init("give the step a label, as in 'name: \(step.kindName) ...', and use '{{name.\(capture)}}'")])
             }
         case .sequence(let body):
             checkBlock(body)
         case .parallel(_, _, let body, _):
             checkLanes(body, parallel: true, because: "'@' is in another lane of this parallel group; a lane waits only for the lanes it 'needs'")
         case .race(let body), .any(let body):
-            checkLanes(body, parallel: false,
-                       because: "'@' is inside a \(node.kind.name): only the first to \(node.kind.name == "race" ? "finish" : "succeed") is waited for; the others are cancelled")
+            checkLanes(
+                body, parallel: false,
+                because:
+                    "'@' is inside a \(node.kind.name): only the first to \(node.kind.name == "race" ? "finish" : "succeed") is waited for; the others are cancelled"
+            )
         case .foreach(let foreach):
             for template in foreach.list.templates { checkTemplate(template) }
             let outerScope = currentScope
@@ -337,7 +346,8 @@ struct Checker {
                         notes.append(.init("'\(name.text)' is declared here, outside this parallel group", at: elsewhere.range))
                     }
                     let suggestion = Suggestion.phrase(for: name.text, among: index.keys.sorted())
-                    diagnostics.error("'needs' names '\(name.text)', which is not a sibling in this parallel group\(suggestion)", at: name.range, notes: notes)
+                    diagnostics.error(
+                        "'needs' names '\(name.text)', which is not a sibling in this parallel group\(suggestion)", at: name.range, notes: notes)
                     continue
                 }
                 if sibling == position {
@@ -351,10 +361,11 @@ struct Checker {
             let names = cycle.map { children[$0].label?.text ?? "?" }
             let first = cycle[0]
             let range = children[first].attributes.needs.first { $0.text == names[1 % names.count] }?.range ?? children[first].keyword
-            diagnostics.error("'needs' forms a cycle: \((names + [names[0]]).joined(separator: " -> "))", at: range,
-                              notes: cycle.dropFirst().compactMap { member in
-                                  children[member].label.map { .init("'\($0.text)' is here", at: $0.range) }
-                              })
+            diagnostics.error(
+                "'needs' forms a cycle: \((names + [names[0]]).joined(separator: " -> "))", at: range,
+                notes: cycle.dropFirst().compactMap { member in
+                    children[member].label.map { .init("'\($0.text)' is here", at: $0.range) }
+                })
             for member in cycle { needs[member] = [] }
         }
         return needs
@@ -377,7 +388,11 @@ struct Checker {
                 diagnostics.warning(
                     "the secret '\(name)' is put on the command line, where any user of this machine can read it (ps, /proc)",
                     at: expression.range,
-                    notes: [.init("pass it in the environment instead: 'env \(String(variable)) = \"{{\(name)}}\"' in the step's block, and use $\(String(variable)) in the command")])
+                    notes: [
+                        .init(
+                            "pass it in the environment instead: 'env \(String(variable)) = \"{{\(name)}}\"' in the step's block, and use $\(String(variable)) in the command"
+                        )
+                    ])
             }
         }
     }
@@ -414,27 +429,32 @@ struct Checker {
             if let field = info.fields.first {
                 diagnostics.error("'\(name)' is a step, not a variable; name one of its fields, as in '{{\(name).\(field)}}'", at: expression.range)
             } else {
-                diagnostics.error("'\(name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"), not a variable, and has no fields", at: expression.range)
+                diagnostics.error(
+                    "'\(name)' is a \(info.kind) \(Parser.stepKeywords.contains(info.kind) ? "step" : "group"), not a variable, and has no fields",
+                    at: expression.range)
             }
             return
         }
         guard !brokenNames.contains(name) else { return }
         if name == Parser.repeatIndex {
-            diagnostics.error("'{{repeat.index}}' is the iteration's number inside a 'repeat' block, and this is not inside one",
-                              at: expression.range)
+            diagnostics.error(
+                "'{{repeat.index}}' is the iteration's number inside a 'repeat' block, and this is not inside one",
+                at: expression.range)
             return
         }
         let suggestion = Suggestion.phrase(for: name, among: variables.entries)
-        diagnostics.error("undeclared variable '\(name)'\(suggestion)", at: expression.range,
-                          notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])
+        diagnostics.error(
+            "undeclared variable '\(name)'\(suggestion)", at: expression.range,
+            notes: suggestion.isEmpty ? [.init("declare it with 'var \(name) = \"...\"' before this point")] : [])
     }
 
     private mutating func checkStepReference(_ label: String, _ field: StepField, _ expression: TemplateExpression) {
         let candidates = declarations(of: label)
         guard let info = candidates.first(where: { scopes.encloses($0.scope, currentScope) }) else {
             if let inner = candidates.first {
-                diagnostics.error("'\(label)' is inside a foreach body; its values exist only within one iteration", at: expression.range,
-                                  notes: [.init("'\(label)' is declared here", at: inner.range)])
+                diagnostics.error(
+                    "'\(label)' is inside a foreach body; its values exist only within one iteration", at: expression.range,
+                    notes: [.init("'\(label)' is declared here", at: inner.range)])
                 return
             }
             if variables.contains(label) {
@@ -458,7 +478,10 @@ struct Checker {
         } else if forgotten[Int(info.id)] >= 0 {
             notes.append(.init(reasons[Int(forgotten[Int(info.id)])].replacingPlaceholder(with: label)))
         } else {
-            notes.append(.init("a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any or if"))
+            notes.append(
+                .init(
+                    "a value is there only after its step surely finished: not across a catch, which may have skipped the step, nor out of a race, any or if"
+                ))
         }
         notes.append(.init("'\(label)' is declared here", at: info.range))
         diagnostics.error("'\(label)' is not guaranteed to have finished here", at: expression.range, notes: notes)
@@ -488,9 +511,10 @@ struct Checker {
         }
         guard !info.fields.contains(name) else { return true }
         let kind = info.fileOperation.map { "file \($0)" } ?? info.kind
-        diagnostics.error("unknown field '\(name)' of \(kind) step '\(info.name)'\(Suggestion.phrase(for: name, among: info.fields))",
-                          at: expression.range,
-                          notes: [.init("'\(info.name)' has " + info.fields.map { "'\($0)'" }.joined(separator: ", "))])
+        diagnostics.error(
+            "unknown field '\(name)' of \(kind) step '\(info.name)'\(Suggestion.phrase(for: name, among: info.fields))",
+            at: expression.range,
+            notes: [.init("'\(info.name)' has " + info.fields.map { "'\($0)'" }.joined(separator: ", "))])
         return false
     }
 }

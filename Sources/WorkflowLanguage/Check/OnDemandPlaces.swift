@@ -7,10 +7,12 @@ import WorkflowModel
 /// See docs/language.md, 'Incremental steps'.
 enum OnDemandPlaces {
     /// Inside a foreach (or repeat) body.
-    static let insideForeach = "'on-demand' cannot be inside a foreach body: its steps run once per item and no target can name them; "
+    static let insideForeach =
+        "'on-demand' cannot be inside a foreach body: its steps run once per item and no target can name them; "
         + "put 'on-demand' in the block of the foreach itself (labelled), or move this out of the body"
     /// Inside a catch or ensure block.
-    static let insideClause = "'on-demand' cannot be inside a catch or ensure block: it runs as part of its chain and no target can name it; "
+    static let insideClause =
+        "'on-demand' cannot be inside a catch or ensure block: it runs as part of its chain and no target can name it; "
         + "put 'on-demand' on a step or group of the chain, or remove it"
 
     /// Reports every `on-demand` written where no target can name it.

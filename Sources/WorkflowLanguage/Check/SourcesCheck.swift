@@ -21,13 +21,18 @@ extension CompilationResult {
             // excuses only a pattern with an empty prefix too.
             if generated.contains(where: { made in
                 made.isEmpty || prefix.isEmpty ? made.isEmpty && prefix.isEmpty : made.hasPrefix(prefix) || prefix.hasPrefix(made)
-            }) { continue }
+            }) {
+                continue
+            }
             let absoluteBase = Paths.absolute(base, from: currentDirectory)
             guard SourceGlob.matches(pattern, base: absoluteBase).isEmpty, said.insert(pattern + "\u{0}" + base).inserted else { continue }
             let shown = absoluteBase == folder ? "" : " in \(base)"
-            warnings.append(Diagnostic(.warning, "sources '\(pattern)' matches no file\(shown): it adds nothing to the step's "
-                                       + "fingerprint, so a change there never runs the step (a typo?)",
-                                       at: range(ofQuoted: pattern)))
+            warnings.append(
+                Diagnostic(
+                    .warning,
+                    "sources '\(pattern)' matches no file\(shown): it adds nothing to the step's "
+                        + "fingerprint, so a change there never runs the step (a typo?)",
+                    at: range(ofQuoted: pattern)))
         }
         return warnings
     }

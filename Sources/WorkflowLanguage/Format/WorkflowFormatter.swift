@@ -151,7 +151,8 @@ private struct Layout {
                 // Inside `[ ]`, a line break is part of the list, not the statement's end.
                 var brackets = 0
                 while index < tokens.count, !isSeparator(tokens[index]) || (brackets > 0 && tokens[index].kind == .newline),
-                      tokens[index].kind != .leftBrace, tokens[index].kind != .rightBrace {
+                    tokens[index].kind != .leftBrace, tokens[index].kind != .rightBrace
+                {
                     if tokens[index].kind == .leftBracket { brackets += 1 }
                     if tokens[index].kind == .rightBracket { brackets = max(0, brackets - 1) }
                     segment.tokens.append(tokens[index])
@@ -165,7 +166,8 @@ private struct Layout {
                 index += 1
                 lastLine = braceLine
                 if nextComment < comments.count, line(comments[nextComment].offset) == braceLine,
-                   index >= tokens.count || comments[nextComment].offset < tokens[index].start {
+                    index >= tokens.count || comments[nextComment].offset < tokens[index].start
+                {
                     segment.openComment = comments[nextComment].text
                     nextComment += 1
                 }
@@ -176,7 +178,8 @@ private struct Layout {
                 statement.segments.append(segment)
                 // `} else {` goes on: more of the same statement on this line.
                 guard index < tokens.count, !isSeparator(tokens[index]), tokens[index].kind != .rightBrace,
-                      line(tokens[index].start) == closeLine else { break }
+                    line(tokens[index].start) == closeLine
+                else { break }
             }
             if let last = statement.segments.last, let token = last.tokens.last, last.block == nil {
                 lastLine = line(token.end)
@@ -280,7 +283,8 @@ private struct Layout {
     /// The statement's label, if it has one.
     private func label(_ statement: Statement) -> String? {
         guard let tokens = statement.segments.first?.tokens, tokens.count > 2,
-              tokens[0].kind == .identifier, tokens[1].kind == .colon else { return nil }
+            tokens[0].kind == .identifier, tokens[1].kind == .colon
+        else { return nil }
         return text(tokens[0])
     }
 

@@ -61,8 +61,10 @@ struct IncludeExpander {
         var lineNumber = 1
         func closeRun(at end: Int) {
             if end > runStart {
-                segments.append(SourceFile.Segment(start: virtualRunStart, end: virtualRunStart + (end - runStart), file: file,
-                                                   fileOffset: runStart, includedFrom: includedFrom))
+                segments.append(
+                    SourceFile.Segment(
+                        start: virtualRunStart, end: virtualRunStart + (end - runStart), file: file,
+                        fileOffset: runStart, includedFrom: includedFrom))
             }
         }
         while lineStart < source.count {
@@ -74,8 +76,10 @@ struct IncludeExpander {
                 bytes += source[(lineStart + 1)..<next]
                 let word = Self.startsWord(source, at: lineStart, "workflow") ? "workflow" : "timeout"
                 let what = word == "workflow" ? "name the workflow" : "set the workflow's timeout"
-                diagnostics.append(Diagnostic(.error, "an included file cannot \(what); write '\(word)' in the workflow's own file",
-                                              at: SourceRange(start: virtualLineStart, end: virtualLineStart + word.utf8.count)))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "an included file cannot \(what); write '\(word)' in the workflow's own file",
+                        at: SourceRange(start: virtualLineStart, end: virtualLineStart + word.utf8.count)))
             } else if Self.startsInclude(source, at: lineStart) {
                 // The line stays, as a comment, so that problems point at it.
                 bytes.append(UInt8(ascii: "#"))
@@ -83,8 +87,9 @@ struct IncludeExpander {
                 if next == source.count, !LineBreaks.endsWithBreak(source[...]) { bytes.append(0x0A) }
                 let lineBytesEnd = next
                 closeRun(at: lineBytesEnd)
-                include(line: Array(source[lineStart..<lineEnd]), virtualStart: virtualLineStart, from: file,
-                        at: "\(file.displayPath):\(lineNumber)", stack: stack)
+                include(
+                    line: Array(source[lineStart..<lineEnd]), virtualStart: virtualLineStart, from: file,
+                    at: "\(file.displayPath):\(lineNumber)", stack: stack)
                 runStart = next
                 virtualRunStart = bytes.count
                 lineStart = next
@@ -113,8 +118,10 @@ struct IncludeExpander {
         while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
         let pathStart = index
         guard index < line.count, line[index] == UInt8(ascii: "\"") else {
-            diagnostics.append(Diagnostic(.error, "expected the path in double quotes after 'include': include \"lib/build.workflow\"",
-                                          at: SourceRange(start: virtualStart + min(index, line.count), end: virtualStart + line.count)))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "expected the path in double quotes after 'include': include \"lib/build.workflow\"",
+                    at: SourceRange(start: virtualStart + min(index, line.count), end: virtualStart + line.count)))
             return
         }
         index += 1
@@ -129,8 +136,12 @@ struct IncludeExpander {
         var rest = line[(index + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
         if let first = rest.first, first != UInt8(ascii: "#") {
             rest = rest.prefix { $0 != 0x23 }
-            diagnostics.append(Diagnostic(.error, "unexpected text after the include path", at: SourceRange(
-                start: virtualStart + line.count - line[(index + 1)...].drop { $0 == 0x20 || $0 == 0x09 }.count, end: virtualStart + line.count)))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "unexpected text after the include path",
+                    at: SourceRange(
+                        start: virtualStart + line.count - line[(index + 1)...].drop { $0 == 0x20 || $0 == 0x09 }.count,
+                        end: virtualStart + line.count)))
             return
         }
         if path.contains("{{") || path.contains("\\\\") {
@@ -141,8 +152,12 @@ struct IncludeExpander {
             diagnostics.append(Diagnostic(.error, "the include path is empty", at: pathRange))
             return
         }
-        let folder = file.path == "-" ? "" : String(file.path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-            .joined(separator: "/"))
+        let folder =
+            file.path == "-"
+            ? ""
+            : String(
+                file.path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+                    .joined(separator: "/"))
         let resolved = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
         guard reading else { return }
         let real = Self.realPath(resolved) ?? resolved
@@ -157,8 +172,10 @@ struct IncludeExpander {
         }
         switch FileSystem.readBytes(resolved) {
         case .failure(let error):
-            diagnostics.append(Diagnostic(.error, "cannot include '\(path)': \(error.reason) (the path is relative to \(file.displayPath))",
-                                          at: pathRange))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "cannot include '\(path)': \(error.reason) (the path is relative to \(file.displayPath))",
+                    at: pathRange))
         case .success(let bytes):
             append(SourceFile(path: resolved, bytes: bytes), includedFrom: place, stack: stack + [real])
         }

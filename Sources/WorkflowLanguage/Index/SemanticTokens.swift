@@ -38,8 +38,9 @@ package enum SemanticTokens {
     private static let attributes = Set(LanguageTable.attributes.map(\.name))
     /// Words that name one of a closed set: file operations, subjects,
     /// catch kinds, parallel and retry options, list functions.
-    private static let members = Set((LanguageTable.fileOperations + LanguageTable.expectationSubjects + LanguageTable.thresholdSubjects
-        + LanguageTable.catchKinds + LanguageTable.parallelOptions + LanguageTable.retryOptions).map(\.name))
+    private static let members = Set(
+        (LanguageTable.fileOperations + LanguageTable.expectationSubjects + LanguageTable.thresholdSubjects
+            + LanguageTable.catchKinds + LanguageTable.parallelOptions + LanguageTable.retryOptions).map(\.name))
     private static let functions = Set(LanguageTable.listFunctions.map(\.name))
 
     /// The tokens of `bytes`, sorted, none spanning a line break.

@@ -89,8 +89,10 @@ extension WorkflowCompiler {
     /// files: `sources` that match nothing, relative to `currentDirectory`),
     /// and indexes it. An included file's text in `overlay` (by normalized
     /// path) wins over the disk's.
-    package static func analyze(_ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
-                                currentDirectory: String = "/", overlay: [String: [UInt8]] = [:]) -> LanguageAnalysis {
+    package static func analyze(
+        _ original: SourceFile, errorLimit: Int = DiagnosticBag.defaultLimit,
+        currentDirectory: String = "/", overlay: [String: [UInt8]] = [:]
+    ) -> LanguageAnalysis {
         let (source, file, diagnostics, repeatedLabels) = parseAndCheck(original, errorLimit: errorLimit, overlay: overlay)
         var builder = IndexBuilder(bytes: source.bytes)
         builder.index.outline = builder.block(file.body, isFile: true)
@@ -124,23 +126,30 @@ private struct IndexBuilder {
                 items.append(self.node(node))
             case .catchClause(let clause):
                 let children = self.block(clause.body)
-                items.append(SourceIndex.OutlineItem(name: "catch", detail: clause.kinds.map(\.rawValue).joined(separator: " "),
-                                                     isGroup: true, extent: clause.keyword.extended(to: clause.body.range),
-                                                     selection: clause.keyword, children: children))
+                items.append(
+                    SourceIndex.OutlineItem(
+                        name: "catch", detail: clause.kinds.map(\.rawValue).joined(separator: " "),
+                        isGroup: true, extent: clause.keyword.extended(to: clause.body.range),
+                        selection: clause.keyword, children: children))
             case .ensure(let body, let keyword):
                 let children = self.block(body)
-                items.append(SourceIndex.OutlineItem(name: "ensure", detail: "", isGroup: true, extent: keyword.extended(to: body.range),
-                                                     selection: keyword, children: children))
+                items.append(
+                    SourceIndex.OutlineItem(
+                        name: "ensure", detail: "", isGroup: true, extent: keyword.extended(to: body.range),
+                        selection: keyword, children: children))
             case .environment(_, let value):
                 templates([value])
             case .variable(let variable):
                 templates([variable.value])
                 let keyword = variable.isSecret ? "secret" : "var"
-                index.definitions.append(SourceIndex.Definition(
-                    name: variable.name.text, kind: .variable, range: variable.name.range, extent: variable.name.range,
-                    detail: keyword, value: variable.isSecret ? nil : variable.value.literalValue))
-                items.append(SourceIndex.OutlineItem(name: variable.name.text, detail: keyword, isGroup: false,
-                                                     extent: variable.name.range, selection: variable.name.range, children: []))
+                index.definitions.append(
+                    SourceIndex.Definition(
+                        name: variable.name.text, kind: .variable, range: variable.name.range, extent: variable.name.range,
+                        detail: keyword, value: variable.isSecret ? nil : variable.value.literalValue))
+                items.append(
+                    SourceIndex.OutlineItem(
+                        name: variable.name.text, detail: keyword, isGroup: false,
+                        extent: variable.name.range, selection: variable.name.range, children: []))
             case .dotenv:
                 break
             }
@@ -175,8 +184,10 @@ private struct IndexBuilder {
             children = block(body)
         case .foreach(let foreach):
             templates(foreach.list.templates)
-            index.definitions.append(SourceIndex.Definition(name: foreach.variable.text, kind: .variable, range: foreach.variable.range,
-                                                            extent: node.range, detail: "foreach"))
+            index.definitions.append(
+                SourceIndex.Definition(
+                    name: foreach.variable.text, kind: .variable, range: foreach.variable.range,
+                    extent: node.range, detail: "foreach"))
             children = block(foreach.body)
             detail = "foreach \(foreach.variable.text)"
         case .conditional(let condition, let then, let otherwise):
@@ -185,8 +196,9 @@ private struct IndexBuilder {
         }
         let isGroup: Bool
         if case .step = node.kind { isGroup = false } else { isGroup = true }
-        return SourceIndex.OutlineItem(name: node.label?.text ?? kind, detail: detail, isGroup: isGroup, extent: node.range,
-                                       selection: node.label?.range ?? node.keyword, children: children)
+        return SourceIndex.OutlineItem(
+            name: node.label?.text ?? kind, detail: detail, isGroup: isGroup, extent: node.range,
+            selection: node.label?.range ?? node.keyword, children: children)
     }
 
     /// The names `{{...}}` uses: a label before its field, a variable.
@@ -194,7 +206,8 @@ private struct IndexBuilder {
         for template in list {
             for part in template.parts {
                 guard case .expression(let expression) = part else { continue }
-                let name: String, kind: SourceIndex.NameKind
+                let name: String
+                let kind: SourceIndex.NameKind
                 switch expression.reference {
                 case .step(let label, _): (name, kind) = (label, .label)
                 case .variable(let variable): (name, kind) = (variable, .variable)
@@ -206,7 +219,8 @@ private struct IndexBuilder {
                 // The range may or may not include the braces.
                 var start = expression.range.start
                 while start < expression.range.end, start < bytes.count,
-                      bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == UInt8(ascii: "{") { start += 1 }
+                    bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == UInt8(ascii: "{")
+                { start += 1 }
                 let end = start + name.utf8.count
                 guard end <= bytes.count, bytes[start..<end].elementsEqual(name.utf8) else { continue }
                 index.uses.append(SourceIndex.Use(name: name, kind: kind, range: SourceRange(start: start, end: end)))

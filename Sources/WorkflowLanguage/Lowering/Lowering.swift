@@ -81,8 +81,10 @@ struct Lowering {
         case .node(let node):
             return .node(lower(node, placement))
         case .catchClause(let clause):
-            return .catch(CatchClause(kinds: clause.kinds, body: lower(clause.body, placement),
-                                      location: source.location(of: clause.keyword.start)))
+            return .catch(
+                CatchClause(
+                    kinds: clause.kinds, body: lower(clause.body, placement),
+                    location: source.location(of: clause.keyword.start)))
         case .ensure(let body, _):
             return .ensure(lower(body, placement))
         case .environment(let name, let value):
@@ -95,8 +97,9 @@ struct Lowering {
     }
 
     private func lower(_ variable: SyntaxVariable) -> VariableDeclaration {
-        VariableDeclaration(name: variable.name.text, value: variable.value, isSecret: variable.isSecret,
-                            location: source.location(of: variable.name.range.start))
+        VariableDeclaration(
+            name: variable.name.text, value: variable.value, isSecret: variable.isSecret,
+            location: source.location(of: variable.name.range.start))
     }
 
     private func lower(_ node: SyntaxNode, _ inherited: Placement) -> Node {
@@ -135,15 +138,19 @@ struct Lowering {
             let dependencies = needs.map { names in names.compactMap { index[$0] } }
             kind = .group(.parallel(ParallelGroup(limit: limit, keepGoing: keepGoing, lanes: lanes, dependencies: dependencies, rate: rate)))
         case .foreach(let foreach):
-            var group = ForeachGroup(variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
-                                     parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
-                                     repetition: foreach.repetition, rate: foreach.rate)
+            var group = ForeachGroup(
+                variable: foreach.variable.text, list: foreach.list, body: lower(foreach.body, placement),
+                parallel: foreach.parallel, limit: foreach.limit, keepGoing: foreach.keepGoing,
+                repetition: foreach.repetition, rate: foreach.rate)
             group.shape = foreach.shape
             group.ramp = foreach.ramp
             kind = .group(.foreach(group))
         case .conditional(let condition, let then, let otherwise):
-            kind = .group(.conditional(ConditionalGroup(condition: condition, then: lower(then, placement),
-                                                        otherwise: otherwise.map { lower($0, placement) })))
+            kind = .group(
+                .conditional(
+                    ConditionalGroup(
+                        condition: condition, then: lower(then, placement),
+                        otherwise: otherwise.map { lower($0, placement) })))
         }
         return Node(id: id, label: node.label?.text, location: location, attributes: attributes, kind: kind)
     }

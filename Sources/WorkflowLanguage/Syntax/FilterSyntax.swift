@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 /// The filters, on text and on values, as written, in `{{ }}` (the template
 /// parser reads bytes) and after a capture's or an expectation's subject
@@ -31,8 +31,9 @@ enum FilterSyntax {
     /// The filter a name gives, or the error naming the filters.
     static func filter(named name: String, at range: SourceRange) throws(Problem) -> Filter {
         if let filter = Filter(rawValue: name) { return filter }
-        throw Problem(message: "unknown filter '\(name)'\(Suggestion.phrase(for: name, among: names))",
-                      range: range, notes: [.init("the filters are \(names.joined(separator: ", "))")])
+        throw Problem(
+            message: "unknown filter '\(name)'\(Suggestion.phrase(for: name, among: names))",
+            range: range, notes: [.init("the filters are \(names.joined(separator: ", "))")])
     }
 
     /// A filter with its arguments checked: their number and kinds, a
@@ -45,8 +46,9 @@ enum FilterSyntax {
             throw Problem(message: "'\(filter.rawValue)' \(takes) (\(filter.usage))", range: extra.range)
         }
         if arguments.count < parameters.count {
-            throw Problem(message: "'\(filter.rawValue)' needs \(parameters.count == 1 ? "an argument" : "\(parameters.count) arguments"): \(filter.usage)",
-                          range: arguments.last?.range ?? range)
+            throw Problem(
+                message: "'\(filter.rawValue)' needs \(parameters.count == 1 ? "an argument" : "\(parameters.count) arguments"): \(filter.usage)",
+                range: arguments.last?.range ?? range)
         }
         var values: [FilterArgument] = []
         for (parameter, argument) in zip(parameters, arguments) {
@@ -57,11 +59,13 @@ enum FilterSyntax {
                 }
                 values.append(.integer(value))
             case (.integer, .string(let text, let where_)):
-                throw Problem(message: "'\(filter.rawValue)' takes a number, not the string \"\(text)\" (\(filter.usage))", range: where_,
-                              notes: [.init("write the number without quotes: \(filter.rawValue) \(Int(text) ?? 0)")])
+                throw Problem(
+                    message: "'\(filter.rawValue)' takes a number, not the string \"\(text)\" (\(filter.usage))", range: where_,
+                    notes: [.init("write the number without quotes: \(filter.rawValue) \(Int(text) ?? 0)")])
             case (.text, .number(let text, let where_)), (.jsonPath, .number(let text, let where_)):
-                throw Problem(message: "'\(filter.rawValue)' takes a string, not the number \(text) (\(filter.usage))", range: where_,
-                              notes: [.init("quote it: \(filter.rawValue) \"\(text)\"")])
+                throw Problem(
+                    message: "'\(filter.rawValue)' takes a string, not the number \(text) (\(filter.usage))", range: where_,
+                    notes: [.init("quote it: \(filter.rawValue) \"\(text)\"")])
             case (.text, .string(let text, let where_)):
                 if text.isEmpty, values.isEmpty {
                     let what = filter == .split ? "separator" : "text to replace"
@@ -73,12 +77,14 @@ enum FilterSyntax {
                 do throws(JSONPath.ParseError) {
                     let (path, end) = try JSONPath.parse(bytes, from: 0, to: bytes.count)
                     guard end == bytes.count else {
-                        throw JSONPath.ParseError(message: "unexpected '\(String(decoding: bytes[end...end], as: UTF8.self))' in JSON path", offset: end)
+                        throw JSONPath.ParseError(
+                            message: "unexpected '\(String(decoding: bytes[end...end], as: UTF8.self))' in JSON path", offset: end)
                     }
                     values.append(.path(path))
                 } catch {
-                    throw Problem(message: "invalid JSON path in 'jsonpath': \(error.message)", range: where_,
-                                  notes: [.init("JSON paths look like '$.items[0].id', '$..id', '.key'")])
+                    throw Problem(
+                        message: "invalid JSON path in 'jsonpath': \(error.message)", range: where_,
+                        notes: [.init("JSON paths look like '$.items[0].id', '$..id', '.key'")])
                 }
             }
         }

@@ -56,17 +56,29 @@ struct Lexer {
         case UInt8(ascii: "("): return token(.leftParen)
         case UInt8(ascii: ")"): return token(.rightParen)
         case UInt8(ascii: "="):
-            if peek() == UInt8(ascii: "=") { position += 1; return token(.equalEqual) }
+            if peek() == UInt8(ascii: "=") {
+                position += 1
+                return token(.equalEqual)
+            }
             return token(.equal)
         case UInt8(ascii: "!"):
-            if peek() == UInt8(ascii: "=") { position += 1; return token(.bangEqual) }
+            if peek() == UInt8(ascii: "=") {
+                position += 1
+                return token(.bangEqual)
+            }
             diagnostics.error("unexpected '!'; did you mean '!=' or 'not'?", at: SourceRange(start: start, end: position))
             return token(.invalid)
         case UInt8(ascii: "<"):
-            if peek() == UInt8(ascii: "=") { position += 1; return token(.lessEqual) }
+            if peek() == UInt8(ascii: "=") {
+                position += 1
+                return token(.lessEqual)
+            }
             return token(.less)
         case UInt8(ascii: ">"):
-            if peek() == UInt8(ascii: "=") { position += 1; return token(.greaterEqual) }
+            if peek() == UInt8(ascii: "=") {
+                position += 1
+                return token(.greaterEqual)
+            }
             return token(.greater)
         case UInt8(ascii: "'"):
             // An unterminated string was reported here; the parser must not
@@ -87,9 +99,11 @@ struct Lexer {
                 return token(.number)
             }
             if Lexer.isIdentifierStart(byte) {
-                while let next = peek(), Lexer.isIdentifierContinue(next)
+                while let next = peek(),
+                    Lexer.isIdentifierContinue(next)
                         // `p99.9`: a dot between digits (a threshold's percentile).
-                        || (next == UInt8(ascii: ".") && Lexer.isDigit(bytes[position - 1]) && peek(1).map(Lexer.isDigit) == true) {
+                        || (next == UInt8(ascii: ".") && Lexer.isDigit(bytes[position - 1]) && peek(1).map(Lexer.isDigit) == true)
+                {
                     position += 1
                 }
                 return token(.identifier)
@@ -105,7 +119,8 @@ struct Lexer {
             case UInt8(ascii: "?"):
                 message = "unexpected '\(shown)'; '??' is written inside '{{ }}' in a string"
             default:
-                message = byte < 0x20 || byte == 0x7F
+                message =
+                    byte < 0x20 || byte == 0x7F
                     ? "unexpected control character (byte \(byte))"
                     : "unexpected character '\(shown)'"
             }
@@ -139,8 +154,10 @@ struct Lexer {
     }
 
     private mutating func scanWord() {
-        while let next = peek(), Lexer.isIdentifierContinue(next) || next == UInt8(ascii: ".")
-                || (next == UInt8(ascii: "/") && peek(1).map(Lexer.isIdentifierStart) == true) {
+        while let next = peek(),
+            Lexer.isIdentifierContinue(next) || next == UInt8(ascii: ".")
+                || (next == UInt8(ascii: "/") && peek(1).map(Lexer.isIdentifierStart) == true)
+        {
             // `/` only before a letter: a rate, `500/s`.
             position += 1
         }
@@ -151,7 +168,10 @@ struct Lexer {
     /// False (after reporting) when the string is not terminated.
     private mutating func scanRawString(start: Int, _ diagnostics: inout DiagnosticBag) -> Bool {
         while let byte = peek() {
-            if byte == UInt8(ascii: "'") { position += 1; return true }
+            if byte == UInt8(ascii: "'") {
+                position += 1
+                return true
+            }
             if byte == 0x0A || byte == 0x0D { break }
             position += 1
         }
@@ -188,7 +208,9 @@ struct Lexer {
                 case UInt8(ascii: "\""):
                     position += 1
                     if stack.count >= Lexer.maximumStringNesting {
-                        diagnostics.error("strings nested too deeply inside '{{ }}' (limit \(Lexer.maximumStringNesting))", at: SourceRange(start: position - 1, end: position))
+                        diagnostics.error(
+                            "strings nested too deeply inside '{{ }}' (limit \(Lexer.maximumStringNesting))",
+                            at: SourceRange(start: position - 1, end: position))
                         skipLine()
                         return false
                     }
@@ -204,7 +226,9 @@ struct Lexer {
         }
         let inside = stack.contains(false)
         diagnostics.error(
-            inside ? "unterminated '{{' in string; expected '}}' and then '\"' before the end of the line" : "unterminated string; expected '\"' before the end of the line",
+            inside
+                ? "unterminated '{{' in string; expected '}}' and then '\"' before the end of the line"
+                : "unterminated string; expected '\"' before the end of the line",
             at: SourceRange(start: start, end: position))
         return false
     }
@@ -218,7 +242,9 @@ struct Lexer {
     private mutating func scanMultilineString(start: Int, _ diagnostics: inout DiagnosticBag) -> Bool {
         while let byte = peek(), byte == 0x20 || byte == 0x09 { position += 1 }
         guard peek() == 0x0A || (peek() == 0x0D) else {
-            diagnostics.error("a multi-line string must start with '\"\"\"' at the end of a line", at: SourceRange(start: start, end: position + (peek() == nil ? 0 : 1)))
+            diagnostics.error(
+                "a multi-line string must start with '\"\"\"' at the end of a line",
+                at: SourceRange(start: start, end: position + (peek() == nil ? 0 : 1)))
             skipLine()
             return false
         }
@@ -228,7 +254,9 @@ struct Lexer {
             if position < bytes.count, bytes[position] == 0x0A { position += 1 }
             var cursor = position
             while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
-            if cursor + 2 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 1] == UInt8(ascii: "\""), bytes[cursor + 2] == UInt8(ascii: "\"") {
+            if cursor + 2 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 1] == UInt8(ascii: "\""),
+                bytes[cursor + 2] == UInt8(ascii: "\"")
+            {
                 position = cursor + 3
                 return true
             }

@@ -86,9 +86,10 @@ struct Parser {
             let first = String(name.prefix { $0 != "." && $0 != "[" })
             guard parser.declaredNames.contains(first) else { continue }
             // A newcomer's trap: '...' is raw, so {{name}} stays as written.
-            parser.diagnostics.warning("'{{\(name)}}' in a '...' string is not filled in: '...' strings are raw; write \"...\" to use it",
-                                       at: range,
-                                       notes: [.init("if the braces are for the command itself (a Go template, say), this is fine as it is")])
+            parser.diagnostics.warning(
+                "'{{\(name)}}' in a '...' string is not filled in: '...' strings are raw; write \"...\" to use it",
+                at: range,
+                notes: [.init("if the braces are for the command itself (a Go template, say), this is fine as it is")])
         }
         diagnostics = parser.diagnostics
         return (file, parser.brokenNames)
@@ -343,8 +344,9 @@ struct Parser {
             return current.end
         }
         if inline, bytes[open.end..<current.start].contains(0x0A) {
-            diagnostics.error("a block with a statement on the line of its '{' must close on that line; break the line right after '{'",
-                              at: open.range)
+            diagnostics.error(
+                "a block with a statement on the line of its '{' must close on that line; break the line right after '{'",
+                at: open.range)
         }
         let end = current.end
         advance()

@@ -1,6 +1,6 @@
 import PromiseEngine
-import WorkflowModel
 import RunnerSystem
+import WorkflowModel
 
 // `expect ...` and `capture NAME = ...` in a step's block.
 // See docs/steps.md, 'Expectations and captures'.
@@ -36,12 +36,14 @@ extension Parser {
         let subject = text(current)
         let subjectRange = current.range
         if Parser.thresholdSubjects.contains(subject) {
-            throw error("'expect \(subject)' is a threshold of a group, checked when the group ends; write it in the block of the group "
-                        + "around this step (repeat, foreach, parallel, sequence), as in 'repeat 100 { expect \(subject) ... }'")
+            throw error(
+                "'expect \(subject)' is a threshold of a group, checked when the group ends; write it in the block of the group "
+                    + "around this step (repeat, foreach, parallel, sequence), as in 'repeat 100 { expect \(subject) ... }'")
         }
         guard Parser.expectationSubjects.contains(subject) else {
-            throw error("unknown expectation '\(subject)'\(Suggestion.phrase(for: subject, among: Parser.expectationSubjects))",
-                        notes: [.init("write expect \(Parser.expectationSubjects.joined(separator: ", "))")])
+            throw error(
+                "unknown expectation '\(subject)'\(Suggestion.phrase(for: subject, among: Parser.expectationSubjects))",
+                notes: [.init("write expect \(Parser.expectationSubjects.joined(separator: ", "))")])
         }
         try checkSubject(subject, range: subjectRange, kind: kind, phrase: "'expect \(subject)'")
         advance()
@@ -69,8 +71,9 @@ extension Parser {
             let digits = subject == "md5" ? 32 : 64
             let hex = try parseLiteralString("the body's \(subject == "md5" ? "MD5" : "SHA-256") in hex")
             guard hex.utf8.count == digits, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-                throw error("\(name) is \(digits) lower-case hex digits, not \(hex.utf8.count == digits ? "'\(hex)'" : "\(hex.utf8.count) characters")",
-                            at: token.range)
+                throw error(
+                    "\(name) is \(digits) lower-case hex digits, not \(hex.utf8.count == digits ? "'\(hex)'" : "\(hex.utf8.count) characters")",
+                    at: token.range)
             }
             return subject == "md5" ? .md5(hex, negated: negated) : .sha256(hex, negated: negated)
         case "duration":
@@ -89,7 +92,8 @@ extension Parser {
             let field = try parseCertificateField()
             let filters = current.kind == .pipe ? try parseFilters(from: .text, subject: "the certificate's \(field.rawValue)") : []
             let check = try parseValueCheck(after: filters.isEmpty ? "'certificate \(field.rawValue)'" : "the filters")
-            if filters.isEmpty, field == .expireDate || field == .startDate, case .compare(let op, let literal) = check, op != .equal, op != .notEqual {
+            if filters.isEmpty, field == .expireDate || field == .startDate, case .compare(let op, let literal) = check, op != .equal, op != .notEqual
+            {
                 guard case .string(let template) = literal else {
                     throw error("compare the certificate's \(field.rawValue) with a time in quotes: \"2030-01-01T00:00:00Z\"", at: subjectRange)
                 }
@@ -110,7 +114,8 @@ extension Parser {
                 attribute = try parseName("a cookie attribute (Value, Expires, Max-Age, Domain, Path, Secure, HttpOnly, SameSite)")
             }
             let filters = current.kind == .pipe ? try parseFilters(from: .text, subject: "the cookie") : []
-            return .value(.cookie(name, attribute: attribute), filters: filters, try parseValueCheck(after: filters.isEmpty ? "the cookie" : "the filters"))
+            return .value(
+                .cookie(name, attribute: attribute), filters: filters, try parseValueCheck(after: filters.isEmpty ? "the cookie" : "the filters"))
         case "bytes":
             guard isKeyword("count") else { throw error("expected 'count' after 'expect bytes' (expect bytes count == N), found \(found)") }
             advance()
@@ -164,83 +169,90 @@ extension Parser {
     /// `exists`, `contains "x"`, `startsWith "x"`, `matches 'RE'`, `count OP N`,
     /// `is TYPE`, `isUuid` ..., some after `not`.
     mutating func parseValueCheck(after context: String) throws(ParseFailure) -> JSONCheck {
-            var negated = false
+        var negated = false
+        if isKeyword("not") {
+            advance()
+            negated = true
+            guard
+                isKeyword("exists") || isKeyword("contains") || isKeyword("matches") || isKeyword("startsWith") || isKeyword("endsWith")
+                    || valuePredicate != nil
+            else {
+                throw error(
+                    "expected 'exists', 'contains', 'startsWith', 'endsWith', 'matches' or a predicate (isUuid ...) after 'not', found \(found)"
+                        + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
+            }
+        }
+        if isKeyword("exists") {
+            advance()
+            return .exists(negated: negated)
+        }
+        if let predicate = valuePredicate {
+            advance()
+            return .predicate(predicate, negated: negated)
+        }
+        if isKeyword("startsWith") {
+            advance()
+            return .startsWith(try parseTemplate("after 'startsWith'"), negated: negated)
+        }
+        if isKeyword("endsWith") {
+            advance()
+            return .endsWith(try parseTemplate("after 'endsWith'"), negated: negated)
+        }
+        if isKeyword("contains") {
+            advance()
+            // `contains 2`, `contains true`: an element written so (as a
+            // quoted "2" also finds, by the text of the element).
+            if current.kind == .number || (current.kind == .identifier && ["true", "false", "null"].contains(text(current))) {
+                let word = text(current)
+                advance()
+                return .contains(.literal(word), negated: negated)
+            }
+            return .contains(try parseTemplate("after 'contains'"), negated: negated)
+        }
+        if isKeyword("matches") {
+            advance()
+            return .matches(try parseRegex(), negated: negated)
+        }
+        if isKeyword("count") {
+            advance()
+            let op = try parseComparison(after: "'count'")
+            return .count(op, try parseInteger("a count", range: 0...Int(Int32.max)))
+        }
+        if isKeyword("is") {
+            advance()
+            var negatedType = false
             if isKeyword("not") {
                 advance()
-                negated = true
-                guard isKeyword("exists") || isKeyword("contains") || isKeyword("matches") || isKeyword("startsWith") || isKeyword("endsWith")
-                        || valuePredicate != nil else {
-                    throw error("expected 'exists', 'contains', 'startsWith', 'endsWith', 'matches' or a predicate (isUuid ...) after 'not', found \(found)"
-                                + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
-                }
+                negatedType = true
             }
-            if isKeyword("exists") {
-                advance()
-                return .exists(negated: negated)
+            let names = JSONType.allCases.map(\.rawValue)
+            guard current.kind == .identifier else {
+                throw error("expected a type after 'is' (\(names.joined(separator: ", "))), found \(found)")
             }
-            if let predicate = valuePredicate {
-                advance()
-                return .predicate(predicate, negated: negated)
+            let word = text(current)
+            guard let type = JSONType(rawValue: word) else {
+                throw error(
+                    "unknown JSON type '\(word)'\(Suggestion.phrase(for: word, among: names))",
+                    notes: [.init("the types are \(names.joined(separator: ", "))")])
             }
-            if isKeyword("startsWith") {
-                advance()
-                return .startsWith(try parseTemplate("after 'startsWith'"), negated: negated)
-            }
-            if isKeyword("endsWith") {
-                advance()
-                return .endsWith(try parseTemplate("after 'endsWith'"), negated: negated)
-            }
-            if isKeyword("contains") {
-                advance()
-                // `contains 2`, `contains true`: an element written so (as a
-                // quoted "2" also finds, by the text of the element).
-                if current.kind == .number || (current.kind == .identifier && ["true", "false", "null"].contains(text(current))) {
-                    let word = text(current)
-                    advance()
-                    return .contains(.literal(word), negated: negated)
-                }
-                return .contains(try parseTemplate("after 'contains'"), negated: negated)
-            }
-            if isKeyword("matches") {
-                advance()
-                return .matches(try parseRegex(), negated: negated)
-            }
-            if isKeyword("count") {
-                advance()
-                let op = try parseComparison(after: "'count'")
-                return .count(op, try parseInteger("a count", range: 0...Int(Int32.max)))
-            }
-            if isKeyword("is") {
-                advance()
-                var negatedType = false
-                if isKeyword("not") {
-                    advance()
-                    negatedType = true
-                }
-                let names = JSONType.allCases.map(\.rawValue)
-                guard current.kind == .identifier else {
-                    throw error("expected a type after 'is' (\(names.joined(separator: ", "))), found \(found)")
-                }
-                let word = text(current)
-                guard let type = JSONType(rawValue: word) else {
-                    throw error("unknown JSON type '\(word)'\(Suggestion.phrase(for: word, among: names))",
-                                notes: [.init("the types are \(names.joined(separator: ", "))")])
-                }
-                advance()
-                return .isType(type, negated: negatedType)
-            }
-            if current.kind == .identifier {
-                let word = text(current)
-                let words = ["exists", "contains", "startsWith", "endsWith", "matches", "count", "is", "not"] + LanguageTable.valuePredicates.map(\.name)
-                    + (context == "the JSON path" ? [] : Filter.allCases.map(\.rawValue))
-                var message = "expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after \(context), found '\(word)'"
-                    + Suggestion.phrase(for: word, among: words)
-                if Filter(rawValue: word) != nil { message += "; a filter follows a '|': | \(word)" }
-                throw error(message)
-            }
-            let comparison = try parseComparison(after: context,
-                                                 expected: "a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is")
-            return .compare(comparison, try parseJSONLiteral())
+            advance()
+            return .isType(type, negated: negatedType)
+        }
+        if current.kind == .identifier {
+            let word = text(current)
+            let words =
+                ["exists", "contains", "startsWith", "endsWith", "matches", "count", "is", "not"] + LanguageTable.valuePredicates.map(\.name)
+                + (context == "the JSON path" ? [] : Filter.allCases.map(\.rawValue))
+            var message =
+                "expected a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is after \(context), found '\(word)'"
+                + Suggestion.phrase(for: word, among: words)
+            if Filter(rawValue: word) != nil { message += "; a filter follows a '|': | \(word)" }
+            throw error(message)
+        }
+        let comparison = try parseComparison(
+            after: context,
+            expected: "a comparison (==, !=, <, <=, >, >=), exists, contains, matches, count or is")
+        return .compare(comparison, try parseJSONLiteral())
     }
 
     /// `| FILTER [ARGUMENT]...`, one or more, after a value whose kind is
@@ -289,8 +301,9 @@ extension Parser {
         }
         let word = text(current)
         guard let field = CertificateField(rawValue: word) else {
-            throw error("unknown certificate field '\(word)'\(Suggestion.phrase(for: word, among: names))",
-                        notes: [.init("the fields are \(names.joined(separator: ", "))")])
+            throw error(
+                "unknown certificate field '\(word)'\(Suggestion.phrase(for: word, among: names))",
+                notes: [.init("the fields are \(names.joined(separator: ", "))")])
         }
         advance()
         return field
@@ -346,12 +359,14 @@ extension Parser {
         }
         let words = LanguageTable.textPredicates.map(\.name) + extra + (negated ? [] : ["not"])
         if extra.isEmpty, isKeyword("count") || isKeyword("exists") || isKeyword("is") {
-            throw error("'\(text(current))' does not apply to \(context): it is text; '\(text(current))' is for headers and JSON values"
-                        + " (write == \"...\", contains, or matches)")
+            throw error(
+                "'\(text(current))' does not apply to \(context): it is text; '\(text(current))' is for headers and JSON values"
+                    + " (write == \"...\", contains, or matches)")
         }
         if negated {
-            throw error("expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found \(found)"
-                        + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
+            throw error(
+                "expected 'contains', 'startsWith', 'endsWith' or 'matches' after 'not', found \(found)"
+                    + (current.kind == .equalEqual ? "; write '!=' for 'not =='" : ""))
         }
         let hint = current.kind == .identifier ? Suggestion.phrase(for: text(current), among: words) : ""
         let choices = (["==", "!="] + LanguageTable.textPredicates.map(\.name) + extra).map { "'\($0)'" }
@@ -359,8 +374,10 @@ extension Parser {
     }
 
     /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
-    private mutating func parseComparison(after context: String,
-                                          expected: String = "a comparison (==, !=, <, <=, >, >=)") throws(ParseFailure) -> ComparisonOperator {
+    private mutating func parseComparison(
+        after context: String,
+        expected: String = "a comparison (==, !=, <, <=, >, >=)"
+    ) throws(ParseFailure) -> ComparisonOperator {
         let comparison: ComparisonOperator
         switch current.kind {
         case .equalEqual: comparison = .equal
@@ -445,7 +462,8 @@ extension Parser {
                 return .integer(word)
             }
             if word.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
-               word.utf8.filter({ $0 == UInt8(ascii: ".") }).count == 1, let number = Double(word) {
+                word.utf8.filter({ $0 == UInt8(ascii: ".") }).count == 1, let number = Double(word)
+            {
                 advance()
                 return .number(number)
             }
@@ -481,8 +499,13 @@ extension Parser {
         let sourceRange = current.range
         let sources = LanguageTable.captureSources.map(\.name)
         guard sources.contains(source) else {
-            throw error("unknown capture source '\(source)'\(Suggestion.phrase(for: source, among: sources))",
-                        notes: [.init("write capture NAME = json PATH, xpath EXPR, header NAME [matches 'RE'], cookie NAME, url, certificate FIELD, or stdout|stderr|body matches 'RE'")])
+            throw error(
+                "unknown capture source '\(source)'\(Suggestion.phrase(for: source, among: sources))",
+                notes: [
+                    .init(
+                        "write capture NAME = json PATH, xpath EXPR, header NAME [matches 'RE'], cookie NAME, url, certificate FIELD, or stdout|stderr|body matches 'RE'"
+                    )
+                ])
         }
         try checkSubject(source, range: sourceRange, kind: kind, phrase: "capturing from \(source)")
         advance()
@@ -508,8 +531,9 @@ extension Parser {
             capture = Capture(name: name.text, source: .certificate(try parseCertificateField()))
         default:
             guard isKeyword("matches") else {
-                throw error("expected 'matches' after 'capture \(name.text) = \(source)', found \(found)"
-                            + (current.kind == .pipe ? "; a filter follows the pattern: \(source) matches '(.*)' | ..." : ""))
+                throw error(
+                    "expected 'matches' after 'capture \(name.text) = \(source)', found \(found)"
+                        + (current.kind == .pipe ? "; a filter follows the pattern: \(source) matches '(.*)' | ..." : ""))
             }
             advance()
             capture = Capture(name: name.text, source: .matches(StepExpectation.Stream(rawValue: source)!, try parseRegex()))

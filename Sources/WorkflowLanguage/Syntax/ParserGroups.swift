@@ -20,15 +20,18 @@ extension Parser {
         let kind: SyntaxNodeKind
         switch GroupKind(rawValue: keyword) {
         case .sequence:
-            kind = .sequence(try parseBlock(context.child(.group("sequence"), nodeIsParallelChild: isParallelChild), after: "'sequence'", attributes: &attributes))
+            kind = .sequence(
+                try parseBlock(context.child(.group("sequence"), nodeIsParallelChild: isParallelChild), after: "'sequence'", attributes: &attributes))
         case .race, .any:
-            let body = try parseBlock(context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
+            let body = try parseBlock(
+                context.child(.lanes(keyword), nodeIsParallelChild: isParallelChild), after: "'\(keyword)'", attributes: &attributes)
             kind = keyword == GroupKind.race.rawValue ? .race(body) : .any(body)
         case .parallel:
             var none = LoadShape()
             var noRamp: RateRamp?
             let (limit, keepGoing, rate) = try parseParallelOptions(&none, ramp: &noRamp, allowsTemplates: false)
-            let body = try parseBlock(context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
+            let body = try parseBlock(
+                context.child(.lanes("parallel"), nodeIsParallelChild: isParallelChild), after: "'parallel'", attributes: &attributes)
             kind = .parallel(limit: limit, keepGoing: keepGoing, body: body, rate: rate?.perSecond)
         case .foreach:
             let variable = try expectIdentifier("the item's name after 'foreach'")
@@ -44,9 +47,11 @@ extension Parser {
             var shape = LoadShape()
             var ramp: RateRamp?
             let (parallel, limit, keepGoing, rate) = try parseIterationOptions(&shape, ramp: &ramp)
-            let body = try parseBlock(context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
-            var foreach = SyntaxForeach(variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
-                                        rate: rate?.perSecond)
+            let body = try parseBlock(
+                context.child(.group("foreach"), nodeIsParallelChild: isParallelChild), after: "the foreach list", attributes: &attributes)
+            var foreach = SyntaxForeach(
+                variable: variable, list: list, parallel: parallel, limit: limit, keepGoing: keepGoing, body: body,
+                rate: rate?.perSecond)
             foreach.shape = shape.isEmpty ? nil : shape
             foreach.ramp = ramp
             kind = .foreach(foreach)
@@ -85,8 +90,9 @@ extension Parser {
                 repetition = .duration(duration)
             } else {
                 guard current.kind == .number, let count = Int(text(current)), count >= 1, count <= 100_000_000 else {
-                    throw error("expected how many times after 'repeat' (1 to 100000000) or 'for' and a duration, "
-                                + "as in 'repeat 1000 parallel limit 64 { ... }' or 'repeat for 30s { ... }', found \(found)")
+                    throw error(
+                        "expected how many times after 'repeat' (1 to 100000000) or 'for' and a duration, "
+                            + "as in 'repeat 1000 parallel limit 64 { ... }' or 'repeat for 30s { ... }', found \(found)")
                 }
                 repetition = .count(count)
                 advance()
@@ -95,21 +101,24 @@ extension Parser {
             let (parallel, limit, keepGoing, rate) = try parseIterationOptions(&shape, ramp: &ramp)
             if endsWithRamp {
                 guard var stages = ramp else {
-                    throw error("a repeat without a count or 'for' ends with the last stage of its rate's ramp; write 'repeat N', "
-                                + "'repeat for D' or 'repeat parallel rate 0/s ramp 500/s in 30s { ... }'", at: countRange)
+                    throw error(
+                        "a repeat without a count or 'for' ends with the last stage of its rate's ramp; write 'repeat N', "
+                            + "'repeat for D' or 'repeat parallel rate 0/s ramp 500/s in 30s { ... }'", at: countRange)
                 }
                 stages.endsTheGroup = true
                 ramp = stages
                 repetition = .duration(stages.total)
             }
             declaredNames.insert("repeat")
-            let body = try parseBlock(context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
-                                      attributes: &attributes)
+            let body = try parseBlock(
+                context.child(.group("repeat"), nodeIsParallelChild: isParallelChild), after: "the repeat count",
+                attributes: &attributes)
             let variable = SyntaxName(text: Self.repeatIndex, range: countRange)
             var list = ListSource.items([])
             if case .count(let count) = repetition { list = .range(.literal("0"), .literal(String(count - 1))) }
-            var foreach = SyntaxForeach(variable: variable, list: list, parallel: parallel,
-                                        limit: limit, keepGoing: keepGoing, body: body, repetition: repetition, rate: rate?.perSecond)
+            var foreach = SyntaxForeach(
+                variable: variable, list: list, parallel: parallel,
+                limit: limit, keepGoing: keepGoing, body: body, repetition: repetition, rate: rate?.perSecond)
             foreach.shape = shape.isEmpty ? nil : shape
             foreach.ramp = ramp
             kind = .foreach(foreach)
@@ -131,7 +140,8 @@ extension Parser {
     /// `[parallel [limit N] [keep-going]]` after a foreach's list or a
     /// repeat's count.
     private mutating func parseIterationOptions(_ shape: inout LoadShape, ramp: inout RateRamp?) throws(ParseFailure)
-        -> (parallel: Bool, limit: Int?, keepGoing: Bool, rate: (perSecond: Double, range: SourceRange)?) {
+        -> (parallel: Bool, limit: Int?, keepGoing: Bool, rate: (perSecond: Double, range: SourceRange)?)
+    {
         if isKeyword("parallel") {
             advance()
             let (limit, keepGoing, rate) = try parseParallelOptions(&shape, ramp: &ramp, allowsTemplates: true)
@@ -156,7 +166,8 @@ extension Parser {
     /// false for a `parallel` group, whose lanes are known as written).
     private mutating func parseParallelOptions(_ shape: inout LoadShape, ramp: inout RateRamp?, allowsTemplates: Bool)
         throws(ParseFailure)
-        -> (Int?, Bool, (perSecond: Double, range: SourceRange)?) {
+        -> (Int?, Bool, (perSecond: Double, range: SourceRange)?)
+    {
         var limit: Int?
         var keepGoing = false
         var rate: (perSecond: Double, range: SourceRange)?
@@ -193,7 +204,8 @@ extension Parser {
                 // 0/s only where a ramp follows.
                 let ramps = peekNext().kind == .identifier && text(peekNext()) == "ramp"
                 guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0 || (ramps && perSecond == 0),
-                      perSecond <= 10_000_000 else {
+                    perSecond <= 10_000_000
+                else {
                     throw error("expected a rate after 'rate', as in 'rate 500/s' (per second, minute or hour: /s, /m, /h), found \(found)")
                 }
                 rate = (perSecond, start.extended(to: current.range))
@@ -201,8 +213,9 @@ extension Parser {
             default:
                 let word = text(current)
                 let suggestion = Suggestion.phrase(for: word, among: Self.parallelOptions)
-                throw error("unknown option '\(word)' for parallel"
-                            + (suggestion.isEmpty ? "; write 'parallel [limit N] [rate N/s] [keep-going] {'" : suggestion))
+                throw error(
+                    "unknown option '\(word)' for parallel"
+                        + (suggestion.isEmpty ? "; write 'parallel [limit N] [rate N/s] [keep-going] {'" : suggestion))
             }
         }
         return (limit, keepGoing, rate)
@@ -267,7 +280,9 @@ extension Parser {
         } else {
             guard current.kind.isString else {
                 if current.kind == .identifier {
-                    throw error("expected a condition, found '\(text(current))'; compare strings, as in '\"{{\(text(current))}}\" == \"yes\"', or write 'exists \"PATH\"' or 'not ...'")
+                    throw error(
+                        "expected a condition, found '\(text(current))'; compare strings, as in '\"{{\(text(current))}}\" == \"yes\"', or write 'exists \"PATH\"' or 'not ...'"
+                    )
                 }
                 throw error("expected a condition (STRING == STRING, STRING != STRING, exists STRING, not ...), found \(found)")
             }
@@ -316,8 +331,9 @@ extension Parser {
         let functionStart = current.start
         let functions = LanguageTable.listFunctions.map(\.name)
         guard functions.contains(function) else {
-            throw error("unknown list '\(function)'\(Suggestion.phrase(for: function, among: functions))",
-                        notes: [.init("a list is [\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)")])
+            throw error(
+                "unknown list '\(function)'\(Suggestion.phrase(for: function, among: functions))",
+                notes: [.init("a list is [\"a\", \"b\"], lines(FILE), split(STRING), glob(PATTERN) or range(A, B)")])
         }
         advance()
         _ = try expect(.leftParen, "after '\(function)'")
@@ -327,8 +343,9 @@ extension Parser {
             _ = try expect(.comma, "between the bounds of range")
             let high = try parseRangeBound()
             if let lowValue = low.literalValue.flatMap({ Int($0) }), let highValue = high.literalValue.flatMap({ Int($0) }), lowValue > highValue {
-                diagnostics.error("range(\(lowValue), \(highValue)) is empty; the first bound must not be above the second",
-                                  at: SourceRange(start: functionStart, end: current.end))
+                diagnostics.error(
+                    "range(\(lowValue), \(highValue)) is empty; the first bound must not be above the second",
+                    at: SourceRange(start: functionStart, end: current.end))
             }
             list = .range(low, high)
         } else {
@@ -337,10 +354,12 @@ extension Parser {
             // `split("unit integration e2e")` is one item: split splits
             // lines. Words on one line were surely meant as several.
             if function == "split", let text = argument.literalValue, !text.contains(where: \.isNewline),
-               text.split(separator: " ", omittingEmptySubsequences: true).count > 1 {
+                text.split(separator: " ", omittingEmptySubsequences: true).count > 1
+            {
                 let words = text.split(separator: " ").map { "\"\($0)\"" }.joined(separator: ", ")
-                diagnostics.warning("split(...) splits lines: this text is one line, so the list has one item, '\(text)'",
-                                    at: argumentRange, notes: [.init("for one item per word, write [\(words)]")])
+                diagnostics.warning(
+                    "split(...) splits lines: this text is one line, so the list has one item, '\(text)'",
+                    at: argumentRange, notes: [.init("for one item per word, write [\(words)]")])
             }
             switch function {
             case "lines": list = .lines(argument)

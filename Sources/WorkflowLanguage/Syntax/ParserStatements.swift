@@ -7,12 +7,15 @@ import WorkflowModel
 extension Parser {
     /// The keywords that start a statement, for suggestions: statements,
     /// and the attributes a group's block may hold (LanguageTable).
-    static let statementKeywords = LanguageTable.statementWords
+    static let statementKeywords =
+        LanguageTable.statementWords
         + LanguageTable.attributes(for: "group").filter { !LanguageTable.statementWords.contains($0) }
     static let stepKeywords = Set(LanguageTable.stepKinds.map(\.name))
     static let groupKeywords = Set(LanguageTable.groupKinds.map(\.name))
 
-    mutating func parseStatement(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) throws(ParseFailure) -> SyntaxStatement? {
+    mutating func parseStatement(_ context: BlockContext, attributes: inout SyntaxAttributes, file: inout SyntaxFile) throws(ParseFailure)
+        -> SyntaxStatement?
+    {
         var label: SyntaxName?
         if current.kind == .identifier, peekNext().kind == .colon {
             label = SyntaxName(text: text(current), range: current.range)
@@ -88,8 +91,9 @@ extension Parser {
             switch context.owner {
             case .group, .lanes: break
             case .workflow, .clause:
-                throw error("'expect \(text(peekNext()))' is a threshold of a group, checked when the group ends; "
-                            + "put it in the block of a group (repeat, foreach, parallel, sequence)")
+                throw error(
+                    "'expect \(text(peekNext()))' is a threshold of a group, checked when the group ends; "
+                        + "put it in the block of a group (repeat, foreach, parallel, sequence)")
             }
             advance()
             attributes.values.thresholds.append(try parseThreshold(labels: &attributes.thresholdLabels))
@@ -99,8 +103,9 @@ extension Parser {
             // that is neither a threshold's subject nor a step's is a
             // misspelling, wherever it is written.
             let subject = peekNext()
-            throw error("unknown threshold subject '\(text(subject))'"
-                        + Suggestion.phrase(for: text(subject), among: Parser.thresholdSubjects), at: subject.range)
+            throw error(
+                "unknown threshold subject '\(text(subject))'"
+                    + Suggestion.phrase(for: text(subject), among: Parser.thresholdSubjects), at: subject.range)
         case "cookies":
             advance()
             guard current.kind == .identifier, text(current) == "off" || text(current) == "on" else {
@@ -171,8 +176,9 @@ extension Parser {
                 let name = text(current)
                 guard let kind = FailureKind(rawValue: name) else {
                     let names = FailureKind.allCases.map(\.rawValue)
-                    throw error("unknown failure kind '\(name)'\(Suggestion.phrase(for: name, among: names))",
-                                notes: [.init("the kinds are " + names.joined(separator: ", "))])
+                    throw error(
+                        "unknown failure kind '\(name)'\(Suggestion.phrase(for: name, among: names))",
+                        notes: [.init("the kinds are " + names.joined(separator: ", "))])
                 }
                 if !kinds.contains(kind) { kinds.append(kind) }
                 advance()
@@ -186,7 +192,9 @@ extension Parser {
         var attributes = SyntaxAttributes()
         let body = try parseBlock(bodyContext, after: "'\(keyword)'", attributes: &attributes)
         if let misplaced {
-            diagnostics.error("'\(keyword)' cannot be a direct child of '\(misplaced)': its children run at once, so there is no chain before it; wrap a lane in 'sequence { }'", at: keywordRange)
+            diagnostics.error(
+                "'\(keyword)' cannot be a direct child of '\(misplaced)': its children run at once, so there is no chain before it; wrap a lane in 'sequence { }'",
+                at: keywordRange)
             return nil
         }
         if keyword == "catch" {
@@ -197,7 +205,9 @@ extension Parser {
 
     /// `timeout`, `retry` or `needs` written as a statement: an attribute of
     /// the group whose block it is in (or of the workflow, for `timeout`).
-    private mutating func parseGroupAttribute(_ keyword: String, _ context: BlockContext, into attributes: inout SyntaxAttributes) throws(ParseFailure) {
+    private mutating func parseGroupAttribute(_ keyword: String, _ context: BlockContext, into attributes: inout SyntaxAttributes)
+        throws(ParseFailure)
+    {
         let keywordRange = current.range
         switch context.owner {
         case .workflow:
@@ -208,9 +218,10 @@ extension Parser {
             guard keyword == "timeout" else { break }
             // Indented under a step, it reads as the step's; it is not.
             if current.range.start > 0, bytes[current.range.start - 1] != UInt8(ascii: "\n") {
-                diagnostics.warning("this 'timeout' applies to the whole workflow, not to the step above it; to time out a step, "
-                                    + "write it in the step's block: sh \"...\" { timeout ... }", at: current.range,
-                                    notes: [.init("a workflow timeout is written at the top level, unindented")])
+                diagnostics.warning(
+                    "this 'timeout' applies to the whole workflow, not to the step above it; to time out a step, "
+                        + "write it in the step's block: sh \"...\" { timeout ... }", at: current.range,
+                    notes: [.init("a workflow timeout is written at the top level, unindented")])
             }
         case .group, .lanes:
             if keyword == "needs", !context.ownerIsParallelChild {
@@ -219,7 +230,9 @@ extension Parser {
         case .clause(let owner):
             if keyword == "on-demand", owner == "catch" || owner == "ensure" { throw error(OnDemandPlaces.insideClause) }
             let what = owner == "if" || owner == "else" ? "an '\(owner)' branch" : "a '\(owner)' body"
-            throw error("'\(keyword)' has nothing to apply to in \(what); put it in the block of a step or a group, or wrap these statements in 'sequence { }'")
+            throw error(
+                "'\(keyword)' has nothing to apply to in \(what); put it in the block of a step or a group, or wrap these statements in 'sequence { }'"
+            )
         }
         advance()
         try parseCommonAttribute(keyword, keywordRange: keywordRange, into: &attributes)
@@ -233,14 +246,17 @@ extension Parser {
             diagnostics.error("'desc' describes a labelled step or group, for 'promise-run list'; give this one a label (name: ...)", at: range)
         }
         if let range = attributes.onDemandRange {
-            diagnostics.error("'on-demand' keeps a step or group out of a run until a target names it, and a target names a label; "
-                              + "give this one a label (name: ...) and run it with 'promise-run FILE name'", at: range)
+            diagnostics.error(
+                "'on-demand' keeps a step or group out of a run until a target names it, and a target names a label; "
+                    + "give this one a label (name: ...) and run it with 'promise-run FILE name'", at: range)
         }
     }
 
     /// Sets one placement attribute; a second one is an error.
-    private mutating func setOnce<Value>(_ field: WritableKeyPath<Placement, Value?>, _ value: Value, _ keyword: String,
-                                         at range: SourceRange, in attributes: inout SyntaxAttributes) throws(ParseFailure) {
+    private mutating func setOnce<Value>(
+        _ field: WritableKeyPath<Placement, Value?>, _ value: Value, _ keyword: String,
+        at range: SourceRange, in attributes: inout SyntaxAttributes
+    ) throws(ParseFailure) {
         if attributes.values.placement[keyPath: field] != nil { throw error("duplicate '\(keyword)'", at: range) }
         attributes.values.placement[keyPath: field] = value
     }
@@ -270,8 +286,9 @@ extension Parser {
             let start = current.range
             let memory = try parseTemplate("after 'memory' (an amount such as \"512M\" or \"4G\")")
             if let literal = memory.literalValue, !Placement.isMemoryAmount(literal) {
-                throw error("'\(literal)' is not an amount of memory; write a whole number with K, M, G or T (\"512M\", \"4G\"); "
-                            + "a bare number means megabytes, as for srun --mem", at: start)
+                throw error(
+                    "'\(literal)' is not an amount of memory; write a whole number with K, M, G or T (\"512M\", \"4G\"); "
+                        + "a bare number means megabytes, as for srun --mem", at: start)
             }
             try setOnce(\.memory, memory, keyword, at: keywordRange, in: &attributes)
         case "slurm-options":
@@ -308,7 +325,9 @@ extension Parser {
                     retry.backoff = try parseDuration()
                 default:
                     let suggestion = Suggestion.phrase(for: option, among: LanguageTable.retryOptions.map(\.name))
-                    throw error("unknown retry option '\(option)'" + (suggestion.isEmpty ? "; write 'retry N [delay D] [backoff D]'" : suggestion), at: optionRange)
+                    throw error(
+                        "unknown retry option '\(option)'" + (suggestion.isEmpty ? "; write 'retry N [delay D] [backoff D]'" : suggestion),
+                        at: optionRange)
                 }
             }
             if retry.delay != nil, retry.backoff != nil {

@@ -26,8 +26,9 @@ struct StepExtras {
     var depfileRange: SourceRange?
 
     var process: ProcessOptions {
-        ProcessOptions(stdin: stdin, expectations: expectations, captures: captures, detach: detach,
-                       sources: sources, generates: generates, environmentInputs: environmentInputs, depfile: depfile)
+        ProcessOptions(
+            stdin: stdin, expectations: expectations, captures: captures, detach: detach,
+            sources: sources, generates: generates, environmentInputs: environmentInputs, depfile: depfile)
     }
 }
 
@@ -75,7 +76,8 @@ extension Parser {
             }
         case "http":
             guard current.kind == .identifier else {
-                throw error("expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, or another in capitals), found \(found)")
+                throw error(
+                    "expected an HTTP method after 'http' (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, or another in capitals), found \(found)")
             }
             let name = text(current)
             let standard = HTTPMethod.standard.map(\.rawValue)
@@ -85,10 +87,12 @@ extension Parser {
                 throw error("'\(name)' is not an HTTP method: a method is written in capital letters (GET, POST, PURGE)\(hint)")
             }
             if !standard.contains(name),
-               let near = standard.first(where: { Suggestion.editDistance(Array(name.utf8), Array($0.utf8), limit: 1) <= 1 }) {
+                let near = standard.first(where: { Suggestion.editDistance(Array(name.utf8), Array($0.utf8), limit: 1) <= 1 })
+            {
                 // Sent as written (a server may know it), but it is likely a typo.
-                diagnostics.warning("'\(name)' is not a standard HTTP method; did you mean '\(near)'?", at: current.range,
-                                    notes: [.init("it is sent as written; a method one letter away from a standard one is usually a typo")])
+                diagnostics.warning(
+                    "'\(name)' is not a standard HTTP method; did you mean '\(near)'?", at: current.range,
+                    notes: [.init("it is sent as written; a method one letter away from a standard one is usually a typo")])
             }
             method = HTTPMethod(rawValue: name)
             advance()
@@ -105,8 +109,9 @@ extension Parser {
             }
             operation = text(current)
             guard Parser.fileOperations.contains(operation) else {
-                throw error("unknown file operation '\(operation)'\(Suggestion.phrase(for: operation, among: Parser.fileOperations))",
-                            notes: [.init("the operations are " + Parser.fileOperations.joined(separator: ", "))])
+                throw error(
+                    "unknown file operation '\(operation)'\(Suggestion.phrase(for: operation, among: Parser.fileOperations))",
+                    notes: [.init("the operations are " + Parser.fileOperations.joined(separator: ", "))])
             }
             advance()
             switch operation {
@@ -131,8 +136,9 @@ extension Parser {
         if current.kind == .leftBrace {
             try parseStepBlock(keyword, isParallelChild: context.childrenAreParallelChildren, attributes: &attributes, extras: &extras)
             if let range = extras.depfileRange, extras.sources.isEmpty {
-                diagnostics.error("'depfile' adds what the command discovers to the step's 'sources'; give the step 'sources' too "
-                                  + "(sources \"src/a.c\")", at: range)
+                diagnostics.error(
+                    "'depfile' adds what the command discovers to the step's 'sources'; give the step 'sources' too "
+                        + "(sources \"src/a.c\")", at: range)
             }
         }
         let step: Step
@@ -140,10 +146,12 @@ extension Parser {
         case "sh": step = .shell(command: templates[0], process: extras.process)
         case "exec": step = .exec(arguments: templates, process: extras.process)
         case "http":
-            step = .http(HTTPRequest(method: method, url: templates[0], headers: extras.headers, body: extras.body,
-                                     redirects: extras.redirects, save: extras.save,
-                                     expectations: extras.expectations, captures: extras.captures, tls: extras.tls,
-                                     query: extras.query, basicAuth: extras.basicAuth, transport: extras.transport))
+            step = .http(
+                HTTPRequest(
+                    method: method, url: templates[0], headers: extras.headers, body: extras.body,
+                    redirects: extras.redirects, save: extras.save,
+                    expectations: extras.expectations, captures: extras.captures, tls: extras.tls,
+                    query: extras.query, basicAuth: extras.basicAuth, transport: extras.transport))
         case "file":
             switch operation {
             case "write": step = .file(.write(path: templates[0], content: templates[1]))
@@ -165,7 +173,9 @@ extension Parser {
     }
 
     /// `{ attribute... }` after a step.
-    private mutating func parseStepBlock(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+    private mutating func parseStepBlock(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras)
+        throws(ParseFailure)
+    {
         guard let open = try openBlock(after: "'\(kind)'") else { return }
         defer { depth -= 1 }
         let inline = isInline(open)
@@ -175,7 +185,9 @@ extension Parser {
         _ = closeBlock(open, inline: inline)
     }
 
-    private mutating func parseStepAttribute(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras) throws(ParseFailure) {
+    private mutating func parseStepAttribute(_ kind: String, isParallelChild: Bool, attributes: inout SyntaxAttributes, extras: inout StepExtras)
+        throws(ParseFailure)
+    {
         guard current.kind == .identifier else {
             if current.kind == .leftBrace {
                 throw error("unexpected '{' in the attributes of a \(kind) step")
@@ -188,7 +200,8 @@ extension Parser {
         guard allowed.contains(name) else {
             if Parser.stepAttributeNames.contains(name) {
                 let owners = ["sh", "exec", "http"].filter { Parser.attributeNames(for: $0).contains(name) }
-                throw error("attribute '\(name)' does not apply to \(kind) steps; it is for \(owners.joined(separator: " and ")) steps", at: nameRange)
+                throw error(
+                    "attribute '\(name)' does not apply to \(kind) steps; it is for \(owners.joined(separator: " and ")) steps", at: nameRange)
             }
             if Parser.stepKeywords.contains(name) || Parser.groupKeywords.contains(name) {
                 throw error("a step's block holds its attributes, not other steps; '\(name)' cannot be written here", at: nameRange)
@@ -266,8 +279,9 @@ extension Parser {
                     let typeRange = current.range
                     type = try parseTemplate("after 'type' (a media type such as image/png)")
                     if let literal = type?.literalValue, let control = ControlCharacters.first(in: literal) {
-                        throw error("a media type cannot hold control characters (this one has \(ControlCharacters.escape(control)))",
-                                    at: typeRange)
+                        throw error(
+                            "a media type cannot hold control characters (this one has \(ControlCharacters.escape(control)))",
+                            at: typeRange)
                     }
                 }
                 content = .file(path: path, type: type)
@@ -322,8 +336,9 @@ extension Parser {
             while current.kind == .identifier {
                 let variable = text(current)
                 guard Self.isEnvironmentName(variable) else {
-                    throw error("'\(variable)' is not an environment variable's name (letters, digits and _, not first a digit)",
-                                at: current.range)
+                    throw error(
+                        "'\(variable)' is not an environment variable's name (letters, digits and _, not first a digit)",
+                        at: current.range)
                 }
                 if !extras.environmentInputs.contains(variable) { extras.environmentInputs.append(variable) }
                 advance()
@@ -352,8 +367,9 @@ extension Parser {
             let token = current
             let mapping = try parseTemplate("after 'resolve' (\"HOST:PORT:ADDRESS\", as curl's --resolve)")
             if let text = mapping.literalValue, let problem = ResolveMapping.problem(in: text) {
-                throw error("invalid resolve '\(text)': \(problem)", at: token.range,
-                            notes: [.init("write resolve \"HOST:PORT:ADDRESS\", as in resolve \"api.example.com:443:127.0.0.1\"")])
+                throw error(
+                    "invalid resolve '\(text)': \(problem)", at: token.range,
+                    notes: [.init("write resolve \"HOST:PORT:ADDRESS\", as in resolve \"api.example.com:443:127.0.0.1\"")])
             }
             extras.transport.resolve.append(mapping)
         case "unix-socket":

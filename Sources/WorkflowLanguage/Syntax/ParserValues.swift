@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 // Values in statements: durations, integers, strings, regular expressions
 // and JSON paths.
@@ -27,7 +27,8 @@ extension Parser {
         }
         let inside = text[open.upperBound..<close.lowerBound].trimmingSpaces()
         guard let first = inside.first, first.isLetter,
-              inside.allSatisfy({ $0.isLetter || $0.isNumber || "._-[]".contains($0) }) else { return nil }
+            inside.allSatisfy({ $0.isLetter || $0.isNumber || "._-[]".contains($0) })
+        else { return nil }
         return String(inside)
     }
 
@@ -70,14 +71,15 @@ extension Parser {
 
     /// An RFC 9110 token (a header name).
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 
     /// A regular expression in a string, checked with the standard
@@ -109,11 +111,17 @@ extension Parser {
             // Point inside the string when its bytes are the path's bytes.
             let content = bytes[(token.start + 1)..<max(token.start + 1, token.end - 1)]
             let exact = token.kind != .multilineString && !content.contains(UInt8(ascii: "\\")) && content.count == pathBytes.count
-            let range = exact
+            let range =
+                exact
                 ? SourceRange(start: token.start + 1 + error.offset, end: token.start + 1 + min(error.offset + 1, pathBytes.count))
                 : token.range
-            throw self.error("invalid JSON path: \(error.message)", at: range,
-                             notes: [.init("JSON paths look like '.key', '.key.sub', '[0]', '[\"odd key\"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'")])
+            throw self.error(
+                "invalid JSON path: \(error.message)", at: range,
+                notes: [
+                    .init(
+                        "JSON paths look like '.key', '.key.sub', '[0]', '[\"odd key\"]'; '.' is the whole value; from '$': '$.items[*].id', '$..id', '$.items[?(@.price > 10)]'"
+                    )
+                ])
         }
     }
 
@@ -153,8 +161,8 @@ extension Parser {
     }
 }
 
-private extension Substring {
-    func trimmingSpaces() -> Substring {
+extension Substring {
+    fileprivate func trimmingSpaces() -> Substring {
         var text = self
         while text.first == " " { text = text.dropFirst() }
         while text.last == " " { text = text.dropLast() }

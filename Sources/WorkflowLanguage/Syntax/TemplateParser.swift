@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 /// Turns a string token into a `Template`: escapes, `{{ ... }}`
 /// expressions, and for `"""` strings the removal of the closing
@@ -45,8 +45,8 @@ struct TemplateParser {
         // Lines break at LF, CRLF or CR (`LineBreaks`); the value's breaks are LF.
         let position = LineBreaks.line(from: token.start + 3, in: bytes).next
         guard position < token.end,
-              token.end - token.start >= 6,
-              bytes[token.end - 1] == UInt8(ascii: "\""), bytes[token.end - 2] == UInt8(ascii: "\""), bytes[token.end - 3] == UInt8(ascii: "\"")
+            token.end - token.start >= 6,
+            bytes[token.end - 1] == UInt8(ascii: "\""), bytes[token.end - 2] == UInt8(ascii: "\""), bytes[token.end - 3] == UInt8(ascii: "\"")
         else { return Template(parts: []) }
         let closingQuotes = token.end - 3
         var closingLineStart = closingQuotes
@@ -191,8 +191,9 @@ struct TemplateParser {
                 }
                 guard let field = ErrorField(rawValue: name) else {
                     let names = ErrorField.allCases.map(\.rawValue)
-                    return fail("unknown field '\(name)' of error\(Suggestion.phrase(for: name, among: names)) (error has message, step, kind, exit)",
-                                at: SourceRange(start: fieldStart, end: scanner.position))
+                    return fail(
+                        "unknown field '\(name)' of error\(Suggestion.phrase(for: name, among: names)) (error has message, step, kind, exit)",
+                        at: SourceRange(start: fieldStart, end: scanner.position))
                 }
                 reference = .error(field)
             default:
@@ -203,7 +204,8 @@ struct TemplateParser {
                 switch name {
                 case "header":
                     guard scanner.consume(UInt8(ascii: ".")), let header = scanner.word() else {
-                        return fail("expected a header name after 'header.', as in '\(head).header.Content-Type'", at: scanner.rangeOfCurrentCharacter())
+                        return fail(
+                            "expected a header name after 'header.', as in '\(head).header.Content-Type'", at: scanner.rangeOfCurrentCharacter())
                     }
                     field = .header(header)
                 case "cookie" where scanner.peek == UInt8(ascii: "."):
@@ -214,19 +216,22 @@ struct TemplateParser {
                 case "timing" where scanner.peek == UInt8(ascii: "."):
                     let phases = HTTPTimingPhase.allCases.map(\.rawValue)
                     guard scanner.consume(UInt8(ascii: ".")) else {
-                        return fail("expected a phase after 'timing.' (\(phases.joined(separator: ", "))), as in '\(head).timing.total'",
-                                    at: scanner.rangeOfCurrentCharacter())
+                        return fail(
+                            "expected a phase after 'timing.' (\(phases.joined(separator: ", "))), as in '\(head).timing.total'",
+                            at: scanner.rangeOfCurrentCharacter())
                     }
                     let phaseStart = scanner.position
                     guard let phaseName = scanner.identifier(), let phase = HTTPTimingPhase(rawValue: phaseName) else {
                         let written = String(decoding: bytes[phaseStart..<max(phaseStart, scanner.position)], as: UTF8.self)
-                        return fail("unknown timing phase '\(written)'\(Suggestion.phrase(for: written, among: phases)) (timing has \(phases.joined(separator: ", ")))",
-                                    at: SourceRange(start: phaseStart, end: max(phaseStart + 1, scanner.position)))
+                        return fail(
+                            "unknown timing phase '\(written)'\(Suggestion.phrase(for: written, among: phases)) (timing has \(phases.joined(separator: ", ")))",
+                            at: SourceRange(start: phaseStart, end: max(phaseStart + 1, scanner.position)))
                     }
                     field = .timing(phase)
                 case "json":
                     if scanner.peek == UInt8(ascii: "."), let after = scanner.peek(1),
-                       after == UInt8(ascii: ".") || after == UInt8(ascii: "[") {
+                        after == UInt8(ascii: ".") || after == UInt8(ascii: "[")
+                    {
                         scanner.position += 1
                     }
                     if scanner.peek == UInt8(ascii: ".") || scanner.peek == UInt8(ascii: "[") {
@@ -245,8 +250,9 @@ struct TemplateParser {
                 }
                 reference = .step(label: head, field: field)
                 if let next = scanner.peek, next == UInt8(ascii: ".") || next == UInt8(ascii: "[") {
-                    return fail("unexpected '\(Character(Unicode.Scalar(next)))' after '\(head).\(field.name)'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper",
-                                at: scanner.rangeOfCurrentCharacter())
+                    return fail(
+                        "unexpected '\(Character(Unicode.Scalar(next)))' after '\(head).\(field.name)'; only header.NAME, cookie.NAME, timing.PHASE and json.PATH go deeper",
+                        at: scanner.rangeOfCurrentCharacter())
                 }
             }
         } else {
@@ -294,8 +300,9 @@ struct TemplateParser {
             scanner.skipSpaces()
             let filterStart = scanner.position
             guard let name = scanner.identifier() else {
-                return fail("expected a filter name after '|' (\(FilterSyntax.names.prefix(4).joined(separator: ", ")) ...)",
-                            at: scanner.rangeOfCurrentCharacter())
+                return fail(
+                    "expected a filter name after '|' (\(FilterSyntax.names.prefix(4).joined(separator: ", ")) ...)",
+                    at: scanner.rangeOfCurrentCharacter())
             }
             let nameRange = SourceRange(start: filterStart, end: scanner.position)
             do throws(FilterSyntax.Problem) {

@@ -44,10 +44,15 @@ package struct RateRamp: Sendable, Hashable {
     /// iterations are due by then. Past the last stage the rate stays at
     /// its last target.
     package func integral(upTo seconds: Double) -> Double {
-        var from = start, elapsed = 0.0, area = 0.0
+        var from = start
+        var elapsed = 0.0
+        var area = 0.0
         for stage in stages {
             let length = stage.duration.seconds
-            guard length > 0 else { from = stage.target; continue }
+            guard length > 0 else {
+                from = stage.target
+                continue
+            }
             if seconds <= elapsed + length {
                 let t = seconds - elapsed
                 return area + from * t + (stage.target - from) / (2 * length) * t * t
@@ -64,10 +69,15 @@ package struct RateRamp: Sendable, Hashable {
     /// rate; at the end of the last stage when that rate is 0.
     package func due(_ index: Int) -> Duration {
         let wanted = Double(index)
-        var from = start, elapsed = 0.0, area = 0.0
+        var from = start
+        var elapsed = 0.0
+        var area = 0.0
         for stage in stages {
             let length = stage.duration.seconds
-            guard length > 0 else { from = stage.target; continue }
+            guard length > 0 else {
+                from = stage.target
+                continue
+            }
             let stageArea = (from + stage.target) / 2 * length
             if area + stageArea >= wanted {
                 let rest = wanted - area

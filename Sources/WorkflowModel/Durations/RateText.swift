@@ -9,7 +9,8 @@ package enum RateText {
     package static func parse(_ word: some StringProtocol) -> Double? {
         let parts = word.split(separator: "/")
         guard parts.count == 2, let count = Double(parts[0]), count.isFinite,
-              let unit = units.first(where: { $0.name == parts[1] }) else { return nil }
+            let unit = units.first(where: { $0.name == parts[1] })
+        else { return nil }
         return count / unit.seconds
     }
 

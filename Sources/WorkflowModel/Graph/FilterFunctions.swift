@@ -27,7 +27,8 @@ extension Filter {
     package static func pathParts(_ path: String) -> (dir: String, base: String, stem: String, ext: String) {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let dir: String, base: Substring
+        let dir: String
+        let base: Substring
         if let slash = trimmed.lastIndex(of: "/") {
             base = trimmed[trimmed.index(after: slash)...]
             let folder = trimmed[..<slash]
@@ -82,7 +83,8 @@ extension Filter {
         var utf8 = Array(text.utf8)[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(2)
             } else {
@@ -99,7 +101,7 @@ extension Filter {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 encoded.append(byte)
             default:
                 encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
@@ -334,9 +336,11 @@ extension FilterCall {
 
     /// The pieces of `text` between each `separator` (none: one piece).
     private static func split(_ text: String, at separator: String) -> [String] {
-        let bytes = Array(text.utf8), cut = Array(separator.utf8)
+        let bytes = Array(text.utf8)
+        let cut = Array(separator.utf8)
         var pieces: [String] = []
-        var start = 0, index = 0
+        var start = 0
+        var index = 0
         while index + cut.count <= bytes.count {
             if bytes[index] == cut[0], bytes[index..<(index + cut.count)].elementsEqual(cut) {
                 pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))

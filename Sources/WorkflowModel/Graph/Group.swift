@@ -140,8 +140,10 @@ package struct ForeachGroup: Sendable, Hashable {
     /// stages; `rate` is then its start.
     package var ramp: RateRamp?
 
-    package init(variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
-                 repetition: Repetition? = nil, rate: Double? = nil) {
+    package init(
+        variable: String, list: ListSource, body: Block, parallel: Bool, limit: Int?, keepGoing: Bool,
+        repetition: Repetition? = nil, rate: Double? = nil
+    ) {
         self.repetition = repetition
         self.rate = rate
         self.variable = variable

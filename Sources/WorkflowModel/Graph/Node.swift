@@ -213,8 +213,10 @@ package struct Attributes: Sendable, Hashable {
         }
     }
 
-    package init(timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
-                cwd: Template? = nil, needs: [String] = []) {
+    package init(
+        timeout: Duration? = nil, retry: RetryPolicy? = nil, environment: [EnvironmentSetting] = [],
+        cwd: Template? = nil, needs: [String] = []
+    ) {
         var values = Values()
         values.timeout = timeout
         values.retry = retry

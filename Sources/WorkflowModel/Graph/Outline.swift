@@ -57,9 +57,12 @@ package enum Outline {
             }
         }
         guard let label = node.label else { return children }
-        return [OutlineItem(label: label, kind: node.kindName, description: node.attributes.description,
-                            location: node.location, insideForeach: insideForeach, onDemand: node.attributes.onDemand,
-                            children: children)]
+        return [
+            OutlineItem(
+                label: label, kind: node.kindName, description: node.attributes.description,
+                location: node.location, insideForeach: insideForeach, onDemand: node.attributes.onDemand,
+                children: children)
+        ]
     }
 
     package enum Child {

@@ -21,8 +21,10 @@ package struct Placement: Sendable, Hashable {
     /// `slurm-options "..."`: more `srun` options, split as a shell would.
     package var slurmOptions: Template?
 
-    package init(executor: ExecutorKind? = nil, partition: Template? = nil, cpus: Int? = nil,
-                 memory: Template? = nil, slurmOptions: Template? = nil) {
+    package init(
+        executor: ExecutorKind? = nil, partition: Template? = nil, cpus: Int? = nil,
+        memory: Template? = nil, slurmOptions: Template? = nil
+    ) {
         self.executor = executor
         self.partition = partition
         self.cpus = cpus
@@ -36,9 +38,10 @@ package struct Placement: Sendable, Hashable {
 
     /// These settings, with `outer`'s where these say nothing.
     package func inheriting(_ outer: Placement) -> Placement {
-        Placement(executor: executor ?? outer.executor, partition: partition ?? outer.partition,
-                  cpus: cpus ?? outer.cpus, memory: memory ?? outer.memory,
-                  slurmOptions: slurmOptions ?? outer.slurmOptions)
+        Placement(
+            executor: executor ?? outer.executor, partition: partition ?? outer.partition,
+            cpus: cpus ?? outer.cpus, memory: memory ?? outer.memory,
+            slurmOptions: slurmOptions ?? outer.slurmOptions)
     }
 
     /// The attribute words, in the order the formatter writes them.
@@ -77,16 +80,17 @@ extension Workflow {
 
 extension Block {
     package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Block {
-        Block(statements: statements.map { statement in
-            switch statement {
-            case .node(let node): return .node(node.withDefaultExecutor(executor))
-            case .catch(var clause):
-                clause.body = clause.body.withDefaultExecutor(executor)
-                return .catch(clause)
-            case .ensure(let body): return .ensure(body.withDefaultExecutor(executor))
-            case .environment, .variable, .dotenv: return statement
-            }
-        })
+        Block(
+            statements: statements.map { statement in
+                switch statement {
+                case .node(let node): return .node(node.withDefaultExecutor(executor))
+                case .catch(var clause):
+                    clause.body = clause.body.withDefaultExecutor(executor)
+                    return .catch(clause)
+                case .ensure(let body): return .ensure(body.withDefaultExecutor(executor))
+                case .environment, .variable, .dotenv: return statement
+                }
+            })
     }
 }
 
@@ -101,7 +105,7 @@ extension Lanes {
 extension Node {
     package func withDefaultExecutor(_ executor: Placement.ExecutorKind) -> Node {
         var copy = self
-        if (isProcessStep || !isStep), copy.attributes.placement.executor == nil {
+        if isProcessStep || !isStep, copy.attributes.placement.executor == nil {
             copy.attributes.placement.executor = executor
         }
         guard case .group(let group) = kind else { return copy }
@@ -140,8 +144,10 @@ package struct SlurmRequest: Sendable, Hashable {
     /// The step's timeout, which is also the job's time limit.
     package var timeLimit: Duration?
 
-    package init(partition: String? = nil, cpus: Int? = nil, memory: String? = nil, options: [String] = [],
-                 timeLimit: Duration? = nil) {
+    package init(
+        partition: String? = nil, cpus: Int? = nil, memory: String? = nil, options: [String] = [],
+        timeLimit: Duration? = nil
+    ) {
         self.partition = partition
         self.cpus = cpus
         self.memory = memory

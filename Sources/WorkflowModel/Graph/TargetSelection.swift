@@ -79,7 +79,8 @@ package struct TargetSelection: Sendable, Hashable {
                 problems.append("'\(target)' is inside a foreach body (it runs once per item); name the foreach instead")
                 continue
             case .clause:
-                problems.append("'\(target)' is inside a catch or ensure block, which runs as part of its chain; name a step or group of the chain instead")
+                problems.append(
+                    "'\(target)' is inside a catch or ensure block, which runs as part of its chain; name a step or group of the chain instead")
                 continue
             case .chain:
                 break
@@ -177,9 +178,12 @@ package struct TargetSelection: Sendable, Hashable {
     /// A path as one word of a shell command line: quoted only when it
     /// must be.
     private static func shellWord(_ path: String) -> String {
-        let plain = !path.isEmpty && path.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || "._-/+,:@%".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !path.isEmpty
+            && path.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || "._-/+,:@%".unicodeScalars.contains(scalar))
+            }
         return plain ? path : Filter.shellQuoted(path)
     }
 

@@ -45,7 +45,8 @@ package struct Threshold: Sendable, Hashable {
                 if parts.count == 2 {
                     let decimals = parts[1]
                     guard (1...2).contains(decimals.count), decimals.allSatisfy({ $0.isASCII && $0.isNumber }),
-                          let value = Int(decimals) else { return nil }
+                        let value = Int(decimals)
+                    else { return nil }
                     hundredths += decimals.count == 1 ? value * 10 : value
                 }
                 guard (10...9999).contains(hundredths) else { return nil }

@@ -14,10 +14,11 @@ extension Workflow {
         forEachNode { node in
             var limit = node.writtenLimit
             if case .group(.foreach(let foreach)) = node.kind, let template = foreach.shape?.limit {
-                limit = Int(template.rendered { expression in
-                    if case .variable(let name) = expression.reference { return known[name] }
-                    return nil
-                })
+                limit = Int(
+                    template.rendered { expression in
+                        if case .variable(let name) = expression.reference { return known[name] }
+                        return nil
+                    })
             }
             guard let limit, limit > (largest ?? 0), node.holdsHTTPStep else { return }
             largest = limit

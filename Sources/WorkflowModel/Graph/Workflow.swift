@@ -28,8 +28,10 @@ package struct Workflow: Sendable {
 
     /// - Parameter variablePlacement: see the property; nil puts every
     ///   variable before the body.
-    package init(name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration],
-                body: Block, variablePlacement: [Int]? = nil) {
+    package init(
+        name: String, source: SourceFile, directory: String, timeout: Duration?, variables: [VariableDeclaration],
+        body: Block, variablePlacement: [Int]? = nil
+    ) {
         self.name = name
         self.source = source
         self.directory = directory

@@ -101,8 +101,10 @@ package struct HTTPTimings: Sendable, Hashable {
     /// The body was read to its end.
     package var total: Duration
 
-    package init(dns: Duration = .zero, connect: Duration = .zero, tls: Duration = .zero, firstByte: Duration = .zero,
-                total: Duration = .zero) {
+    package init(
+        dns: Duration = .zero, connect: Duration = .zero, tls: Duration = .zero, firstByte: Duration = .zero,
+        total: Duration = .zero
+    ) {
         self.dns = dns
         self.connect = connect
         self.tls = tls

@@ -1,5 +1,5 @@
-import PromiseEngine
 import JSON
+import PromiseEngine
 
 /// The value fields of a finished step, as `{{label.field}}` reads them.
 /// See docs/language.md, 'Steps'.
@@ -24,7 +24,9 @@ extension StepResult {
             return Self.withoutFinalNewline(stderr.text)
         case .exit:
             if let exitCode = self.exitCode { return String(exitCode) }
-            if let terminatingSignal = self.terminatingSignal { throw missing("the process has no exit code: it was ended by signal \(terminatingSignal)") }
+            if let terminatingSignal = self.terminatingSignal {
+                throw missing("the process has no exit code: it was ended by signal \(terminatingSignal)")
+            }
             throw missing("the step has no exit code")
         case .duration:
             return Self.secondsText(self.duration)
@@ -64,7 +66,7 @@ extension StepResult {
             guard let value = self.captures[name] else { throw missing("the step has no capture '\(name)'") }
             return value
         case .url where self.captures["url"] != nil, .redirects where self.captures["redirects"] != nil,
-             .version where self.captures["version"] != nil:
+            .version where self.captures["version"] != nil:
             return self.captures[field.name]!
         case .url:
             guard let http = self.http else { throw missing("the step has no URL") }
@@ -93,7 +95,9 @@ extension StepResult {
         case .json(let path):
             guard let body = self.body else { throw StepFailure(.reference, "the step has no body") }
             if body.truncated {
-                throw StepFailure(.reference, "json\(path.components.isEmpty ? "" : path.description): only the end of the body was kept (\(body.totalBytes) bytes)")
+                throw StepFailure(
+                    .reference, "json\(path.components.isEmpty ? "" : path.description): only the end of the body was kept (\(body.totalBytes) bytes)"
+                )
             }
             let document: JSONDocument
             do {

@@ -1,5 +1,5 @@
-import PromiseEngine
 import JSON
+import PromiseEngine
 
 /// Text a step produced (a process's stdout or stderr, a response body),
 /// as much as was kept in memory.
@@ -69,10 +69,11 @@ package struct StepResult: Sendable, BoxedFields {
         body: CapturedText? = nil, path: String? = nil, content: String? = nil,
         duration: Duration = .zero, captures: [String: String] = [:], http: HTTPExchangeInfo? = nil
     ) {
-        storage = CopyOnWrite(Fields(
-            stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status,
-            headers: headers, body: body, path: path, content: content, duration: duration, captures: captures,
-            http: http, slurmJob: nil))
+        storage = CopyOnWrite(
+            Fields(
+                stdout: stdout, stderr: stderr, exitCode: exitCode, terminatingSignal: terminatingSignal, status: status,
+                headers: headers, body: body, path: path, content: content, duration: duration, captures: captures,
+                http: http, slurmJob: nil))
     }
 
     /// A response header, looked up case-insensitively: every value of

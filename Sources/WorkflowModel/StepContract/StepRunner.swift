@@ -44,9 +44,11 @@ package struct StepContext: Sendable {
     /// block of text each; the executor masks secrets on the way out.
     package var wire: (@Sendable (String) -> Void)?
 
-    package init(id: String, workingDirectory: String, environment: [String: String],
-                output: (any StepOutputSink)? = nil,
-                transfer: (@Sendable (Int64, Int64?) -> Void)? = nil, slurm: SlurmRequest? = nil) {
+    package init(
+        id: String, workingDirectory: String, environment: [String: String],
+        output: (any StepOutputSink)? = nil,
+        transfer: (@Sendable (Int64, Int64?) -> Void)? = nil, slurm: SlurmRequest? = nil
+    ) {
         self.slurm = slurm
         self.id = id
         self.workingDirectory = workingDirectory

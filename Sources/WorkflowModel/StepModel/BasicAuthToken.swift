@@ -35,8 +35,10 @@ package enum Base64 {
         var index = 0
         while index + 2 < input.count {
             let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)],
-                       alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
+            output += [
+                alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)],
+                alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)],
+            ]
             index += 3
         }
         let rest = input.count - index
@@ -45,8 +47,10 @@ package enum Base64 {
             output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
         } else if rest == 2 {
             let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)],
-                       UInt8(ascii: "=")]
+            output += [
+                alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)],
+                UInt8(ascii: "="),
+            ]
         }
         return String(decoding: output, as: UTF8.self)
     }

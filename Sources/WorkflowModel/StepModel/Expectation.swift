@@ -1,5 +1,5 @@
-import PromiseEngine
 import JSON
+import PromiseEngine
 
 extension StepModel {
     /// A condition a step's result must meet.

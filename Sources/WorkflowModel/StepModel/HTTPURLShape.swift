@@ -24,7 +24,8 @@ package enum HTTPURLShape {
         let rest = afterLetters.dropFirst(3)
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host = authority, port: Substring?
+        var host = authority
+        var port: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return "'\(text)': its IPv6 address has no closing ']'" }
             host = authority[authority.index(after: authority.startIndex)..<close]

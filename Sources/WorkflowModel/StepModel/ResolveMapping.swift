@@ -34,13 +34,16 @@ package struct ResolveMapping: Sendable, Hashable {
 
     static func isIPv4(_ text: Substring) -> Bool {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-        return pieces.count == 4 && pieces.allSatisfy { piece in
-            !piece.isEmpty && piece.count <= 3 && piece.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Int(piece)! <= 255
-        }
+        return pieces.count == 4
+            && pieces.allSatisfy { piece in
+                !piece.isEmpty && piece.count <= 3 && piece.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Int(piece)! <= 255
+            }
     }
 
     static func isIPv6(_ text: Substring) -> Bool {
         guard text.contains(":"), text.count >= 2 else { return false }
-        return text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
+        return text.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".")
+        }
     }
 }

@@ -90,9 +90,11 @@ extension StepModel {
         package var depfile: Text?
 
         @inlinable
-        package init(stdin: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                    detach: Bool = false, sources: [Text] = [], generates: [Text] = [], environmentInputs: [String] = [],
-                    depfile: Text? = nil) {
+        package init(
+            stdin: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
+            detach: Bool = false, sources: [Text] = [], generates: [Text] = [], environmentInputs: [String] = [],
+            depfile: Text? = nil
+        ) {
             self.sources = sources
             self.generates = generates
             self.depfile = depfile
@@ -147,10 +149,12 @@ extension StepModel {
         package var transport: HTTPTransportOptions
 
         @inlinable
-        package init(method: HTTPMethod, url: Text, headers: [Named] = [], body: HTTPBody = .none,
-                    redirects: Int? = nil, save: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
-                    tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true, query: [Named] = [],
-                    basicAuth: BasicAuth? = nil, transport: HTTPTransportOptions = HTTPTransportOptions()) {
+        package init(
+            method: HTTPMethod, url: Text, headers: [Named] = [], body: HTTPBody = .none,
+            redirects: Int? = nil, save: Text? = nil, expectations: [StepExpectation] = [], captures: [Capture] = [],
+            tls: HTTPTLSOptions = HTTPTLSOptions(), cookies: Bool = true, query: [Named] = [],
+            basicAuth: BasicAuth? = nil, transport: HTTPTransportOptions = HTTPTransportOptions()
+        ) {
             self.transport = transport
             self.method = method
             self.url = url

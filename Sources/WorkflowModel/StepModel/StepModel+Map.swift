@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AmbiguousTrailingClosureOverload
+
 // (the three `mapTexts` differ by the element they map, never called
 // where two could apply)
 import PromiseEngine
@@ -51,11 +52,13 @@ extension StepModel.Step {
 
 extension StepModel.ProcessOptions {
     /// The options with every text passed through `transform`.
-    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.ProcessOptions {
-        StepModel<Other>.ProcessOptions(stdin: try stdin.mapText(transform), expectations: try expectations.mapTexts(transform),
-                                        captures: captures, detach: detach, sources: try sources.mapTexts(transform),
-                                        generates: try generates.mapTexts(transform), environmentInputs: environmentInputs,
-                                        depfile: try depfile.mapText(transform))
+    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.ProcessOptions
+    {
+        StepModel<Other>.ProcessOptions(
+            stdin: try stdin.mapText(transform), expectations: try expectations.mapTexts(transform),
+            captures: captures, detach: detach, sources: try sources.mapTexts(transform),
+            generates: try generates.mapTexts(transform), environmentInputs: environmentInputs,
+            depfile: try depfile.mapText(transform))
     }
 }
 
@@ -71,14 +74,16 @@ extension StepModel.HTTPRequest {
         }
         let body = try body.map(transform)
         let save = try save.mapText(transform)
-        let tls = StepModel<Other>.HTTPTLSOptions(insecure: tls.insecure, caCertificate: try tls.caCertificate.mapText(transform),
-                                                  certificate: try tls.certificate.mapText(transform), key: try tls.key.mapText(transform))
+        let tls = StepModel<Other>.HTTPTLSOptions(
+            insecure: tls.insecure, caCertificate: try tls.caCertificate.mapText(transform),
+            certificate: try tls.certificate.mapText(transform), key: try tls.key.mapText(transform))
         let transportOptions = StepModel<Other>.HTTPTransportOptions(
             connectTimeout: transport.connectTimeout, resolve: try transport.resolve.mapTexts(transform),
             unixSocket: try transport.unixSocket.mapText(transform), httpVersion: transport.httpVersion)
-        return StepModel<Other>.HTTPRequest(method: method, url: url, headers: headers, body: body, redirects: redirects, save: save,
-                                            expectations: try expectations.mapTexts(transform), captures: captures, tls: tls,
-                                            cookies: cookies, query: query, basicAuth: auth, transport: transportOptions)
+        return StepModel<Other>.HTTPRequest(
+            method: method, url: url, headers: headers, body: body, redirects: redirects, save: save,
+            expectations: try expectations.mapTexts(transform), captures: captures, tls: tls,
+            cookies: cookies, query: query, basicAuth: auth, transport: transportOptions)
     }
 }
 
@@ -107,7 +112,8 @@ extension StepModel.HTTPBody {
                 case .text(let value):
                     mapped.append(StepModel<Other>.MultipartPart(name: name, content: .text(try transform(value))))
                 case .file(let path, let type):
-                    mapped.append(StepModel<Other>.MultipartPart(name: name, content: .file(path: try transform(path), type: try type.mapText(transform))))
+                    mapped.append(
+                        StepModel<Other>.MultipartPart(name: name, content: .file(path: try transform(path), type: try type.mapText(transform))))
                 }
             }
             return .multipart(mapped)
@@ -117,7 +123,8 @@ extension StepModel.HTTPBody {
 
 extension StepModel.FileOperation {
     /// The operation with its paths and contents passed through `transform`.
-    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.FileOperation {
+    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.FileOperation
+    {
         switch self {
         case .write(let path, let content): return .write(path: try transform(path), content: try transform(content))
         case .append(let path, let content): return .append(path: try transform(path), content: try transform(content))
@@ -133,7 +140,9 @@ extension StepModel.FileOperation {
 
 extension StepModel.StepExpectation {
     /// The expectation with its texts (if any) passed through `transform`.
-    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.StepExpectation {
+    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure)
+        -> StepModel<Other>.StepExpectation
+    {
         switch self {
         case .status(let patterns): return .status(patterns)
         case .exit(let codes): return .exit(codes)
@@ -158,7 +167,8 @@ extension StepModel.StepExpectation {
 
 extension StepModel.TextPredicate {
     /// The predicate with its text (if any) passed through `transform`.
-    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.TextPredicate {
+    package func map<Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> StepModel<Other>.TextPredicate
+    {
         switch test {
         case .equals(let text): return StepModel<Other>.TextPredicate(.equals(try transform(text)), negated: negated)
         case .contains(let text): return StepModel<Other>.TextPredicate(.contains(try transform(text)), negated: negated)
@@ -224,7 +234,7 @@ extension Optional {
 extension Array {
     /// Each text passed through `transform`.
     fileprivate func mapTexts<Other: StepText, Failure: Error>(_ transform: (Element) throws(Failure) -> Other) throws(Failure) -> [Other]
-        where Element: StepText {
+    where Element: StepText {
         var mapped: [Other] = []
         mapped.reserveCapacity(count)
         for text in self { mapped.append(try transform(text)) }
@@ -232,8 +242,10 @@ extension Array {
     }
 
     /// Each named text passed through `transform`.
-    fileprivate func mapTexts<Text, Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> [StepModel<Other>.Named]
-        where Element == StepModel<Text>.Named {
+    fileprivate func mapTexts<Text, Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> [StepModel<
+        Other
+    >.Named]
+    where Element == StepModel<Text>.Named {
         var mapped: [StepModel<Other>.Named] = []
         mapped.reserveCapacity(count)
         for named in self { mapped.append(try named.map(transform)) }
@@ -241,8 +253,10 @@ extension Array {
     }
 
     /// Each expectation passed through `transform`.
-    fileprivate func mapTexts<Text, Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> [StepModel<Other>.StepExpectation]
-        where Element == StepModel<Text>.StepExpectation {
+    fileprivate func mapTexts<Text, Other: StepText, Failure: Error>(_ transform: (Text) throws(Failure) -> Other) throws(Failure) -> [StepModel<
+        Other
+    >.StepExpectation]
+    where Element == StepModel<Text>.StepExpectation {
         var mapped: [StepModel<Other>.StepExpectation] = []
         mapped.reserveCapacity(count)
         for expectation in self { mapped.append(try expectation.map(transform)) }

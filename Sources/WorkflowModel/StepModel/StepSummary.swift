@@ -20,7 +20,8 @@ package enum StepSummary {
         case .exec(let arguments, _): return "exec " + arguments.map { firstLine($0.displayText) }.joined(separator: " ")
         case .http(let request):
             // Made once per request under load: appended, not interpolated.
-            let method = request.method.rawValue, url = request.url.displayText
+            let method = request.method.rawValue
+            let url = request.url.displayText
             var text = "http "
             text.reserveCapacity(6 + method.utf8.count + url.utf8.count)
             text += method

@@ -24,7 +24,8 @@ enum DeleteGuard {
         // By its text, and as the system would walk it (`sub/..` through a
         // link); the last component itself is deleted as a link.
         let candidates = [Paths.normalized(path), kernelPath(path)].compactMap { $0 }
-        let workflow = Paths.normalized(workflowFolder), step = Paths.normalized(stepFolder)
+        let workflow = Paths.normalized(workflowFolder)
+        let step = Paths.normalized(stepFolder)
         for (folder, name) in [(workflow, "the workflow's folder"), (step, "the step's folder")] {
             let spellings = Set([folder, realPath(folder)].compactMap { $0 })
             for candidate in candidates {

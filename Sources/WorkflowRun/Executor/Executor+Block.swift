@@ -51,53 +51,63 @@ extension WorkflowExecutor {
             let here = position
             switch statement {
             case .node(let node):
-                chain = chain.derive(.inline, .outcome { [self] outcome in
-                    guard outcome.isFulfilled, !here.cancel.isCancelled else {
-                        skipSteps(of: node, in: here)
-                        return .outcome(outcome.isFulfilled ? .cancelled : outcome)
-                    }
-                    return .promise(runNode(node, here))
-                })
+                chain = chain.derive(
+                    .inline,
+                    .outcome { [self] outcome in
+                        guard outcome.isFulfilled, !here.cancel.isCancelled else {
+                            skipSteps(of: node, in: here)
+                            return .outcome(outcome.isFulfilled ? .cancelled : outcome)
+                        }
+                        return .promise(runNode(node, here))
+                    })
             case .catch(let clause):
-                chain = chain.derive(.inline, .outcome { [self] outcome in
-                    if case .rejected(let failure) = outcome, !here.cancel.isCancelled {
-                        let error = failure as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(failure)")
-                        if clause.kinds.isEmpty || clause.kinds.contains(error.kind) {
-                            var inner = here
-                            inner.values = ValueScope(parent: values, caught: error)
-                            // A catch that ends well handled the failure:
-                            // reports show it apart from the run's failures.
-                            return .promise(runBlock(clause.body, inner).tap { [self] outcome in
-                                if outcome.isFulfilled {
-                                    recorder.markHandled(error.failedIDs, by: "catch at \(Self.place(clause.location))")
-                                }
-                            })
+                chain = chain.derive(
+                    .inline,
+                    .outcome { [self] outcome in
+                        if case .rejected(let failure) = outcome, !here.cancel.isCancelled {
+                            let error = failure as? RunError ?? RunError(stepID: "?", kind: .fail, message: "\(failure)")
+                            if clause.kinds.isEmpty || clause.kinds.contains(error.kind) {
+                                var inner = here
+                                inner.values = ValueScope(parent: values, caught: error)
+                                // A catch that ends well handled the failure:
+                                // reports show it apart from the run's failures.
+                                return .promise(
+                                    runBlock(clause.body, inner).tap { [self] outcome in
+                                        if outcome.isFulfilled {
+                                            recorder.markHandled(error.failedIDs, by: "catch at \(Self.place(clause.location))")
+                                        }
+                                    })
+                            }
                         }
-                    }
-                    skipSteps(of: clause.body, in: here)
-                    return .outcome(outcome)
-                })
+                        skipSteps(of: clause.body, in: here)
+                        return .outcome(outcome)
+                    })
             case .ensure(let body):
-                chain = chain.derive(.inline, .outcome { [self] outcome in
-                    // Detached: the cancellation that may have brought us
-                    // here must not stop the cleanup.
-                    let shielded = CancelScope()
-                    var inner = here
-                    inner.cancel = shielded
-                    let cleanup = runBlock(body, inner)
-                    return .promise(cleanup.derive(.inline, .outcome { cleanupOutcome in
-                        switch (outcome, cleanupOutcome) {
-                        case (.fulfilled, _):
-                            return .outcome(cleanupOutcome)
-                        case (.rejected(let first), .rejected(let second)):
-                            guard var error = first as? RunError, let other = second as? RunError else { return .outcome(outcome) }
-                            error.others.append(other)
-                            return .outcome(.rejected(error))
-                        default:
-                            return .outcome(outcome)
-                        }
-                    }))
-                })
+                chain = chain.derive(
+                    .inline,
+                    .outcome { [self] outcome in
+                        // Detached: the cancellation that may have brought us
+                        // here must not stop the cleanup.
+                        let shielded = CancelScope()
+                        var inner = here
+                        inner.cancel = shielded
+                        let cleanup = runBlock(body, inner)
+                        return .promise(
+                            cleanup.derive(
+                                .inline,
+                                .outcome { cleanupOutcome in
+                                    switch (outcome, cleanupOutcome) {
+                                    case (.fulfilled, _):
+                                        return .outcome(cleanupOutcome)
+                                    case (.rejected(let first), .rejected(let second)):
+                                        guard var error = first as? RunError, let other = second as? RunError else { return .outcome(outcome) }
+                                        error.others.append(other)
+                                        return .outcome(.rejected(error))
+                                    default:
+                                        return .outcome(outcome)
+                                    }
+                                }))
+                    })
             case .environment(let setting):
                 chain = chain.then { [self] () throws(RunError) -> Promise<Void> in
                     let value = try interpolator.render(setting.value, in: values, stepID: "env \(setting.name)")
@@ -133,8 +143,10 @@ extension WorkflowExecutor {
         case .failure(let error):
             let missing = !FileSystem.exists(path)
             if file.optional, missing { return [] }
-            throw RunError(stepID: id, kind: .file, message: "dotenv \(file.path): \(error.reason)"
-                           + (missing ? " (write 'dotenv \"\(file.path)\" optional' if it may be absent)" : ""))
+            throw RunError(
+                stepID: id, kind: .file,
+                message: "dotenv \(file.path): \(error.reason)"
+                    + (missing ? " (write 'dotenv \"\(file.path)\" optional' if it may be absent)" : ""))
         }
         do {
             return try Dotenv.parse(text, path: file.path)
@@ -178,16 +190,18 @@ extension WorkflowExecutor {
                 case .cancelled:
                     recorder.finishGroup(id, status: .cancelled)
                 }
-            }.derive(.inline, .outcome { [self] outcome in
-                // `allow-failure`: the failure is reported; the chain goes on.
-                if node.attributes.allowFailure, case .rejected(let error) = outcome {
-                    if let error = error as? RunError {
-                        recorder.markHandled(error.failedIDs, by: "allow-failure of \(node.label.map { "'\($0)'" } ?? id)")
+            }.derive(
+                .inline,
+                .outcome { [self] outcome in
+                    // `allow-failure`: the failure is reported; the chain goes on.
+                    if node.attributes.allowFailure, case .rejected(let error) = outcome {
+                        if let error = error as? RunError {
+                            recorder.markHandled(error.failedIDs, by: "allow-failure of \(node.label.map { "'\($0)'" } ?? id)")
+                        }
+                        return .outcome(.fulfilled(()))
                     }
-                    return .outcome(.fulfilled(()))
-                }
-                return .outcome(outcome)
-            })
+                    return .outcome(outcome)
+                })
         }
     }
 
@@ -205,20 +219,22 @@ extension WorkflowExecutor {
         inner.measures.append(measure)
         if iterates { inner.iterationMeasure = measure }
         if countsFailures { inner.countsFailures = true }
-        return runGroup(group, node, inner).derive(.inline, .outcome { [self] outcome in
-            if case .cancelled = outcome { return .outcome(.cancelled) }
-            let results = measure.check(now: clock.now())
-            recorder.checkedThresholds(results, group: id)
-            if case .rejected(let error) = outcome {
-                // The group's own failure (its list could not be made), or
-                // a step's without a failures threshold: the usual rules.
-                guard countsFailures, let failure = error as? RunError, failure.stepID != id else { return .outcome(outcome) }
-                recorder.markHandled(failure.failedIDs, by: "the thresholds of \(node.label.map { "'\($0)'" } ?? id)")
-            }
-            let failing = results.filter { !$0.holds }
-            guard !failing.isEmpty else { return .outcome(.fulfilled(())) }
-            return .outcome(.rejected(RunError(stepID: id, kind: .expect, message: failing.map(\.message).joined(separator: "; "))))
-        })
+        return runGroup(group, node, inner).derive(
+            .inline,
+            .outcome { [self] outcome in
+                if case .cancelled = outcome { return .outcome(.cancelled) }
+                let results = measure.check(now: clock.now())
+                recorder.checkedThresholds(results, group: id)
+                if case .rejected(let error) = outcome {
+                    // The group's own failure (its list could not be made), or
+                    // a step's without a failures threshold: the usual rules.
+                    guard countsFailures, let failure = error as? RunError, failure.stepID != id else { return .outcome(outcome) }
+                    recorder.markHandled(failure.failedIDs, by: "the thresholds of \(node.label.map { "'\($0)'" } ?? id)")
+                }
+                let failing = results.filter { !$0.holds }
+                guard !failing.isEmpty else { return .outcome(.fulfilled(())) }
+                return .outcome(.rejected(RunError(stepID: id, kind: .expect, message: failing.map(\.message).joined(separator: "; "))))
+            })
     }
 
     /// `line 12`, or `lib/build.workflow:12` in an included file.

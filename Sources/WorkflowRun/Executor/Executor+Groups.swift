@@ -11,8 +11,9 @@ extension WorkflowExecutor {
             return runBlock(block, context)
 
         case .parallel(let parallel):
-            return runLanes(parallel.lanes, dependencies: parallel.dependencies, limit: parallel.limit, rate: parallel.rate,
-                            mode: .all(keepGoing: parallel.keepGoing || configuration.keepGoing || context.countsFailures), id: id, context)
+            return runLanes(
+                parallel.lanes, dependencies: parallel.dependencies, limit: parallel.limit, rate: parallel.rate,
+                mode: .all(keepGoing: parallel.keepGoing || configuration.keepGoing || context.countsFailures), id: id, context)
 
         case .race(let lanes):
             return runLanes(lanes, dependencies: [], limit: nil, mode: .race, id: id, context)
@@ -27,9 +28,11 @@ extension WorkflowExecutor {
                 // A limit known only now may ask for more than the run's
                 // connection cap, which was set as it started: said.
                 if written?.limit != nil, let limit = foreach.limit, limit > httpSlots.capacity,
-                   foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep) {
-                    observer?.warning("'\(id)' has 'limit \(limit)' from a template, but at most \(httpSlots.capacity) http requests "
-                                      + "run at once (--http-connections); raise it to \(limit)")
+                    foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep)
+                {
+                    observer?.warning(
+                        "'\(id)' has 'limit \(limit)' from a template, but at most \(httpSlots.capacity) http requests "
+                            + "run at once (--http-connections); raise it to \(limit)")
                 }
                 let items = try iterations(of: foreach, in: context.values, id: id)
                 return runForeach(foreach, items: items, id: id, context)
@@ -55,8 +58,10 @@ extension WorkflowExecutor {
     }
 
     /// The children of `parallel`, `race` and `any`: each a lane.
-    private func runLanes(_ lanes: Lanes, dependencies: [[Int]], limit: Int?, rate: Double? = nil, mode: LaneRun.Mode,
-                          id: String, _ context: ExecutionContext) -> Promise<Void> {
+    private func runLanes(
+        _ lanes: Lanes, dependencies: [[Int]], limit: Int?, rate: Double? = nil, mode: LaneRun.Mode,
+        id: String, _ context: ExecutionContext
+    ) -> Promise<Void> {
         firstly { () throws(RunError) -> Promise<Void> in
             let values = ValueScope(parent: context.values)
             for variable in lanes.variables {
@@ -137,8 +142,9 @@ extension WorkflowExecutor {
         }
         if let count = items.count { recorder.plan(count * stepsPerIteration) }
         let perIteration = stepsPerIteration
-        let mode: LaneRun.Mode = .all(keepGoing: (foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
-                                      || context.countsFailures)
+        let mode: LaneRun.Mode = .all(
+            keepGoing: (foreach.parallel && (foreach.keepGoing || configuration.keepGoing))
+                || context.countsFailures)
         let limit = foreach.parallel ? laneLimit(of: foreach) : 1
         // `rate N/s`: the k-th iteration is due k/N seconds after the group
         // starts, whatever the earlier ones take (an open model).
@@ -167,28 +173,33 @@ extension WorkflowExecutor {
         // slots hold only iterations at work.
         let ramp = foreach.ramp
         let schedule = foreach.rate.map { rate in
-            LaneRun.Schedule(due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
-                             clock: timers)
+            LaneRun.Schedule(
+                due: { index in ramp.map { groupStart + $0.due(index) } ?? Self.due(index, from: groupStart, rate: rate) },
+                clock: timers)
         }
         // Under a rate: how late iterations start, said as the group falls
         // behind its schedule and when it ends behind it.
         let lateness = foreach.rate.map { rate in
-            GroupLateness(group: id, lanes: !foreach.parallel ? .sequential : foreach.limit.map { .limit($0) } ?? .unlimited,
-                          peakRate: foreach.ramp?.peak ?? rate,
-                          planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
+            GroupLateness(
+                group: id, lanes: !foreach.parallel ? .sequential : foreach.limit.map { .limit($0) } ?? .unlimited,
+                peakRate: foreach.ramp?.peak ?? rate,
+                planned: foreach.ramp?.total ?? Self.plannedDuration(of: foreach.repetition, count: items.count, rate: rate))
         }
         // A load group's progress: a line every 10 s in a log, and as it
         // ends.
-        let progress = foreach.repetition != nil || foreach.rate != nil
-            ? GroupProgress(group: id, planned: items.count,
-                            plannedDuration: foreach.repetition.flatMap { if case .duration(let d) = $0 { d } else { nil } },
-                            clock: clock)
+        let progress =
+            foreach.repetition != nil || foreach.rate != nil
+            ? GroupProgress(
+                group: id, planned: items.count,
+                plannedDuration: foreach.repetition.flatMap { if case .duration(let d) = $0 { d } else { nil } },
+                clock: clock)
             : nil
         if let progress { loads.withLock { $0.append(progress) } }
         let lean = leanIterations(of: foreach, planned: items.count != nil, group: id, in: context)
         // A cookie store an iteration (a virtual user) of a body with http
         // steps, each from the store around the group as it is now.
-        let startingCookies: (any Sendable)?? = foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep)
+        let startingCookies: (any Sendable)?? =
+            foreach.body.allNodesInOrder.contains(where: \.holdsHTTPStep)
             ? .some((context.cookies ?? runCookies).snapshot()) : nil
         let run = LaneRun(
             count: items.count ?? Int.max, limit: limit, mode: mode, scope: context.cancel, mayStart: mayStart, schedule: schedule,
@@ -265,13 +276,16 @@ extension WorkflowExecutor {
     /// record), when nothing shows steps as they start (a console's live
     /// area), and for a process step when no report keeps output tails (a
     /// cancelled one's). nil otherwise.
-    private func leanIterations(of foreach: ForeachGroup, planned: Bool, group: String,
-                                in context: ExecutionContext) -> LeanIterations? {
+    private func leanIterations(
+        of foreach: ForeachGroup, planned: Bool, group: String,
+        in context: ExecutionContext
+    ) -> LeanIterations? {
         guard observer?.showsStart(ofAttempt: 1, inGroup: group) != true,
-              foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
-              case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
-              node.attributes.placement.executor != .slurm,
-              let key = LabelStats.key(of: node.id + context.suffix + "[0]") else { return nil }
+            foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
+            case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
+            node.attributes.placement.executor != .slurm,
+            let key = LabelStats.key(of: node.id + context.suffix + "[0]")
+        else { return nil }
         switch step {
         case .shell(_, let options), .exec(_, let options):
             // A cancelled process's output so far goes to its record
@@ -282,9 +296,10 @@ extension WorkflowExecutor {
         default:
             return nil
         }
-        let shared = UnregisteredStep(id: "", label: node.label, kind: step.kindName, summary: summary(of: node, step), key: [],
-                                      group: group, executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil,
-                                      planned: planned, statsKey: key)
+        let shared = UnregisteredStep(
+            id: "", label: node.label, kind: step.kindName, summary: summary(of: node, step), key: [],
+            group: group, executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil,
+            planned: planned, statsKey: key)
         return LeanIterations(node: node, step: step, statsKey: key, recorder: recorder, shared: shared)
     }
 
@@ -298,8 +313,9 @@ extension WorkflowExecutor {
     /// back between attempts).
     private func laneLimit(of foreach: ForeachGroup) -> Int? {
         guard foreach.rate == nil, foreach.body.statements.count == 1, case .node(let node) = foreach.body.statements[0],
-              case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
-              let (slots, count) = slotDemand(node, step) else { return foreach.limit }
+            case .step(let step) = node.kind, (node.attributes.retry?.count ?? 0) == 0,
+            let (slots, count) = slotDemand(node, step)
+        else { return foreach.limit }
         let fit = max(1, slots.capacity / count)
         return min(foreach.limit ?? fit, fit)
     }
@@ -318,8 +334,10 @@ extension WorkflowExecutor {
     /// Starts lane or iteration `index` of a group with a `rate`: when it
     /// is due, `index / rate` seconds after `groupStart`, its latency
     /// running from then. At once without a rate.
-    func paced(_ index: Int, from groupStart: Duration, rate: Double?, _ context: ExecutionContext,
-               _ body: @escaping @Sendable (ExecutionContext) -> Promise<Void>) -> Promise<Void> {
+    func paced(
+        _ index: Int, from groupStart: Duration, rate: Double?, _ context: ExecutionContext,
+        _ body: @escaping @Sendable (ExecutionContext) -> Promise<Void>
+    ) -> Promise<Void> {
         guard let rate else { return body(context) }
         var scheduled = context
         let due = Self.due(index, from: groupStart, rate: rate)

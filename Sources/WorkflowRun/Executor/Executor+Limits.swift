@@ -1,6 +1,6 @@
-import Synchronization
 import PromiseEngine
 import RunnerSystem
+import Synchronization
 import WorkflowModel
 
 extension WorkflowExecutor {
@@ -23,14 +23,16 @@ extension WorkflowExecutor {
             flag.fire()
             scope.cancel()
         }
-        return work(inner).derive(.inline, .outcome { outcome in
-            timer.cancel()
-            scope.finish()
-            if flag.fired, !outcome.isFulfilled {
-                return .outcome(.rejected(RunError(stepID: id, kind: .timeout, message: "\(id) timed out after \(DurationText.format(timeout))")))
-            }
-            return .outcome(outcome)
-        })
+        return work(inner).derive(
+            .inline,
+            .outcome { outcome in
+                timer.cancel()
+                scope.finish()
+                if flag.fired, !outcome.isFulfilled {
+                    return .outcome(.rejected(RunError(stepID: id, kind: .timeout, message: "\(id) timed out after \(DurationText.format(timeout))")))
+                }
+                return .outcome(outcome)
+            })
     }
 
     /// Runs `attempt` again after a failure, as `retry N [delay D] [backoff D]`
@@ -51,10 +53,11 @@ extension WorkflowExecutor {
             delay = .none
         }
         let scope = context.cancel
-        let result = retry(maxAttempts: policy.count + 1, delay: delay, clock: clock,
-                           shouldRetry: { _ in !scope.isCancelled },
-                           delayAfter: { error, _ in RetryAfter.wait(after: error, cap: timeout, now: WallClock.now())?.duration },
-                           attempt)
+        let result = retry(
+            maxAttempts: policy.count + 1, delay: delay, clock: clock,
+            shouldRetry: { _ in !scope.isCancelled },
+            delayAfter: { error, _ in RetryAfter.wait(after: error, cap: timeout, now: WallClock.now())?.duration },
+            attempt)
         let registration = scope.onCancel { result.cancel() }
         return result.ensure { scope.removeHandler(registration) }
     }

@@ -9,9 +9,10 @@ extension WorkflowExecutor {
         forEachNode(in: block, key: key, suffix: suffix, group: group) { node, id, key, parent in
             switch node.kind {
             case .step(let step):
-                recorder.register(id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step),
-                                  key: key, group: parent,
-                                  executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil)
+                recorder.register(
+                    id: id, label: node.label, kind: step.kindName, summary: summary(of: node, step),
+                    key: key, group: parent,
+                    executor: node.isProcessStep ? node.attributes.placement.executor ?? .local : nil)
             case .group(let group):
                 recorder.registerGroup(id: id, label: node.label, kind: group.kindName, parent: parent, key: key)
             }
@@ -48,8 +49,10 @@ extension WorkflowExecutor {
     /// Every step and group below `block`, with its report id, sort key and
     /// the id of the group around it. The keys follow the positions the
     /// executor passes down (`ExecutionContext.key`).
-    func forEachNode(in block: Block, key: [Int], suffix: String, group: String?,
-                     _ body: (Node, String, [Int], String?) -> Void) {
+    func forEachNode(
+        in block: Block, key: [Int], suffix: String, group: String?,
+        _ body: (Node, String, [Int], String?) -> Void
+    ) {
         for (index, statement) in block.statements.enumerated() {
             switch statement {
             case .node(let node): forEachNode(in: node, key: key + [index], suffix: suffix, group: group, body)
@@ -60,8 +63,10 @@ extension WorkflowExecutor {
         }
     }
 
-    func forEachNode(in node: Node, key: [Int], suffix: String, group: String?,
-                     _ body: (Node, String, [Int], String?) -> Void) {
+    func forEachNode(
+        in node: Node, key: [Int], suffix: String, group: String?,
+        _ body: (Node, String, [Int], String?) -> Void
+    ) {
         let id = node.id + suffix
         switch node.kind {
         case .step:

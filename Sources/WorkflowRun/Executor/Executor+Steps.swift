@@ -46,8 +46,9 @@ extension WorkflowExecutor {
                 let latency = now - ready
                 for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency, lateness: lateness) }
                 if let unregistered {
-                    recorder.finishUnregistered(unregistered, status: .succeeded, result: result, startedAt: startedAt,
-                                                duration: latency, latency: latency, lateness: lateness)
+                    recorder.finishUnregistered(
+                        unregistered, status: .succeeded, result: result, startedAt: startedAt,
+                        duration: latency, latency: latency, lateness: lateness)
                 } else {
                     recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness, at: now)
                 }
@@ -63,14 +64,17 @@ extension WorkflowExecutor {
                 if var unregistered {
                     // What ran, with its values, as a registered step's record says.
                     if ASCIIByte.occurs(UInt8(ascii: "{"), in: unregistered.summary),
-                       let resolved = try? resolve(step, id: id, in: context.values) {
+                        let resolved = try? resolve(step, id: id, in: context.values)
+                    {
                         unregistered.summary = StepSummary.describe(resolved)
                     }
-                    recorder.finishUnregistered(unregistered, status: .failed, failure: failure, allowedFailure: allowed,
-                                                startedAt: startedAt, duration: latency, latency: latency, lateness: lateness)
+                    recorder.finishUnregistered(
+                        unregistered, status: .failed, failure: failure, allowedFailure: allowed,
+                        startedAt: startedAt, duration: latency, latency: latency, lateness: lateness)
                 } else {
-                    recorder.finish(id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness,
-                                    at: now)
+                    recorder.finish(
+                        id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness,
+                        at: now)
                 }
                 guard allowed else { return .rejected(runError) }
                 // Reported as failed; the chain goes on as if it succeeded,
@@ -185,9 +189,11 @@ extension WorkflowExecutor {
     /// recorded as started, run (from the store or the shared cache when
     /// it is up to date), cancellable. `release` (the slots taken without
     /// a claim) runs exactly once, as the attempt ends.
-    private func start<Output: Sendable>(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
-                                         release: (@Sendable () -> Void)?,
-                                         finishing: @escaping @Sendable (Outcome<StepResult?>) -> Outcome<Output>) -> Promise<Output> {
+    private func start<Output: Sendable>(
+        _ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext,
+        release: (@Sendable () -> Void)?,
+        finishing: @escaping @Sendable (Outcome<StepResult?>) -> Outcome<Output>
+    ) -> Promise<Output> {
         // The group may have been cancelled while this step waited.
         guard !context.cancel.isCancelled else {
             release?()
@@ -216,11 +222,14 @@ extension WorkflowExecutor {
                 throw refused
             }
             if case .file(.delete(let written)) = step, case .file(.delete(let path)) = resolved,
-               let refusal = DeleteGuard.refusal(written: written, resolved: path, stepFolder: stepContext.workingDirectory,
-                                                 workflowFolder: directory) {
+                let refusal = DeleteGuard.refusal(
+                    written: written, resolved: path, stepFolder: stepContext.workingDirectory,
+                    workflowFolder: directory)
+            {
                 throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
             }
-            running = incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
+            running =
+                incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
                 ?? ranAnyway(resolved, in: stepContext)
         } catch {
             release?()
@@ -243,8 +252,10 @@ extension WorkflowExecutor {
     /// environment the workflow gives the step (`env`, `--env-file`); the
     /// inherited variables it names in `env-inputs` join it, and nothing
     /// else inherited counts.
-    private func incremental(_ step: ResolvedStep, node: Node, id: String, in context: StepContext, values: ValueScope,
-                             given: [String: String]) -> Promise<StepResult>? {
+    private func incremental(
+        _ step: ResolvedStep, node: Node, id: String, in context: StepContext, values: ValueScope,
+        given: [String: String]
+    ) -> Promise<StepResult>? {
         let process: ResolvedProcessOptions
         switch step {
         case .shell(_, let options), .exec(_, let options): process = options
@@ -258,19 +269,23 @@ extension WorkflowExecutor {
             DependencyJournal.shared.noteEnvironment(name, context.environment[name])
             environment["env-inputs " + name] = context.environment[name].map { "=" + $0 } ?? "unset"
         }
-        let store = self.store, runner = self.runner, recorder = self.recorder
+        let store = self.store
+        let runner = self.runner
+        let recorder = self.recorder
         let hashes = store.hashes
         let folder = context.workingDirectory
         let relativeFolder = CacheKey.relative(folder, to: directory)
         let storeID = IncrementalStore.key(node.id, items: values.enclosingItems)
-        let computed = Fingerprint.compute(step: step, workingDirectory: folder, workflowDirectory: directory,
-                                           environment: environment, hashes: hashes)
+        let computed = Fingerprint.compute(
+            step: step, workingDirectory: folder, workflowDirectory: directory,
+            environment: environment, hashes: hashes)
         for pattern in computed.unmatched { warnUnmatched(pattern, step: id, in: folder) }
         let fingerprint = computed.hex
         if !configuration.force, let entry = store.load(id: storeID), entry.fingerprint == fingerprint,
-           Fingerprint.missingOutputs(step, workingDirectory: folder).isEmpty,
-           Fingerprint.intact(entry.outputs, workingDirectory: folder, hashes: hashes),
-           Fingerprint.intact(entry.discovered, workingDirectory: folder, hashes: hashes) {
+            Fingerprint.missingOutputs(step, workingDirectory: folder).isEmpty,
+            Fingerprint.intact(entry.outputs, workingDirectory: folder, hashes: hashes),
+            Fingerprint.intact(entry.discovered, workingDirectory: folder, hashes: hashes)
+        {
             recorder.markUpToDate(id, from: .local)
             return Promise(value: entry.result)
         }
@@ -281,8 +296,9 @@ extension WorkflowExecutor {
         // cache's shared): it runs every time, and says so.
         let storable: @Sendable (StepResult) -> Bool = { [secrets, observer] result in
             guard secrets.appear(in: result) else { return true }
-            observer?.warning("\(id): its output or captures hold a secret value, so it is not stored in the incremental store "
-                              + "or the shared cache; it runs every time")
+            observer?.warning(
+                "\(id): its output or captures hold a secret value, so it is not stored in the incremental store "
+                    + "or the shared cache; it runs every time")
             return false
         }
         // After a success: stored with its outputs and what its depfile
@@ -300,12 +316,14 @@ extension WorkflowExecutor {
                     return nil
                 }
             }
-            store.save(id: storeID, fingerprint: fingerprint, result: result, folder: relativeFolder, files: computed.files,
-                       outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: discovered)
+            store.save(
+                id: storeID, fingerprint: fingerprint, result: result, folder: relativeFolder, files: computed.files,
+                outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: discovered)
             return discovered
         }
         guard let cache = configuration.cache,
-              let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment) else {
+            let key = cache.key(for: step, workflowDirectory: directory, workingDirectory: folder, environment: environment)
+        else {
             return runner.run(step, in: context).tap { outcome in
                 switch outcome {
                 case .fulfilled(let result) where storable(result): _ = remember(result)
@@ -323,27 +341,32 @@ extension WorkflowExecutor {
                 switch outcome {
                 case .fulfilled(let result) where storable(result):
                     guard let discovered = remember(result) else { break }
-                    cache.save(key, result: result, generates: process.generates, folder: folder, staging: staging, step: id,
-                               discovered: discovered)
+                    cache.save(
+                        key, result: result, generates: process.generates, folder: folder, staging: staging, step: id,
+                        discovered: discovered)
                 case .fulfilled: break
                 case .rejected, .cancelled: store.forget(id: storeID)
                 }
             }
         }
         if configuration.force { return run() }
-        let protectedFiles = Set(([workflow.source.path] + workflow.source.segments.map(\.file.path)).map { path in
-            Paths.normalized(Paths.absolute(path, from: configuration.currentDirectory))
-        })
+        let protectedFiles = Set(
+            ([workflow.source.path] + workflow.source.segments.map(\.file.path)).map { path in
+                Paths.normalized(Paths.absolute(path, from: configuration.currentDirectory))
+            })
         return cache.lookup(key, step: id, staging: staging).then { entry -> Promise<StepResult> in
             // Built against other prerequisites than this checkout's (a
             // header its depfile listed differs here): run, and store anew.
             guard let entry, Fingerprint.intact(entry.discovered, workingDirectory: folder, hashes: hashes) else { return run() }
-            return cache.restore(entry, into: folder, generates: process.generates, protected: protectedFiles,
-                                 step: id).then { restored -> Promise<StepResult> in
+            return cache.restore(
+                entry, into: folder, generates: process.generates, protected: protectedFiles,
+                step: id
+            ).then { restored -> Promise<StepResult> in
                 guard restored else { return run() }
                 recorder.markUpToDate(id, from: .cache)
-                store.save(id: storeID, fingerprint: fingerprint, result: entry.result, folder: relativeFolder, files: computed.files,
-                           outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: entry.discovered)
+                store.save(
+                    id: storeID, fingerprint: fingerprint, result: entry.result, folder: relativeFolder, files: computed.files,
+                    outputs: Fingerprint.outputs(step, workingDirectory: folder, hashes: hashes), discovered: entry.discovered)
                 return Promise(value: entry.result)
             }
         }
@@ -368,15 +391,17 @@ extension WorkflowExecutor {
                 work.cancel()
             }
         }
-        return work.derive(.inline, .outcome { outcome in
-            ending?()
-            timer?.cancel()
-            context.cancel.removeHandler(registration)
-            if let timeout, let flag, flag.fired, !outcome.isFulfilled {
-                return .outcome(finishing(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))"))))
-            }
-            return .outcome(finishing(outcome.map(transform)))
-        })
+        return work.derive(
+            .inline,
+            .outcome { outcome in
+                ending?()
+                timer?.cancel()
+                context.cancel.removeHandler(registration)
+                if let timeout, let flag, flag.fired, !outcome.isFulfilled {
+                    return .outcome(finishing(.rejected(StepFailure(.timeout, "timed out after \(DurationText.format(timeout))"))))
+                }
+                return .outcome(finishing(outcome.map(transform)))
+            })
     }
 
     /// The failure as it travels (`RunError`) and as it is recorded.
@@ -384,8 +409,10 @@ extension WorkflowExecutor {
         switch error {
         case let failure as StepFailure:
             let message = secrets.mask(failure.message)
-            return (RunError(stepID: id, kind: failure.kind, message: message, exitCode: failure.result?.exitCode),
-                    failure)
+            return (
+                RunError(stepID: id, kind: failure.kind, message: message, exitCode: failure.result?.exitCode),
+                failure
+            )
         case let runError as RunError:
             // A rethrow passes the caught error on unchanged.
             return (runError, StepFailure(runError.kind, runError.message))
@@ -399,7 +426,8 @@ extension WorkflowExecutor {
     /// part of that environment the workflow gives it (`--env-file`,
     /// block and step `env`), which a fingerprint covers.
     private func makeStepContext(_ node: Node, id: String, in values: ValueScope) throws(RunError)
-        -> (StepContext, given: [String: String]) {
+        -> (StepContext, given: [String: String])
+    {
         var environment = configuration.environment
         var given = configuration.fileEnvironment
         // Only processes read the environment and print output: an http or
@@ -439,8 +467,9 @@ extension WorkflowExecutor {
             }
             slurm = request
         }
-        var context = StepContext(id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
-                                  slurm: slurm)
+        var context = StepContext(
+            id: id, workingDirectory: folder, environment: environment, output: output, transfer: transfer,
+            slurm: slurm)
         // Only when a report will show it: output tails, a Slurm job.
         if configuration.reportOutputLimit > 0 || slurm != nil {
             let recorder = self.recorder
@@ -455,8 +484,10 @@ extension WorkflowExecutor {
         let first = warnedPatterns.withLock { $0.insert(pattern + "\u{0}" + folder).inserted }
         guard first else { return }
         let shown = folder == directory ? "" : " (in \(folder))"
-        observer?.warning(secrets.mask("\(id): sources \"\(pattern)\" matches no file\(shown); it adds nothing to the step's "
-                          + "fingerprint (a typo?)"))
+        observer?.warning(
+            secrets.mask(
+                "\(id): sources \"\(pattern)\" matches no file\(shown); it adds nothing to the step's "
+                    + "fingerprint (a typo?)"))
     }
 }
 

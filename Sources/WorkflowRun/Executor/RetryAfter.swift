@@ -23,9 +23,10 @@ enum RetryAfter {
     /// or a malformed header).
     static func wait(after error: any Error, cap: Duration?, now: Double) -> Wait? {
         guard let failure = error as? StepFailure, let result = failure.result,
-              let status = result.status, status == 429 || status == 503,
-              let header = result.headers.values(named: "retry-after").last,
-              let asked = parse(header, now: now) else { return nil }
+            let status = result.status, status == 429 || status == 503,
+            let header = result.headers.values(named: "retry-after").last,
+            let asked = parse(header, now: now)
+        else { return nil }
         let allowed = min(cap ?? longest, longest)
         return asked > allowed ? Wait(duration: allowed, capped: true) : Wait(duration: asked, capped: false)
     }
@@ -53,7 +54,10 @@ enum RetryAfter {
         var words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         guard words.count >= 4 else { return nil }
         words.removeFirst()  // the weekday
-        var day: Int?, month: Int?, year: Int?, clock: String?
+        var day: Int?
+        var month: Int?
+        var year: Int?
+        var clock: String?
         if words.count == 4, let monthIndex = months.firstIndex(of: words[0].lowercased()) {
             // asctime: Oct 21 07:28:00 2015
             (month, day, clock, year) = (monthIndex + 1, Int(words[1]), words[2], Int(words[3]))
@@ -75,7 +79,8 @@ enum RetryAfter {
         guard let day, let month, let year, let clock else { return nil }
         let parts = clock.split(separator: ":").compactMap { Int($0) }
         guard parts.count == 3, (1...31).contains(day), (0...23).contains(parts[0]), (0...59).contains(parts[1]),
-              (0...60).contains(parts[2]) else { return nil }
+            (0...60).contains(parts[2])
+        else { return nil }
         return Double(RFC3339.daysFromEpoch(year: year, month: month, day: day) * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2])
     }
 }

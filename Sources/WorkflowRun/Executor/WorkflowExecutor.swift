@@ -51,11 +51,13 @@ package struct ExecutionConfiguration: Sendable {
     /// naming the step (`* api[3]`).
     package var wire: (@Sendable (String) -> Void)?
 
-    package init(jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
-                variableOverrides: [String: String] = [:], environment: [String: String] = [:],
-                timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
-                clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0,
-                selection: TargetSelection? = nil, force: Bool = false) {
+    package init(
+        jobs: Int, httpConnections: Int = 64, keepGoing: Bool = false,
+        variableOverrides: [String: String] = [:], environment: [String: String] = [:],
+        timeout: Duration? = nil, currentDirectory: String, output: (any StepOutputSink)? = nil,
+        clock: any PromiseClock = SystemClock.shared, reportOutputLimit: Int = 0,
+        selection: TargetSelection? = nil, force: Bool = false
+    ) {
         self.force = force
         self.reportOutputLimit = reportOutputLimit
         self.selection = selection
@@ -105,8 +107,10 @@ package struct RunResult: Sendable {
     /// no-op record shows again.
     package var upToDateOrder: [String] = []
 
-    package init(workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
-                groups: [GroupRecord] = [], startedAt: Double, duration: Duration) {
+    package init(
+        workflow: String, status: Status, error: RunError? = nil, records: [StepRecord],
+        groups: [GroupRecord] = [], startedAt: Double, duration: Duration
+    ) {
         self.workflow = workflow
         self.status = status
         self.error = error
@@ -161,15 +165,18 @@ package final class WorkflowExecutor: Sendable {
     private let interruption = Lock<String?>(nil)
     var clock: any PromiseClock { configuration.clock }
 
-    package init(workflow: Workflow, configuration: ExecutionConfiguration, runner: any StepRunner,
-                observer: (any ExecutionObserver)? = nil) {
+    package init(
+        workflow: Workflow, configuration: ExecutionConfiguration, runner: any StepRunner,
+        observer: (any ExecutionObserver)? = nil
+    ) {
         self.workflow = workflow
         self.configuration = configuration
         selection = configuration.selection ?? .ordinary(workflow)
         self.runner = runner
         self.observer = observer
-        recorder = RunRecorder(observer: observer, secrets: secrets, clock: configuration.clock,
-                               outputLimit: configuration.reportOutputLimit, successesKept: configuration.successesKept)
+        recorder = RunRecorder(
+            observer: observer, secrets: secrets, clock: configuration.clock,
+            outputLimit: configuration.reportOutputLimit, successesKept: configuration.successesKept)
         interpolator = Interpolator(workflow: workflow, environment: configuration.environment, secrets: secrets)
         directory = Paths.absolute(workflow.directory, from: configuration.currentDirectory)
         store = IncrementalStore(workflowDirectory: Paths.absolute(workflow.directory, from: configuration.currentDirectory))
@@ -213,8 +220,9 @@ package final class WorkflowExecutor: Sendable {
     package func run() -> Promise<RunResult> {
         let start = clock.now()
         let startedAt = WallClock.now()
-        let context = ExecutionContext(values: ValueScope(parent: nil), cancel: root, suffix: "", key: [],
-                                       cut: !selection.targets.isEmpty)
+        let context = ExecutionContext(
+            values: ValueScope(parent: nil), cancel: root, suffix: "", key: [],
+            cut: !selection.targets.isEmpty)
         registerSteps(in: workflow.body, key: [], suffix: "")
 
         let runTimer = configuration.timeout.map { limit in
@@ -224,44 +232,48 @@ package final class WorkflowExecutor: Sendable {
         let body = limit(timeout: workflow.timeout, id: workflow.name, in: context) { context in
             self.runBlock(block, context)
         }
-        return body.derive(.inline, .outcome { [self] outcome in
-            runTimer?.cancel()
-            recorder.closeAll()
-            // What the store saw of the files it hashed, for the next run.
-            store.hashes.save()
-            let ended = ending.withLock { $0 }
-            var status: RunResult.Status
-            var error: RunError?
-            switch outcome {
-            case .fulfilled: status = .succeeded
-            case .rejected(let failure):
-                status = .failed
-                error = failure as? RunError ?? RunError(stepID: workflow.name, kind: .fail, message: "\(failure)")
-            case .cancelled: status = .interrupted
-            }
-            if let ended { status = ended }
-            if status == .timedOut, let limit = configuration.timeout {
-                // The run's own failure: reports count it (spec: a timeout
-                // is a failure, at every level).
-                let message = "the run timed out after \(DurationText.format(limit)) (--timeout)"
-                error = RunError(stepID: workflow.name, kind: .timeout, message: message,
-                                 others: error.map { [$0] } ?? [])
-            }
-            if status == .interrupted {
-                // Red in every report (a cancelled step is no failure of its
-                // own): the run's failure, as a timeout's.
-                let message = interruption.withLock { $0 } ?? "interrupted"
-                error = RunError(stepID: workflow.name, kind: .signal, message: message, others: error.map { [$0] } ?? [])
-            }
-            var result = RunResult(workflow: workflow.name, status: status, error: error.map(masked),
-                                   records: recorder.records(), groups: recorder.groups(),
-                                   startedAt: startedAt, duration: clock.now() - start)
-            result.omitted = recorder.omitted()
-            result.stats = recorder.labelStats()
-            result.lastResults = recorder.lastResults()
-            result.upToDateOrder = recorder.upToDateOrder()
-            return .outcome(.fulfilled(result))
-        })
+        return body.derive(
+            .inline,
+            .outcome { [self] outcome in
+                runTimer?.cancel()
+                recorder.closeAll()
+                // What the store saw of the files it hashed, for the next run.
+                store.hashes.save()
+                let ended = ending.withLock { $0 }
+                var status: RunResult.Status
+                var error: RunError?
+                switch outcome {
+                case .fulfilled: status = .succeeded
+                case .rejected(let failure):
+                    status = .failed
+                    error = failure as? RunError ?? RunError(stepID: workflow.name, kind: .fail, message: "\(failure)")
+                case .cancelled: status = .interrupted
+                }
+                if let ended { status = ended }
+                if status == .timedOut, let limit = configuration.timeout {
+                    // The run's own failure: reports count it (spec: a timeout
+                    // is a failure, at every level).
+                    let message = "the run timed out after \(DurationText.format(limit)) (--timeout)"
+                    error = RunError(
+                        stepID: workflow.name, kind: .timeout, message: message,
+                        others: error.map { [$0] } ?? [])
+                }
+                if status == .interrupted {
+                    // Red in every report (a cancelled step is no failure of its
+                    // own): the run's failure, as a timeout's.
+                    let message = interruption.withLock { $0 } ?? "interrupted"
+                    error = RunError(stepID: workflow.name, kind: .signal, message: message, others: error.map { [$0] } ?? [])
+                }
+                var result = RunResult(
+                    workflow: workflow.name, status: status, error: error.map(masked),
+                    records: recorder.records(), groups: recorder.groups(),
+                    startedAt: startedAt, duration: clock.now() - start)
+                result.omitted = recorder.omitted()
+                result.stats = recorder.labelStats()
+                result.lastResults = recorder.lastResults()
+                result.upToDateOrder = recorder.upToDateOrder()
+                return .outcome(.fulfilled(result))
+            })
     }
 
     func masked(_ error: RunError) -> RunError {

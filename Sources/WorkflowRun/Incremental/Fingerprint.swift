@@ -17,8 +17,10 @@ package enum Fingerprint {
     /// The step's folder counts relative to `workflowDirectory`:
     /// a checkout moved, copied or mounted elsewhere is still up to date.
     /// `hashes`: the stat cache that reads a file only when it changed.
-    static func compute(step: ResolvedStep, workingDirectory: String, workflowDirectory: String, environment: [String: String],
-                        hashes: StatCache) -> (hex: String, files: [String: String], unmatched: [String]) {
+    static func compute(
+        step: ResolvedStep, workingDirectory: String, workflowDirectory: String, environment: [String: String],
+        hashes: StatCache
+    ) -> (hex: String, files: [String: String], unmatched: [String]) {
         var hash = Hash128()
         var options = ResolvedProcessOptions()
         switch step {
@@ -158,7 +160,8 @@ package enum Fingerprint {
     /// edit, so the next run runs the step (as ninja compares it with the
     /// output's time).
     static func discovered(depfile: String, workingDirectory: String, hashes: StatCache, started: timespec)
-        -> Result<[String: String], DepfileProblem> {
+        -> Result<[String: String], DepfileProblem>
+    {
         let path = Paths.absolute(depfile, from: workingDirectory)
         let text: String
         switch FileSystem.readText(path) {
@@ -173,7 +176,8 @@ package enum Fingerprint {
             let path = Paths.absolute(name, from: workingDirectory)
             var info = stat()
             if stat(path, &info) == 0,
-               (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) >= (started.tv_sec, started.tv_nsec) {
+                (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) >= (started.tv_sec, started.tv_nsec)
+            {
                 found[name] = "modified while the step ran"
             } else {
                 found[name] = hashes.hash(path)

@@ -46,7 +46,8 @@ struct Hash128 {
 
     /// 32 hex digits.
     var hex: String {
-        let high = Self.avalanche(a ^ length), low = Self.avalanche(b ^ (length &* 0x9E37_79B9_7F4A_7C15) ^ a)
+        let high = Self.avalanche(a ^ length)
+        let low = Self.avalanche(b ^ (length &* 0x9E37_79B9_7F4A_7C15) ^ a)
         // Written byte by byte: one small string, no intermediate ones.
         return String(unsafeUninitializedCapacity: 32) { out in
             let digits: StaticString = "0123456789abcdef"
@@ -59,4 +60,3 @@ struct Hash128 {
         }
     }
 }
-

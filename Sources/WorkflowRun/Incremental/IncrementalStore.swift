@@ -1,8 +1,8 @@
 import Glibc
+import JSON
 import PromiseEngine
 import RunnerSystem
 import WorkflowModel
-import JSON
 
 /// `.promise-run/` beside the workflow file: per step, the fingerprint of
 /// its last successful run and what it produced (exit code, output tails,
@@ -56,7 +56,8 @@ package struct IncrementalStore: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(min(80, id.utf8.count))
         for byte in id.utf8.prefix(80) {
-            let keep = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let keep =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
             bytes.append(keep ? byte : UInt8(ascii: "_"))
         }
@@ -68,10 +69,11 @@ package struct IncrementalStore: Sendable {
 
     func load(id: String) -> Entry? {
         guard case .success(let text) = FileSystem.readText(path(for: id)),
-              let document = try? JSONDocument.parse(text), case .object(let object) = document,
-              case .string(let format)? = object["format"], format == Self.format,
-              case .string(let step)? = object["step"], step == id,
-              case .string(let fingerprint)? = object["fingerprint"] else { return nil }
+            let document = try? JSONDocument.parse(text), case .object(let object) = document,
+            case .string(let format)? = object["format"], format == Self.format,
+            case .string(let step)? = object["step"], step == id,
+            case .string(let fingerprint)? = object["fingerprint"]
+        else { return nil }
         var exitCode: Int?
         if case .number(let number)? = object["exit"] { exitCode = number.integerValue }
         func string(_ key: String) -> String? {
@@ -87,10 +89,12 @@ package struct IncrementalStore: Sendable {
             }
             return found
         }
-        let result = StepResult(stdout: CapturedText(text: string("stdout") ?? ""), stderr: CapturedText(text: string("stderr") ?? ""),
-                                exitCode: exitCode, captures: strings("captures"))
-        return Entry(fingerprint: fingerprint, result: result, files: strings("files"), outputs: strings("outputs"),
-                     discovered: strings("discovered"))
+        let result = StepResult(
+            stdout: CapturedText(text: string("stdout") ?? ""), stderr: CapturedText(text: string("stderr") ?? ""),
+            exitCode: exitCode, captures: strings("captures"))
+        return Entry(
+            fingerprint: fingerprint, result: result, files: strings("files"), outputs: strings("outputs"),
+            discovered: strings("discovered"))
     }
 
     /// The files every stored entry read (its sources, what its depfile
@@ -99,11 +103,13 @@ package struct IncrementalStore: Sendable {
     /// what it never reacts to (a foreach's `"obj/{{f|stem}}.o"`).
     package static func knownFiles(workflowDirectory: String) -> (inputs: [String], outputs: Set<String>) {
         let store = IncrementalStore(workflowDirectory: workflowDirectory)
-        var inputs: Set<String> = [], outputs: Set<String> = []
+        var inputs: Set<String> = []
+        var outputs: Set<String> = []
         for name in FileSystem.entriesOrNone(of: store.folder) where name.hasSuffix(".json") {
             guard case .success(let text) = FileSystem.readText(Paths.join(store.folder, name)),
-                  let document = try? JSONDocument.parse(text), case .object(let object) = document,
-                  case .string(let format)? = object["format"], format == Self.format else { continue }
+                let document = try? JSONDocument.parse(text), case .object(let object) = document,
+                case .string(let format)? = object["format"], format == Self.format
+            else { continue }
             var folder = workflowDirectory
             if case .string(let relative)? = object["folder"] { folder = Paths.absolute(relative, from: workflowDirectory) }
             func names(_ key: String) -> [String] {
@@ -124,8 +130,10 @@ package struct IncrementalStore: Sendable {
 
     /// `folder`: the step's folder, relative to the workflow's (what the
     /// paths of `files`, `outputs` and `discovered` are relative to).
-    func save(id: String, fingerprint: String, result: StepResult, folder: String = ".", files: [String: String] = [:],
-              outputs: [String: String] = [:], discovered: [String: String] = [:]) {
+    func save(
+        id: String, fingerprint: String, result: StepResult, folder: String = ".", files: [String: String] = [:],
+        outputs: [String: String] = [:], discovered: [String: String] = [:]
+    ) {
         var json = "{\n"
         json += "  \"format\": \(Filter.jsonQuoted(Self.format)),\n"
         json += "  \"step\": \(Filter.jsonQuoted(id)),\n"

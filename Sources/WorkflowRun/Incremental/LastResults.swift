@@ -1,6 +1,6 @@
+import JSON
 import RunnerSystem
 import WorkflowModel
-import JSON
 
 /// How a labelled step ended the last time it ran: what the language
 /// server's code lens says on its line (`✓ 2.1s, 3 minutes ago`).
@@ -46,8 +46,12 @@ package struct LastResult: Sendable, Equatable {
         case .pending, .running, .skipped: return nil
         }
         let duration = record.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
-        return (label, LastResult(status: record.status, duration: duration, finished: started + duration,
-                                  failed: record.status == .failed ? 1 : 0))
+        return (
+            label,
+            LastResult(
+                status: record.status, duration: duration, finished: started + duration,
+                failed: record.status == .failed ? 1 : 0)
+        )
     }
 }
 
@@ -70,14 +74,16 @@ package enum LastResults {
     /// What the file holds, by label.
     package static func load(workflowDirectory: String) -> [String: LastResult] {
         guard case .success(let text) = FileSystem.readText(path(workflowDirectory: workflowDirectory)),
-              let document = try? JSONDocument.parse(text), case .object(let object) = document,
-              case .string(let format)? = object["format"], format == Self.format,
-              case .object(let steps)? = object["steps"] else { return [:] }
+            let document = try? JSONDocument.parse(text), case .object(let object) = document,
+            case .string(let format)? = object["format"], format == Self.format,
+            case .object(let steps)? = object["steps"]
+        else { return [:] }
         var results: [String: LastResult] = [:]
         for member in steps.members {
             guard case .object(let entry) = member.value,
-                  case .string(let name)? = entry["status"], let status = StepStatus(rawValue: name),
-                  case .number(let duration)? = entry["duration"], case .number(let finished)? = entry["finished"] else { continue }
+                case .string(let name)? = entry["status"], let status = StepStatus(rawValue: name),
+                case .number(let duration)? = entry["duration"], case .number(let finished)? = entry["finished"]
+            else { continue }
             var result = LastResult(status: status, duration: duration.doubleValue, finished: finished.doubleValue)
             if case .number(let runs)? = entry["runs"], let count = runs.integerValue { result.runs = count }
             if case .number(let failed)? = entry["failed"], let count = failed.integerValue { result.failed = count }
@@ -96,13 +102,16 @@ package enum LastResults {
         for (label, result) in results { merged[label] = result }
         let steps: [(String, JSONValue)] = merged.keys.sorted().map { label in
             let result = merged[label]!
-            return (label, .object([
-                ("status", .string(result.status.rawValue)),
-                ("duration", .decimal(result.duration, places: 3)),
-                ("finished", .decimal(result.finished, places: 3)),
-                ("runs", .integer(result.runs)),
-                ("failed", .integer(result.failed)),
-            ]))
+            return (
+                label,
+                .object([
+                    ("status", .string(result.status.rawValue)),
+                    ("duration", .decimal(result.duration, places: 3)),
+                    ("finished", .decimal(result.finished, places: 3)),
+                    ("runs", .integer(result.runs)),
+                    ("failed", .integer(result.failed)),
+                ])
+            )
         }
         let json = JSONValue.object([("format", .string(format)), ("steps", .object(steps))])
         var bytes = Array((json.rendered() + "\n").utf8)

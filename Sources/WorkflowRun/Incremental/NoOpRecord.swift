@@ -47,8 +47,10 @@ package struct NoOpRecord: Sendable, Equatable {
     /// Every path the run looked at.
     package var entries: [DependencyJournal.Entry]
 
-    package init(key: String, workflow: String, shown: [String], kept: [Step], omitted: Int,
-                 entries: [DependencyJournal.Entry]) {
+    package init(
+        key: String, workflow: String, shown: [String], kept: [Step], omitted: Int,
+        entries: [DependencyJournal.Entry]
+    ) {
         self.key = key
         self.workflow = workflow
         self.shown = shown
@@ -98,14 +100,17 @@ package struct NoOpRecord: Sendable, Equatable {
 
     /// Why `result` and its journal (whose `inputs`) cannot make a record
     /// (nil: they can).
-    package static func refusal(_ result: RunResult, recording: DependencyJournal.Recording,
-                                inputs: [DependencyJournal.Entry]) -> String? {
+    package static func refusal(
+        _ result: RunResult, recording: DependencyJournal.Recording,
+        inputs: [DependencyJournal.Entry]
+    ) -> String? {
         if let tainted = recording.tainted { return tainted }
         guard result.status == .succeeded else { return "the run did not succeed" }
         guard !result.upToDateOrder.isEmpty else { return "no step was up to date" }
         guard result.records.allSatisfy({ $0.status == .upToDate && $0.upToDateFrom == .local }),
-              result.omitted.byStatus.keys.allSatisfy({ $0 == .upToDate }),
-              result.upToDateOrder.count == result.records.count + result.omitted.count else {
+            result.omitted.byStatus.keys.allSatisfy({ $0 == .upToDate }),
+            result.upToDateOrder.count == result.records.count + result.omitted.count
+        else {
             return "a step was not up to date in the local store"
         }
         guard result.stats.isEmpty, result.groups.allSatisfy({ $0.thresholds.isEmpty }) else {
@@ -116,7 +121,8 @@ package struct NoOpRecord: Sendable, Equatable {
         let margin: Int64 = 1_000_000_000
         for entry in inputs {
             if case .file(_, _, let modified, let changed, _, _) = entry.seen,
-               modified > recording.started - margin || changed > recording.started - margin {
+                modified > recording.started - margin || changed > recording.started - margin
+            {
                 return "\(entry.path) changed less than a second before the run"
             }
             if entry.path.utf8.contains(UInt8(ascii: "\n")) { return "a path holds a line break" }
@@ -188,10 +194,12 @@ package struct NoOpRecord: Sendable, Equatable {
         guard lines.last?.isEmpty == true else { return nil }
         lines = lines.dropLast()
         guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self) == format,
-              let keyLine = lines.popFirst(), String(decoding: keyLine, as: UTF8.self) == "key " + key,
-              let workflowLine = lines.popFirst(), workflowLine.starts(with: Array("workflow ".utf8)) else { return nil }
-        var record = NoOpRecord(key: key, workflow: String(decoding: workflowLine.dropFirst(9), as: UTF8.self), shown: [],
-                                kept: [], omitted: 0, entries: [])
+            let keyLine = lines.popFirst(), String(decoding: keyLine, as: UTF8.self) == "key " + key,
+            let workflowLine = lines.popFirst(), workflowLine.starts(with: Array("workflow ".utf8))
+        else { return nil }
+        var record = NoOpRecord(
+            key: key, workflow: String(decoding: workflowLine.dropFirst(9), as: UTF8.self), shown: [],
+            kept: [], omitted: 0, entries: [])
         for line in lines {
             var fields = FieldReader(line)
             switch fields.word() {
@@ -202,8 +210,10 @@ package struct NoOpRecord: Sendable, Equatable {
                 guard let attempts = fields.integer() else { return nil }
                 let kind = fields.word()
                 let label = fields.word()
-                record.kept.append(Step(id: fields.rest(), label: label.hasPrefix("=") ? String(label.dropFirst()) : nil,
-                                        kind: kind, attempts: attempts))
+                record.kept.append(
+                    Step(
+                        id: fields.rest(), label: label.hasPrefix("=") ? String(label.dropFirst()) : nil,
+                        kind: kind, attempts: attempts))
             case "shown":
                 record.shown.append(fields.rest())
             case "missing":
@@ -215,22 +225,26 @@ package struct NoOpRecord: Sendable, Equatable {
                 record.entries.append(DependencyJournal.Entry(look: look, path: fields.rest(), seen: .missing))
             case "file":
                 guard let look = fields.look(), let mode = fields.integer(), let size = fields.integer(),
-                      let modified = fields.integer(), let changed = fields.integer(), let inode = fields.integer(),
-                      let device = fields.integer() else { return nil }
+                    let modified = fields.integer(), let changed = fields.integer(), let inode = fields.integer(),
+                    let device = fields.integer()
+                else { return nil }
                 if checking {
                     guard look == .followed || look == .itself, let info = fields.restLooked(look),
-                          info.st_mode == UInt32(truncatingIfNeeded: mode), Int(info.st_size) == size,
-                          DependencyJournal.Seen.nanoseconds(info.st_mtim) == Int64(modified),
-                          DependencyJournal.Seen.nanoseconds(info.st_ctim) == Int64(changed),
-                          Int64(bitPattern: UInt64(info.st_ino)) == Int64(inode),
-                          Int64(bitPattern: UInt64(info.st_dev)) == Int64(device) else { return nil }
+                        info.st_mode == UInt32(truncatingIfNeeded: mode), Int(info.st_size) == size,
+                        DependencyJournal.Seen.nanoseconds(info.st_mtim) == Int64(modified),
+                        DependencyJournal.Seen.nanoseconds(info.st_ctim) == Int64(changed),
+                        Int64(bitPattern: UInt64(info.st_ino)) == Int64(inode),
+                        Int64(bitPattern: UInt64(info.st_dev)) == Int64(device)
+                    else { return nil }
                     continue
                 }
-                record.entries.append(DependencyJournal.Entry(
-                    look: look, path: fields.rest(),
-                    seen: .file(mode: UInt32(truncatingIfNeeded: mode), size: Int64(size), modified: Int64(modified),
-                                changed: Int64(changed), inode: UInt64(bitPattern: Int64(inode)),
-                                device: UInt64(bitPattern: Int64(device)))))
+                record.entries.append(
+                    DependencyJournal.Entry(
+                        look: look, path: fields.rest(),
+                        seen: .file(
+                            mode: UInt32(truncatingIfNeeded: mode), size: Int64(size), modified: Int64(modified),
+                            changed: Int64(changed), inode: UInt64(bitPattern: Int64(inode)),
+                            device: UInt64(bitPattern: Int64(device)))))
             case "text":
                 guard let look = fields.look(), let length = fields.integer() else { return nil }
                 let both = Array(fields.rest().utf8)

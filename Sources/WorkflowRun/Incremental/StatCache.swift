@@ -60,17 +60,20 @@ final class StatCache: Sendable {
             return Fingerprint.contentHash(absolutePath)
         }
         let key = relativeKey(absolutePath)
-        if let key, let seen = state.withLock({ state -> Seen? in
-            if !state.loaded { load(into: &state) }
-            return state.entries[key]
-        }), seen.holds(for: info) {
+        if let key,
+            let seen = state.withLock({ state -> Seen? in
+                if !state.loaded { load(into: &state) }
+                return state.entries[key]
+            }), seen.holds(for: info)
+        {
             return seen.hash
         }
         let now = Self.now()
         let hash = Fingerprint.contentHash(absolutePath)
         guard let key, hash != "unreadable" else { return hash }
-        let seen = Seen(size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim), changed: Self.nanoseconds(info.st_ctim),
-                        inode: UInt64(info.st_ino), hashedAt: Int64(now.tv_sec), hash: hash)
+        let seen = Seen(
+            size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim), changed: Self.nanoseconds(info.st_ctim),
+            inode: UInt64(info.st_ino), hashedAt: Int64(now.tv_sec), hash: hash)
         state.withLock { state in
             if state.entries[key] != seen {
                 state.entries[key] = seen
@@ -130,8 +133,9 @@ final class StatCache: Sendable {
             // (which may hold spaces).
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 6, omittingEmptySubsequences: false)
             guard fields.count == 7, let size = Int64(decimal: fields[0]), let modified = Int64(decimal: fields[1]),
-                  let changed = Int64(decimal: fields[2]), let inode = UInt64(decimal: fields[3]),
-                  let hashedAt = Int64(decimal: fields[4]), fields[5].count == 32, !fields[6].isEmpty else { continue }
+                let changed = Int64(decimal: fields[2]), let inode = UInt64(decimal: fields[3]),
+                let hashedAt = Int64(decimal: fields[4]), fields[5].count == 32, !fields[6].isEmpty
+            else { continue }
             entries[String(decoding: fields[6], as: UTF8.self)] = Seen(
                 size: size, modified: modified, changed: changed, inode: inode, hashedAt: hashedAt,
                 hash: String(decoding: fields[5], as: UTF8.self))
@@ -151,10 +155,10 @@ final class StatCache: Sendable {
     }
 }
 
-private extension FixedWidthInteger {
+extension FixedWidthInteger {
     /// The value of ASCII decimal digits (a `-` first for a negative one);
     /// nil for anything else or an overflow.
-    init?(decimal bytes: ArraySlice<UInt8>) {
+    fileprivate init?(decimal bytes: ArraySlice<UInt8>) {
         var digits = bytes[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
@@ -163,7 +167,9 @@ private extension FixedWidthInteger {
         for byte in digits {
             guard byte >= 0x30, byte <= 0x39 else { return nil }
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(Self(byte - 0x30))
+            let (sum, overflow2) =
+                negative
+                ? times.subtractingReportingOverflow(Self(byte - 0x30))
                 : times.addingReportingOverflow(Self(byte - 0x30))
             guard !overflow1, !overflow2 else { return nil }
             value = sum

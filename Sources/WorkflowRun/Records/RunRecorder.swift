@@ -78,8 +78,10 @@ final class RunRecorder: Sendable {
     /// the rest (nil: every record is kept).
     let successesKept: Int?
 
-    init(observer: (any ExecutionObserver)?, secrets: Secrets, clock: any PromiseClock, outputLimit: Int = 0,
-         successesKept: Int? = nil) {
+    init(
+        observer: (any ExecutionObserver)?, secrets: Secrets, clock: any PromiseClock, outputLimit: Int = 0,
+        successesKept: Int? = nil
+    ) {
         self.observer = observer
         self.secrets = secrets
         self.clock = clock
@@ -87,8 +89,10 @@ final class RunRecorder: Sendable {
         self.successesKept = successesKept
     }
 
-    func register(id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil,
-                  executor: Placement.ExecutorKind? = nil) {
+    func register(
+        id: String, label: String?, kind: String, summary: String, key: [Int], group: String? = nil,
+        executor: Placement.ExecutorKind? = nil
+    ) {
         state.withLock { state in
             guard state.entries[id] == nil else { return }
             var record = StepRecord(id: id, label: label, kind: kind, summary: summary, order: state.nextOrder)
@@ -147,7 +151,9 @@ final class RunRecorder: Sendable {
             if entry.firstStarted == nil { entry.firstStarted = now }
             let templated = resolved != nil && ASCIIByte.occurs(UInt8(ascii: "{"), in: entry.record.summary) ? entry : nil
             // A copy of the record only for an observer that shows it.
-            guard observer?.showsStart(ofAttempt: entry.record.attempts, inGroup: entry.record.group) == true else { return (nil, templated, entry.record.attempts) }
+            guard observer?.showsStart(ofAttempt: entry.record.attempts, inGroup: entry.record.group) == true else {
+                return (nil, templated, entry.record.attempts)
+            }
             return (entry.record, templated, entry.record.attempts)
         }
         if attempt > 0 { observer?.stepBegan(id, attempt: attempt) }
@@ -165,8 +171,10 @@ final class RunRecorder: Sendable {
 
     /// An attempt of a step that may be retried ended (the step's record
     /// keeps every attempt when there was more than one).
-    func attemptEnded(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                      retryAfter: Duration? = nil) {
+    func attemptEnded(
+        _ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+        retryAfter: Duration? = nil
+    ) {
         let now = clock.now()
         let produced = result ?? failure?.result
         var attempt: AttemptRecord?
@@ -275,8 +283,10 @@ final class RunRecorder: Sendable {
     }
 
     /// A step ended. `result` and `failure` fill in exit code, status, error.
-    func finish(_ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil, at ending: Duration? = nil) {
+    func finish(
+        _ id: String, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+        allowedFailure: Bool = false, latency: Duration? = nil, lateness: Duration? = nil, at ending: Duration? = nil
+    ) {
         let now = ending ?? clock.now()
         let record: StepRecord? = state.withLock { state in
             // One lookup: the entry is read, and maybe dropped, by index.
@@ -307,9 +317,11 @@ final class RunRecorder: Sendable {
     /// `WorkflowExecutor.leanIterations`). It counts as `finish`
     /// counts it; a record is kept only for a step that did not succeed
     /// while its label still keeps those, and made for the observer.
-    func finishUnregistered(_ step: UnregisteredStep, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
-                            allowedFailure: Bool = false, startedAt: Double?, duration: Duration?,
-                            latency: Duration? = nil, lateness: Duration? = nil) {
+    func finishUnregistered(
+        _ step: UnregisteredStep, status: StepStatus, result: StepResult? = nil, failure: StepFailure? = nil,
+        allowedFailure: Bool = false, startedAt: Double?, duration: Duration?,
+        latency: Duration? = nil, lateness: Duration? = nil
+    ) {
         var record = StepRecord(id: step.id, label: step.label, kind: step.kind, summary: step.summary, order: 0)
         record.status = status
         record.group = step.group
@@ -372,12 +384,17 @@ final class RunRecorder: Sendable {
 
     /// Adds an ended step to its label's statistics; true when its record
     /// is counted instead of kept (under the lock).
-    private func account(_ record: StepRecord, statsKey: String? = nil, latency: Duration?, lateness: Duration?,
-                         in state: inout State) -> Bool {
+    private func account(
+        _ record: StepRecord, statsKey: String? = nil, latency: Duration?, lateness: Duration?,
+        in state: inout State
+    ) -> Bool {
         let succeeded = record.status == .succeeded || record.status == .upToDate
         if let ended = LastResult.of(record) {
-            if state.lastResults[ended.label] == nil { state.lastResults[ended.label] = ended.result }
-            else { state.lastResults[ended.label]!.add(ended.result) }
+            if state.lastResults[ended.label] == nil {
+                state.lastResults[ended.label] = ended.result
+            } else {
+                state.lastResults[ended.label]!.add(ended.result)
+            }
         }
         // Statistics per label; past 1,000 runs of a label, its records
         // are kept only for its first 1,000 failures: millions
@@ -391,7 +408,8 @@ final class RunRecorder: Sendable {
             }
             let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
             if counts.count > Self.recordsPerLabel,
-               succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel) {
+                succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel)
+            {
                 return true
             }
         }
@@ -462,8 +480,10 @@ final class RunRecorder: Sendable {
             }
         }
         let (steps, groups) = state.withLock { state in
-            (state.entries.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } },
-             state.groups.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } })
+            (
+                state.entries.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } },
+                state.groups.values.compactMap { entry in closing(entry.record.status).map { (entry.record.id, $0) } }
+            )
         }
         for (id, status) in steps.sorted(by: { $0.0 < $1.0 }) { finish(id, status: status) }
         for (id, status) in groups { finishGroup(id, status: status) }

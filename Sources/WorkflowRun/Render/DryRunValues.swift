@@ -1,8 +1,8 @@
 import Glibc
-import PromiseEngine
-import WorkflowModel
 import JSON
+import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// The values known before anything runs, for `--dry-run`: variables (with
 /// `--var` overrides) and promise-run's environment. Step values, foreach

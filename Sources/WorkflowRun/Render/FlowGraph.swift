@@ -157,8 +157,9 @@ struct FlowGraph {
             case .foreach(let foreach):
                 let keyword = foreach.repetition == nil ? "foreach" : "repeat"
                 openCluster(name + keyword + (foreach.parallel ? " parallel" : "") + options)
-                let head = add(foreach.repetitionText() ?? "foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))",
-                               .group)
+                let head = add(
+                    foreach.repetitionText() ?? "foreach \(foreach.variable) in \(FlowGraph.describe(foreach.list))",
+                    .group)
                 let (entries, exits) = chain(foreach.body)
                 connect([head], entries, label: foreach.parallel ? "each item, at once" : "each item")
                 closeCluster()

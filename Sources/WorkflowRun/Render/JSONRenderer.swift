@@ -1,6 +1,6 @@
+import JSON
 import PromiseEngine
 import WorkflowModel
-import JSON
 
 /// Renders the graph model as JSON, with source locations: for tools, and
 /// as a readable dump of what the checker understood. Templates appear as
@@ -31,8 +31,9 @@ package struct JSONRenderer: Sendable {
         switch statement {
         case .node(let node): return self.node(node)
         case .catch(let clause):
-            return .object([("type", .string("catch")), ("kinds", .array(clause.kinds.map { .string($0.rawValue) }))]
-                           + location(clause.location) + [("body", block(clause.body))])
+            return .object(
+                [("type", .string("catch")), ("kinds", .array(clause.kinds.map { .string($0.rawValue) }))]
+                    + location(clause.location) + [("body", block(clause.body))])
         case .ensure(let body):
             return .object([("type", .string("ensure")), ("body", block(body))])
         case .environment(let setting):
@@ -40,14 +41,18 @@ package struct JSONRenderer: Sendable {
         case .variable(let declaration):
             return variable(declaration)
         case .dotenv(let file):
-            return .object([("type", .string("dotenv")), ("path", .string(file.path)), ("optional", .bool(file.optional))]
-                           + location(file.location))
+            return .object(
+                [("type", .string("dotenv")), ("path", .string(file.path)), ("optional", .bool(file.optional))]
+                    + location(file.location))
         }
     }
 
     private func variable(_ declaration: VariableDeclaration) -> JSONValue {
-        .object([("type", .string(declaration.isSecret ? "secret" : "var")), ("name", .string(declaration.name)),
-                 ("value", declaration.isSecret ? .string("***") : template(declaration.value))] + location(declaration.location))
+        .object(
+            [
+                ("type", .string(declaration.isSecret ? "secret" : "var")), ("name", .string(declaration.name)),
+                ("value", declaration.isSecret ? .string("***") : template(declaration.value)),
+            ] + location(declaration.location))
     }
 
     private func location(_ location: SourcePosition) -> [(String, JSONValue)] {
@@ -124,16 +129,21 @@ package struct JSONRenderer: Sendable {
             case .json(let body): members.append(("json", template(body)))
             case .form(let fields): members.append(("form", named(fields)))
             case .multipart(let parts):
-                members.append(("multipart", .array(parts.map { part in
-                    switch part.content {
-                    case .text(let value):
-                        return .object([("name", template(part.name)), ("value", template(value))])
-                    case .file(let path, let type):
-                        var fields: [(String, JSONValue)] = [("name", template(part.name)), ("file", template(path))]
-                        if let type { fields.append(("type", template(type))) }
-                        return .object(fields)
-                    }
-                })))
+                members.append(
+                    (
+                        "multipart",
+                        .array(
+                            parts.map { part in
+                                switch part.content {
+                                case .text(let value):
+                                    return .object([("name", template(part.name)), ("value", template(value))])
+                                case .file(let path, let type):
+                                    var fields: [(String, JSONValue)] = [("name", template(part.name)), ("file", template(path))]
+                                    if let type { fields.append(("type", template(type))) }
+                                    return .object(fields)
+                                }
+                            })
+                    ))
             }
             if let redirects = request.redirects { members.append(("redirects", .integer(redirects))) }
             if let save = request.save { members.append(("save", template(save))) }
@@ -155,7 +165,8 @@ package struct JSONRenderer: Sendable {
     }
 
     private func process(_ process: ProcessOptions) -> [(String, JSONValue)] {
-        var members: [(String, JSONValue)] = (process.stdin.map { [("stdin", template($0))] } ?? [])
+        var members: [(String, JSONValue)] =
+            (process.stdin.map { [("stdin", template($0))] } ?? [])
             + (process.detach ? [("detach", .bool(true))] : [])
         if !process.sources.isEmpty { members.append(("sources", .array(process.sources.map(template)))) }
         if !process.generates.isEmpty { members.append(("generates", .array(process.generates.map(template)))) }
@@ -185,29 +196,41 @@ package struct JSONRenderer: Sendable {
         case .race(let lanes), .any(let lanes):
             return self.lanes(lanes)
         case .foreach(let foreach):
-            var members: [(String, JSONValue)] = [("variable", .string(foreach.variable)), ("list", list(foreach.list)),
-                                                  ("parallel", .bool(foreach.parallel))]
+            var members: [(String, JSONValue)] = [
+                ("variable", .string(foreach.variable)), ("list", list(foreach.list)),
+                ("parallel", .bool(foreach.parallel)),
+            ]
             // A load shape from templates: each as written.
             let shape = foreach.shape ?? LoadShape()
-            if let limit = shape.limit { members.append(("limit", .string(limit.sourceText))) }
-            else if let limit = foreach.limit { members.append(("limit", .integer(limit))) }
+            if let limit = shape.limit {
+                members.append(("limit", .string(limit.sourceText)))
+            } else if let limit = foreach.limit {
+                members.append(("limit", .integer(limit)))
+            }
             if foreach.parallel { members.append(("keepGoing", .bool(foreach.keepGoing))) }
-            if let count = shape.count { members.append(("repeat", .string(count.sourceText))) }
-            else if let duration = shape.duration { members.append(("repeatFor", .string(duration.sourceText))) }
-            else {
+            if let count = shape.count {
+                members.append(("repeat", .string(count.sourceText)))
+            } else if let duration = shape.duration {
+                members.append(("repeatFor", .string(duration.sourceText)))
+            } else {
                 switch foreach.repetition {
                 case .count(let count): members.append(("repeat", .integer(count)))
                 case .duration(let duration): members.append(("repeatForSeconds", .decimal(duration.seconds, places: 3)))
                 case nil: break
                 }
             }
-            if let rate = shape.rate { members.append(("rate", .string(rate.sourceText))) }
-            else if let rate = foreach.rate { members.append(("ratePerSecond", .decimal(rate, places: 6))) }
+            if let rate = shape.rate {
+                members.append(("rate", .string(rate.sourceText)))
+            } else if let rate = foreach.rate {
+                members.append(("ratePerSecond", .decimal(rate, places: 6)))
+            }
             if let ramp = foreach.ramp { members.append(("ramp", .string(ramp.text))) }
             return members + [("body", block(foreach.body))]
         case .conditional(let conditional):
-            var members: [(String, JSONValue)] = [("condition", .string(FlowGraph.describe(conditional.condition))),
-                                                  ("then", block(conditional.then))]
+            var members: [(String, JSONValue)] = [
+                ("condition", .string(FlowGraph.describe(conditional.condition))),
+                ("then", block(conditional.then)),
+            ]
             if let otherwise = conditional.otherwise { members.append(("else", block(otherwise))) }
             return members
         }

@@ -65,7 +65,9 @@ package struct TreeRenderer: Sendable {
         let keyword = variable.isSecret ? "secret" : "var"
         if scope != nil {
             scope!.declare(variable)
-            let shown = scope!.isSecret(variable.name) ? "***" : (scope!.value(of: variable.name).map { "\"" + $0.escapedForTemplate() + "\"" } ?? quoted(variable.value, scope))
+            let shown =
+                scope!.isSecret(variable.name)
+                ? "***" : (scope!.value(of: variable.name).map { "\"" + $0.escapedForTemplate() + "\"" } ?? quoted(variable.value, scope))
             return TreeItem("\(keyword) \(variable.name) = \(shown)")
         }
         // A secret's value is never printed, even as written in the file.

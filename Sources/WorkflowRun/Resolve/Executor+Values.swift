@@ -25,7 +25,8 @@ extension WorkflowExecutor {
         case .glob(let pattern):
             return FileSystem.glob(try text(pattern), base: directory)
         case .range(let from, let to):
-            let low = try text(from), high = try text(to)
+            let low = try text(from)
+            let high = try text(to)
             guard let start = Int(low.trimmingSpaces), let end = Int(high.trimmingSpaces) else {
                 throw RunError(stepID: id, kind: .reference, message: "range(\(low), \(high)): the bounds must be integers")
             }
@@ -44,8 +45,10 @@ extension WorkflowExecutor {
             try interpolator.render(template, in: values, stepID: id).trimmingSpaces
         }
         func refuse(_ template: Template, _ text: String, _ wanted: String) -> RunError {
-            RunError(stepID: id, kind: .reference, message: "'\(template.sourceText)' is '\(text)', not \(wanted); "
-                     + "no iteration started")
+            RunError(
+                stepID: id, kind: .reference,
+                message: "'\(template.sourceText)' is '\(text)', not \(wanted); "
+                    + "no iteration started")
         }
         if let template = shape.count {
             let text = try value(template)
@@ -88,7 +91,8 @@ extension WorkflowExecutor {
             guard let rate = foreach.rate else { return .open }
             return .numbers(first: 0, count: Iterations.due(within: duration, rate: rate))
         case (_, .range(let from, let to)):
-            let low = try interpolator.render(from, in: values, stepID: id), high = try interpolator.render(to, in: values, stepID: id)
+            let low = try interpolator.render(from, in: values, stepID: id)
+            let high = try interpolator.render(to, in: values, stepID: id)
             guard let start = Int(low.trimmingSpaces), let end = Int(high.trimmingSpaces) else {
                 throw RunError(stepID: id, kind: .reference, message: "range(\(low), \(high)): the bounds must be integers")
             }

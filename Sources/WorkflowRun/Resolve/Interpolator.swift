@@ -1,7 +1,7 @@
-import PromiseEngine
-import WorkflowModel
 import JSON
+import PromiseEngine
 import RunnerSystem
+import WorkflowModel
 
 /// Turns templates into text at run time: `{{label.field}}`, `{{var}}`,
 /// `{{env.NAME ?? "default"}}`, `{{error.message}}`, then the filters.
@@ -107,7 +107,8 @@ struct Interpolator: Sendable {
 
     private func failure(_ message: String, _ expression: TemplateExpression, _ stepID: String) -> RunError {
         let location = workflow.location(of: expression.range)
-        return RunError(stepID: stepID, kind: .reference,
-                        message: secrets.mask("\(location.file ?? workflow.source.displayPath):\(location.line):\(location.column): \(message)"))
+        return RunError(
+            stepID: stepID, kind: .reference,
+            message: secrets.mask("\(location.file ?? workflow.source.displayPath):\(location.line):\(location.column): \(message)"))
     }
 }

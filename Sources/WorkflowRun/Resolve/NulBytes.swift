@@ -38,8 +38,10 @@ enum NulBytes {
         case .sleep, .log, .fail, .rethrow:
             return nil
         }
-        return RunError(stepID: id, kind: kind, message: "\(what) holds a NUL byte (\\0) from an interpolated value, "
-                        + "which would cut it short there; the step was not started")
+        return RunError(
+            stepID: id, kind: kind,
+            message: "\(what) holds a NUL byte (\\0) from an interpolated value, "
+                + "which would cut it short there; the step was not started")
     }
 
     /// The folder, or the variable of the environment, that holds a NUL.

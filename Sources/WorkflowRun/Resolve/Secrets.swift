@@ -132,18 +132,25 @@ package final class Secrets: Sendable {
             if before > 0, bytes[before - 1] == UInt8(ascii: "\"") { before -= 1 }
             var after = index + mark.count
             if after < bytes.count, bytes[after] == UInt8(ascii: "\"") { after += 1 }
-            var longestBefore = 0, longestAfter = 0
+            var longestBefore = 0
+            var longestAfter = 0
             for form in forms {
                 // The start of a secret, ending at the cut.
                 var length = min(form.count - 1, before)
                 while length >= shortestPiece, length > longestBefore {
-                    if bytes[(before - length)..<before].elementsEqual(form[0..<length]) { longestBefore = length; break }
+                    if bytes[(before - length)..<before].elementsEqual(form[0..<length]) {
+                        longestBefore = length
+                        break
+                    }
                     length -= 1
                 }
                 // The end of a secret, starting after the cut.
                 length = min(form.count - 1, bytes.count - after)
                 while length >= shortestPiece, length > longestAfter {
-                    if bytes[after..<(after + length)].elementsEqual(form[(form.count - length)...]) { longestAfter = length; break }
+                    if bytes[after..<(after + length)].elementsEqual(form[(form.count - length)...]) {
+                        longestAfter = length
+                        break
+                    }
                     length -= 1
                 }
             }

@@ -15,12 +15,19 @@ package enum ShellWords {
         while let character = iterator.next() {
             switch character {
             case " ", "\t", "\n":
-                if inWord { words.append(word); word = ""; inWord = false }
+                if inWord {
+                    words.append(word)
+                    word = ""
+                    inWord = false
+                }
             case "'":
                 inWord = true
                 var closed = false
                 while let next = iterator.next() {
-                    if next == "'" { closed = true; break }
+                    if next == "'" {
+                        closed = true
+                        break
+                    }
                     word.append(next)
                 }
                 if !closed { return nil }
@@ -28,7 +35,10 @@ package enum ShellWords {
                 inWord = true
                 var closed = false
                 while let next = iterator.next() {
-                    if next == "\"" { closed = true; break }
+                    if next == "\"" {
+                        closed = true
+                        break
+                    }
                     if next == "\\" {
                         guard let escaped = iterator.next() else { return nil }
                         if !"\"\\$`".contains(escaped) { word.append("\\") }

@@ -32,7 +32,8 @@ package final class CancelScope: Sendable {
                     at -= 1
                 }
             } else {
-                var low = 0, high = handlers.count
+                var low = 0
+                var high = handlers.count
                 while low < high {
                     let middle = (low + high) / 2
                     if handlers[middle].id < id { low = middle + 1 } else { high = middle }

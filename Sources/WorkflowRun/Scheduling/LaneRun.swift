@@ -79,12 +79,14 @@ final class LaneRun: Sendable {
     ///     those kept, and how many more were counted.
     ///   - handled: hears the lanes' failures an `any` made up for (another
     ///     lane succeeded).
-    init(count: Int, dependencies: [[Int]] = [], limit: Int?, mode: Mode, scope: CancelScope,
-         mayStart: (@Sendable () -> Bool)? = nil, schedule: Schedule? = nil, skipListed: Int = Int.max,
-         aggregate: @escaping @Sendable ([RunError], Int) -> RunError,
-         handled: (@Sendable ([RunError]) -> Void)? = nil,
-         start: @escaping @Sendable (Int, CancelScope) -> Promise<Void>,
-         skip: @escaping @Sendable ([Int], Int) -> Void) {
+    init(
+        count: Int, dependencies: [[Int]] = [], limit: Int?, mode: Mode, scope: CancelScope,
+        mayStart: (@Sendable () -> Bool)? = nil, schedule: Schedule? = nil, skipListed: Int = Int.max,
+        aggregate: @escaping @Sendable ([RunError], Int) -> RunError,
+        handled: (@Sendable ([RunError]) -> Void)? = nil,
+        start: @escaping @Sendable (Int, CancelScope) -> Promise<Void>,
+        skip: @escaping @Sendable ([Int], Int) -> Void
+    ) {
         self.mayStart = mayStart
         self.schedule = schedule
         self.skipListed = skipListed
@@ -207,7 +209,9 @@ final class LaneRun: Sendable {
             guard !state.finished, !state.pumping, state.running.isEmpty, !canStart(state) else { return nil }
             state.finished = true
             let notStartedCount = mayStart != nil ? 0 : hasDependencies ? state.waiting.count : count - state.nextIndex
-            let notStarted = hasDependencies ? Array(state.waiting.prefix(skipListed))
+            let notStarted =
+                hasDependencies
+                ? Array(state.waiting.prefix(skipListed))
                 : Array(state.nextIndex..<(state.nextIndex + min(notStartedCount, skipListed)))
             let outcome = outcome(state)
             // An `any` another lane won made up for the lanes that failed.
@@ -254,9 +258,11 @@ final class LaneRun: Sendable {
             defer { state.nextIndex += 1 }
             return state.nextIndex
         }
-        guard let position = state.waiting.firstIndex(where: { index in
-            dependencies[index].allSatisfy { state.succeeded.contains($0) }
-        }) else { return nil }
+        guard
+            let position = state.waiting.firstIndex(where: { index in
+                dependencies[index].allSatisfy { state.succeeded.contains($0) }
+            })
+        else { return nil }
         return state.waiting.remove(at: position)
     }
 }

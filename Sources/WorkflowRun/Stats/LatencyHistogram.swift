@@ -28,7 +28,8 @@ package struct LatencyHistogram: Sendable, Equatable {
     /// The bucket of a value (µs, at least 0): the value itself below
     /// 2^(bits+1), then 2^bits buckets per power of two.
     static func bucket(of value: Int64, bits: Int = 6) -> Int {
-        let exact = 2 << bits, width = 1 << bits
+        let exact = 2 << bits
+        let width = 1 << bits
         if value < exact { return Int(value) }
         let msb = 63 - value.leadingZeroBitCount
         let shift = msb - bits
@@ -38,7 +39,8 @@ package struct LatencyHistogram: Sendable, Equatable {
 
     /// The values a bucket stands for: its lowest and its highest.
     static func range(of bucket: Int, bits: Int = 6) -> (low: Int64, high: Int64) {
-        let exact = 2 << bits, width = 1 << bits
+        let exact = 2 << bits
+        let width = 1 << bits
         if bucket < exact { return (Int64(bucket), Int64(bucket)) }
         let shift = (bucket - exact) / width + 1
         let top = Int64((bucket - exact) % width + width)

@@ -32,16 +32,20 @@ enum Binary {
     }
 
     /// Runs the binary with `arguments` in `directory`, feeding `stdin`.
-    static func run(_ arguments: [String], stdin: String = "", in directory: URL? = nil,
-                    environment: [String: String] = [:]) throws -> Outcome {
+    static func run(
+        _ arguments: [String], stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Outcome {
         let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
         return try runCommand(binary.path, arguments, stdin: stdin, in: directory, environment: environment)
     }
 
     /// Runs any program the same way (output to files, not pipes, so that a
     /// stray grandchild cannot keep the test waiting).
-    static func runCommand(_ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
-                           environment: [String: String] = [:]) throws -> Outcome {
+    static func runCommand(
+        _ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Outcome {
         let binary = URL(fileURLWithPath: program)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -128,13 +132,17 @@ extension Binary {
     /// Runs the binary under `timeout` (stopped after `seconds`) with at
     /// most 2 GB of address space: a hang or a runaway read fails the test
     /// instead of the machine.
-    static func runBounded(_ arguments: [String], seconds: Int, stdin: String = "", in directory: URL? = nil,
-                           environment: [String: String] = [:]) throws -> Bounded {
+    static func runBounded(
+        _ arguments: [String], seconds: Int, stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Bounded {
         let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
         let started = Date()
-        let outcome = try runCommand("/bin/bash", ["-c", "ulimit -v 2000000; exec timeout -k 2 \(seconds) \"$0\" \"$@\"", binary.path] + arguments,
-                                     stdin: stdin, in: directory, environment: environment)
-        return Bounded(outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137,
-                       seconds: Date().timeIntervalSince(started))
+        let outcome = try runCommand(
+            "/bin/bash", ["-c", "ulimit -v 2000000; exec timeout -k 2 \(seconds) \"$0\" \"$@\"", binary.path] + arguments,
+            stdin: stdin, in: directory, environment: environment)
+        return Bounded(
+            outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137,
+            seconds: Date().timeIntervalSince(started))
     }
 }

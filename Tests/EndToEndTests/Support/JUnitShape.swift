@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -41,8 +42,10 @@ final class JUnitShape: NSObject, XMLParserDelegate {
         "property": ["properties"],
     ]
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         let parent = stack.last ?? ""
         if let allowed = Self.allowedParents[name] {
             if !allowed.contains(parent) { problems.append("<\(name)> inside <\(parent)>") }
@@ -88,7 +91,9 @@ final class JUnitShape: NSObject, XMLParserDelegate {
     private func finish() {
         let count = { (outcome: String) in self.cases.filter { $0.outcome == outcome }.count }
         if suite["tests"] != String(cases.count) { problems.append("tests=\(suite["tests"] ?? "nil") but \(cases.count) testcases") }
-        if suite["failures"] != String(count("failure")) { problems.append("failures=\(suite["failures"] ?? "nil") but \(count("failure")) failures") }
+        if suite["failures"] != String(count("failure")) {
+            problems.append("failures=\(suite["failures"] ?? "nil") but \(count("failure")) failures")
+        }
         if suite["skipped"] != String(count("skipped")) { problems.append("skipped=\(suite["skipped"] ?? "nil") but \(count("skipped")) skipped") }
     }
 

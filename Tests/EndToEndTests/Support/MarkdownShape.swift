@@ -85,8 +85,8 @@ struct MarkdownShape {
     }
 }
 
-private extension String {
-    func trimmed(_ set: String) -> String {
+extension String {
+    fileprivate func trimmed(_ set: String) -> String {
         var text = Substring(self)
         while let first = text.first, set.contains(first) { text = text.dropFirst() }
         while let last = text.last, set.contains(last) { text = text.dropLast() }

@@ -14,7 +14,8 @@ final class SlurmCluster: Sendable {
     /// (then they fail saying what is missing).
     static let shouldRun = isInstalled || ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
 
-    static let skipReason: Comment = "Slurm is not installed, so the Slurm end-to-end tests are skipped; `.ci/install-deps` installs slurm-wlm and munge (as root), then `make test` runs them"
+    static let skipReason: Comment =
+        "Slurm is not installed, so the Slurm end-to-end tests are skipped; `.ci/install-deps` installs slurm-wlm and munge (as root), then `make test` runs them"
 
     /// `SLURM_CONF=...` for the binary's environment.
     let configuration: String

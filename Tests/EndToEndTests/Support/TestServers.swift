@@ -53,8 +53,9 @@ enum TestServers {
     /// The nginx server of a test enabled by `nginxShouldRun`; without
     /// nginx (in CI), the test fails saying so.
     static func required<Server>(_ server: Server?, sourceLocation: SourceLocation = #_sourceLocation) throws -> Server {
-        try #require(server, "nginx is required here (PROMISE_RUN_REQUIRE_TOOLS=1) but not installed: run .ci/install-deps",
-                     sourceLocation: sourceLocation)
+        try #require(
+            server, "nginx is required here (PROMISE_RUN_REQUIRE_TOOLS=1) but not installed: run .ci/install-deps",
+            sourceLocation: sourceLocation)
     }
 
     /// The nginx server of a test that tries it beside what it checks
@@ -80,8 +81,12 @@ enum TestServers {
     static func tls() throws -> TLS {
         let folder = try certificates()
         let url = try once("tls") {
-            try startScript("http-test-server.py", ["--tls", folder.appendingPathComponent("server.pem").path,
-                                                    folder.appendingPathComponent("server-key.pem").path], scheme: "https")
+            try startScript(
+                "http-test-server.py",
+                [
+                    "--tls", folder.appendingPathComponent("server.pem").path,
+                    folder.appendingPathComponent("server-key.pem").path,
+                ], scheme: "https")
         }
         return TLS(url: url, certificates: folder)
     }
@@ -107,10 +112,14 @@ enum TestServers {
     static func mutualTLS() throws -> TLS {
         let folder = try certificates()
         let url = try once("mutual") {
-            try startScript("http-test-server.py", ["--tls", folder.appendingPathComponent("server.pem").path,
-                                                    folder.appendingPathComponent("server-key.pem").path,
-                                                    "--client-ca", folder.appendingPathComponent("ca.pem").path],
-                            scheme: "https")
+            try startScript(
+                "http-test-server.py",
+                [
+                    "--tls", folder.appendingPathComponent("server.pem").path,
+                    folder.appendingPathComponent("server-key.pem").path,
+                    "--client-ca", folder.appendingPathComponent("ca.pem").path,
+                ],
+                scheme: "https")
         }
         return TLS(url: url, certificates: folder)
     }
@@ -129,16 +138,19 @@ enum TestServers {
     /// serving `/hello` (`hello`); nil when nginx is not installed.
     static func nginxHTTP2() throws -> TLS? {
         let folder = try certificates()
-        let url = try startNginx("nginx", scheme: "https", prepare: { root in
-            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
-        }, server: { root, port in
-            """
-                listen 127.0.0.1:\(port) ssl http2;
-                ssl_certificate \(folder.appendingPathComponent("server.pem").path);
-                ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
-                root \(root.path)/www;
-            """
-        })
+        let url = try startNginx(
+            "nginx", scheme: "https",
+            prepare: { root in
+                try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+            },
+            server: { root, port in
+                """
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(folder.appendingPathComponent("server.pem").path);
+                    ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
+                    root \(root.path)/www;
+                """
+            })
         return url.map { TLS(url: $0, certificates: folder) }
     }
 
@@ -148,17 +160,20 @@ enum TestServers {
     /// not installed.
     static func nginxH2CAndUnix() throws -> (url: String, socket: String, certificates: URL)? {
         let folder = try certificates()
-        let url = try startNginx("nginx-h2c", scheme: "http", prepare: { root in
-            try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
-        }, server: { root, port in
-            """
-                listen 127.0.0.1:\(port) http2;
-                listen unix:\(root.path)/tls.sock ssl http2;
-                ssl_certificate \(folder.appendingPathComponent("server.pem").path);
-                ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
-                root \(root.path)/www;
-            """
-        })
+        let url = try startNginx(
+            "nginx-h2c", scheme: "http",
+            prepare: { root in
+                try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+            },
+            server: { root, port in
+                """
+                    listen 127.0.0.1:\(port) http2;
+                    listen unix:\(root.path)/tls.sock ssl http2;
+                    ssl_certificate \(folder.appendingPathComponent("server.pem").path);
+                    ssl_certificate_key \(folder.appendingPathComponent("server-key.pem").path);
+                    root \(root.path)/www;
+                """
+            })
         guard let url else { return nil }
         let root = URL(fileURLWithPath: started.withLock { $0["nginx-h2c-files"]! }).deletingLastPathComponent()
         return (url, root.appendingPathComponent("tls.sock").path, folder)
@@ -169,29 +184,32 @@ enum TestServers {
     /// authentication (user `ci`, password `dav-pa55-word`). Its folder on
     /// disk is `files`. Nil when nginx is not installed.
     static func nginxWebDAV() throws -> (url: String, files: URL)? {
-        let url = try startNginx("nginx-webdav", scheme: "http", prepare: { root in
-            for name in ["www/cache", "www/private"] {
-                let folder = root.appendingPathComponent(name)
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                // The worker may run as another user than the master.
-                try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-            }
-            let hashed = try Binary.runCommand("/usr/bin/openssl", ["passwd", "-apr1", "dav-pa55-word"])
-            guard hashed.status == 0 else { throw ExampleServer.ServerError(message: "openssl passwd: \(hashed.stderr)") }
-            try Data("ci:\(hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))\n".utf8)
-                .write(to: root.appendingPathComponent("htpasswd"))
-        }, server: { root, port in
-            """
-                listen 127.0.0.1:\(port);
-                root \(root.path)/www;
-                client_max_body_size 0;
-                location /cache/ { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; }
-                location /private/ {
-                    dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r;
-                    auth_basic "cache"; auth_basic_user_file \(root.path)/htpasswd;
+        let url = try startNginx(
+            "nginx-webdav", scheme: "http",
+            prepare: { root in
+                for name in ["www/cache", "www/private"] {
+                    let folder = root.appendingPathComponent(name)
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    // The worker may run as another user than the master.
+                    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
                 }
-            """
-        })
+                let hashed = try Binary.runCommand("/usr/bin/openssl", ["passwd", "-apr1", "dav-pa55-word"])
+                guard hashed.status == 0 else { throw ExampleServer.ServerError(message: "openssl passwd: \(hashed.stderr)") }
+                try Data("ci:\(hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))\n".utf8)
+                    .write(to: root.appendingPathComponent("htpasswd"))
+            },
+            server: { root, port in
+                """
+                    listen 127.0.0.1:\(port);
+                    root \(root.path)/www;
+                    client_max_body_size 0;
+                    location /cache/ { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; }
+                    location /private/ {
+                        dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r;
+                        auth_basic "cache"; auth_basic_user_file \(root.path)/htpasswd;
+                    }
+                """
+            })
         guard let url else { return nil }
         return (url, URL(fileURLWithPath: started.withLock { $0["nginx-webdav-files"]! }))
     }
@@ -211,8 +229,10 @@ enum TestServers {
 
     /// Starts one nginx (once per key) on a free loopback port with the
     /// `server` block's body; nil when nginx is not installed.
-    private static func startNginx(_ key: String, scheme: String, prepare: (URL) throws -> Void,
-                                   server: (URL, Int) -> String) throws -> String? {
+    private static func startNginx(
+        _ key: String, scheme: String, prepare: (URL) throws -> Void,
+        server: (URL, Int) -> String
+    ) throws -> String? {
         guard let nginx else { return nil }
         return try once(key) {
             let root = try Binary.temporaryFolder()
@@ -225,20 +245,20 @@ enum TestServers {
             let temp = root.appendingPathComponent("tmp").path
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: temp)
             let config = """
-            daemon off;
-            worker_processes 1;
-            pid \(root.path)/nginx.pid;
-            error_log \(root.path)/logs/error.log warn;
-            events { worker_connections 256; }
-            http {
-                access_log off;
-                client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp);
-                uwsgi_temp_path \(temp); scgi_temp_path \(temp);
-                server {
-            \(server(root, port))
+                daemon off;
+                worker_processes 1;
+                pid \(root.path)/nginx.pid;
+                error_log \(root.path)/logs/error.log warn;
+                events { worker_connections 256; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp);
+                    uwsgi_temp_path \(temp); scgi_temp_path \(temp);
+                    server {
+                \(server(root, port))
+                    }
                 }
-            }
-            """
+                """
             let configFile = root.appendingPathComponent("nginx.conf")
             try Data(config.utf8).write(to: configFile)
             let process = Process()
@@ -289,8 +309,10 @@ enum TestServers {
 
     /// Starts `python3 Tests/Fixtures/SCRIPT PORTFILE [extra] [arguments]`
     /// and waits for the port it writes.
-    private static func startScript(_ script: String, _ arguments: [String], extra: [String] = [],
-                                    scheme: String = "http") throws -> String {
+    private static func startScript(
+        _ script: String, _ arguments: [String], extra: [String] = [],
+        scheme: String = "http"
+    ) throws -> String {
         let folder = try Binary.temporaryFolder()
         let portFile = folder.appendingPathComponent("port").path
         let process = Process()

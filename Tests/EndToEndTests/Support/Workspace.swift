@@ -35,8 +35,10 @@ struct Workspace {
     }
 
     /// The same in a workspace of its own, removed after.
-    static func expectCheckRefuses(_ source: String, with diagnostics: [String],
-                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectCheckRefuses(
+        _ source: String, with diagnostics: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.expectCheckRefuses(source, with: diagnostics, sourceLocation: sourceLocation)
@@ -45,8 +47,10 @@ struct Workspace {
     /// Writes `source` as `bad.workflow` and expects `check` to refuse it
     /// (exit 2) with each of `diagnostics` (`bad.workflow:LINE:COL: error:
     /// ...`) on its standard error.
-    func expectCheckRefuses(_ source: String, with diagnostics: [String],
-                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectCheckRefuses(
+        _ source: String, with diagnostics: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try write("bad.workflow", source)
         let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: folder)
         #expect(check.status == 2, "\(check.stderr)", sourceLocation: sourceLocation)
@@ -66,11 +70,14 @@ struct Workspace {
     /// The same under `timeout -s KILL`: a run that would stall is killed
     /// after `seconds` (its status is then 137) and the test goes on.
     /// Returns the run and how many seconds it took.
-    func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
-             killedAfter seconds: Int) throws -> (run: WorkflowRun, seconds: Double) {
+    func run(
+        _ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
+        killedAfter seconds: Int
+    ) throws -> (run: WorkflowRun, seconds: Double) {
         try write("test.workflow", workflow)
-        let bounded = try Binary.runBounded(Self.reportArguments + arguments + ["test.workflow"], seconds: seconds,
-                                            in: folder, environment: environment)
+        let bounded = try Binary.runBounded(
+            Self.reportArguments + arguments + ["test.workflow"], seconds: seconds,
+            in: folder, environment: environment)
         return (WorkflowRun(outcome: bounded.outcome, reportText: read("report.json")), bounded.seconds)
     }
 

@@ -1,7 +1,8 @@
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 @Suite("async/await")
 struct AsyncTests {

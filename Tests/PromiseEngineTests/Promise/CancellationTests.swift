@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 /// A promise whose "real work" can be cancelled: records that it was, then
 /// settles as cancelled, as a process step does after killing its process.

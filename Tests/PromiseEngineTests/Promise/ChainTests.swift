@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // OMPromises' `join` and `chain:initial:`, with OMPromises' progress: each
 // step an equal share.
@@ -48,9 +49,18 @@ struct ChainTests {
     func chainValues() {
         let seen = Recorder<Int>()
         let handlers: [@Sendable (Int) throws -> Promise<Int>] = [
-            { seen.record($0); return .value($0 + 1) },
-            { seen.record($0); return .value($0 * 10) },
-            { seen.record($0); return .value($0 - 1) },
+            {
+                seen.record($0)
+                return .value($0 + 1)
+            },
+            {
+                seen.record($0)
+                return .value($0 * 10)
+            },
+            {
+                seen.record($0)
+                return .value($0 - 1)
+            },
         ]
         #expect(chain(handlers, initial: 1).state_ == "fulfilled(19)")
         #expect(seen.events == [1, 2, 20])
@@ -61,8 +71,14 @@ struct ChainTests {
     func chainFailure() {
         let seen = Recorder<String>()
         let handlers: [@Sendable (Int) throws -> Promise<Int>] = [
-            { _ in seen.record("a"); throw TestError(1) },
-            { v in seen.record("b"); return .value(v) },
+            { _ in
+                seen.record("a")
+                throw TestError(1)
+            },
+            { v in
+                seen.record("b")
+                return .value(v)
+            },
         ]
         #expect(chain(handlers, initial: 0).state_ == "rejected(TestError(1))")
         #expect(seen.events == ["a"])
@@ -78,7 +94,7 @@ struct ChainTests {
         }
         let result = chain([step, step, step], initial: 0)
         let heard = Recorder<Double>()
-        result.onProgress { heard.record(($0 * 6).rounded()) }   // in sixths
+        result.onProgress { heard.record(($0 * 6).rounded()) }  // in sixths
         for n in 0..<3 {
             let resolver = resolvers.withLock { $0[n] }
             resolver.progress(0.5)

@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 @Suite("Chaining")
 struct ChainingTests {
@@ -74,10 +75,19 @@ struct ChainingTests {
         let ran = Recorder<String>()
         let result = Promise(value: 1)
             .map { _ -> Int in throw TestError(1) }
-            .map { _ in ran.record("map"); return 2 }
-            .then { _ in ran.record("then"); return Promise(value: 3) }
+            .map { _ in
+                ran.record("map")
+                return 2
+            }
+            .then { _ in
+                ran.record("then")
+                return Promise(value: 3)
+            }
             .get { _ in ran.record("get") }
-            .recover { error -> Int in ran.record("recover \(error)"); return 10 }
+            .recover { error -> Int in
+                ran.record("recover \(error)")
+                return 10
+            }
             .map { $0 + 1 }
         #expect(ran.events == ["recover TestError(1)"])
         #expect(result.state_ == "fulfilled(11)")
@@ -109,7 +119,10 @@ struct ChainingTests {
     @Test("catch and recover do not see cancellation")
     func cancellationNotCaught() {
         let seen = Recorder<String>()
-        let c = Promise<Int>.cancelled().recover { _ in seen.record("recover"); return 1 }
+        let c = Promise<Int>.cancelled().recover { _ in
+            seen.record("recover")
+            return 1
+        }
         let d = Promise<Int>.cancelled().catch { _ in seen.record("catch") }
         #expect(seen.events.isEmpty)
         #expect(c.state_ == "cancelled")
@@ -147,9 +160,11 @@ struct ChainingTests {
     func ensureThenFailure() {
         let secondary = Recorder<String>()
         let a = Promise(value: 3).ensureThen { Promise(error: TestError(5)) }
-        let b = Promise<Int>(error: TestError(1)).ensureThen(onSecondaryError: { secondary.record("\($0)") }, {
-            Promise(error: TestError(5))
-        })
+        let b = Promise<Int>(error: TestError(1)).ensureThen(
+            onSecondaryError: { secondary.record("\($0)") },
+            {
+                Promise(error: TestError(5))
+            })
         #expect(a.state_ == "rejected(TestError(5))")
         #expect(b.state_ == "rejected(TestError(1))")
         #expect(secondary.events == ["TestError(5)"])

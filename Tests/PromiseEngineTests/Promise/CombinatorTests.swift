@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 @Suite("Combinators")
 struct CombinatorTests {
@@ -38,8 +39,18 @@ struct CombinatorTests {
     func whenCancelsSiblings() {
         let killed = Recorder<String>()
         let (a, ra) = Promise<Int>.pending()
-        let b = Promise<Int> { r in r.onCancel { killed.record("b"); r.cancel() } }
-        let c = Promise<Int> { r in r.onCancel { killed.record("c"); r.cancel() } }
+        let b = Promise<Int> { r in
+            r.onCancel {
+                killed.record("b")
+                r.cancel()
+            }
+        }
+        let c = Promise<Int> { r in
+            r.onCancel {
+                killed.record("c")
+                r.cancel()
+            }
+        }
         let all = when(fulfilled: [a, b, c], cancelOthersOnFailure: true)
         ra.reject(TestError(1))
         #expect(all.state_ == "rejected(TestError(1))")
@@ -98,7 +109,12 @@ struct CombinatorTests {
     func raceFirst() {
         let cancelled = Recorder<String>()
         let (a, ra) = Promise<Int>.pending()
-        let b = Promise<Int> { r in r.onCancel { cancelled.record("b"); r.cancel() } }
+        let b = Promise<Int> { r in
+            r.onCancel {
+                cancelled.record("b")
+                r.cancel()
+            }
+        }
         let winner = race([a, b])
         ra.fulfill(1)
         #expect(winner.state_ == "fulfilled(1)")
@@ -128,7 +144,12 @@ struct CombinatorTests {
         let cancelled = Recorder<String>()
         let (a, ra) = Promise<Int>.pending()
         let (b, rb) = Promise<Int>.pending()
-        let c = Promise<Int> { r in r.onCancel { cancelled.record("c"); r.cancel() } }
+        let c = Promise<Int> { r in
+            r.onCancel {
+                cancelled.record("c")
+                r.cancel()
+            }
+        }
         let first = any([a, b, c])
         ra.reject(TestError(1))
         #expect(first.state_ == "pending")
@@ -176,7 +197,10 @@ struct CombinatorTests {
     @Test("the bounded form takes elements lazily: only as slots free up")
     func boundedLazy() {
         let taken = Counter()
-        let elements = (0..<1_000_000).lazy.map { n -> Int in taken.increment(); return n }
+        let elements = (0..<1_000_000).lazy.map { n -> Int in
+            taken.increment()
+            return n
+        }
         let pending = Recorder<Resolver<Void>>()
         let all = when(fulfilled: elements, limit: 4) { _ -> Promise<Void> in
             let (p, r) = Promise<Void>.pending()
@@ -197,7 +221,12 @@ struct CombinatorTests {
         let all = when(fulfilled: 0..<100, limit: 2, cancelOthersOnFailure: true) { n -> Promise<Int> in
             started.increment()
             if n == 1 { return Promise(error: TestError(1)) }
-            return Promise { r in r.onCancel { cancelled.increment(); r.cancel() } }
+            return Promise { r in
+                r.onCancel {
+                    cancelled.increment()
+                    r.cancel()
+                }
+            }
         }
         #expect(all.state_ == "rejected(TestError(1))")
         #expect(started.current == 2)
@@ -225,9 +254,10 @@ struct CombinatorTests {
         let all = when(resolved: 0..<5, limit: 2) { n -> Promise<Int> in
             n % 2 == 0 ? Promise(value: n) : Promise(error: TestError(n))
         }
-        #expect(all.outcome?.value?.map(\.testDescription) == [
-            "fulfilled(0)", "rejected(TestError(1))", "fulfilled(2)", "rejected(TestError(3))", "fulfilled(4)",
-        ])
+        #expect(
+            all.outcome?.value?.map(\.testDescription) == [
+                "fulfilled(0)", "rejected(TestError(1))", "fulfilled(2)", "rejected(TestError(3))", "fulfilled(4)",
+            ])
     }
 
     @Test("the bounded form of nothing is fulfilled with nothing")

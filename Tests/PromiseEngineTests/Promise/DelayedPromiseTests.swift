@@ -1,7 +1,8 @@
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // Tomorrowland's documented behaviours of `DelayedPromise`.
 
@@ -52,7 +53,8 @@ struct DelayedPromiseTests {
         weak var neverCapture: Tracked?
         var delayed: DelayedPromise<Int>?
         do {
-            let ran = Tracked(1), never = Tracked(2)
+            let ran = Tracked(1)
+            let never = Tracked(2)
             ranCapture = ran
             neverCapture = never
             delayed = DelayedPromise<Int> { resolver in resolver.fulfill(ran.id) }

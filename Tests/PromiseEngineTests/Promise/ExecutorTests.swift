@@ -1,7 +1,8 @@
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 /// A serial queue that code can ask whether it runs on.
 struct MarkedQueue: Sendable {

@@ -1,8 +1,9 @@
-import Synchronization
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Synchronization
+import Testing
+
+@testable import PromiseEngine
 
 // Tomorrowland's documented behaviours of `PromiseInvalidationToken`, each
 // as a test of its own.
@@ -14,7 +15,10 @@ struct InvalidationTokenTests {
         let token = PromiseInvalidationToken()
         let (p, r) = Promise<Int>.pending()
         let ran = Recorder<Int>()
-        let mapped = p.map(token: token) { ran.record($0); return $0 + 1 }
+        let mapped = p.map(token: token) {
+            ran.record($0)
+            return $0 + 1
+        }
         r.fulfill(41)
         #expect(ran.events == [41])
         #expect(mapped.state_ == "fulfilled(42)")
@@ -25,7 +29,10 @@ struct InvalidationTokenTests {
         let token = PromiseInvalidationToken()
         let (p, r) = Promise<Int>.pending()
         let ran = Recorder<Int>()
-        let mapped = p.map(token: token) { ran.record($0); return $0 }
+        let mapped = p.map(token: token) {
+            ran.record($0)
+            return $0
+        }
         let done = p.done(token: token) { ran.record($0) }
         token.invalidate()
         r.fulfill(1)
@@ -49,7 +56,10 @@ struct InvalidationTokenTests {
         let token = PromiseInvalidationToken()
         let (p, r) = Promise<Int>.pending()
         let ran = Recorder<String>()
-        let first = p.done { _ in ran.record("first"); token.invalidate() }
+        let first = p.done { _ in
+            ran.record("first")
+            token.invalidate()
+        }
         let second = p.done(token: token) { _ in ran.record("second") }
         r.fulfill(1)
         #expect(ran.events == ["first"])
@@ -64,8 +74,11 @@ struct InvalidationTokenTests {
         let ran = Recorder<Int>()
         let (p, r) = Promise<Int>.pending()
         queue.suspend()
-        let mapped = p.map(on: .queue(queue), token: token) { ran.record($0); return $0 }
-        r.fulfill(1)                      // the handler is queued, not run
+        let mapped = p.map(on: .queue(queue), token: token) {
+            ran.record($0)
+            return $0
+        }
+        r.fulfill(1)  // the handler is queued, not run
         token.invalidate()
         queue.resume()
         queue.sync {}
@@ -120,22 +133,42 @@ struct InvalidationTokenTests {
         let (value, fulfil) = Promise<Int>.pending()
         let (failure, reject) = Promise<Int>.pending()
         let decided: [(String, () -> String)] = {
-            let then = value.then(token: token) { v -> Promise<Int> in ran.record("then"); return .value(v) }
-            let map = value.map(token: token) { v -> Int in ran.record("map"); return v }
-            let compact = value.compactMap(token: token) { v -> Int? in ran.record("compactMap"); return v }
+            let then = value.then(token: token) { v -> Promise<Int> in
+                ran.record("then")
+                return .value(v)
+            }
+            let map = value.map(token: token) { v -> Int in
+                ran.record("map")
+                return v
+            }
+            let compact = value.compactMap(token: token) { v -> Int? in
+                ran.record("compactMap")
+                return v
+            }
             let done = value.done(token: token) { _ in ran.record("done") }
             let caught = failure.catch(token: token) { _ in ran.record("catch") }
             let typed = failure.catch(TestError.self, token: token) { _ in ran.record("catch(Type)") }
-            let recoverValue = failure.recover(token: token) { _ -> Int in ran.record("recover"); return 0 }
-            let recoverPromise = failure.recover(token: token) { _ -> Promise<Int> in ran.record("recover promise"); return .value(0) }
-            return [("then", { then.state_ }), ("map", { map.state_ }), ("compactMap", { compact.state_ }),
-                    ("done", { done.state_ }), ("catch", { caught.state_ }), ("catch(Type)", { typed.state_ }),
-                    ("recover", { recoverValue.state_ }), ("recover promise", { recoverPromise.state_ })]
+            let recoverValue = failure.recover(token: token) { _ -> Int in
+                ran.record("recover")
+                return 0
+            }
+            let recoverPromise = failure.recover(token: token) { _ -> Promise<Int> in
+                ran.record("recover promise")
+                return .value(0)
+            }
+            return [
+                ("then", { then.state_ }), ("map", { map.state_ }), ("compactMap", { compact.state_ }),
+                ("done", { done.state_ }), ("catch", { caught.state_ }), ("catch(Type)", { typed.state_ }),
+                ("recover", { recoverValue.state_ }), ("recover promise", { recoverPromise.state_ }),
+            ]
         }()
         let get = value.get(token: token) { _ in ran.record("get") }
         let tap = value.tap(token: token) { _ in ran.record("tap") }
         let ensure = value.ensure(token: token) { ran.record("ensure") }
-        let ensureThen = failure.ensureThen(token: token) { ran.record("ensureThen"); return .value(()) }
+        let ensureThen = failure.ensureThen(token: token) {
+            ran.record("ensureThen")
+            return .value(())
+        }
         value.finally(token: token) { ran.record("finally") }
         token.invalidate()
         fulfil.fulfill(5)
@@ -196,7 +229,10 @@ struct InvalidationTokenTests {
         do {
             let token = PromiseInvalidationToken()
             work.requestCancelOnInvalidate(token)
-            mapped = p.map(token: token) { ran.record($0); return $0 }
+            mapped = p.map(token: token) {
+                ran.record($0)
+                return $0
+            }
         }
         #expect(log.events == ["cancel work"])
         r.fulfill(1)
@@ -281,7 +317,9 @@ struct ChainedTokenTests {
 
     @Test("a chain of three, and every invalidation of the parent reaches them again")
     func chainOfThree() {
-        let root = PromiseInvalidationToken(), middle = PromiseInvalidationToken(), leaf = PromiseInvalidationToken()
+        let root = PromiseInvalidationToken()
+        let middle = PromiseInvalidationToken()
+        let leaf = PromiseInvalidationToken()
         middle.chainInvalidation(from: root)
         leaf.chainInvalidation(from: middle)
         for _ in 0..<2 {
@@ -296,7 +334,8 @@ struct ChainedTokenTests {
     @Test("cancelWithoutInvalidating reaches chained tokens only when they asked for it")
     func cancelWithoutInvalidatingChains() {
         let parent = PromiseInvalidationToken()
-        let included = PromiseInvalidationToken(), excluded = PromiseInvalidationToken()
+        let included = PromiseInvalidationToken()
+        let excluded = PromiseInvalidationToken()
         included.chainInvalidation(from: parent)
         excluded.chainInvalidation(from: parent, includingCancelWithoutInvalidating: false)
         let log = Recorder<String>()
@@ -315,7 +354,8 @@ struct ChainedTokenTests {
 
     @Test("chaining a token to itself does nothing; a cycle invalidates each token once")
     func selfAndCycles() {
-        let a = PromiseInvalidationToken(), b = PromiseInvalidationToken()
+        let a = PromiseInvalidationToken()
+        let b = PromiseInvalidationToken()
         a.chainInvalidation(from: a)
         a.chainInvalidation(from: b)
         b.chainInvalidation(from: a)

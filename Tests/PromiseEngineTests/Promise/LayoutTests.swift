@@ -1,7 +1,8 @@
 import Glibc
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // What a pending promise costs in memory, as malloc sees it: a size, not a
 // time, so it is the same on a loaded machine. (Benchmarks/README.md's

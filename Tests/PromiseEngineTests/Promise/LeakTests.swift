@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 /// An object whose release a test can observe through a weak reference.
 final class Tracked: Sendable {

@@ -1,7 +1,8 @@
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // The Promises/A+ specification (https://promisesaplus.com), ported to a
 // typed Swift API. `then(onFulfilled, onRejected)` maps to `map`/`then` for
@@ -282,4 +283,3 @@ struct APlusDeferredTests {
         #expect(order.events == ["handler", "after done"])
     }
 }
-

@@ -1,7 +1,8 @@
 import Dispatch
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // Tomorrowland's documented behaviours of `makeChild()` and
 // `propagatingCancellation(on:cancelRequested:)`.
@@ -30,7 +31,8 @@ struct SharingTests {
             order.record("cancelRequested")
             #expect(promise.state_ == "pending")
         }
-        let a = shared.makeChild(), b = shared.makeChild()
+        let a = shared.makeChild()
+        let b = shared.makeChild()
         a.cancel()
         #expect(order.events.isEmpty, "b still wants the value")
         b.cancel()
@@ -129,4 +131,3 @@ struct SharingTests {
         #expect(target.state_ == "cancelled")
     }
 }
-

@@ -1,9 +1,11 @@
+import Testing
+
+@testable import PromiseEngine
+
 #if canImport(Glibc)
 import Synchronization
 import Glibc
 #endif
-import Testing
-@testable import PromiseEngine
 
 // The promise's lock is not recursive. Debug builds catch a thread taking
 // it twice (a release build would spin forever, as on any lock that is

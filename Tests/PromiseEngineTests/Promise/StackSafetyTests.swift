@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 // One at a time: each holds a thread of the shared pool for seconds.
 @Suite("Stack safety", .serialized)

@@ -1,8 +1,9 @@
 import Dispatch
+import PromiseTestSupport
 import Synchronization
 import Testing
+
 @testable import PromiseEngine
-import PromiseTestSupport
 
 // Many threads settling, chaining and cancelling the same promises at once.
 // `.ci/run` runs this suite under ThreadSanitizer (`--filter Stress`).

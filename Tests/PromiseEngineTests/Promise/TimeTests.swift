@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 @Suite("Time, on a manual clock")
 struct TimeTests {
@@ -49,7 +50,12 @@ struct TimeTests {
     func timeoutExpires() {
         let clock = ManualClock()
         let stopped = Counter()
-        let work = Promise<Int> { r in r.onCancel { stopped.increment(); r.cancel() } }
+        let work = Promise<Int> { r in
+            r.onCancel {
+                stopped.increment()
+                r.cancel()
+            }
+        }
         let limited = work.timeout(.seconds(5), clock: clock)
         clock.advance(by: .seconds(5))
         #expect(limited.outcome?.error as? PromiseError == .timedOut(afterNanoseconds: 5_000_000_000))
@@ -158,7 +164,12 @@ struct TimeTests {
     func retryCancelAttempt() {
         let stopped = Counter()
         let result = retry(maxAttempts: 5) { _ in
-            Promise<Int> { r in r.onCancel { stopped.increment(); r.cancel() } }
+            Promise<Int> { r in
+                r.onCancel {
+                    stopped.increment()
+                    r.cancel()
+                }
+            }
         }
         result.cancel()
         #expect(stopped.current == 1)

@@ -1,8 +1,9 @@
 import Dispatch
+import PromiseTestSupport
 import Synchronization
 import Testing
+
 @testable import PromiseEngine
-import PromiseTestSupport
 
 // Invalidation tokens, delayed and shared promises with many threads at
 // once. `.ci/run` runs this suite under ThreadSanitizer (`--filter Stress`
@@ -12,7 +13,9 @@ import PromiseTestSupport
 struct TomorrowlandStressTests {
     static let threads = 8
 
-    @Test("a token invalidated while the promise settles and handlers register: each handler runs at most once, and ran exactly when its promise is fulfilled")
+    @Test(
+        "a token invalidated while the promise settles and handlers register: each handler runs at most once, and ran exactly when its promise is fulfilled"
+    )
     func invalidateWhileSettling() {
         for _ in 0..<500 {
             let token = PromiseInvalidationToken()
@@ -100,7 +103,8 @@ struct TomorrowlandStressTests {
     @Test("children of a shared promise cancelling from many threads: the callback runs once, then the root is asked once")
     func sharedCancelledFromManyThreads() {
         for _ in 0..<1_000 {
-            let callbacks = Counter(), rootCancels = Counter()
+            let callbacks = Counter()
+            let rootCancels = Counter()
             let (root, rootResolver) = Promise<Int>.pending()
             rootResolver.onCancel {
                 rootCancels.increment()

@@ -1,6 +1,7 @@
-import Testing
-@testable import PromiseEngine
 import PromiseTestSupport
+import Testing
+
+@testable import PromiseEngine
 
 @Suite("Unhandled errors", .serialized)
 struct UnhandledErrorTests {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PromiseEngine
 import WorkflowModel
+
 @testable import Steps
 
 /// The tests' HTTP server (Tests/Fixtures/http-test-server.py), on
@@ -50,12 +51,17 @@ enum HTTPTestServer {
         let portFile = folder + "/port"
         var arguments = ["python3", script, portFile]
         if tls {
-            let certificate = ResolvedStep.exec(arguments: [
-                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
-            ].map { $0 }, process: ResolvedProcessOptions())
-            let made = await runner.run(certificate, in: StepContext(id: "cert", workingDirectory: folder,
-                                                                      environment: testEnvironment)).settled
+            let certificate = ResolvedStep.exec(
+                arguments: [
+                    "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
+                ].map { $0 }, process: ResolvedProcessOptions())
+            let made = await runner.run(
+                certificate,
+                in: StepContext(
+                    id: "cert", workingDirectory: folder,
+                    environment: testEnvironment)
+            ).settled
             guard made.value != nil else { throw TestServerError(message: "openssl could not make a certificate: \(made)") }
             arguments += ["--tls", folder + "/cert.pem", folder + "/key.pem"]
         }
@@ -99,10 +105,14 @@ struct TestServerError: Error, CustomStringConvertible {
 }
 
 /// An `http` step.
-func http(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: ResolvedBody = .none,
-          redirects: Int? = nil, save: String? = nil, expect: [ResolvedExpectation] = [], capture: [Capture] = []) -> ResolvedStep {
-    .http(ResolvedHTTPRequest(method: method, url: url,
-                      headers: headers.map { NamedText(name: $0.0, value: $0.1) },
-                      body: body, redirects: redirects, save: save.map { $0 },
-                      expectations: expect, captures: capture))
+func http(
+    _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: ResolvedBody = .none,
+    redirects: Int? = nil, save: String? = nil, expect: [ResolvedExpectation] = [], capture: [Capture] = []
+) -> ResolvedStep {
+    .http(
+        ResolvedHTTPRequest(
+            method: method, url: url,
+            headers: headers.map { NamedText(name: $0.0, value: $0.1) },
+            body: body, redirects: redirects, save: save.map { $0 },
+            expectations: expect, captures: capture))
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PromiseEngine
 import WorkflowModel
+
 @testable import Steps
 
 /// Set in a test process started by `runIsolated`.
@@ -15,9 +16,10 @@ func runIsolated(_ filter: String) async throws -> (passed: Bool, output: String
     defer { free(me) }
     var environment = testEnvironment
     environment["STEPS_TEST_ISOLATED"] = "1"
-    let step = ResolvedStep.exec(arguments: [String(cString: me), "--testing-library", "swift-testing", "--filter", filter]
-                            .map { $0 },
-                         process: ResolvedProcessOptions(expectations: [.exit([0, 1])]))
+    let step = ResolvedStep.exec(
+        arguments: [String(cString: me), "--testing-library", "swift-testing", "--filter", filter]
+            .map { $0 },
+        process: ResolvedProcessOptions(expectations: [.exit([0, 1])]))
     let runner = SystemStepRunner()
     let outcome = await runner.run(step, in: StepContext(id: "isolated", workingDirectory: "/", environment: environment)).settled
     guard case .fulfilled(let result) = outcome else { return (false, "\(outcome)") }

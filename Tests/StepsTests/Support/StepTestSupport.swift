@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import PromiseEngine
-import WorkflowModel
 import Testing
+import WorkflowModel
+
 @testable import Steps
 
 /// A step's outcome, awaited.
@@ -45,8 +46,9 @@ func failure(_ outcome: Outcome<StepResult>, sourceLocation: Testing.SourceLocat
 }
 
 func sh(_ command: String, stdin: String? = nil, expect: [ResolvedExpectation] = [], capture: [Capture] = []) -> ResolvedStep {
-    .shell(command: command,
-           process: ResolvedProcessOptions(stdin: stdin.map { $0 }, expectations: expect, captures: capture))
+    .shell(
+        command: command,
+        process: ResolvedProcessOptions(stdin: stdin.map { $0 }, expectations: expect, captures: capture))
 }
 
 func exec(_ arguments: String..., expect: [ResolvedExpectation] = []) -> ResolvedStep {
@@ -67,8 +69,10 @@ struct TemporaryFolder: ~Copyable {
         path = String(cString: made!)
     }
 
-    func context(id: String = "test", environment: [String: String] = testEnvironment,
-                 output: (any StepOutputSink)? = nil) -> StepContext {
+    func context(
+        id: String = "test", environment: [String: String] = testEnvironment,
+        output: (any StepOutputSink)? = nil
+    ) -> StepContext {
         StepContext(id: id, workingDirectory: path, environment: environment, output: output)
     }
 
@@ -136,7 +140,8 @@ func noteGroup(_ group: pid_t) {
 /// reaped (a zombie of ours).
 func isUnreapedChild(_ pid: pid_t) -> Bool {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let end = text.lastIndex(of: ")") else { return false }
+        let end = text.lastIndex(of: ")")
+    else { return false }
     let fields = text[text.index(after: end)...].split(separator: " ")
     return fields.count > 2 && fields[0] == "Z" && pid_t(fields[1]) == getpid()
 }

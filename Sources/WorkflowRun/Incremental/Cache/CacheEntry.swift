@@ -1,6 +1,6 @@
+import JSON
 import RunnerSystem
 import WorkflowModel
-import JSON
 
 /// A step's entry in the shared cache (`ac/KEY`): what its successful run
 /// produced (exit code, output, captures) and each path its `generates`
@@ -105,7 +105,8 @@ struct CacheEntry: Sendable, Equatable {
             }
         }
         guard case .array(let files)? = object["files"] else { return .failure(CacheProblem(.failed, "the entry has no file list")) }
-        var regular: Set<String> = [], named: Set<String> = []
+        var regular: Set<String> = []
+        var named: Set<String> = []
         for file in files {
             guard case .object(let fields) = file, case .string(let path)? = fields["path"], let kind = Self.kind(fields) else {
                 return .failure(CacheProblem(.failed, "a file of the entry is malformed"))
@@ -135,7 +136,8 @@ struct CacheEntry: Sendable, Equatable {
         switch (fields["sha256"], fields["link"], fields["hardlink"]) {
         case (.string(let sha)?, nil, nil):
             guard isDigest(sha), case .number(let mode)? = fields["mode"], let modeValue = mode.integerValue, (0...0o7777).contains(modeValue),
-                  case .number(let size)? = fields["size"], let sizeValue = size.integerValue, sizeValue >= 0 else { return nil }
+                case .number(let size)? = fields["size"], let sizeValue = size.integerValue, sizeValue >= 0
+            else { return nil }
             return .file(sha256: sha, size: sizeValue, mode: UInt32(modeValue))
         case (nil, .string(let target)?, nil):
             // What symlink(2) takes: not empty, no NUL, at most PATH_MAX.

@@ -11,9 +11,12 @@ import WorkflowModel
 /// See docs/language.md, 'A shared cache'.
 enum CacheKey {
     /// The key, or nil for a step that is not a process step.
-    static func compute(step: ResolvedStep, relativeFolder: String, workingDirectory: String,
-                        environment: [String: String]) -> String? {
-        let command: [String], process: ResolvedProcessOptions
+    static func compute(
+        step: ResolvedStep, relativeFolder: String, workingDirectory: String,
+        environment: [String: String]
+    ) -> String? {
+        let command: [String]
+        let process: ResolvedProcessOptions
         switch step {
         case .shell(let text, let options): (command, process) = (["sh", text], options)
         case .exec(let arguments, let options): (command, process) = (["exec"] + arguments, options)
@@ -26,13 +29,22 @@ enum CacheKey {
             hash.update(text)
         }
         add(CacheEntry.format)
-        add("command"); add(String(command.count)); command.forEach(add)
-        add("folder"); add(relativeFolder)
-        add("stdin"); add(process.stdin.map { "=" + $0 } ?? "none")
+        add("command")
+        add(String(command.count))
+        command.forEach(add)
+        add("folder")
+        add(relativeFolder)
+        add("stdin")
+        add(process.stdin.map { "=" + $0 } ?? "none")
         add("environment")
-        for name in environment.keys.sorted() { add(name); add(environment[name] ?? "") }
-        add("generates"); process.generates.forEach(add)
-        add("depfile"); add(process.depfile.map { "=" + $0 } ?? "none")
+        for name in environment.keys.sorted() {
+            add(name)
+            add(environment[name] ?? "")
+        }
+        add("generates")
+        process.generates.forEach(add)
+        add("depfile")
+        add(process.depfile.map { "=" + $0 } ?? "none")
         add("sources")
         var files: Set<String> = []
         for pattern in process.sources {
@@ -51,7 +63,8 @@ enum CacheKey {
     /// `sub/dir` inside it, and the absolute path when outside it (a step
     /// that works outside its checkout depends on where that is).
     static func relative(_ folder: String, to base: String) -> String {
-        let folder = Paths.normalized(folder), base = Paths.normalized(base)
+        let folder = Paths.normalized(folder)
+        let base = Paths.normalized(base)
         if folder == base { return "." }
         let prefix = base == "/" ? "/" : base + "/"
         return folder.hasPrefix(prefix) ? String(folder.dropFirst(prefix.count)) : folder

@@ -58,7 +58,8 @@ package struct CacheLocation: Sendable, Equatable {
             let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
             var authority = rest[..<authorityEnd]
             rest = rest[authorityEnd...]
-            var user: String?, password: String?
+            var user: String?
+            var password: String?
             if let at = authority.lastIndex(of: "@") {
                 let info = authority[..<at]
                 authority = authority[authority.index(after: at)...]
@@ -79,8 +80,10 @@ package struct CacheLocation: Sendable, Equatable {
         }
         if let colon = text.firstRange(of: "://") {
             let scheme = text[..<colon.lowerBound]
-            return .failure(CacheLocationError("'\(scheme)://' caches are not supported; give a folder, file://, http:// or https:// "
-                                               + "(an object store through its HTTP endpoint)"))
+            return .failure(
+                CacheLocationError(
+                    "'\(scheme)://' caches are not supported; give a folder, file://, http:// or https:// "
+                        + "(an object store through its HTTP endpoint)"))
         }
         return .success(CacheLocation(kind: .folder(Paths.normalized(Paths.absolute(text, from: currentDirectory))), token: token))
     }

@@ -11,8 +11,10 @@ import WorkflowModel
 package enum CachePreview {
     /// For each step with `sources`: "would be restored from the cache",
     /// "not in the cache", or why it cannot be known before running.
-    package static func verdicts(_ workflow: Workflow, cache: SharedCache, currentDirectory: String,
-                                 givenEnvironment: Bool, inherited: [String: String]) -> Promise<[(id: String, verdict: String)]> {
+    package static func verdicts(
+        _ workflow: Workflow, cache: SharedCache, currentDirectory: String,
+        givenEnvironment: Bool, inherited: [String: String]
+    ) -> Promise<[(id: String, verdict: String)]> {
         let folder = Paths.absolute(workflow.directory, from: currentDirectory)
         let givesEnvironment = givenEnvironment || workflow.body.givesEnvironment
         var asks: [(id: String, key: String?, reason: String)] = []
@@ -23,10 +25,12 @@ package enum CachePreview {
                 continue
             }
             let cwd = node.attributes.cwd.map { $0.literalValue }
-            guard cwd != .some(nil), let resolved = try? step.resolved(by: { template throws(CacheProblem) -> String in
-                guard let text = template.literalValue else { throw CacheProblem(.failed, "template") }
-                return text
-            }) else {
+            guard cwd != .some(nil),
+                let resolved = try? step.resolved(by: { template throws(CacheProblem) -> String in
+                    guard let text = template.literalValue else { throw CacheProblem(.failed, "template") }
+                    return text
+                })
+            else {
                 asks.append((node.id, nil, "asked when it runs: its command or patterns use {{ }}"))
                 continue
             }

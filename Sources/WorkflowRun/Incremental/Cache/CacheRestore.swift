@@ -34,9 +34,12 @@ struct CacheRestore: Sendable {
 
     /// Checks the entry (each of its paths, whatever its kind) and makes
     /// the folders its paths need; a refusal makes nothing.
-    static func prepare(_ entry: CacheEntry, into folder: String, generates: [String],
-                        protected: Set<String>) throws(CacheProblem) -> CacheRestore {
-        var missing: [String] = [], seen: Set<String> = []
+    static func prepare(
+        _ entry: CacheEntry, into folder: String, generates: [String],
+        protected: Set<String>
+    ) throws(CacheProblem) -> CacheRestore {
+        var missing: [String] = []
+        var seen: Set<String> = []
         var items: [Item] = []
         for file in entry.files {
             let names = file.path.split(separator: "/")

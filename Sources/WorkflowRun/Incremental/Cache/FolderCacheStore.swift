@@ -16,8 +16,10 @@ struct FolderCacheStore: CacheStore {
     let clock: any PromiseClock
     let timeout: Duration
 
-    private func onWorker<Value: Sendable>(_ what: String,
-                                           _ work: @escaping @Sendable (CancelFlag) throws(CacheProblem) -> Value) -> Promise<Value> {
+    private func onWorker<Value: Sendable>(
+        _ what: String,
+        _ work: @escaping @Sendable (CancelFlag) throws(CacheProblem) -> Value
+    ) -> Promise<Value> {
         let (promise, resolver) = Promise<Value>.pending()
         let cancelled = CancelFlag()
         let limit = timeout

@@ -33,15 +33,18 @@ struct HTTPCacheStore: CacheStore {
     /// One request; its result, or a `CacheProblem`.
     /// `limit`: the most bytes a saved body may have; a larger one (said
     /// by its Content-Length or seen as it comes) stops the request.
-    private func send(_ method: String, _ name: String, body: ResolvedBody = .none, save: String? = nil,
-                      limit: Int = .max) -> Promise<StepResult> {
+    private func send(
+        _ method: String, _ name: String, body: ResolvedBody = .none, save: String? = nil,
+        limit: Int = .max
+    ) -> Promise<StepResult> {
         let (basic, credentials) = authorization
         let headers = [Self.identity] + credentials
-        let request = ResolvedHTTPRequest(method: HTTPMethod(rawValue: method), url: base + "/" + name, headers: headers,
-                                          body: body, save: save,
-                                          // Every status is an answer here (404 is "not there"): no default check.
-                                          expectations: [.status([.range(100...599)])],
-                                          cookies: false, basicAuth: basic)
+        let request = ResolvedHTTPRequest(
+            method: HTTPMethod(rawValue: method), url: base + "/" + name, headers: headers,
+            body: body, save: save,
+            // Every status is an answer here (404 is "not there"): no default check.
+            expectations: [.status([.range(100...599)])],
+            cookies: false, basicAuth: basic)
         let running = Lock<(work: Promise<StepResult>?, tooLarge: Bool)>((nil, false))
         let bound = Int64(limit)
         let transfer: @Sendable (Int64, Int64?) -> Void = { received, expected in
@@ -49,30 +52,37 @@ struct HTTPCacheStore: CacheStore {
             running.withLock { $0.tooLarge = true }
             running.withLock { $0.work }?.cancel()
         }
-        let work = runner.run(.http(request), in: StepContext(id: "cache", workingDirectory: "/", environment: [:],
-                                                              transfer: limit == .max ? nil : transfer))
+        let work = runner.run(
+            .http(request),
+            in: StepContext(
+                id: "cache", workingDirectory: "/", environment: [:],
+                transfer: limit == .max ? nil : transfer))
         running.withLock { $0.work = work }
         let timer = clock.schedule(after: timeout) { work.cancel() }
         let shown = "\(method) \(base)/\(name)"
         let waited = timeout
-        return work.derive(.inline, .outcome { outcome in
-            timer.cancel()
-            switch outcome {
-            case .fulfilled(let result): return .outcome(.fulfilled(result))
-            case .cancelled where running.withLock({ $0.tooLarge }):
-                return .outcome(.rejected(CacheProblem(.failed, "\(shown): more than the \(limit) bytes its entry says; refused")))
-            case .cancelled:
-                return .outcome(.rejected(CacheProblem(.timeout, "\(shown): no answer within \(DurationText.format(waited))")))
-            case .rejected(let error):
-                let failure = error as? StepFailure
-                let kind: CacheProblem.Kind = failure?.kind == .network ? .unreachable : .failed
-                return .outcome(.rejected(CacheProblem(kind, failure?.message ?? "\(shown): \(error)")))
-            }
-        })
+        return work.derive(
+            .inline,
+            .outcome { outcome in
+                timer.cancel()
+                switch outcome {
+                case .fulfilled(let result): return .outcome(.fulfilled(result))
+                case .cancelled where running.withLock({ $0.tooLarge }):
+                    return .outcome(.rejected(CacheProblem(.failed, "\(shown): more than the \(limit) bytes its entry says; refused")))
+                case .cancelled:
+                    return .outcome(.rejected(CacheProblem(.timeout, "\(shown): no answer within \(DurationText.format(waited))")))
+                case .rejected(let error):
+                    let failure = error as? StepFailure
+                    let kind: CacheProblem.Kind = failure?.kind == .network ? .unreachable : .failed
+                    return .outcome(.rejected(CacheProblem(kind, failure?.message ?? "\(shown): \(error)")))
+                }
+            })
     }
 
     private static func refused(_ method: String, _ url: String, _ status: Int) -> CacheProblem {
-        let why = status == 401 ? " (credentials missing or wrong: the URL's user info, or PROMISE_RUN_CACHE_TOKEN)"
+        let why =
+            status == 401
+            ? " (credentials missing or wrong: the URL's user info, or PROMISE_RUN_CACHE_TOKEN)"
             : status == 403 ? " (not allowed)" : ""
         return CacheProblem(status == 401 || status == 403 ? .refused : .failed, "\(method) \(url): status \(status)\(why)")
     }

@@ -33,8 +33,10 @@ package final class SharedCache: Sendable {
     private let state = Lock(State())
 
     /// `timeout`: for each request to an HTTP store.
-    package init(location: CacheLocation, runner: any StepRunner, clock: any PromiseClock, timeout: Duration = .seconds(10),
-                 readOnly: Bool = false, drainLimit: Duration = .seconds(120)) {
+    package init(
+        location: CacheLocation, runner: any StepRunner, clock: any PromiseClock, timeout: Duration = .seconds(10),
+        readOnly: Bool = false, drainLimit: Duration = .seconds(120)
+    ) {
         self.location = location
         self.readOnly = readOnly
         self.drainLimit = drainLimit
@@ -86,10 +88,13 @@ package final class SharedCache: Sendable {
     }
 
     /// The key of a step with `sources` (nil for other steps).
-    package func key(for step: ResolvedStep, workflowDirectory: String, workingDirectory: String,
-                     environment: [String: String]) -> String? {
-        CacheKey.compute(step: step, relativeFolder: CacheKey.relative(workingDirectory, to: workflowDirectory),
-                         workingDirectory: workingDirectory, environment: environment)
+    package func key(
+        for step: ResolvedStep, workflowDirectory: String, workingDirectory: String,
+        environment: [String: String]
+    ) -> String? {
+        CacheKey.compute(
+            step: step, relativeFolder: CacheKey.relative(workingDirectory, to: workflowDirectory),
+            workingDirectory: workingDirectory, environment: environment)
     }
 
     /// The stored entry under `key`; nil when there is none, when it is
@@ -101,42 +106,46 @@ package final class SharedCache: Sendable {
             warn("\(id): \(error); the step runs as if there were no cache")
             return Promise(value: nil)
         }
-        return store.download("ac/" + key, to: path, limit: FileSystem.inputLimit).derive(.inline, .outcome { [self] outcome in
-            switch outcome {
-            case .fulfilled(false): return .outcome(.fulfilled(nil))
-            case .fulfilled(true):
-                let text = FileSystem.readText(path)
-                unlink(path)
-                guard case .success(let content) = text else {
-                    warn("\(id): its entry could not be read back; the step runs")
+        return store.download("ac/" + key, to: path, limit: FileSystem.inputLimit).derive(
+            .inline,
+            .outcome { [self] outcome in
+                switch outcome {
+                case .fulfilled(false): return .outcome(.fulfilled(nil))
+                case .fulfilled(true):
+                    let text = FileSystem.readText(path)
+                    unlink(path)
+                    guard case .success(let content) = text else {
+                        warn("\(id): its entry could not be read back; the step runs")
+                        return .outcome(.fulfilled(nil))
+                    }
+                    switch CacheEntry.parse(content) {
+                    case .success(let entry): return .outcome(.fulfilled(entry))
+                    case .failure(let why):
+                        warn("\(id): its entry is corrupt (\(why.message)); the step runs, and its success replaces the entry")
+                        return .outcome(.fulfilled(nil))
+                    }
+                case .rejected(let error):
+                    unlink(path)
+                    problem(error, step: id, writing: false)
                     return .outcome(.fulfilled(nil))
+                case .cancelled:
+                    unlink(path)
+                    return .outcome(.cancelled)
                 }
-                switch CacheEntry.parse(content) {
-                case .success(let entry): return .outcome(.fulfilled(entry))
-                case .failure(let why):
-                    warn("\(id): its entry is corrupt (\(why.message)); the step runs, and its success replaces the entry")
-                    return .outcome(.fulfilled(nil))
-                }
-            case .rejected(let error):
-                unlink(path)
-                problem(error, step: id, writing: false)
-                return .outcome(.fulfilled(nil))
-            case .cancelled:
-                unlink(path)
-                return .outcome(.cancelled)
-            }
-        })
+            })
     }
 
     /// Whether the store has an entry under `key` (for `--dry-run`); nil
     /// when it cannot say.
     package func contains(key: String) -> Promise<Bool?> {
         guard usable else { return Promise(value: nil) }
-        return store.contains("ac/" + key).derive(.inline, .outcome { [self] outcome in
-            if case .fulfilled(let found) = outcome { return .outcome(.fulfilled(found)) }
-            if case .rejected(let error) = outcome { problem(error, step: "--dry-run", writing: false) }
-            return .outcome(.fulfilled(nil))
-        })
+        return store.contains("ac/" + key).derive(
+            .inline,
+            .outcome { [self] outcome in
+                if case .fulfilled(let found) = outcome { return .outcome(.fulfilled(found)) }
+                if case .rejected(let error) = outcome { problem(error, step: "--dry-run", writing: false) }
+                return .outcome(.fulfilled(nil))
+            })
     }
 
     /// Restores the entry's files and links into `folder` (`CacheRestore`:
@@ -146,8 +155,10 @@ package final class SharedCache: Sendable {
     /// each link made beside its place; then all are renamed into place.
     /// True when all were; false (said) when any could not be, and then
     /// none is and nothing made is left.
-    func restore(_ entry: CacheEntry, into folder: String, generates: [String], protected: Set<String>,
-                 step id: String) -> Promise<Bool> {
+    func restore(
+        _ entry: CacheEntry, into folder: String, generates: [String], protected: Set<String>,
+        step id: String
+    ) -> Promise<Bool> {
         let restore: CacheRestore
         do throws(CacheProblem) {
             restore = try CacheRestore.prepare(entry, into: folder, generates: generates, protected: protected)
@@ -158,33 +169,39 @@ package final class SharedCache: Sendable {
         return when(resolved: restore.downloads, limit: 16) { [store] item in
             let object = item.file.object ?? ("", 0)
             return store.download("cas/" + object.sha256, to: item.temporary, limit: object.size).map { found throws -> Void in
-                guard found else { throw CacheProblem(.failed, "\(item.file.path): its contents (\(object.sha256.prefix(12))…) are not in the cache") }
+                guard found else {
+                    throw CacheProblem(.failed, "\(item.file.path): its contents (\(object.sha256.prefix(12))…) are not in the cache")
+                }
                 try restore.check(item)
             }
-        }.derive(.inline, .outcome { [self] outcome in
-            guard case .fulfilled(let outcomes) = outcome else {
-                restore.discard()
-                return .outcome(.cancelled)
-            }
-            if let failed = outcomes.first(where: { $0.error != nil }), let error = failed.error {
-                restore.discard()
-                problem(error, step: id, writing: false)
-                return .outcome(.fulfilled(false))
-            }
-            if let failure = restore.commit() {
-                warn("\(id): \(failure); nothing was restored, the step runs")
-                return .outcome(.fulfilled(false))
-            }
-            return .outcome(.fulfilled(true))
-        })
+        }.derive(
+            .inline,
+            .outcome { [self] outcome in
+                guard case .fulfilled(let outcomes) = outcome else {
+                    restore.discard()
+                    return .outcome(.cancelled)
+                }
+                if let failed = outcomes.first(where: { $0.error != nil }), let error = failed.error {
+                    restore.discard()
+                    problem(error, step: id, writing: false)
+                    return .outcome(.fulfilled(false))
+                }
+                if let failure = restore.commit() {
+                    warn("\(id): \(failure); nothing was restored, the step runs")
+                    return .outcome(.fulfilled(false))
+                }
+                return .outcome(.fulfilled(true))
+            })
     }
 
     /// Stores a success: its generated files (those the store lacks), then
     /// its entry, beside the steps that follow; the run waits for them at
     /// its end (`finish`).
     /// `discovered`: what the step's depfile listed, with content hashes.
-    func save(_ key: String, result: StepResult, generates: [String], folder: String, staging: String, step id: String,
-              discovered: [String: String] = [:]) {
+    func save(
+        _ key: String, result: StepResult, generates: [String], folder: String, staging: String, step id: String,
+        discovered: [String: String] = [:]
+    ) {
         guard !readOnly, usable, !state.withLock({ $0.writesRefused }) else { return }
         let store = self.store
         let (done, resolver) = Promise<Void>.pending()
@@ -203,8 +220,9 @@ package final class SharedCache: Sendable {
                 resolver.fulfill(())
                 return
             }
-            let entry = CacheEntry(exitCode: result.exitCode, stdout: result.stdout?.text ?? "", stderr: result.stderr?.text ?? "",
-                                   captures: result.captures, files: files, discovered: discovered)
+            let entry = CacheEntry(
+                exitCode: result.exitCode, stdout: result.stdout?.text ?? "", stderr: result.stderr?.text ?? "",
+                captures: result.captures, files: files, discovered: discovered)
             let entryPath = Paths.join(staging, "put-\(key.prefix(16))-\(UInt32.random(in: 0...UInt32.max))")
             var bytes = Array(entry.json.utf8)
             let entrySize = Int64(bytes.count)
@@ -236,20 +254,22 @@ package final class SharedCache: Sendable {
                 }
             }.then { _ in store.upload("ac/" + key, file: entryPath) }
             state.withLock { $0.chains[number] = uploads }
-            _ = uploads.derive(.inline, .outcome { [self] (outcome: Outcome<Void>) -> Next<Void> in
-                unlink(entryPath)
-                switch outcome {
-                case .fulfilled: state.withLock { $0.bytesSent += entrySize }
-                case .rejected(let error): problem(error, step: id, writing: true)
-                case .cancelled: break
-                }
-                state.withLock { state in
-                    state.uploads.removeValue(forKey: number)
-                    state.chains.removeValue(forKey: number)
-                }
-                resolver.fulfill(())
-                return .outcome(.fulfilled(()))
-            })
+            _ = uploads.derive(
+                .inline,
+                .outcome { [self] (outcome: Outcome<Void>) -> Next<Void> in
+                    unlink(entryPath)
+                    switch outcome {
+                    case .fulfilled: state.withLock { $0.bytesSent += entrySize }
+                    case .rejected(let error): problem(error, step: id, writing: true)
+                    case .cancelled: break
+                    }
+                    state.withLock { state in
+                        state.uploads.removeValue(forKey: number)
+                        state.chains.removeValue(forKey: number)
+                    }
+                    resolver.fulfill(())
+                    return .outcome(.fulfilled(()))
+                })
         }
     }
 
@@ -267,7 +287,8 @@ package final class SharedCache: Sendable {
         var relatives: Set<String> = []
         for pattern in generates {
             for name in SourceGlob.matches(pattern, base: folder) {
-                let path = Paths.absolute(name, from: folder), relative = CacheKey.relative(path, to: folder)
+                let path = Paths.absolute(name, from: folder)
+                let relative = CacheKey.relative(path, to: folder)
                 guard CacheEntry.isContained(relative) else {
                     throw FileError(path, reason: "generated outside the step's folder, so the cache cannot restore it")
                 }
@@ -275,15 +296,18 @@ package final class SharedCache: Sendable {
             }
         }
         var files: [CacheEntry.File] = []
-        var links: Set<String> = [], folders: Set<String> = []
+        var links: Set<String> = []
+        var folders: Set<String> = []
         var inodes: [InodeNumber: String] = [:]
         // Sorted, a link comes before the paths reached through it.
         for relative in relatives.sorted() {
             let path = Paths.absolute(relative, from: folder)
             if let link = try linkOnTheWay(to: relative, in: folder, folders: &folders) {
                 if links.contains(link) { continue }
-                throw FileError(path, reason: "is reached through the symbolic link \(link), which the cache never follows; "
-                                + "the step's entry is not stored (let generates match the link itself)")
+                throw FileError(
+                    path,
+                    reason: "is reached through the symbolic link \(link), which the cache never follows; "
+                        + "the step's entry is not stored (let generates match the link itself)")
             }
             var info = stat()
             guard lstat(path, &info) == 0 else { throw FileError(path) }
@@ -299,8 +323,12 @@ package final class SharedCache: Sendable {
                 }
                 inodes[inode] = relative
                 guard let digest = SHA256.hex(ofFile: path) else { throw FileError(path) }
-                files.append(CacheEntry.File(path: relative, kind: .file(sha256: digest, size: Int(info.st_size),
-                                                                         mode: UInt32(info.st_mode & 0o7777))))
+                files.append(
+                    CacheEntry.File(
+                        path: relative,
+                        kind: .file(
+                            sha256: digest, size: Int(info.st_size),
+                            mode: UInt32(info.st_mode & 0o7777))))
             default:
                 continue
             }
@@ -343,9 +371,11 @@ package final class SharedCache: Sendable {
             warn("uploads still under way after \(DurationText.format(limit)) were stopped; their steps are not stored")
             for chain in chains() { chain.cancel() }
         }
-        return all.derive(.inline, .outcome { _ in
-            timer.cancel()
-            return .outcome(.fulfilled(()))
-        })
+        return all.derive(
+            .inline,
+            .outcome { _ in
+                timer.cancel()
+                return .outcome(.fulfilled(()))
+            })
     }
 }

@@ -5,7 +5,10 @@ import Dispatch
 import Foundation
 import PromiseEngine
 
-struct User: Sendable { let id: Int; let name: String }
+struct User: Sendable {
+    let id: Int
+    let name: String
+}
 enum NetError: Error { case offline }
 
 func login() -> Promise<User> { after(.milliseconds(5)).map { User(id: 7, name: "ada") } }
@@ -97,7 +100,8 @@ token.invalidate()
 silenced.resolver.fulfill(1)
 check(afterInvalidate.isPending == false && afterInvalidate.isFulfilled == false, "an invalidated token cancels its handler's promise")
 
-let parentToken = PromiseInvalidationToken(), childToken = PromiseInvalidationToken()
+let parentToken = PromiseInvalidationToken()
+let childToken = PromiseInvalidationToken()
 childToken.chainInvalidation(from: parentToken)
 let work = Promise<Int>.pending()
 work.resolver.onCancel { work.resolver.cancel() }
