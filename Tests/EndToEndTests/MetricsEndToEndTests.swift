@@ -136,9 +136,12 @@ struct MetricsEndToEndTests {
         }
         let status = try await run.waitForExit(timeout: .seconds(60))
         #expect(status == 0, "\(run.stdout)\(run.stderr)")
-        // Several scrapes while it ran (how many a busy suite lets this
-        // loop make in 15 s varies; Prometheus's own count is checked above).
-        #expect(expositions >= 3, "scraped \(expositions) times")
+        // Scraped while it ran, each exposition checked by promtool. How
+        // many times this loop gets to scrape in 15 s depends on the suite
+        // around it (each pass runs curl and promtool: a busy suite made
+        // two); Prometheus's own scrapes, each second, are what
+        // `seenWhileRunning` and the counts below judge.
+        #expect(expositions >= 1, "scraped \(expositions) times")
         #expect(seenWhileRunning != nil, "Prometheus had no count of 'hit' while the run went on")
 
         let report = WorkflowRun(
