@@ -27,8 +27,14 @@ struct RateTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let times = startTimes(run, prefix: "tick[")
         #expect(times.count == 20)
-        // The 20th is due 190 ms after the first; nothing starts early.
-        #expect((times.last ?? 0) - (times.first ?? 0) >= 0.18, "\(times)")
+        // The 20th is due 190 ms after the first; at once, all 20 would
+        // start within about 20 ms. The first may start late when a busy
+        // machine stalls the run as the group begins (a CI run saw the
+        // first four at one moment, 30 ms late, the last on time: a span
+        // of 157 ms), so the span is judged against the 20 ms, with room
+        // for such a stall. That no iteration starts before it is due,
+        // PacerTests and the ramp's test judge.
+        #expect((times.last ?? 0) - (times.first ?? 0) >= 0.1, "\(times)")
         let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat 20  [parallel, limit 4, rate 100/s]"), "\(graph.stdout)")
     }
