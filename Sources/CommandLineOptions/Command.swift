@@ -1,5 +1,5 @@
-import WorkflowModel
-import Reports
+package import WorkflowModel
+package import Reports
 
 /// What the command line asks for.
 package enum Command: Equatable {

@@ -1,6 +1,6 @@
 import Glibc
 import PromiseEngine
-import WorkflowRun
+package import WorkflowRun
 import WorkflowModel
 import JSON
 

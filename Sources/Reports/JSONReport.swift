@@ -1,8 +1,8 @@
 import Glibc
 import PromiseEngine
-import WorkflowRun
+package import WorkflowRun
 import WorkflowModel
-import JSON
+package import JSON
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.

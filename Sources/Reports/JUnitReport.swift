@@ -1,6 +1,6 @@
 import JSON
 import PromiseEngine
-import WorkflowRun
+package import WorkflowRun
 import WorkflowModel
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the

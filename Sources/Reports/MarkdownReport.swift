@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowRun
+package import WorkflowRun
 import WorkflowModel
 import JSON
 

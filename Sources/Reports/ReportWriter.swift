@@ -1,5 +1,5 @@
 import Glibc
-import WorkflowRun
+package import WorkflowRun
 import RunnerSystem
 import WorkflowModel
 

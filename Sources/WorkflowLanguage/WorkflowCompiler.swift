@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 import JSON
 
 /// The result of reading a workflow file: the workflow when it has no

@@ -1,6 +1,6 @@
 // Helpers shared by the promise and workflow unit tests.
 import Synchronization
-import PromiseEngine
+package import PromiseEngine
 
 /// A distinct error for tests to recognise.
 package struct TestError: Error, Equatable, CustomStringConvertible {

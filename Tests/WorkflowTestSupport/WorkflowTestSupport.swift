@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import WorkflowModel
-import WorkflowLanguage
+package import Foundation
+package import Testing
+package import WorkflowModel
+package import WorkflowLanguage
 
 // Helpers the model's, the language's and the run's tests share: workflow
 // text compiled as the command compiles it.

@@ -1,6 +1,6 @@
 import JSONRPC
 import WorkflowModel
-import JSON
+package import JSON
 
 // Reading the LSP's parameters out of JSON, and writing its results: only
 // the fields this server reads and writes (LSP 3.17).

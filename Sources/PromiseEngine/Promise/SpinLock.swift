@@ -1,5 +1,5 @@
-import CSyncAnnotations
-import Synchronization
+public import CSyncAnnotations
+public import Synchronization
 
 /// The lock of one promise: a word taken with one compare-and-swap and
 /// given back with a plain store.

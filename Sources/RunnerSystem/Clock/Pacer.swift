@@ -1,6 +1,6 @@
 import CSystemShims
 import Glibc
-import PromiseEngine
+package import PromiseEngine
 import Synchronization
 
 /// A clock whose timers fire on time, for schedules (a `rate`

@@ -1,5 +1,5 @@
-import CSystemShims
-import Glibc
+package import CSystemShims
+package import Glibc
 import PromiseEngine
 import Synchronization
 

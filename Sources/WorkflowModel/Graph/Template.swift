@@ -1,5 +1,5 @@
 import PromiseEngine
-import JSON
+public import JSON
 
 /// A string of the workflow with `{{ ... }}` interpolations: literal text
 /// and expressions, in order. Values are substituted when the step runs.

@@ -1,5 +1,5 @@
 import PromiseEngine
-import JSON
+package import JSON
 
 /// The value fields of a finished step, as `{{label.field}}` reads them.
 /// See docs/language.md, 'Steps'.

@@ -1,5 +1,5 @@
 import PromiseEngine
-import JSON
+package import JSON
 
 /// Text a step produced (a process's stdout or stderr, a response body),
 /// as much as was kept in memory.

@@ -1,5 +1,5 @@
 import PromiseEngine
-import JSON
+public import JSON
 
 extension StepModel {
     /// A condition a step's result must meet.

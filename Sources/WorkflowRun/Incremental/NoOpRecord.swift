@@ -1,5 +1,5 @@
 import Glibc
-import RunnerSystem
+package import RunnerSystem
 
 /// What a no-op run leaves for the next identical invocation: every path
 /// it looked at with what it saw (the dependency journal), and what it

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 import JSON
 
 /// Renders the graph model as JSON, with source locations: for tools, and

@@ -1,5 +1,5 @@
 import Synchronization
-import PromiseEngine
+package import PromiseEngine
 import WorkflowModel
 
 /// A counting semaphore made of promises: `lease` gives a claim whose
