@@ -1,4 +1,3 @@
-package import CSystemShims
 package import Glibc
 import PromiseEngine
 import Synchronization
