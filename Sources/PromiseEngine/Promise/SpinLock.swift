@@ -1,4 +1,10 @@
+// Only debug builds' inlinable code (`holderMark`) calls CSyncAnnotations;
+// a release build uses it inside this module alone.
+#if DEBUG
 public import CSyncAnnotations
+#else
+import CSyncAnnotations
+#endif
 public import Synchronization
 
 /// The lock of one promise: a word taken with one compare-and-swap and
