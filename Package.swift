@@ -140,8 +140,14 @@ let package = Package(
     ]
 )
 
-// A file sees the members of only the modules it imports itself (what
-// sourcekit-lsp and swift-subprocess turn on): imports say what is true.
+// A file sees the members of only the modules it imports itself, and an
+// import is internal unless it says `package import` or `public import`
+// (what sourcekit-lsp and swift-subprocess turn on): imports say what is
+// true, and the marked ones say where a module's API exposes another's.
 for target in package.targets where !target.name.hasPrefix("C") || target.name.hasSuffix("Tests") || target.name == "CommandLineOptions" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

@@ -1,5 +1,5 @@
-import Reports
-import WorkflowModel
+package import Reports
+package import WorkflowModel
 
 /// What the command line asks for.
 package enum Command: Equatable {

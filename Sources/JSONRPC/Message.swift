@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 
 /// A JSON-RPC 2.0 request id: a number or a string.
 package enum RequestID: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Dispatch
+package import Dispatch
 import JSON
 import JSONRPC
 import RunnerSystem

@@ -2,7 +2,7 @@ import Glibc
 import JSON
 import PromiseEngine
 import WorkflowModel
-import WorkflowRun
+package import WorkflowRun
 
 /// `--report html=PATH`: one self-contained page (inline style, script and
 /// data; nothing fetched). The run's data is a JSON block in the page; the

@@ -1,8 +1,8 @@
 import Glibc
-import JSON
+package import JSON
 import PromiseEngine
 import WorkflowModel
-import WorkflowRun
+package import WorkflowRun
 
 /// `--report json=PATH`: the run and every step, for machines. The schema
 /// is documented in docs/reports.md.

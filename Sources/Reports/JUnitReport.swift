@@ -1,7 +1,7 @@
 import JSON
 import PromiseEngine
 import WorkflowModel
-import WorkflowRun
+package import WorkflowRun
 
 /// `--report junit=PATH`: one `<testcase>` per step, so CI systems show the
 /// steps as tests. Failed steps have `<failure>`, unless the workflow

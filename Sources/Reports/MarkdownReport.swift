@@ -1,7 +1,7 @@
 import JSON
 import PromiseEngine
 import WorkflowModel
-import WorkflowRun
+package import WorkflowRun
 
 /// `--report markdown=PATH`, and the summary appended to
 /// `$GITHUB_STEP_SUMMARY`: for people. The status and counts, the

@@ -1,5 +1,5 @@
-import WorkflowModel
-import WorkflowRun
+package import WorkflowModel
+package import WorkflowRun
 
 /// One failure as every report lists it: a failed step, a group that
 /// failed on its own (a timeout), or the run itself (`--timeout`, the

@@ -1,7 +1,7 @@
 import Glibc
 import RunnerSystem
 import WorkflowModel
-import WorkflowRun
+package import WorkflowRun
 
 /// Writes the reports `--report` asked for, each atomically (a temporary
 /// file in the same folder, then a rename), so a report is whole or absent.

@@ -1,4 +1,4 @@
-import WorkflowModel
+package import WorkflowModel
 
 /// The limits and delays of a `SystemStepRunner`. The defaults are the
 /// spec's; the CLI sets `httpConnections` from `--http-connections`.

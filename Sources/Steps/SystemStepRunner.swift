@@ -1,8 +1,8 @@
 import CSystemShims
 import Dispatch
 import Glibc
-import PromiseEngine
-import WorkflowModel
+package import PromiseEngine
+package import WorkflowModel
 
 /// The step runner of a real run: processes spawned (vfork-style) in process
 /// groups of their own, or as Slurm job steps through `srun`,

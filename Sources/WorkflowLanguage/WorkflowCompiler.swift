@@ -1,6 +1,6 @@
 import JSON
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// The result of reading a workflow file: the workflow when it has no
 /// errors, and every diagnostic found.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What the language server tests' two clients share: `TestLanguageClient`
 /// (the server's library in this process) and `LSPClient` (the built

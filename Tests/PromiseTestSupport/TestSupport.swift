@@ -1,4 +1,4 @@
-import PromiseEngine
+package import PromiseEngine
 // Helpers shared by the promise and workflow unit tests.
 import Synchronization
 

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import WorkflowLanguage
-import WorkflowModel
+package import Foundation
+package import Testing
+package import WorkflowLanguage
+package import WorkflowModel
 
 // Helpers the model's, the language's and the run's tests share: workflow
 // text compiled as the command compiles it.

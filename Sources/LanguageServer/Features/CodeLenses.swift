@@ -3,7 +3,7 @@ import Glibc
 import JSON
 import RunnerSystem
 import WorkflowLanguage
-import WorkflowModel
+package import WorkflowModel
 
 /// What the code lens reads of the local store beside a workflow. The
 /// executable passes the runner's: this target never reads the store

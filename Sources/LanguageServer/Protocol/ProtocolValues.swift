@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 import JSONRPC
 import WorkflowModel
 

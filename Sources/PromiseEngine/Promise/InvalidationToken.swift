@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// Silences callbacks you no longer want, and cancels promises you no
 /// longer need, in one call (Tomorrowland's `PromiseInvalidationToken`).

@@ -1,5 +1,5 @@
-import CSyncAnnotations
-import Synchronization
+public import CSyncAnnotations
+public import Synchronization
 
 /// `Synchronization.Mutex`, made visible to ThreadSanitizer.
 ///

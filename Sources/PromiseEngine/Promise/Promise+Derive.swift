@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// What a derived promise's handler does with the outcome of the promise it
 /// waits on.

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A value that will be there later, or an error, or cancellation.
 ///

@@ -1,5 +1,5 @@
 import CSyncAnnotations
-import Dispatch
+public import Dispatch
 
 /// Where a handler runs.
 ///

@@ -1,4 +1,4 @@
-import CSyncAnnotations
+public import CSyncAnnotations
 
 /// Work that must wait until the outcome being delivered on this thread has
 /// reached everything that observes it inline.

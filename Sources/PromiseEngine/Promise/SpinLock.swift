@@ -1,5 +1,12 @@
+public import Synchronization
+
+// Only debug builds' inlinable code (`holderMark`) calls CSyncAnnotations;
+// a release build uses it inside this module alone.
+#if DEBUG
+public import CSyncAnnotations
+#else
 import CSyncAnnotations
-import Synchronization
+#endif
 
 /// The lock of one promise: a word taken with one compare-and-swap and
 /// given back with a plain store.

@@ -1,4 +1,4 @@
-import PromiseEngine
+package import PromiseEngine
 
 /// A clock whose timers fire on time, for schedules (a `rate` starts the
 /// k-th iteration k/R seconds after its group started, 20,000 a second

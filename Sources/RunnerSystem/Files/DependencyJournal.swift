@@ -1,5 +1,7 @@
+// `timespec`'s members can be credited to CSystemShims (its header includes
+// <time.h>), so this file imports it though it calls only libc.
 import CSystemShims
-import Glibc
+package import Glibc
 import PromiseEngine
 import Synchronization
 
@@ -38,11 +40,19 @@ package final class DependencyJournal: Sendable {
         /// The identity and times of `info`.
         package init(_ info: stat) {
             self = .file(
-                mode: info.st_mode, size: Int64(info.st_size), modified: Self.nanoseconds(info.st_mtim),
-                changed: Self.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
+                mode: info.st_mode, size: Int64(info.st_size), modified: Self.modified(info),
+                changed: Self.changed(info), inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
         }
 
-        package static func nanoseconds(_ time: timespec) -> Int64 {
+        /// `info`'s modification time in nanoseconds.
+        package static func modified(_ info: stat) -> Int64 { nanoseconds(info.st_mtim) }
+
+        /// `info`'s status change time in nanoseconds.
+        package static func changed(_ info: stat) -> Int64 { nanoseconds(info.st_ctim) }
+
+        // Not `package`: `timespec` in a signature is credited to Glibc or to
+        // CSystemShims depending on the build (both headers include <time.h>).
+        static func nanoseconds(_ time: timespec) -> Int64 {
             Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
         }
     }

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// A file operation that failed: the path and the system's reason.
 package struct FileError: Error, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import CSystemShims
 import Glibc
-import PromiseEngine
+package import PromiseEngine
 
 /// A small HTTP/1.1 server on the event loop, for a run's own endpoints
 /// (`--metrics-listen`): it answers each GET with what `respond` gives and

@@ -1,5 +1,5 @@
 import RunnerSystem
-import WorkflowModel
+package import WorkflowModel
 
 extension Workflow {
     /// The `sources` patterns of the workflow's steps, each with the folder

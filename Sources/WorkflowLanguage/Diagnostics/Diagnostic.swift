@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// A problem found in a workflow file before anything runs.
 package struct Diagnostic: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// Renders diagnostics as a compiler does:
 ///

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// `promise-run fmt`: the canonical layout of a workflow file. Two spaces
 /// per block, one statement a line (`;` and inline blocks are split), one

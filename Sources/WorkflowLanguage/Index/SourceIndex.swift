@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// What an editor needs to know of a workflow's names: where
 /// each label and variable is declared, where each is used (`needs`,

@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 import PromiseEngine
 
 // What the filters of `{{x | filter}}` do, on plain strings.

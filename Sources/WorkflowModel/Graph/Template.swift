@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import PromiseEngine
 
 /// A string of the workflow with `{{ ... }}` interpolations: literal text

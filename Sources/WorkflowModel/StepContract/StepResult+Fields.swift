@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 import PromiseEngine
 
 /// The value fields of a finished step, as `{{label.field}}` reads them.

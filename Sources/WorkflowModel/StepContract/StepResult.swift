@@ -1,4 +1,4 @@
-import JSON
+package import JSON
 import PromiseEngine
 
 /// Text a step produced (a process's stdout or stderr, a response body),

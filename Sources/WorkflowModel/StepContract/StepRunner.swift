@@ -1,4 +1,4 @@
-import PromiseEngine
+package import PromiseEngine
 
 /// Runs the steps that reach outside the runner: `sh`, `exec`, `http` and
 /// `file`. The executor resolves every template of the step first (a

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import PromiseEngine
 
 extension StepModel {

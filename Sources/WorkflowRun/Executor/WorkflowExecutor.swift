@@ -1,6 +1,6 @@
-import PromiseEngine
-import RunnerSystem
-import WorkflowModel
+package import PromiseEngine
+package import RunnerSystem
+package import WorkflowModel
 
 /// How a run is set up (from the command line).
 package struct ExecutionConfiguration: Sendable {

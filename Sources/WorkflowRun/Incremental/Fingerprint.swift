@@ -1,7 +1,7 @@
 import Glibc
 import PromiseEngine
 import RunnerSystem
-import WorkflowModel
+package import WorkflowModel
 
 /// What decides whether a step with `sources` is up to date:
 /// the names and contents of the files its `sources` match, and its

@@ -1,5 +1,5 @@
 import Glibc
-import RunnerSystem
+package import RunnerSystem
 
 /// What a no-op run leaves for the next identical invocation: every path
 /// it looked at with what it saw (the dependency journal), and what it
@@ -231,8 +231,8 @@ package struct NoOpRecord: Sendable, Equatable {
                 if checking {
                     guard look == .followed || look == .itself, let info = fields.restLooked(look),
                         info.st_mode == UInt32(truncatingIfNeeded: mode), Int(info.st_size) == size,
-                        DependencyJournal.Seen.nanoseconds(info.st_mtim) == Int64(modified),
-                        DependencyJournal.Seen.nanoseconds(info.st_ctim) == Int64(changed),
+                        DependencyJournal.Seen.modified(info) == Int64(modified),
+                        DependencyJournal.Seen.changed(info) == Int64(changed),
                         Int64(bitPattern: UInt64(info.st_ino)) == Int64(inode),
                         Int64(bitPattern: UInt64(info.st_dev)) == Int64(device)
                     else { return nil }

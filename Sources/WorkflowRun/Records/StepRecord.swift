@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// How a step ended (reports and console).
 package enum StepStatus: String, Sendable, Hashable, CaseIterable {

@@ -1,6 +1,6 @@
 import JSON
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// Renders a workflow as a Graphviz `digraph` (`dot -Tsvg` draws it).
 package struct DotRenderer: Sendable {

@@ -1,6 +1,6 @@
 import JSON
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// Renders the graph model as JSON, with source locations: for tools, and
 /// as a readable dump of what the checker understood. Templates appear as

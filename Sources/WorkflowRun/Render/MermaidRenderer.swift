@@ -1,6 +1,6 @@
 import JSON
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// Renders a workflow as a Mermaid `flowchart TD`.
 package struct MermaidRenderer: Sendable {

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// Renders a workflow as a tree with box-drawing lines: labels, kinds, the
 /// command or URL, and attributes. With a `DryRunValues`, templates show

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// The values that must never be shown: `secret` variables, and the forms
 /// they take through filters. Every output, report and error message goes

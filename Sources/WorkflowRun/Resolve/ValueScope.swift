@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// The values visible at a point of the run: variables (`var`, `secret`,
 /// foreach items), block-level `env` settings, results of finished steps,

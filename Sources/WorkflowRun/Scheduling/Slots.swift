@@ -1,4 +1,4 @@
-import PromiseEngine
+package import PromiseEngine
 import Synchronization
 import WorkflowModel
 

@@ -1,5 +1,5 @@
 import PromiseEngine
-import WorkflowModel
+package import WorkflowModel
 
 /// What a group with thresholds measures of the steps inside it while it
 /// runs: how many runs ended and failed, and their latencies,

@@ -1,4 +1,4 @@
-import WorkflowModel
+package import WorkflowModel
 
 /// The statistics of a label that runs more than once (a step inside
 /// `foreach`): how many runs ended, how, with which HTTP

@@ -1,6 +1,6 @@
-import PromiseEngine
+package import PromiseEngine
 import RunnerSystem
-import WorkflowModel
+package import WorkflowModel
 
 /// `--dry-run` with a cache: which steps with `sources` the
 /// cache would restore. A key is known before running when the step's

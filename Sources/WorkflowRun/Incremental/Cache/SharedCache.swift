@@ -1,8 +1,8 @@
 import Dispatch
 import Glibc
-import PromiseEngine
+package import PromiseEngine
 import RunnerSystem
-import WorkflowModel
+package import WorkflowModel
 
 /// The shared cache of a run: looks a step's key up, restores
 /// its files all or none, and stores a success's entry and files beside
