@@ -117,7 +117,7 @@ struct BoundedMemoryTests {
     }
 
     @Test("with no report to write, a run keeps the steps that did not succeed and counts the rest; a report still gets every step")
-    func successesCountedWithoutAReport() throws {
+    func successesCountedWithoutAReport() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -128,11 +128,11 @@ struct BoundedMemoryTests {
               sh "test {{n}} != 77"
             }
             """)
-        let plain = try Binary.run(["--color", "never", "many.workflow"], in: space.folder)
+        let plain = try await Binary.run(["--color", "never", "many.workflow"], in: space.folder)
         #expect(plain.status == 1)
         #expect(plain.stdout.contains("150 steps: 149 succeeded, 1 failed; those that did not succeed:"), "\(plain.stdout)")
         #expect(plain.stdout.contains("sh@3:3[76]"))
-        let reported = try Binary.run(["--color", "never", "--report", "json=r.json", "many.workflow"], in: space.folder)
+        let reported = try await Binary.run(["--color", "never", "--report", "json=r.json", "many.workflow"], in: space.folder)
         #expect(reported.status == 1)
         #expect(reported.stdout.contains("150 steps: 149 succeeded, 1 failed"))
         let json = try #require(

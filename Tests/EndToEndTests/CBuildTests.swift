@@ -41,9 +41,9 @@ struct CBuildTests {
 
     /// Runs the build; the stems compiled by this run, sorted (the log is
     /// emptied first).
-    private func build(_ space: Workspace, _ arguments: [String] = []) throws -> (run: WorkflowRun, compiled: [String]) {
+    private func build(_ space: Workspace, _ arguments: [String] = []) async throws -> (run: WorkflowRun, compiled: [String]) {
         try space.write("compiled.log", "")
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             ["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
             in: space.folder)
         let run = WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
@@ -52,38 +52,38 @@ struct CBuildTests {
     }
 
     @Test("a header edited runs exactly the compiles whose depfile lists it, then the library; nothing else")
-    func headerEditRunsItsDependents() throws {
+    func headerEditRunsItsDependents() async throws {
         let space = try project()
         defer { space.remove() }
-        let first = try build(space)
+        let first = try await build(space)
         #expect(first.run.status == 0, "\(first.run.stdout)\(first.run.stderr)")
         #expect(first.compiled == ["alpha", "beta", "gamma", "lib"])
-        #expect(try build(space).compiled == [])
+        #expect(try await build(space).compiled == [])
         try space.write("include/two.h", "#define TWO 22\n")
-        #expect(try build(space).compiled == ["beta", "gamma", "lib"])
+        #expect(try await build(space).compiled == ["beta", "gamma", "lib"])
         try space.write("include/one.h", "#define ONE 11\n")
-        #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
-        #expect(try build(space).compiled == [])
+        #expect(try await build(space).compiled == ["alpha", "gamma", "lib"])
+        #expect(try await build(space).compiled == [])
     }
 
     @Test("per-file steps are stored by file, not position: adding a file compiles it alone, renaming one compiles the new name alone")
-    func storedByItem() throws {
+    func storedByItem() async throws {
         let space = try project()
         defer { space.remove() }
-        #expect(try build(space).compiled == ["alpha", "beta", "gamma", "lib"])
+        #expect(try await build(space).compiled == ["alpha", "beta", "gamma", "lib"])
         // "aardvark" sorts first: every later file moves one position.
         try space.write("src/aardvark.c", "int aardvark(void) { return 0; }\n")
-        #expect(try build(space).compiled == ["aardvark", "lib"])
+        #expect(try await build(space).compiled == ["aardvark", "lib"])
         try FileManager.default.moveItem(atPath: space.path("src/beta.c"), toPath: space.path("src/bravo.c"))
-        #expect(try build(space).compiled == ["bravo", "lib"])
+        #expect(try await build(space).compiled == ["bravo", "lib"])
         try FileManager.default.removeItem(atPath: space.path("src/aardvark.c"))
         // One fewer source: the library's sources changed (its glob still
         // matches aardvark.o, which nothing deletes), no compile runs.
-        #expect(try build(space).compiled.filter { $0 != "lib" } == [])
+        #expect(try await build(space).compiled.filter { $0 != "lib" } == [])
     }
 
     @Test("a depfile the command did not write is a warning, and the step runs again next time")
-    func missingDepfile() throws {
+    func missingDepfile() async throws {
         let space = try project(
             """
             mk: sh "echo made > out.txt && echo mk >> compiled.log" {
@@ -95,22 +95,22 @@ struct CBuildTests {
             """)
         defer { space.remove() }
         try space.write("in.txt", "in\n")
-        let first = try build(space)
+        let first = try await build(space)
         #expect(first.run.status == 0)
         let said = first.run.stdout + first.run.stderr
         #expect(said.contains("mk: its depfile 'out.d' cannot be read"), "\(said)")
         #expect(said.contains("it runs again next time"))
-        #expect(try build(space).compiled == ["mk"])
+        #expect(try await build(space).compiled == ["mk"])
         try space.write("out.d", "out.txt: in.txt \\\n  extra\\ name.h\n")
         try space.write("extra name.h", "x\n")
-        #expect(try build(space).compiled == ["mk"])
-        #expect(try build(space).compiled == [])
+        #expect(try await build(space).compiled == ["mk"])
+        #expect(try await build(space).compiled == [])
         try space.write("extra name.h", "y\n")
-        #expect(try build(space).compiled == ["mk"])
+        #expect(try await build(space).compiled == ["mk"])
     }
 
     @Test("'depfile' without 'sources' is an error before anything runs, at its line and column")
-    func depfileNeedsSources() throws {
+    func depfileNeedsSources() async throws {
         let space = try project(
             """
             mk: sh "true" {
@@ -119,17 +119,17 @@ struct CBuildTests {
 
             """)
         defer { space.remove() }
-        let outcome = try Binary.run(["build.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["build.workflow"], in: space.folder)
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains("build.workflow:2:3"), "\(outcome.stderr)")
         #expect(outcome.stderr.contains("give the step 'sources' too"))
     }
 
     @Test("a no-op run reads no source, header or object again: their size, times and inode are as the stat cache saw them")
-    func noOpReadsNothing() throws {
+    func noOpReadsNothing() async throws {
         let space = try project()
         defer { space.remove() }
-        #expect(try build(space).compiled == ["alpha", "beta", "gamma", "lib"])
+        #expect(try await build(space).compiled == ["alpha", "beta", "gamma", "lib"])
         // Files written in the second they were hashed are hashed again
         // (git's racily-clean rule): as on a real project, where the no-op
         // comes seconds after the build, the files are made older here.
@@ -142,13 +142,13 @@ struct CBuildTests {
         }
         // The next run hashes them once more (their change time moved); the
         // one after reads none.
-        #expect(try build(space).compiled == [])
+        #expect(try await build(space).compiled == [])
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
             print("strace is not installed (.ci/install-deps installs it): the no-op's reads are not traced here")
             return
         }
         let binary = try #require(Binary.url)
-        let traced = try Binary.runCommand(
+        let traced = try await Binary.runCommand(
             "/usr/bin/strace",
             [
                 "-f", "-e", "trace=open,openat", "-o", space.path("trace.txt"),
@@ -161,13 +161,13 @@ struct CBuildTests {
         #expect(opened.isEmpty, "\(opened.joined(separator: "\n"))")
         // A file rewritten with its size kept is read again, and runs its steps.
         try space.write("include/one.h", "#define ONE 3\n")
-        #expect(try build(space).compiled == ["alpha", "gamma", "lib"])
+        #expect(try await build(space).compiled == ["alpha", "gamma", "lib"])
     }
 
     @Test(
         "through the shared cache (a folder and nginx WebDAV): a second checkout restores every object; one whose header differs compiles what includes it",
         arguments: ["folder", "webdav"])
-    func sharedCacheHonoursDepfiles(_ kind: String) throws {
+    func sharedCacheHonoursDepfiles(_ kind: String) async throws {
         let root = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         let store: String
@@ -185,10 +185,10 @@ struct CBuildTests {
             for (file, text) in Self.files { try space.write(file, text) }
             checkouts.append(space)
         }
-        let first = try build(checkouts[0], ["--cache", store])
+        let first = try await build(checkouts[0], ["--cache", store])
         #expect(first.run.status == 0, "\(first.run.stdout)\(first.run.stderr)")
         #expect(first.compiled == ["alpha", "beta", "gamma", "lib"])
-        let second = try build(checkouts[1], ["--cache", store])
+        let second = try await build(checkouts[1], ["--cache", store])
         #expect(second.compiled == [], "\(second.run.stdout)")
         #expect(second.run.statuses.filter { $0.hasPrefix("cc") }.allSatisfy { $0.hasSuffix("up-to-date") }, "\(second.run.statuses)")
         #expect(
@@ -196,15 +196,15 @@ struct CBuildTests {
                 == FileManager.default.contents(atPath: checkouts[0].path("obj/gamma.o")))
         // Another value for TWO: objects built against the old one must not come back.
         try checkouts[2].write("include/two.h", "#define TWO 20\n")
-        let third = try build(checkouts[2], ["--cache", store])
+        let third = try await build(checkouts[2], ["--cache", store])
         #expect(third.compiled == ["beta", "gamma", "lib"], "\(third.run.stdout)")
         // And its own no-op afterwards: nothing runs.
-        #expect(try build(checkouts[2], ["--cache", store]).compiled == [])
+        #expect(try await build(checkouts[2], ["--cache", store]).compiled == [])
     }
 
     @Test(
         "the cookbook's 'Coming from make' workflow builds a real project: clean and install only when named, a header edit compiles its dependents")
-    func cookbookRecipe() throws {
+    func cookbookRecipe() async throws {
         let block = try #require(
             try DocsTests.blocks(in: "docs/cookbook.md").first {
                 $0.tag == "workflow" && $0.text.contains("depfile") && $0.text.contains("install:")
@@ -222,30 +222,30 @@ struct CBuildTests {
             int main(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "--self-test") == 0 ? twice(2) != 4 : 0; }
 
             """)
-        func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> WorkflowRun {
-            let outcome = try Binary.run(
+        func run(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> WorkflowRun {
+            let outcome = try await Binary.run(
                 ["--report", "json=report.json", "--color", "never", "build.workflow"] + arguments,
                 in: space.folder, environment: environment)
             return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
         }
-        let first = try run()
+        let first = try await run()
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         #expect(first.step("clean")?["status"] as? String == "skipped")
         #expect(first.step("install")?["status"] as? String == "skipped")
         #expect(FileManager.default.isExecutableFile(atPath: space.path("bin/app")))
-        let noop = try run()
+        let noop = try await run()
         #expect(
             noop.statuses.filter { $0.hasPrefix("cc") || $0.hasPrefix("link") }.allSatisfy { $0.hasSuffix("up-to-date") },
             "\(noop.statuses)")
         // Checks are not runs: a no-op has no statistics table of them.
         #expect(!noop.stdout.contains("runs") && !noop.stdout.contains("p50"), "\(noop.stdout)")
         try space.write("include/util.h", "int twice(int x);\n")
-        let edited = try run()
+        let edited = try await run()
         #expect(edited.statuses.filter { $0.hasPrefix("cc") }.filter { !$0.hasSuffix("up-to-date") }.count == 2, "\(edited.statuses)")
         let prefix = space.path("prefix")
-        #expect(try run(["install"], environment: ["PREFIX": prefix]).status == 0)
+        #expect(try await run(["install"], environment: ["PREFIX": prefix]).status == 0)
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/app"))
-        #expect(try run(["clean"]).status == 0)
+        #expect(try await run(["clean"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: space.path("obj")) && !FileManager.default.fileExists(atPath: space.path("bin")))
     }
 }

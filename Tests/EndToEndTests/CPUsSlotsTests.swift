@@ -18,19 +18,17 @@ struct CPUsSlotsTests {
             "date +%s%3N >> {{name}}.start; touch {{name}}.up; i=0; "
             + "while [ ! -e {{other}}.up ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; "
             + "sleep 0.1; date +%s%3N >> {{name}}.end"
-        let run = try await Binary.offPool {
-            try space.run(
-                """
-                parallel {
-                  big1: sh "\(step.replacingOccurrences(of: "{{name}}", with: "big1"))" { cpus 2 }
-                  big2: sh "\(step.replacingOccurrences(of: "{{name}}", with: "big2"))" { cpus 2 }
-                }
-                parallel {
-                  small1: sh "\(meeting.replacingOccurrences(of: "{{name}}", with: "small1").replacingOccurrences(of: "{{other}}", with: "small2"))" { cpus 1 }
-                  small2: sh "\(meeting.replacingOccurrences(of: "{{name}}", with: "small2").replacingOccurrences(of: "{{other}}", with: "small1"))" { cpus 1 }
-                }
-                """, ["-j", "2"])
-        }
+        let run = try await space.run(
+            """
+            parallel {
+              big1: sh "\(step.replacingOccurrences(of: "{{name}}", with: "big1"))" { cpus 2 }
+              big2: sh "\(step.replacingOccurrences(of: "{{name}}", with: "big2"))" { cpus 2 }
+            }
+            parallel {
+              small1: sh "\(meeting.replacingOccurrences(of: "{{name}}", with: "small1").replacingOccurrences(of: "{{other}}", with: "small2"))" { cpus 1 }
+              small2: sh "\(meeting.replacingOccurrences(of: "{{name}}", with: "small2").replacingOccurrences(of: "{{other}}", with: "small1"))" { cpus 1 }
+            }
+            """, ["-j", "2"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         func time(_ name: String) throws -> Int {
             try #require(Int((space.read(name) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))

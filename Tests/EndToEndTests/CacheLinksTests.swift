@@ -92,8 +92,8 @@ struct CacheLinksTests {
         }
     }
 
-    private func run(_ space: Workspace, _ store: Store) throws -> WorkflowRun {
-        let outcome = try Binary.run(
+    private func run(_ space: Workspace, _ store: Store) async throws -> WorkflowRun {
+        let outcome = try await Binary.run(
             ["--report", "json=report.json", "--color", "never", "--cache", store.url, "build.workflow"],
             in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
@@ -105,14 +105,14 @@ struct CacheLinksTests {
 
     /// Stores in `first`, restores in `second`: both runs succeed, the
     /// second without running the step.
-    private func storeAndRestore(_ checkouts: Checkouts) throws {
+    private func storeAndRestore(_ checkouts: Checkouts) async throws {
         let store = checkouts.store
-        let stored = try run(checkouts.first, store)
+        let stored = try await run(checkouts.first, store)
         #expect(stored.status == 0, "\(stored.said)")
         #expect(!stored.said.contains("warning"), "\(stored.said)")
         #expect(runs(checkouts.first) == 1)
         #expect(store.entries.count == 1, "no entry in \(store.files.path)")
-        let restored = try run(checkouts.second, store)
+        let restored = try await run(checkouts.second, store)
         #expect(restored.step("mk")?["from"] as? String == "cache", "\(restored.said)")
         #expect(runs(checkouts.second) == 0, "the step ran instead of being restored")
     }
@@ -139,7 +139,7 @@ struct CacheLinksTests {
     @Test(
         "a shared library's links (libz.so -> libz.so.1 -> libz.so.1.3) are restored as links: one file's data in the store, and the program still runs",
         arguments: StoreKind.allCases)
-    func sharedLibrary(_ kind: StoreKind) throws {
+    func sharedLibrary(_ kind: StoreKind) async throws {
         let files = [
             "src/z.c": "int zval(void) { return 42; }\n",
             "src/main.c": "#include <stdio.h>\nint zval(void);\nint main(void) { printf(\"z=%d\\n\", zval()); return 0; }\n",
@@ -157,7 +157,7 @@ struct CacheLinksTests {
                 })
         else { return }
         defer { checkouts.remove() }
-        try storeAndRestore(checkouts)
+        try await storeAndRestore(checkouts)
         let (first, second) = (checkouts.first, checkouts.second)
         #expect(linkTarget(second, "lib/libz.so") == "libz.so.1")
         #expect(linkTarget(second, "lib/libz.so.1") == "libz.so.1.3")
@@ -166,10 +166,10 @@ struct CacheLinksTests {
         let objects = checkouts.store.objects
         #expect(objects.count == 2, "\(objects.keys)")
         #expect(objects.values.map(\.count).reduce(0, +) == size(first, "lib/libz.so.1.3") + size(first, "bin/app"))
-        let program = try Binary.runCommand(second.path("bin/app"), [])
+        let program = try await Binary.runCommand(second.path("bin/app"), [])
         #expect(program.stdout == "z=42\n", "\(program.stderr)")
         // Restored, recorded: the next run is up to date without the cache.
-        let again = try run(second, checkouts.store)
+        let again = try await run(second, checkouts.store)
         #expect(again.step("mk")?["status"] as? String == "up-to-date")
         #expect(again.step("mk")?["from"] as? String == "local", "\(again.said)")
     }
@@ -177,7 +177,7 @@ struct CacheLinksTests {
     @Test(
         "links that lead out of the checkout (absolute, ../.., to a folder) or nowhere are stored as their text: what they point to never reaches the store",
         arguments: StoreKind.allCases, ["out", "out/**"])
-    func linksOutOfTheCheckout(_ kind: StoreKind, _ pattern: String) throws {
+    func linksOutOfTheCheckout(_ kind: StoreKind, _ pattern: String) async throws {
         let secret = "outside-secret-\(UUID().uuidString)"
         guard
             let checkouts = try Checkouts(
@@ -191,7 +191,7 @@ struct CacheLinksTests {
         try Data((secret + "\n").utf8).write(to: checkouts.root.appendingPathComponent("secret.txt"))
         try FileManager.default.createDirectory(at: checkouts.root.appendingPathComponent("folder/deeper"), withIntermediateDirectories: true)
         try Data((secret + " in a folder\n").utf8).write(to: checkouts.root.appendingPathComponent("folder/deeper/file.txt"))
-        try storeAndRestore(checkouts)
+        try await storeAndRestore(checkouts)
         #expect(!checkouts.store.holds(secret), "what a link points to was uploaded")
         #expect(checkouts.store.objects.count == 1, "\(checkouts.store.objects.keys)")
         let second = checkouts.second
@@ -205,13 +205,13 @@ struct CacheLinksTests {
         #expect(second.read("out/sub/f") == "f\n")
         #expect(second.read("out/up") == secret + "\n", "the link leads where it led")
         // Links, dangling or not, leave the step up to date where it ran.
-        let again = try run(checkouts.first, checkouts.store)
+        let again = try await run(checkouts.first, checkouts.store)
         #expect(again.step("mk")?["status"] as? String == "up-to-date", "\(again.said)")
         #expect(runs(checkouts.first) == 1)
     }
 
     @Test("generates naming a link that leads nowhere matches the link: it is stored, restored, and up to date in both checkouts")
-    func danglingLinkNamedAlone() throws {
+    func danglingLinkNamedAlone() async throws {
         guard
             let checkouts = try Checkouts(
                 generates: "made-later",
@@ -220,10 +220,10 @@ struct CacheLinksTests {
                 })
         else { return }
         defer { checkouts.remove() }
-        try storeAndRestore(checkouts)
+        try await storeAndRestore(checkouts)
         #expect(linkTarget(checkouts.second, "made-later") == "not-made-yet.txt")
         for space in [checkouts.first, checkouts.second] {
-            #expect(try run(space, checkouts.store).step("mk")?["status"] as? String == "up-to-date")
+            #expect(try await run(space, checkouts.store).step("mk")?["status"] as? String == "up-to-date")
         }
         #expect(runs(checkouts.first) == 1 && runs(checkouts.second) == 0)
     }
@@ -231,7 +231,7 @@ struct CacheLinksTests {
     @Test(
         "files that were hard links of each other are restored as one inode; the store holds their data once",
         arguments: StoreKind.allCases)
-    func hardLinks(_ kind: StoreKind) throws {
+    func hardLinks(_ kind: StoreKind) async throws {
         guard
             let checkouts = try Checkouts(
                 generates: "out", store: kind,
@@ -240,7 +240,7 @@ struct CacheLinksTests {
                 })
         else { return }
         defer { checkouts.remove() }
-        try storeAndRestore(checkouts)
+        try await storeAndRestore(checkouts)
         let second = checkouts.second
         let a = try #require(inode(second, "out/a"))
         #expect(a.links == 3)
@@ -252,7 +252,7 @@ struct CacheLinksTests {
     }
 
     @Test("a restore replaces the links and files at its places, never writing through them")
-    func restoredOverOlderLinks() throws {
+    func restoredOverOlderLinks() async throws {
         guard
             let checkouts = try Checkouts(
                 generates: "out",
@@ -267,7 +267,7 @@ struct CacheLinksTests {
         try FileManager.default.createDirectory(atPath: second.path("out"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: second.path("out/link"), withDestinationPath: "old-target")
         try FileManager.default.createSymbolicLink(atPath: second.path("out/file"), withDestinationPath: victim.path)
-        try storeAndRestore(checkouts)
+        try await storeAndRestore(checkouts)
         #expect(linkTarget(second, "out/link") == "new-target")
         #expect(!isLink(second, "out/file"))
         #expect(second.read("out/file") == "fresh\n")
@@ -275,7 +275,7 @@ struct CacheLinksTests {
     }
 
     @Test("a generated file reached through a link that generates does not match is never read: no entry, and a warning says why")
-    func reachedThroughALink() throws {
+    func reachedThroughALink() async throws {
         guard
             let checkouts = try Checkouts(
                 generates: "out/current/lib.so",
@@ -284,7 +284,7 @@ struct CacheLinksTests {
                 })
         else { return }
         defer { checkouts.remove() }
-        let stored = try run(checkouts.first, checkouts.store)
+        let stored = try await run(checkouts.first, checkouts.store)
         #expect(stored.status == 0, "\(stored.said)")
         #expect(stored.said.contains("is reached through the symbolic link out/current"), "\(stored.said)")
         #expect(checkouts.store.entries.isEmpty)

@@ -24,7 +24,7 @@ struct CacheSafetyTests {
         let second: Workspace
         let key: String
 
-        init(workflow: String = CacheSafetyTests.workflow, prepare: (Workspace) throws -> Void = { _ in }) throws {
+        init(workflow: String = CacheSafetyTests.workflow, prepare: (Workspace) throws -> Void = { _ in }) async throws {
             store = try Binary.temporaryFolder()
             first = try Workspace()
             second = try Workspace()
@@ -33,7 +33,7 @@ struct CacheSafetyTests {
                 try space.write("src/in.txt", "in\n")
             }
             try prepare(first)
-            let stored = try CacheSafetyTests.run(first, store: store)
+            let stored = try await CacheSafetyTests.run(first, store: store)
             #expect(stored.status == 0, "\(stored.stdout)\(stored.stderr)")
             let keys = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("ac").path)
             key = try #require(keys.first)
@@ -68,15 +68,15 @@ struct CacheSafetyTests {
         }
 
         /// The second checkout against the store, bounded in time.
-        func restore() throws -> WorkflowRun {
-            try CacheSafetyTests.run(second, store: store)
+        func restore() async throws -> WorkflowRun {
+            try await CacheSafetyTests.run(second, store: store)
         }
     }
 
-    static func run(_ space: Workspace, store: URL, environment: [String: String] = [:]) throws -> WorkflowRun {
+    static func run(_ space: Workspace, store: URL, environment: [String: String] = [:]) async throws -> WorkflowRun {
         var environment = environment
         environment["RUNLOG"] = space.path("runs.log")
-        let bounded = try Binary.runBounded(
+        let bounded = try await Binary.runBounded(
             [
                 "--report", "json=report.json", "--color", "never", "--cache", "file://" + store.path,
                 "--cache-timeout", "3s", "build.workflow",
@@ -99,15 +99,15 @@ struct CacheSafetyTests {
     }
 
     @Test("an entry naming a file through a link in the checkout is refused: nothing is written where the link leads")
-    func noWriteThroughALink() throws {
-        let setup = try Setup()
+    func noWriteThroughALink() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let elsewhere = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         try FileManager.default.createSymbolicLink(atPath: setup.second.path("out"), withDestinationPath: elsewhere.path)
         let digest = try setup.object("pwned\n")
         try setup.craft([("out/pwned.txt", 0o644, digest, 6)])
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.said.contains("leads through the link"), "\(run.said)")
         #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("pwned.txt").path))
         #expect(ran(setup.second))
@@ -119,13 +119,13 @@ struct CacheSafetyTests {
             ".git/hooks/post-checkout", "build.workflow", ".promise-run/steps/x.json", "src/in.txt", "elsewhere/file",
             "out/.hidden",
         ])
-    func onlyWhatGeneratesMatches(_ path: String) throws {
-        let setup = try Setup()
+    func onlyWhatGeneratesMatches(_ path: String) async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let before = setup.second.read(path)
         let digest = try setup.object("#!/bin/sh\necho pwned\n")
         try setup.craft([("out/upper.txt", 0o644, try setup.object("built\n"), 6), (path, 0o4777, digest, 21)])
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.said.contains("refused"), "\(run.said)")
         #expect(setup.second.read(path) == before, "\(path) was written")
         #expect(ran(setup.second), "the step should run when its entry is refused")
@@ -168,8 +168,8 @@ struct CacheSafetyTests {
     @Test(
         "a crafted entry with links is refused before anything is written: forbidden names, paths out or below its own links, hard links to what it does not hold",
         arguments: 0..<CacheSafetyTests.hostileLinks.count)
-    func hostileLinkEntries(_ index: Int) throws {
-        let setup = try Setup()
+    func hostileLinkEntries(_ index: Int) async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let elsewhere = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
@@ -180,7 +180,7 @@ struct CacheSafetyTests {
                 $0.replacingOccurrences(of: "ELSEWHERE", with: elsewhere.path).replacingOccurrences(of: "BUILT", with: built)
                     .replacingOccurrences(of: "MISSING", with: String(repeating: "0", count: 64))
             })
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.said.contains(said), "\(run.said)")
         #expect(ran(setup.second), "the step should run when its entry is refused")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
@@ -199,13 +199,13 @@ struct CacheSafetyTests {
     }
 
     @Test("an entry of the format before links (promise-run-cache/1) is a clean miss: the step runs and stores its entry again")
-    func oldFormat() throws {
-        let setup = try Setup()
+    func oldFormat() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         try setup.craft(
             records: [#"{"path": "out/upper.txt", "mode": 420, "sha256": "\#(try setup.object("built\n"))", "size": 6}"#],
             format: "promise-run-cache/1")
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.status == 0, "\(run.said)")
         #expect(run.said.contains("not of format promise-run-cache/2"), "\(run.said)")
         #expect(ran(setup.second))
@@ -214,18 +214,18 @@ struct CacheSafetyTests {
     }
 
     @Test("a restored file never gets setuid, setgid, sticky or world-write bits")
-    func noDangerousModes() throws {
-        let setup = try Setup()
+    func noDangerousModes() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         try setup.craft([("out/upper.txt", 0o7777, try setup.object("built\n"), 6)])
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.step("build")?["from"] as? String == "cache", "\(run.said)")
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: setup.second.path("out/upper.txt"))[.posixPermissions] as? Int)
         #expect(mode == 0o775, "mode \(String(mode, radix: 8))")
     }
 
     @Test("a restore is all or none: a missing object leaves the old files as they were and no folder it made")
-    func allOrNone() throws {
+    func allOrNone() async throws {
         // The step succeeds only where `ok` is (the first checkout), so that
         // what the second holds after is the restore's doing.
         let workflow = """
@@ -234,12 +234,12 @@ struct CacheSafetyTests {
               generates "out/**"
             }
             """
-        let setup = try Setup(workflow: workflow, prepare: { try $0.write("ok", "") })
+        let setup = try await Setup(workflow: workflow, prepare: { try $0.write("ok", "") })
         defer { setup.remove() }
         try setup.second.write("out/upper.txt", "old\n")
         let missing = String(repeating: "0", count: 64)
         try setup.craft([("out/upper.txt", 0o644, try setup.object("new\n"), 4), ("out/new/deep/a.txt", 0o644, missing, 1)])
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.said.contains("not in the cache"), "\(run.said)")
         #expect(ran(setup.second))
         #expect(setup.second.read("out/upper.txt") == "old\n")
@@ -251,8 +251,8 @@ struct CacheSafetyTests {
     @Test(
         "an object that is a FIFO, a link to /dev/zero or larger than its entry says is refused at once; the step runs",
         arguments: ["fifo", "zero", "large"])
-    func objectsNeverHoldTheRun(_ kind: String) throws {
-        let setup = try Setup()
+    func objectsNeverHoldTheRun(_ kind: String) async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let digest = try Self.sha256("built\n")
         let object = setup.store.appendingPathComponent("cas/" + digest).path
@@ -262,7 +262,7 @@ struct CacheSafetyTests {
         case "zero": try FileManager.default.createSymbolicLink(atPath: object, withDestinationPath: "/dev/zero")
         default: try Data(count: 10 << 20).write(to: URL(fileURLWithPath: object))
         }
-        let run = try setup.restore()
+        let run = try await setup.restore()
         #expect(run.status == 0, "\(run.said)")
         #expect(ran(setup.second), "\(run.said)")
         #expect(setup.second.read("out/upper.txt") == "built\n")
@@ -270,9 +270,9 @@ struct CacheSafetyTests {
     }
 
     @Test("a step whose output or captures hold a secret is stored neither in the store nor in the cache, and says so")
-    func noSecretStored() throws {
+    func noSecretStored() async throws {
         let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
-        let setup = try Setup(
+        let setup = try await Setup(
             workflow: """
                 secret token = "\(secret)"
                 build: sh "mkdir -p out && echo built > out/upper.txt && echo token={{token}} && echo ran >> $RUNLOG" {
@@ -291,7 +291,7 @@ struct CacheSafetyTests {
                 #expect(!text.contains(secret), "\(folder)/\(name) holds the secret")
             }
         }
-        let again = try Self.run(setup.first, store: setup.store)
+        let again = try await Self.run(setup.first, store: setup.store)
         #expect(again.said.contains("build: its output or captures hold a secret value"), "\(again.said)")
         #expect(again.step("plain")?["status"] as? String == "up-to-date", "\(again.statuses)")
         #expect(again.step("build")?["status"] as? String == "succeeded", "\(again.statuses)")
@@ -299,7 +299,7 @@ struct CacheSafetyTests {
     }
 
     @Test("no step sees promise-run's own cache credentials: PROMISE_RUN_CACHE_TOKEN, or a PROMISE_RUN_CACHE with user info")
-    func credentialsScrubbed() throws {
+    func credentialsScrubbed() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let store = try Binary.temporaryFolder()
@@ -309,7 +309,7 @@ struct CacheSafetyTests {
             """
             show: sh "echo token=[$PROMISE_RUN_CACHE_TOKEN] cache=[$PROMISE_RUN_CACHE] env; env | grep -c PROMISE_RUN_CACHE || true"
             """)
-        let run = try Self.run(
+        let run = try await Self.run(
             space, store: store,
             environment: [
                 "PROMISE_RUN_CACHE_TOKEN": "tok-\(UUID().uuidString)", "PROMISE_RUN_CACHE": "http://user:pw-123@127.0.0.1:1/x",

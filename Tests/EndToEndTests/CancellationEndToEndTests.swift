@@ -7,11 +7,11 @@ import Testing
 @Suite("End to end: timeouts, signals, no orphans")
 struct CancellationEndToEndTests {
     @Test("a step timeout kills the whole process group, fails with kind timeout, and ensure runs")
-    func stepTimeout() throws {
+    func stepTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run(
+        let run = try await space.run(
             """
             slow: sh "\(sleep) 1000 & \(sleep) 1000" {
               timeout 500ms
@@ -28,11 +28,11 @@ struct CancellationEndToEndTests {
     }
 
     @Test("a group timeout cancels every step inside it")
-    func groupTimeout() throws {
+    func groupTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run(
+        let run = try await space.run(
             """
             work: parallel {
               timeout 500ms
@@ -50,10 +50,10 @@ struct CancellationEndToEndTests {
     }
 
     @Test("a workflow timeout fails the run with kind timeout")
-    func workflowTimeout() throws {
+    func workflowTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             timeout 500ms
             a: sh "sleep 30"
@@ -63,11 +63,11 @@ struct CancellationEndToEndTests {
     }
 
     @Test("--timeout exits 124 after ensures, leaving no process")
-    func runTimeout() throws {
+    func runTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sleep = try markedSleep(in: space.folder)
-        let run = try space.run(
+        let run = try await space.run(
             """
             a: sh "\(sleep) 1000"
             ensure {
@@ -81,10 +81,10 @@ struct CancellationEndToEndTests {
     }
 
     @Test("retry with delay, and backoff: attempts counted, the last error kept")
-    func retries() throws {
+    func retries() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
               retry 3 delay 100ms
@@ -171,10 +171,10 @@ struct CancellationEndToEndTests {
 @Suite("End to end: values and secrets")
 struct ValuesEndToEndTests {
     @Test("step fields, vars, --var, env with default, filters")
-    func interpolation() throws {
+    func interpolation() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             var who = "world"
             out: sh "printf '  padded  \\n'"
@@ -188,7 +188,7 @@ struct ValuesEndToEndTests {
     }
 
     @Test("secrets appear in no output, report or error message")
-    func secretsMasked() throws {
+    func secretsMasked() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -201,7 +201,7 @@ struct ValuesEndToEndTests {
               rethrow
             }
             """)
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
             in: space.folder)
         #expect(outcome.status == 1)
@@ -211,7 +211,7 @@ struct ValuesEndToEndTests {
     }
 
     @Test("secrets stay masked when quoted in messages, split into lines, filtered, or printed by graph")
-    func secretsMaskedInEveryForm() throws {
+    func secretsMaskedInEveryForm() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -231,12 +231,12 @@ struct ValuesEndToEndTests {
               rethrow
             }
             """#)
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             ["--report", "json=r.json", "--report", "junit=r.xml", "--report", "html=r.html", "--output", "prefixed", "test.workflow"],
             in: space.folder)
         #expect(outcome.status == 1)
-        let tree = try Binary.run(["graph", "test.workflow"], in: space.folder)
-        let json = try Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
+        let tree = try await Binary.run(["graph", "test.workflow"], in: space.folder)
+        let json = try await Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
         let everything = [
             outcome.stdout, outcome.stderr, space.read("r.json") ?? "", space.read("r.xml") ?? "",
             space.read("r.html") ?? "", tree.stdout, json.stdout,
@@ -248,10 +248,10 @@ struct ValuesEndToEndTests {
     }
 
     @Test("a reference that cannot be resolved fails with kind reference at file:line:col")
-    func referenceFailure() throws {
+    func referenceFailure() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             log "{{env.PROMISE_RUN_SURELY_UNSET}}"
             """)

@@ -6,10 +6,10 @@ import Testing
 @Suite("End to end: blocks as chains")
 struct ChainEndToEndTests {
     @Test("a failure skips the rest; exit 1; the failure names the step, kind and cause with stderr")
-    func chainAndSkip() throws {
+    func chainAndSkip() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             a: sh "echo one"
             b: sh "echo broken >&2; exit 3"
@@ -25,10 +25,10 @@ struct ChainEndToEndTests {
     }
 
     @Test("catch, catch with kinds, rethrow, and the error fields")
-    func catchKindsRethrow() throws {
+    func catchKindsRethrow() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let recovered = try space.run(
+        let recovered = try await space.run(
             """
             b: sh "exit 2"
             catch timeout {
@@ -43,7 +43,7 @@ struct ChainEndToEndTests {
         #expect(recovered.logLines(prefix: "LOG") == ["LOG caught b exit 2"])
         #expect(!recovered.stdout.contains("WRONG"))
 
-        let rethrown = try space.run(
+        let rethrown = try await space.run(
             """
             b: sh "exit 2"
             catch {
@@ -56,10 +56,10 @@ struct ChainEndToEndTests {
     }
 
     @Test("ensure runs on success and on failure, and keeps the state")
-    func ensureAlways() throws {
+    func ensureAlways() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let ok = try space.run(
+        let ok = try await space.run(
             """
             a: sh "true"
             ensure {
@@ -69,7 +69,7 @@ struct ChainEndToEndTests {
         #expect(ok.status == 0)
         #expect(space.read("ensured.txt") == "yes")
 
-        let failed = try space.run(
+        let failed = try await space.run(
             """
             a: sh "exit 1"
             ensure {
@@ -81,11 +81,11 @@ struct ChainEndToEndTests {
     }
 
     @Test("if/else runs one branch; the other is reported skipped")
-    func ifElse() throws {
+    func ifElse() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("marker", "x")
-        let run = try space.run(
+        let run = try await space.run(
             """
             if exists "marker" {
               yes: sh "true"
@@ -101,12 +101,12 @@ struct ChainEndToEndTests {
 @Suite("End to end: groups")
 struct GroupEndToEndTests {
     @Test("parallel limit: at most N processes at once")
-    func parallelLimit() throws {
+    func parallelLimit() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // Each step records how many run with it, through a lock-free count of files.
         let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.3; rm running.$$""#
-        let run = try space.run(
+        let run = try await space.run(
             """
             parallel limit 2 {
               a: \(step)
@@ -122,11 +122,11 @@ struct GroupEndToEndTests {
     }
 
     @Test("-j 1 runs process steps one at a time even in a parallel group")
-    func jobs() throws {
+    func jobs() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let step = #"sh "touch running.$$; ls running.* | wc -l >> counts; sleep 0.2; rm running.$$""#
-        let run = try space.run(
+        let run = try await space.run(
             """
             parallel {
               a: \(step)
@@ -140,10 +140,10 @@ struct GroupEndToEndTests {
     }
 
     @Test("fail-fast: the first failure kills running siblings; keep-going runs all")
-    func failFastAndKeepGoing() throws {
+    func failFastAndKeepGoing() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let fast = try space.run(
+        let fast = try await space.run(
             """
             parallel limit 2 {
               slow: sh "sleep 30"
@@ -155,7 +155,7 @@ struct GroupEndToEndTests {
         #expect(fast.statuses == ["slow cancelled", "bad failed", "later skipped"])
         #expect((fast.step("slow")?["durationSeconds"] as? Double ?? 99) < 20)
 
-        let going = try space.run(
+        let going = try await space.run(
             """
             parallel keep-going {
               one: sh "exit 1"
@@ -168,11 +168,11 @@ struct GroupEndToEndTests {
     }
 
     @Test("fail-fast with -j: steps waiting for a slot never start once a sibling failed")
-    func failFastWithQueuedSteps() throws {
+    func failFastWithQueuedSteps() async throws {
         for _ in 0..<3 {
             let space = try Workspace()
             defer { space.remove() }
-            let run = try space.run(
+            let run = try await space.run(
                 """
                 parallel {
                   test: sh "sleep 0.1; exit 1"
@@ -188,10 +188,10 @@ struct GroupEndToEndTests {
     }
 
     @Test("race: the first to finish wins and the rest are killed; any: first success")
-    func raceAndAny() throws {
+    func raceAndAny() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let race = try space.run(
+        let race = try await space.run(
             """
             race {
               slow: sh "sleep 30"
@@ -204,7 +204,7 @@ struct GroupEndToEndTests {
         // `works` ends 0.2 s after `broken` began to fail (on a busy
         // machine a plain `sleep 0.2` could end first, and `broken` would
         // be cancelled, not failed).
-        let any = try space.run(
+        let any = try await space.run(
             """
             any {
               broken: sh "touch broke; exit 1"
@@ -217,10 +217,10 @@ struct GroupEndToEndTests {
     }
 
     @Test("needs: a DAG inside parallel, as in make")
-    func needs() throws {
+    func needs() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             parallel {
               link: sh "cat a.o b.o > app" {
@@ -235,11 +235,11 @@ struct GroupEndToEndTests {
     }
 
     @Test("foreach sequential and parallel, with per-iteration labels")
-    func foreach() throws {
+    func foreach() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("names.txt", "ann\n\nbob\ncid\n")
-        let run = try space.run(
+        let run = try await space.run(
             """
             foreach name in lines("names.txt") {
               greet: sh "echo hi-{{name}}"
@@ -263,10 +263,10 @@ struct GroupEndToEndTests {
 @Suite("End to end: a retried step's duration")
 struct RetriedDurationTests {
     @Test("{{label.duration}} covers every attempt and the delays between, as durationSeconds does")
-    func durationOverAllAttempts() throws {
+    func durationOverAllAttempts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             flaky: sh "echo x >> tries; test $(wc -l < tries) -ge 3" {
               retry 3 delay 300ms

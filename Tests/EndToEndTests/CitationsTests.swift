@@ -42,7 +42,7 @@ struct CitationsTests {
     }
 
     @Test("the pattern finds the citations it is for, and not RFC sections")
-    func patternFindsWhatItIsFor() throws {
+    func patternFindsWhatItIsFor() async throws {
         let foreign = try Self.foreign()
         // Spelled with escapes, so that this file is not a citation itself.
         for cited in [
@@ -57,7 +57,7 @@ struct CitationsTests {
     }
 
     @Test("no file under Sources/ or Tests/ cites the language specification by section or the command's by file")
-    func noForeignCitations() throws {
+    func noForeignCitations() async throws {
         let foreign = try Self.foreign()
         let texts = try Self.texts()
         #expect(texts.contains { $0.path == "Sources/RunnerSystem/EventLoop/EventLoop.swift" })
@@ -71,7 +71,7 @@ struct CitationsTests {
     }
 
     @Test("every docs/ citation under Sources/ and Tests/ names a file and a heading of it")
-    func docsCitationsExist() throws {
+    func docsCitationsExist() async throws {
         let citation = try Self.docsCitation()
         var headings: [String: [String]] = [:]
         var checked = 0

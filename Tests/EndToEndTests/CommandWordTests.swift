@@ -12,11 +12,11 @@ struct CommandWordTests {
             ["--executor", "local"], ["--executor", "slurm"], ["-j", "2"], ["--jobs", "2"], ["--http-connections", "8"],
             ["--timeout", "5s"], ["--color", "never"], ["--report-output", "4"], ["--output", "quiet"],
         ])
-    func optionValueBeforeCommand(option: [String]) throws {
+    func optionValueBeforeCommand(option: [String]) async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("f.workflow", "a: sh \"echo hi\"\n")
-        let outcome = try Binary.run(option + ["graph", "f.workflow"], in: space.folder)
+        let outcome = try await Binary.run(option + ["graph", "f.workflow"], in: space.folder)
         if ["--executor", "--color"].contains(option[0]) {
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout.contains("a: sh \"echo hi\""), "\(outcome.stdout)")
@@ -30,37 +30,37 @@ struct CommandWordTests {
     }
 
     @Test("--slurm-jobs before graph is no longer misread as a file")
-    func slurmJobsBeforeGraph() throws {
+    func slurmJobsBeforeGraph() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("f.workflow", "a: sh \"echo hi\"\n")
-        let outcome = try Binary.run(["--slurm-jobs", "4", "graph", "f.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["--slurm-jobs", "4", "graph", "f.workflow"], in: space.folder)
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains("'--slurm-jobs' is an option of running a workflow"), "\(outcome.stderr)")
         #expect(!outcome.stderr.contains("cannot read"), "\(outcome.stderr)")
-        let run = try Binary.run(["--slurm-jobs", "4", "--executor", "local", "f.workflow"], in: space.folder)
+        let run = try await Binary.run(["--slurm-jobs", "4", "--executor", "local", "f.workflow"], in: space.folder)
         #expect(run.status == 0, "\(run.stderr)")
     }
 
     @Test("run FILE runs the file, also one named like a command; help says so")
-    func explicitRun() throws {
+    func explicitRun() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("ci.workflow", "a: sh \"echo =ran ci\"\n")
         try space.write("check", "a: sh \"echo =ran check\"\n")
-        let ci = try Binary.run(["run", "--color", "never", "ci.workflow"], in: space.folder)
+        let ci = try await Binary.run(["run", "--color", "never", "ci.workflow"], in: space.folder)
         #expect(ci.status == 0, "\(ci.stderr)")
         #expect(ci.stdout.contains("=ran ci"))
-        let named = try Binary.run(["run", "check"], in: space.folder)
+        let named = try await Binary.run(["run", "check"], in: space.folder)
         #expect(named.status == 0, "\(named.stderr)")
         #expect(named.stdout.contains("=ran check"))
-        let missing = try Binary.run(["run"], in: space.folder)
+        let missing = try await Binary.run(["run"], in: space.folder)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("run needs a workflow file"))
-        let help = try Binary.run(["help", "language"], in: space.folder)
+        let help = try await Binary.run(["help", "language"], in: space.folder)
         #expect(help.status == 2)
         #expect(help.stderr.contains("the commands are run, check, graph"))
-        let runHelp = try Binary.run(["help", "run"], in: space.folder)
+        let runHelp = try await Binary.run(["help", "run"], in: space.folder)
         #expect(runHelp.status == 0)
         #expect(runHelp.stdout.contains("promise-run [run] [OPTIONS] FILE"))
     }

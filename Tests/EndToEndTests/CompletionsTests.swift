@@ -22,12 +22,12 @@ struct CompletionsTests {
         """
 
     /// A folder with a workflow, a folder, another file, and the script.
-    private func prepare(_ shell: String) throws -> (Workspace, String) {
+    private func prepare(_ shell: String) async throws -> (Workspace, String) {
         let space = try Workspace()
         try space.write("ci.workflow", Self.workflow)
         try space.write("notes.txt", "x")
         try space.write("sub/other.workflow", "a: sh \"true\"\n")
-        let script = try Binary.run(["completions", shell], in: space.folder)
+        let script = try await Binary.run(["completions", shell], in: space.folder)
         #expect(script.status == 0)
         try space.write("script", script.stdout)
         let binaryFolder = try #require(Binary.url).deletingLastPathComponent().path
@@ -42,8 +42,8 @@ struct CompletionsTests {
     }
 
     @Test("bash: commands and files, options, option values, formats per command, shells, target labels (on-demand ones too, not foreach-body ones)")
-    func bash() throws {
-        let (space, binaries) = try prepare("bash")
+    func bash() async throws {
+        let (space, binaries) = try await prepare("bash")
         defer { space.remove() }
         let lines: [(String, String)] = [
             ("promise-run ''", "check ci.workflow completions fmt graph help list lsp sub"),
@@ -69,7 +69,7 @@ struct CompletionsTests {
         script += "printf '%s\\n' \"${COMPREPLY[@]}\" | sort | paste -sd ' '; }\n"
         for (line, _) in lines { script += "complete_line \(line)\n" }
         try space.write("drive.sh", script)
-        let outcome = try Binary.runCommand("/bin/bash", ["drive.sh"], in: space.folder)
+        let outcome = try await Binary.runCommand("/bin/bash", ["drive.sh"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
             #expect(
@@ -79,9 +79,9 @@ struct CompletionsTests {
     }
 
     @Test("zsh: the same answers through compadd, files after a report's FORMAT=")
-    func zsh() throws {
+    func zsh() async throws {
         guard try requireShell("/usr/bin/zsh") else { return }
-        let (space, binaries) = try prepare("zsh")
+        let (space, binaries) = try await prepare("zsh")
         defer { space.remove() }
         let lines: [(String, String)] = [
             ("promise-run ''", "check ci.workflow completions fmt graph help list lsp sub"),
@@ -108,7 +108,7 @@ struct CompletionsTests {
         script += "complete_line() { words=(\"$@\"); CURRENT=${#words}; print -r -- \"$(_promise_run | sort | paste -sd ' ')\"; }\n"
         for (line, _) in lines { script += "complete_line \(line)\n" }
         try space.write("drive.zsh", script)
-        let outcome = try Binary.runCommand("/usr/bin/zsh", ["-f", "drive.zsh"], in: space.folder)
+        let outcome = try await Binary.runCommand("/usr/bin/zsh", ["-f", "drive.zsh"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
             #expect(
@@ -118,9 +118,9 @@ struct CompletionsTests {
     }
 
     @Test("fish: complete -C answers with commands, files, values and targets")
-    func fish() throws {
+    func fish() async throws {
         guard try requireShell("/usr/bin/fish") else { return }
-        let (space, binaries) = try prepare("fish")
+        let (space, binaries) = try await prepare("fish")
         defer { space.remove() }
         let lines: [(String, String)] = [
             ("promise-run ", "check ci.workflow completions fmt graph help list lsp sub/"),
@@ -136,7 +136,7 @@ struct CompletionsTests {
         script += "complete -C 'promise-run --color ' | cut -f2 | sort -u | paste -sd ' '\n"
         script += "complete -C 'promise-run --col' | cut -f2\n"
         try space.write("drive.fish", script)
-        let outcome = try Binary.runCommand("/usr/bin/fish", ["--no-config", "drive.fish"], in: space.folder)
+        let outcome = try await Binary.runCommand("/usr/bin/fish", ["--no-config", "drive.fish"], in: space.folder)
         let answers = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, (line, expected)) in lines.enumerated() {
             #expect(

@@ -13,38 +13,38 @@ struct ConsoleEndToEndTests {
         """
 
     @Test("prefixed (default): each line as it comes behind [step]")
-    func prefixed() throws {
+    func prefixed() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(Self.workflow)
+        let run = try await space.run(Self.workflow)
         for line in ["[a] a1", "[a] a2", "[b] b1", "[b] b2"] { #expect(run.stdout.contains(line)) }
         #expect(run.stdout.contains("✓ a"))
         #expect(run.stdout.contains("step  kind  status"), "the summary table")
     }
 
     @Test("grouped: each step's output in one piece when it ends")
-    func grouped() throws {
+    func grouped() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(Self.workflow, ["--output", "grouped"])
+        let run = try await space.run(Self.workflow, ["--output", "grouped"])
         #expect(run.stdout.contains("── a ──\na1\na2\n"))
         #expect(run.stdout.contains("── b ──\nb1\nb2\n"))
         #expect(!run.stdout.contains("[a]"))
     }
 
     @Test("--output quiet shows no step output; -q also drops the table")
-    func quiet() throws {
+    func quiet() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let noOutput = try space.run(Self.workflow, ["--output", "quiet"])
+        let noOutput = try await space.run(Self.workflow, ["--output", "quiet"])
         #expect(!noOutput.stdout.contains("a1"))
         #expect(noOutput.stdout.contains("✓ a"))
-        let q = try space.run(Self.workflow, ["-q"])
+        let q = try await space.run(Self.workflow, ["-q"])
         #expect(!q.stdout.contains("step  kind"))
         #expect(!q.stdout.contains("✓ a"))
         #expect(!q.stdout.contains("a1"), "-q shows no step output")
         #expect(q.stdout.contains("succeeded in"))
-        let failing = try space.run(
+        let failing = try await space.run(
             """
             log "LOG hidden"
             a: sh "echo quiet-out; echo broke-here >&2; exit 3"
@@ -56,25 +56,25 @@ struct ConsoleEndToEndTests {
     }
 
     @Test("-v shows each step's start with its command")
-    func verbose() throws {
+    func verbose() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(Self.workflow, ["-v"])
+        let run = try await space.run(Self.workflow, ["-v"])
         #expect(run.stdout.contains("▶ a sh echo a1; sleep 0.2; echo a2"))
     }
 
     @Test("not on a terminal: no cursor movement, no color")
-    func plainWhenPiped() throws {
+    func plainWhenPiped() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(["test.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["test.workflow"], in: space.folder)
         #expect(!outcome.stdout.contains("\u{1B}["))
     }
 
     @Test("on a terminal: a live area redrawn in place, and color", .enabled(if: hasScript))
-    func liveOnTerminal() throws {
-        let (status, screen) = try onTerminal(
+    func liveOnTerminal() async throws {
+        let (status, screen) = try await onTerminal(
             """
             a: sh "sleep 0.6"
             """)
@@ -95,12 +95,12 @@ struct ConsoleEndToEndTests {
     private func onTerminal(
         _ workflow: String, _ arguments: [String] = [], columns: Int = 80,
         term: String = "xterm"
-    ) throws -> (status: Int32, screen: String) {
+    ) async throws -> (status: Int32, screen: String) {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", workflow)
         let binary = try #require(Binary.url).path
-        let outcome = try Binary.runCommand(
+        let outcome = try await Binary.runCommand(
             "/usr/bin/script", ["-qfec", "stty cols \(columns); \(binary) \(arguments.joined(separator: " ")) test.workflow", "typescript"],
             in: space.folder, environment: ["TERM": term, "NO_COLOR": ""])
         return (outcome.status, space.read("typescript") ?? "")
@@ -127,8 +127,8 @@ struct ConsoleEndToEndTests {
     @Test(
         "the final table fits a 40-column terminal: narrow columns go, long messages end in an ellipsis",
         .enabled(if: hasScript))
-    func tableFitsTerminal() throws {
-        let (status, screen) = try onTerminal(
+    func tableFitsTerminal() async throws {
+        let (status, screen) = try await onTerminal(
             """
             parallel keep-going {
               a-step-with-a-rather-long-label: sh "true"
@@ -149,8 +149,8 @@ struct ConsoleEndToEndTests {
     @Test(
         "TERM=dumb: no color and no live area, even on a terminal",
         .enabled(if: hasScript))
-    func dumbTerminal() throws {
-        let (status, screen) = try onTerminal(
+    func dumbTerminal() async throws {
+        let (status, screen) = try await onTerminal(
             """
             a: sh "sleep 0.4"
             """, term: "dumb")
@@ -162,8 +162,8 @@ struct ConsoleEndToEndTests {
     @Test(
         "a retried step's live line says which attempt it is on",
         .enabled(if: hasScript))
-    func retryAttemptInLiveLine() throws {
-        let (status, screen) = try onTerminal(
+    func retryAttemptInLiveLine() async throws {
+        let (status, screen) = try await onTerminal(
             """
             flaky: sh "test -f marker || { touch marker; exit 1; }; sleep 0.8" { retry 1 }
             """)
@@ -174,8 +174,8 @@ struct ConsoleEndToEndTests {
     @Test(
         "a load test's live area: each repeated label's runs, rate and p99 so far",
         .enabled(if: hasScript))
-    func labelStatsInLiveArea() throws {
-        let (status, screen) = try onTerminal(
+    func labelStatsInLiveArea() async throws {
+        let (status, screen) = try await onTerminal(
             """
             repeat for 1s parallel limit 2 rate 40/s {
               tick: sleep 20ms
@@ -190,11 +190,11 @@ struct ConsoleEndToEndTests {
     }
 
     @Test("a label of a foreach without a rate prints its first 1,000 runs, says the rest are counted, and its statistics count them all")
-    func repeatedLabelLinesCapped() throws {
+    func repeatedLabelLinesCapped() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // A repeat prints none of its successes (LoadTruthTests).
-        let run = try space.run(
+        let run = try await space.run(
             """
             foreach i in range(0, 1004) parallel limit 8 {
               tick: sleep 0ms
@@ -239,11 +239,11 @@ struct ConsoleEndToEndTests {
     @Test(
         "control characters from steps (log, fail, stderr tail) are shown escaped, never sent to the terminal, piped or not",
         arguments: [[String](), ["--color", "never"]])
-    func controlCharactersEscapedWhenPiped(arguments: [String]) throws {
+    func controlCharactersEscapedWhenPiped(arguments: [String]) async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.controlText)
-        let outcome = try Binary.run(["--output", "quiet", "-v"] + arguments + ["test.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["--output", "quiet", "-v"] + arguments + ["test.workflow"], in: space.folder)
         #expect(outcome.status == 1, "\(outcome.stdout)\(outcome.stderr)")
         Self.expectEscapedControlText(outcome.stdout + outcome.stderr, onTerminal: false, colored: false)
     }
@@ -251,18 +251,18 @@ struct ConsoleEndToEndTests {
     @Test(
         "on a terminal, control characters from steps are shown escaped; the only escape sequences are the console's own (colors, live area)",
         .enabled(if: hasScript), arguments: [[String](), ["--color", "never"]])
-    func controlCharactersEscapedOnTerminal(arguments: [String]) throws {
-        let (status, screen) = try onTerminal(Self.controlText, ["--output", "quiet", "-v"] + arguments)
+    func controlCharactersEscapedOnTerminal(arguments: [String]) async throws {
+        let (status, screen) = try await onTerminal(Self.controlText, ["--output", "quiet", "-v"] + arguments)
         #expect(status == 1, "\(screen)")
         Self.expectEscapedControlText(screen, onTerminal: true, colored: arguments.isEmpty)
         if arguments.isEmpty { #expect(screen.contains("\u{1B}[31m"), "colored by default on a terminal") }
     }
 
     @Test("-q prints the final line alone, with no blank line before it")
-    func quietHasNoBlankLine() throws {
+    func quietHasNoBlankLine() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("a: sh \"true\"", ["-q"])
+        let run = try await space.run("a: sh \"true\"", ["-q"])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("✓ "), "\(run.stdout.debugDescription)")
     }
@@ -273,11 +273,11 @@ struct ConsoleEndToEndTests {
 @Suite("End to end: -v shows what runs")
 struct VerboseStartLinesTests {
     @Test("-v prints the resolved command, URL and arguments, every foreach item's own, secrets masked")
-    func resolvedStartLines() throws {
+    func resolvedStartLines() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             secret token = "tok-0123456789"
             var base = "\(base)"

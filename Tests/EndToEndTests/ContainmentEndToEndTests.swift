@@ -29,11 +29,11 @@ struct ContainmentEndToEndTests {
     }
 
     @Test("the end of the run warns about what a finished step left running, and ends it")
-    func leftoversAreNamed() throws {
+    func leftoversAreNamed() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sleeper = try markedSleep(in: space.folder)
-        let run = try space.run(
+        let run = try await space.run(
             """
             server: sh "setsid \(sleeper) 300 &"
             quiet: sh "setsid \(sleeper) 301 &" {
@@ -48,7 +48,7 @@ struct ContainmentEndToEndTests {
     }
 
     @Test("promise-run inside a step of another promise-run (a CI workflow running a build's own workflow) still contains its own steps' processes")
-    func nestedRunsKeepTheirMarks() throws {
+    func nestedRunsKeepTheirMarks() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sleeper = try markedSleep(in: space.folder)
@@ -60,7 +60,7 @@ struct ContainmentEndToEndTests {
             """)
         // A shell passes one value of a variable on: the inner run's mark
         // must not be lost to the outer's.
-        let run = try space.run(
+        let run = try await space.run(
             """
             outer: exec "\(binary)" "--color" "never" "inner.workflow"
             """)

@@ -9,12 +9,12 @@ import Testing
 @Suite("End to end: decoded bodies within a ratio")
 struct DecompressionLimitTests {
     @Test("a body that decodes to more than 1,000 times its size fails the step, in memory or saved, over HTTP and HTTPS; nothing is left on disk")
-    func bombRefused() throws {
+    func bombRefused() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "bombs"
             memory: http GET "\(base)/bomb?mb=20" { allow-failure }
@@ -35,11 +35,11 @@ struct DecompressionLimitTests {
     }
 
     @Test("Accept-Encoding: identity gets the body as it came, even when the server compresses it anyway")
-    func identityNotDecoded() throws {
+    func identityNotDecoded() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "raw"
             raw: http GET "\(base)/encoded/gzip" { header "Accept-Encoding" "identity"; save "raw.gz" }

@@ -73,7 +73,7 @@ struct DocsTests {
     }
 
     @Test("every fenced block is a tagged workflow, tagged otherwise, or command lines")
-    func everyBlockIsTagged() throws {
+    func everyBlockIsTagged() async throws {
         let commands = ["promise-run", "swift ", "make", "Sources/", ".package", "source ", "man ", "cd ", "git "]
         for file in Self.files {
             for block in try Self.blocks(in: file) where block.tag.isEmpty {
@@ -86,7 +86,7 @@ struct DocsTests {
     }
 
     @Test("every workflow block of the README and docs/ passes check, with no warning of its own")
-    func everyWorkflowChecks() throws {
+    func everyWorkflowChecks() async throws {
         let blocks = try Self.workflowBlocks()
         #expect(blocks.count >= 17, "found \(blocks.count)")
         for block in blocks {
@@ -98,7 +98,7 @@ struct DocsTests {
                 sources = [block.text]
             }
             for source in sources {
-                let outcome = try Binary.run(["check", "--color", "never", "-"], stdin: source)
+                let outcome = try await Binary.run(["check", "--color", "never", "-"], stdin: source)
                 #expect(outcome.status == 0, "\(block) does not check:\n\(source)\n\(outcome.stderr)")
                 // A project's files (`sources "src/**/*.c"`) are not here:
                 // only the workflow's own warnings count.
@@ -113,7 +113,7 @@ struct DocsTests {
     static let serverAddress = "http://127.0.0.1:8080"
 
     @Test("the workflow blocks that need nothing outside this machine run and succeed, those marked server against the tests' server")
-    func runnableWorkflowsRun() throws {
+    func runnableWorkflowsRun() async throws {
         let runnable = try Self.workflowBlocks().filter { $0.flags.isEmpty || $0.flags == ["server"] }
         #expect(!runnable.isEmpty)
         #expect(runnable.contains { $0.flags == ["server"] }, "no block runs against the tests' server")
@@ -125,13 +125,13 @@ struct DocsTests {
                 #expect(text.contains(Self.serverAddress), "\(block) is marked server but does not name \(Self.serverAddress)")
                 text = text.replacingOccurrences(of: Self.serverAddress, with: try TestServers.plain())
             }
-            let run = try space.run(text, ["--timeout", "60s"])
+            let run = try await space.run(text, ["--timeout", "60s"])
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")
         }
     }
 
     @Test("each expect and capture in the right-hand column of docs/steps.md's table for Hurl users passes check")
-    func hurlTableChecks() throws {
+    func hurlTableChecks() async throws {
         let text = try String(contentsOf: Binary.packageRoot.appendingPathComponent("docs/steps.md"), encoding: .utf8)
         let start = try #require(text.range(of: "### For Hurl users")).upperBound
         let rows = text[start...].split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
@@ -146,13 +146,13 @@ struct DocsTests {
         }
         #expect(lines.count >= 35, "found \(lines.count) in the table")
         for line in lines {
-            let outcome = try Binary.run(["check", "--color", "never", "-"], stdin: Self.wrapped(fragmentLine: Substring(line)))
+            let outcome = try await Binary.run(["check", "--color", "never", "-"], stdin: Self.wrapped(fragmentLine: Substring(line)))
             #expect(outcome.status == 0, "docs/steps.md's Hurl table: `\(line)` does not check:\n\(outcome.stderr)")
         }
     }
 
     @Test("every workflow the project ships is in fmt's layout: workflows/ and the docs' workflow blocks (fmt --check -)")
-    func everyShippedWorkflowIsFormatted() throws {
+    func everyShippedWorkflowIsFormatted() async throws {
         let folder = Binary.packageRoot.appendingPathComponent("workflows")
         var sources: [(String, String)] = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".workflow") }.sorted()
@@ -160,7 +160,7 @@ struct DocsTests {
         #expect(sources.count >= 7)
         sources += try Self.workflowBlocks().filter { !$0.flags.contains("fragment") }.map { ("\($0)", $0.text + "\n") }
         for (name, text) in sources {
-            let outcome = try Binary.run(["fmt", "--check", "-"], stdin: text)
+            let outcome = try await Binary.run(["fmt", "--check", "-"], stdin: text)
             #expect(outcome.status == 0, "\(name) is not in fmt's layout (promise-run fmt - gives it):\n\(outcome.stdout)\(outcome.stderr)")
         }
     }

@@ -6,7 +6,7 @@ import Testing
 @Suite("End to end: dotenv and --env-file")
 struct DotenvTests {
     @Test("dotenv: quotes, export, comments, a missing optional file; a block's dotenv is its own")
-    func dotenv() throws {
+    func dotenv() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -21,7 +21,7 @@ struct DotenvTests {
 
             """)
         try space.write("inner.env", "ONLY_INSIDE=yes\n")
-        let run = try space.run(
+        let run = try await space.run(
             """
             dotenv ".env"
             dotenv "absent.env" optional
@@ -42,10 +42,10 @@ struct DotenvTests {
     }
 
     @Test("dotenv: a missing file fails with kind file (saying 'optional'); a malformed line says path:line:col")
-    func failures() throws {
+    func failures() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let missing = try space.run(
+        let missing = try await space.run(
             """
             dotenv "absent.env"
             a: sh "true"
@@ -55,7 +55,7 @@ struct DotenvTests {
         #expect(missing.stdout.contains("dotenv absent.env (file)"))
         #expect(missing.stdout.contains("write 'dotenv \"absent.env\" optional' if it may be absent"))
         try space.write("bad.env", "GOOD=1\n  NOT A PAIR\n")
-        let bad = try space.run(
+        let bad = try await space.run(
             """
             dotenv "bad.env"
             catch file { log "=caught {{error.message}}" }
@@ -65,11 +65,11 @@ struct DotenvTests {
     }
 
     @Test("--env-file: loaded before anything runs, for {{env.NAME}} and processes; a bad line is exit 2 with its place")
-    func envFile() throws {
+    func envFile() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("ci.env", "TOKEN_NAME='deploy bot'\n")
-        let run = try space.run(
+        let run = try await space.run(
             """
             log "={{env.TOKEN_NAME}}"
             a: sh "echo =$TOKEN_NAME"
@@ -79,10 +79,10 @@ struct DotenvTests {
         #expect(run.stdout.contains("[a] =deploy bot"))
         try space.write("bad.env", "9LIVES=1\n")
         try space.write("test.workflow", "a: sh \"true\"\n")
-        let bad = try Binary.run(["--env-file", "bad.env", "test.workflow"], in: space.folder)
+        let bad = try await Binary.run(["--env-file", "bad.env", "test.workflow"], in: space.folder)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bad.env:1:1: the text before '=' cannot be a variable name"))
-        let absent = try Binary.run(["--env-file", "nope.env", "test.workflow"], in: space.folder)
+        let absent = try await Binary.run(["--env-file", "nope.env", "test.workflow"], in: space.folder)
         #expect(absent.status == 2)
         #expect(absent.stderr.contains("--env-file nope.env: No such file or directory"))
     }

@@ -9,7 +9,7 @@ struct EditorGrammarTests {
     static let tokenizer = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/tokenize-textmate.py").path
 
     @Test("every workflow of the repository and of the spec tokenizes, giving its text back, with no invalid scope")
-    func everyWorkflow() throws {
+    func everyWorkflow() async throws {
         let root = Binary.packageRoot
         var files: [String] = []
         for folder in ["workflows", "Tests/Fixtures/Spec", "Tests/Fixtures/Corpus"] {
@@ -18,12 +18,12 @@ struct EditorGrammarTests {
             files += names.sorted().map { url.appendingPathComponent($0).path }
         }
         #expect(files.count > 60)
-        let outcome = try Binary.runCommand("/usr/bin/python3", [Self.tokenizer, Self.grammar, "check"] + files)
+        let outcome = try await Binary.runCommand("/usr/bin/python3", [Self.tokenizer, Self.grammar, "check"] + files)
         #expect(outcome.status == 0, "\(outcome.stderr)")
     }
 
     @Test("comments, the three strings with {{ }} where it is filled in, escapes, durations, labels, words")
-    func scopes() throws {
+    func scopes() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -40,7 +40,7 @@ struct EditorGrammarTests {
               hello {{who}}
               """
             """#)
-        let outcome = try Binary.runCommand("/usr/bin/python3", [Self.tokenizer, Self.grammar, "show", space.path("sample.workflow")])
+        let outcome = try await Binary.runCommand("/usr/bin/python3", [Self.tokenizer, Self.grammar, "show", space.path("sample.workflow")])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         var scopes: [String: [String]] = [:]
         for line in outcome.stdout.split(separator: "\n") {
@@ -71,7 +71,7 @@ struct EditorGrammarTests {
     /// runs `probe` (Vim script that adds to the list `found`) on `file`,
     /// and returns `found` after the filetype, the error messages, and the
     /// ftplugin's 'commentstring' and 'iskeyword'.
-    static func loadInVim(_ editor: String, _ space: Workspace, file: String, probe: String) throws -> [String] {
+    static func loadInVim(_ editor: String, _ space: Workspace, file: String, probe: String) async throws -> [String] {
         let runtime = Binary.packageRoot.appendingPathComponent("editors/vim").path
         let out = space.path("found-\((editor as NSString).lastPathComponent).txt")
         var script = "set nocompatible\nset runtimepath^=\(runtime)\nfiletype plugin on\nsyntax on\nedit \(space.path(file))\n"
@@ -84,7 +84,7 @@ struct EditorGrammarTests {
             editor.hasSuffix("nvim")
             ? ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", space.path("probe.vim")]
             : ["-Nu", "NONE", "-es", "-S", space.path("probe.vim")]
-        _ = try Binary.runCommand(
+        _ = try await Binary.runCommand(
             editor, arguments, in: space.folder,
             environment: ["XDG_STATE_HOME": space.path("state"), "XDG_DATA_HOME": space.path("data")])
         return (space.read((out as NSString).lastPathComponent) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -100,7 +100,7 @@ struct EditorGrammarTests {
     @Test(
         "Vim and Neovim: *.workflow gets the promise-run filetype, no error, the ftplugin, and comments, labels, steps, attributes and strings their groups"
     )
-    func vim() throws {
+    func vim() async throws {
         if try Self.skipWithoutVim() { return }
         let space = try Workspace()
         defer { space.remove() }
@@ -110,7 +110,7 @@ struct EditorGrammarTests {
         var probe = ""
         for (line, column) in probes { probe += "call add(found, synIDattr(synID(\(line), \(column), 1), 'name'))\n" }
         for editor in Self.vims {
-            let found = try Self.loadInVim(editor, space, file: "sample.workflow", probe: probe)
+            let found = try await Self.loadInVim(editor, space, file: "sample.workflow", probe: probe)
             #expect(found.first == "promise-run", "\(editor): \(found)")
             #expect(found.dropFirst().first == "", "\(editor) reported errors: \(found.dropFirst().first ?? "")")
             #expect(found.dropFirst(2).first == "# %s", "\(editor): commentstring \(found)")
@@ -125,7 +125,7 @@ struct EditorGrammarTests {
     }
 
     @Test("Vim and Neovim colour every word the syntax file names (a word Vim reads as an argument of `syn keyword` would not be)")
-    func vimEveryWord() throws {
+    func vimEveryWord() async throws {
         if try Self.skipWithoutVim() { return }
         let syntax = try String(contentsOf: Binary.packageRoot.appendingPathComponent("editors/vim/syntax/promise-run.vim"), encoding: .utf8)
         var words: [String] = []
@@ -146,7 +146,7 @@ struct EditorGrammarTests {
         var probe = ""
         for line in words.indices { probe += "call add(found, synIDattr(synID(\(line + 1), 3, 1), 'name'))\n" }
         for editor in Self.vims {
-            let found = try Self.loadInVim(editor, space, file: "words.workflow", probe: probe)
+            let found = try await Self.loadInVim(editor, space, file: "words.workflow", probe: probe)
             #expect(found.dropFirst().first == "", "\(editor) reported errors: \(found.dropFirst().first ?? "")")
             let groups = Array(found.dropFirst(4).prefix(words.count))
             for (word, group) in zip(words, groups + Array(repeating: "", count: max(0, words.count - groups.count))) {

@@ -13,14 +13,14 @@ struct ExampleWorkflowsTests {
         return folder
     }
 
-    private func run(_ file: String, _ arguments: [String] = []) throws -> (Binary.Outcome, URL) {
+    private func run(_ file: String, _ arguments: [String] = []) async throws -> (Binary.Outcome, URL) {
         let folder = try copyOfExamples()
-        let outcome = try Binary.run(["--color", "never", "--report", "json=report.json"] + arguments + [file], in: folder)
+        let outcome = try await Binary.run(["--color", "never", "--report", "json=report.json"] + arguments + [file], in: folder)
         return (outcome, folder)
     }
 
     @Test("every example is covered by a test below")
-    func everyExampleIsCovered() throws {
+    func everyExampleIsCovered() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.packageRoot.appendingPathComponent("workflows").path)
             .filter { $0.hasSuffix(".workflow") }.sorted()
         #expect(
@@ -31,8 +31,8 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("demo: starts its own server, checks it in parallel, stops it")
-    func demo() throws {
-        let (outcome, folder) = try run("demo.workflow", ["--var", "port=\(freeLoopbackPort())"])
+    func demo() async throws {
+        let (outcome, folder) = try await run("demo.workflow", ["--var", "port=\(freeLoopbackPort())"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("server 1.2.3 answered every check"))
@@ -40,8 +40,8 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("ci: builds the C project, tests, lints and smoke-tests it")
-    func ci() throws {
-        let (outcome, folder) = try run("ci.workflow", ["--report", "junit=junit.xml"])
+    func ci() async throws {
+        let (outcome, folder) = try await run("ci.workflow", ["--report", "junit=junit.xml"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("CI passed: greet 1.2.0"))
@@ -49,16 +49,16 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("ci: a broken build fails the run with exit 1 and says where")
-    func ciFailing() throws {
-        let (outcome, folder) = try run("ci.workflow", ["--var", "cc=false"])
+    func ciFailing() async throws {
+        let (outcome, folder) = try await run("ci.workflow", ["--var", "cc=false"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("CI failed in build (exit)"))
     }
 
     @Test("load-test: logs in, ramps up on schedule, holds 50/s under its thresholds; the summary says so")
-    func loadTest() throws {
-        let (outcome, folder) = try run(
+    func loadTest() async throws {
+        let (outcome, folder) = try await run(
             "load-test.workflow",
             [
                 "--var", "base=\(try ExampleServer.url())",
@@ -90,8 +90,8 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("fetch-urls: every URL fetched, checked and saved")
-    func fetchURLs() throws {
-        let (outcome, folder) = try run("fetch-urls.workflow", ["--var", "base=\(try ExampleServer.url())"])
+    func fetchURLs() async throws {
+        let (outcome, folder) = try await run("fetch-urls.workflow", ["--var", "base=\(try ExampleServer.url())"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("fetched 5 documents into fetched"))
@@ -100,16 +100,16 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("wait-for-service: polls until up, then checks readiness")
-    func waitForService() throws {
-        let (outcome, folder) = try run("wait-for-service.workflow", ["--var", "base=\(try ExampleServer.url())"])
+    func waitForService() async throws {
+        let (outcome, folder) = try await run("wait-for-service.workflow", ["--var", "base=\(try ExampleServer.url())"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("service 1.4.2 is ready"))
     }
 
     @Test("wait-for-service: gives up with a clear message when nothing answers")
-    func waitForServiceGivesUp() throws {
-        let (outcome, folder) = try run(
+    func waitForServiceGivesUp() async throws {
+        let (outcome, folder) = try await run(
             "wait-for-service.workflow",
             [
                 "--var", "base=http://127.0.0.1:\(freeLoopbackPort())",
@@ -121,9 +121,9 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("mirror-race: the fast mirrors fail, the fallback serves, the download is verified")
-    func mirrorRace() throws {
+    func mirrorRace() async throws {
         let server = try ExampleServer.url()
-        let (outcome, folder) = try run(
+        let (outcome, folder) = try await run(
             "mirror-race.workflow",
             [
                 "--var", "mirror_a=\(server)/down", "--var", "mirror_b=\(server)/down", "--var", "fallback=\(server)",
@@ -136,8 +136,8 @@ struct ExampleWorkflowsTests {
     }
 
     @Test("file-pipeline: counts every CSV file and writes a summary")
-    func filePipeline() throws {
-        let (outcome, folder) = try run("file-pipeline.workflow")
+    func filePipeline() async throws {
+        let (outcome, folder) = try await run("file-pipeline.workflow")
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         let summary = try String(contentsOf: folder.appendingPathComponent("pipeline-out/summary.txt"), encoding: .utf8)

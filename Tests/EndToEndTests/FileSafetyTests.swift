@@ -38,12 +38,12 @@ struct FileSafetyTests {
             #"file delete "{{dir}}/""#, #"file delete "sub/..""#, #"file delete "..""#, #"file delete "../""#,
             #"file delete "../sibling.txt""#, #"file delete "{{dir}}/..""#, #"file delete "/""#, #"file delete "up/checkout""#,
         ])
-    func deleteRefusesTheCheckout(_ statement: String) throws {
+    func deleteRefusesTheCheckout(_ statement: String) async throws {
         let checkout = try Checkout()
         defer { checkout.remove() }
         try FileManager.default.createDirectory(atPath: checkout.space.path("sub"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: checkout.space.path("up"), withDestinationPath: "..")
-        let run = try checkout.space.run(
+        let run = try await checkout.space.run(
             """
             var dir = ""
             gone: \(statement)
@@ -57,13 +57,13 @@ struct FileSafetyTests {
     }
 
     @Test("a template that resolves to a path outside the checkout is refused unless the path was written absolute")
-    func deleteOutsideNeedsAnAbsolutePath() throws {
+    func deleteOutsideNeedsAnAbsolutePath() async throws {
         let checkout = try Checkout()
         defer { checkout.remove() }
         let victim = checkout.parent.appendingPathComponent("victim.txt").path
         try Data("v\n".utf8).write(to: URL(fileURLWithPath: victim))
         // `{{dir}}` is empty: the path becomes absolute by accident.
-        let refused = try checkout.space.run(
+        let refused = try await checkout.space.run(
             """
             var dir = ""
             gone: file delete "{{dir}}\(victim)"
@@ -72,20 +72,20 @@ struct FileSafetyTests {
         #expect(FileManager.default.fileExists(atPath: victim))
         #expect(refused.message(of: "gone").contains("written absolute"))
         // Written with its leading '/': the user meant it.
-        let deleted = try checkout.space.run(#"gone: file delete "\#(victim)""#)
+        let deleted = try await checkout.space.run(#"gone: file delete "\#(victim)""#)
         #expect(deleted.status == 0, "\(deleted.stdout)")
         #expect(!FileManager.default.fileExists(atPath: victim))
         #expect(checkout.untouched)
     }
 
     @Test("file delete still removes files, folders and links inside the checkout (a link as a link)")
-    func deleteInsideWorks() throws {
+    func deleteInsideWorks() async throws {
         let checkout = try Checkout()
         defer { checkout.remove() }
         try checkout.space.write("build/tmp/a.o", "o")
         try checkout.space.write("target/t.txt", "t")
         try FileManager.default.createSymbolicLink(atPath: checkout.space.path("link"), withDestinationPath: "target")
-        let run = try checkout.space.run(
+        let run = try await checkout.space.run(
             """
             a: file delete "build/tmp"
             b: file delete "link"
@@ -100,13 +100,13 @@ struct FileSafetyTests {
     }
 
     @Test("file write writes through a link to its target and keeps the link")
-    func writeFollowsLinks() throws {
+    func writeFollowsLinks() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("real/target.txt", "old\n")
         try FileManager.default.createSymbolicLink(atPath: space.path("link.txt"), withDestinationPath: "real/target.txt")
         try FileManager.default.createSymbolicLink(atPath: space.path("dangling.txt"), withDestinationPath: "real/new.txt")
-        let run = try space.run(
+        let run = try await space.run(
             """
             a: file write "link.txt" "new"
             b: file write "dangling.txt" "made"
@@ -119,7 +119,7 @@ struct FileSafetyTests {
     }
 
     @Test("file write, copy and move refuse to replace a FIFO or a device, directly or through a link")
-    func writeNeverReplacesSpecialFiles() throws {
+    func writeNeverReplacesSpecialFiles() async throws {
         let space = try Workspace()
         defer { space.remove() }
         #expect(mkfifo(space.path("fifo"), 0o644) == 0)
@@ -135,7 +135,7 @@ struct FileSafetyTests {
             """
         if device { workflow += "\ne: file write \"null\" \"x\" { allow-failure }" }
         try space.write("test.workflow", workflow)
-        let bounded = try Binary.runBounded(
+        let bounded = try await Binary.runBounded(
             ["--report", "json=report.json", "--color", "never", "test.workflow"],
             seconds: 30, in: space.folder)
         #expect(!bounded.timedOut, "a write to a FIFO hung")
@@ -151,7 +151,7 @@ struct FileSafetyTests {
     }
 
     @Test("file append to a FIFO nothing reads fails at once; to a full FIFO it ends at the step's timeout; file read of a FIFO ends")
-    func fifosNeverHoldAStep() throws {
+    func fifosNeverHoldAStep() async throws {
         let space = try Workspace()
         defer { space.remove() }
         #expect(mkfifo(space.path("fifo"), 0o644) == 0)
@@ -161,7 +161,7 @@ struct FileSafetyTests {
             a: file append "fifo" "x" { allow-failure }
             b: file read "fifo" { timeout 1s; allow-failure }
             """)
-        let first = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
+        let first = try await Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
         #expect(!first.timedOut, "a FIFO held the run")
         let run = WorkflowRun(outcome: first.outcome, reportText: space.read("report.json"))
         #expect(run.message(of: "a").contains("FIFO that nothing reads"))
@@ -180,7 +180,8 @@ struct FileSafetyTests {
             var big = "\(big)"
             a: file append "fifo" "{{big}}" { timeout 1s }
             """)
-        let second = try Binary.runBounded(["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
+        let second = try await Binary.runBounded(
+            ["--report", "json=report.json", "--color", "never", "test.workflow"], seconds: 30, in: space.folder)
         #expect(!second.timedOut, "a full FIFO held the step past its timeout")
         let timedOut = WorkflowRun(outcome: second.outcome, reportText: space.read("report.json"))
         #expect(timedOut.error(of: "a")?["kind"] as? String == "timeout", "\(second.outcome.stdout)")

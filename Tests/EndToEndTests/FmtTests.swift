@@ -70,7 +70,7 @@ struct FmtTests {
     }
 
     @Test("the layout: indentation, one statement a line, attributes in order, group attributes first, aligned lanes, comments kept")
-    func layout() throws {
+    func layout() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let messy = """
@@ -119,40 +119,40 @@ struct FmtTests {
 
             """
         try space.write("demo.workflow", messy)
-        let check = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
+        let check = try await Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
         #expect(check.status == 1)
         #expect(check.stdout == "demo.workflow: not formatted\n")
         #expect(space.read("demo.workflow") == messy, "--check writes nothing")
-        let fmt = try Binary.run(["fmt", "demo.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "demo.workflow"], in: space.folder)
         #expect(fmt.status == 0)
         #expect(space.read("demo.workflow") == expected)
-        let again = try Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
+        let again = try await Binary.run(["fmt", "--check", "demo.workflow"], in: space.folder)
         #expect(again.status == 0 && again.stdout.isEmpty)
     }
 
     @Test("fmt --check - checks standard input: exit 1 and nothing on stdout but the verdict when unformatted, 0 when formatted")
-    func checkStandardInput() throws {
+    func checkStandardInput() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let unformatted = try Binary.run(["fmt", "--check", "-"], stdin: "log   \"x\"\n", in: space.folder)
+        let unformatted = try await Binary.run(["fmt", "--check", "-"], stdin: "log   \"x\"\n", in: space.folder)
         #expect(unformatted.status == 1, "\(unformatted.stdout)\(unformatted.stderr)")
         #expect(unformatted.stdout.contains("not formatted") && !unformatted.stdout.contains("log \"x\""), "\(unformatted.stdout)")
-        let formatted = try Binary.run(["fmt", "--check", "-"], stdin: "log \"x\"\n", in: space.folder)
+        let formatted = try await Binary.run(["fmt", "--check", "-"], stdin: "log \"x\"\n", in: space.folder)
         #expect(formatted.status == 0 && formatted.stdout.isEmpty, "\(formatted.stdout)\(formatted.stderr)")
     }
 
     @Test("a library that uses its includer's names is formatted (it parses); a file that does not parse is not (exit 2)")
-    func includedFileIsFormatted() throws {
+    func includedFileIsFormatted() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("main.workflow", "var project = \"p\"\ninclude \"lib.workflow\"\n")
         try space.write("lib.workflow", "build:   sh \"make {{project}}\"\n")
-        let lib = try Binary.run(["fmt", "lib.workflow"], in: space.folder)
+        let lib = try await Binary.run(["fmt", "lib.workflow"], in: space.folder)
         #expect(lib.status == 0, "\(lib.stderr)")
         #expect(space.read("lib.workflow") == "build: sh \"make {{project}}\"\n")
-        #expect(try Binary.run(["check", "main.workflow"], in: space.folder).status == 0)
+        #expect(try await Binary.run(["check", "main.workflow"], in: space.folder).status == 0)
         try space.write("broken.workflow", "build: sh {\n")
-        #expect(try Binary.run(["fmt", "broken.workflow"], in: space.folder).status == 2)
+        #expect(try await Binary.run(["fmt", "broken.workflow"], in: space.folder).status == 2)
         #expect(space.read("broken.workflow") == "build: sh {\n")
     }
 }

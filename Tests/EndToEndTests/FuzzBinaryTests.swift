@@ -49,7 +49,7 @@ struct FuzzBinaryTests {
     }
 
     @Test("mutated workflows through check, fmt and graph end with exit 0, 1 or 2, in time, with a diagnostic for 2")
-    func mutatedWorkflowsEndWell() throws {
+    func mutatedWorkflowsEndWell() async throws {
         let seeds = try Self.seeds()
         #expect(seeds.count > 40)
         let space = try Workspace()
@@ -59,7 +59,7 @@ struct FuzzBinaryTests {
             let bytes = Self.mutate(seeds[round % seeds.count], &random)
             try Data(bytes).write(to: URL(fileURLWithPath: space.path("fuzz.workflow")))
             for command in [["check"], ["fmt", "--check"], ["graph"]] {
-                let run = try Binary.runBounded(command + ["--color", "never", "fuzz.workflow"], seconds: 10, in: space.folder)
+                let run = try await Binary.runBounded(command + ["--color", "never", "fuzz.workflow"], seconds: 10, in: space.folder)
                 #expect(
                     run.endedWell, "round \(round), \(command[0]): exit \(run.outcome.status), \(run.seconds) s\n\(run.outcome.stderr.prefix(400))")
                 if run.outcome.status == 2 {
@@ -89,7 +89,7 @@ struct FuzzBinaryTests {
     }
 
     @Test("random JSON-RPC through lsp: every request is answered with a result or an error, nothing but frames is written")
-    func randomMessagesToTheLanguageServer() throws {
+    func randomMessagesToTheLanguageServer() async throws {
         let client = try LSPClient()
         _ = try client.start()
         var random = Random(state: 4321)

@@ -70,7 +70,7 @@ struct HTMLReportBrowserTests {
         guard let browser = try Self.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(Self.workflow, ["--report", "html=report.html"])
+        let run = try await space.run(Self.workflow, ["--report", "html=report.html"])
         #expect(run.status == 0, "the catch handles the failures: \(run.stdout)")
         let groups = try #require(run.report?["groups"] as? [[String: Any]])
         let steps = run.steps
@@ -118,7 +118,7 @@ struct HTMLReportBrowserTests {
         guard let browser = try Self.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        _ = try space.run(Self.workflow, ["--report", "html=report.html"])
+        _ = try await space.run(Self.workflow, ["--report", "html=report.html"])
         let failed = try await Self.load(browser, space.path("report.html"), hash: "#status=failed", in: space)
         #expect(failed.console.isEmpty, "console: \(failed.console)")
         #expect(failed.dom.contains("data-step=\"unit\" data-status=\"failed\""))
@@ -146,7 +146,7 @@ struct HTMLReportBrowserTests {
         guard let browser = try Self.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "many"
             items: foreach n in range(1, 10000) parallel limit 64 {

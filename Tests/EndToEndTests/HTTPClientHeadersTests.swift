@@ -16,12 +16,12 @@ struct HTTPClientHeadersTests {
     }
 
     @Test("Host, User-Agent, Accept, Accept-Encoding and Connection as the step sets them", arguments: ["http", "https"])
-    func stepValuesWin(scheme: String) throws {
+    func stepValuesWin(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
         let base = scheme == "http" ? try TestServers.plain() : tls.url
-        let run = try space.run(
+        let run = try await space.run(
             """
             set: http GET "\(base)/echo" {
               \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
@@ -64,12 +64,12 @@ struct HTTPClientHeadersTests {
     }
 
     @Test("a Content-Type the step sets is sent on a request without a body, as every header it sets", arguments: ["http", "https"])
-    func contentTypeWithoutABody(scheme: String) throws {
+    func contentTypeWithoutABody(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
         let base = scheme == "http" ? try TestServers.plain() : tls.url
-        let run = try space.run(
+        let run = try await space.run(
             """
             patch: http PATCH "\(base)/echo" {
               \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
@@ -91,12 +91,12 @@ struct HTTPClientHeadersTests {
     }
 
     @Test("a step's Host is not sent on a redirect to another origin")
-    func hostStaysWithItsOrigin() throws {
+    func hostStaysWithItsOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try space.run(
+        let run = try await space.run(
             """
             same: http GET "\(base)/redirect-to?location=/echo" {
               header "Host" "www.example.com"

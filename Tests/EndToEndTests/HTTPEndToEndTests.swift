@@ -10,9 +10,9 @@ struct HTTPEndToEndTests {
     private func run(
         _ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
         in space: Workspace
-    ) throws -> WorkflowRun {
+    ) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments, environment: environment)
+        return try await space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments, environment: environment)
     }
 
     private func lines(_ run: WorkflowRun) -> [String] {
@@ -20,10 +20,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("the URL is sent as written: %XX kept, only what cannot stand in a request line encoded")
-    func urlSentAsWritten() throws {
+    func urlSentAsWritten() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             e: http GET "{{base}}/echo?p={bar}&q=a%3db&r=x y|z"
             log "={{e.json.path}}"
@@ -33,10 +33,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("a relative Location resolves as RFC 3986 says; url and redirects say where it ended")
-    func relativeRedirect() throws {
+    func relativeRedirect() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             r: http GET "{{base}}/follow-redirect/relative/foo"
             log "={{r.body}} {{r.url}} {{r.redirects}} {{r.version}}"
@@ -49,10 +49,10 @@ struct HTTPEndToEndTests {
     @Test(
         "307 and 308 keep the method and the body; 301, 302 and 303 turn POST into GET without a body",
         arguments: [(301, "GET", 0), (302, "GET", 0), (303, "GET", 0), (307, "POST", 12), (308, "POST", 12)])
-    func redirectMethods(_ status: Int, _ method: String, _ length: Int) throws {
+    func redirectMethods(_ status: Int, _ method: String, _ length: Int) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             r: http POST "{{base}}/redirect-to?status=\(status)&location=/echo" {
               form name "Ada"
@@ -65,12 +65,12 @@ struct HTTPEndToEndTests {
     }
 
     @Test("Authorization and Cookie the step set go on to the same origin, never to another")
-    func credentialsStayWithTheirOrigin() throws {
+    func credentialsStayWithTheirOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try run(
+        let run = try await run(
             """
             same: http GET "{{base}}/redirect-to?location=/echo" {
               header Authorization "Bearer secret-token"
@@ -99,7 +99,7 @@ struct HTTPEndToEndTests {
     }
 
     @Test("a redirect to file:, gopher:, dict:, ftp: or no URL at all fails the step, over HTTP and HTTPS; redirects 0 keeps it")
-    func redirectsOnlyToHTTP() throws {
+    func redirectsOnlyToHTTP() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
@@ -114,7 +114,7 @@ struct HTTPEndToEndTests {
             workflow += "tls\(index): http GET \"\(tls.url)/redirect-to?location=\(location)\" { insecure; allow-failure }\n"
         }
         workflow += "asked: http GET \"{{base}}/redirect-to?location=file%3A%2F%2F%2Fetc%2Fpasswd\" { redirects 0; expect status 302 }\n"
-        let run = try run(workflow, in: space)
+        let run = try await run(workflow, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for (index, target) in targets.enumerated() {
             for id in ["plain\(index)", "tls\(index)"] {
@@ -132,10 +132,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("redirects N is honoured exactly up to 100; one more fails with kind network")
-    func manyRedirects() throws {
+    func manyRedirects() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             thirty: http GET "{{base}}/redirect/30" { redirects 30 }
             hundred: http GET "{{base}}/redirect/100" { redirects 100 }
@@ -150,10 +150,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("one cookie store for the run, shared by parallel steps; cookies off turns it off for a block")
-    func cookies() throws {
+    func cookies() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel {
               a: http GET "{{base}}/cookies/set?a=1"
@@ -182,10 +182,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("timings: every phase present and ordered, in the fields and the JSON report")
-    func timings() throws {
+    func timings() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             t: http GET "{{base}}/slow?ms=50"
             log "={{t.timing.dns}} {{t.timing.connect}} {{t.timing.tls}} {{t.timing.firstByte}} {{t.timing.total}}"
@@ -205,10 +205,10 @@ struct HTTPEndToEndTests {
     }
 
     @Test("the body is decoded by its charset; gzip, deflate, br and zstd bodies are decoded")
-    func bodies() throws {
+    func bodies() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             latin: http GET "{{base}}/latin1" { expect body contains "café" }
             gzip: http GET "{{base}}/encoded/gzip" { expect body contains "hello, compressed world! hello" }
@@ -222,11 +222,11 @@ struct HTTPEndToEndTests {
     }
 
     @Test("HTTPS verifies the server; insecure, cacert, --insecure and --cacert say whom to trust")
-    func https() throws {
+    func https() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.tls()
-        let untrusted = try space.run(
+        let untrusted = try await space.run(
             """
             t: http GET "\(tls.url)/hello"
             """)
@@ -235,7 +235,7 @@ struct HTTPEndToEndTests {
         #expect(error["kind"] as? String == "network")
         #expect((error["message"] as? String)?.contains("certificate") == true, "\(error)")
 
-        let trusted = try space.run(
+        let trusted = try await space.run(
             """
             a: http GET "\(tls.url)/hello" { insecure }
             b: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
@@ -244,13 +244,13 @@ struct HTTPEndToEndTests {
         #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
         #expect(trusted.logLines(prefix: "=") == ["=hello hello 1.1"])
 
-        let options = try space.run(
+        let options = try await space.run(
             """
             a: http GET "\(tls.url)/hello"
             """, ["--insecure"])
         #expect(options.status == 0, "\(options.stderr)")
         try FileManager.default.copyItem(atPath: tls.file("ca.pem"), toPath: space.path("authority.pem"))
-        let cacert = try space.run(
+        let cacert = try await space.run(
             """
             a: http GET "\(tls.url)/hello"
             """, ["--cacert", "authority.pem"])
@@ -258,17 +258,17 @@ struct HTTPEndToEndTests {
     }
 
     @Test("a client certificate, with cert and key")
-    func clientCertificate() throws {
+    func clientCertificate() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let tls = try TestServers.mutualTLS()
-        let refused = try space.run(
+        let refused = try await space.run(
             """
             t: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
             """)
         #expect(refused.status == 1)
         #expect(refused.step("t")?["status"] as? String == "failed")
-        let accepted = try space.run(
+        let accepted = try await space.run(
             """
             t: http GET "\(tls.url)/hello" {
               cacert "\(tls.file("ca.pem"))"
@@ -282,11 +282,11 @@ struct HTTPEndToEndTests {
     }
 
     @Test("HTTP/2 over TLS when the server offers it (nginx)", .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func http2() throws {
+    func http2() async throws {
         let nginx = try TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             parallel {
               a: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
@@ -300,14 +300,14 @@ struct HTTPEndToEndTests {
     }
 
     @Test("proxies come from http_proxy and https_proxy; no_proxy goes direct")
-    func proxies() throws {
+    func proxies() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let proxy = try TestServers.proxy()
+        let proxy = try TestServers.proxy("proxies")
         let tls = try TestServers.tls()
         let base = try TestServers.plain()
         let before = proxy.requests.count
-        let through = try run(
+        let through = try await run(
             """
             p: http GET "{{base}}/echo?through=proxy"
             s: http GET "\(tls.url)/hello" { insecure }
@@ -320,7 +320,7 @@ struct HTTPEndToEndTests {
         #expect(seen.contains { $0.hasPrefix("CONNECT 127.0.0.1:") }, "\(seen)")
 
         let count = proxy.requests.count
-        let direct = try run(
+        let direct = try await run(
             """
             p: http GET "{{base}}/echo?direct=1"
             """, environment: ["http_proxy": proxy.url, "no_proxy": "localhost,127.0.0.1"], in: space)
@@ -329,7 +329,7 @@ struct HTTPEndToEndTests {
     }
 
     @Test("--dry-run and graph show the TLS attributes and cookies off")
-    func rendering() throws {
+    func rendering() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -344,22 +344,22 @@ struct HTTPEndToEndTests {
               key "client-key.pem"
             }
             """)
-        let dry = try Binary.run(["--dry-run", "--insecure", "test.workflow"], in: space.folder)
+        let dry = try await Binary.run(["--dry-run", "--insecure", "test.workflow"], in: space.folder)
         #expect(dry.status == 0, "\(dry.stderr)")
         for text in ["insecure", "cookies off", "cacert \"ca.pem\"", "cert \"client.pem\"", "key \"client-key.pem\""] {
             #expect(dry.stdout.contains(text), "\(text) in \(dry.stdout)")
         }
-        let json = try Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
+        let json = try await Binary.run(["graph", "--format", "json", "test.workflow"], in: space.folder)
         #expect(json.stdout.contains("\"insecure\": true") || json.stdout.contains("\"insecure\":true"), "\(json.stdout)")
         #expect(json.stdout.contains("\"cookies\": false") || json.stdout.contains("\"cookies\":false"), "\(json.stdout)")
     }
 
     @Test("cancelling 1,000 requests in flight leaves no socket open")
-    func cancellingAThousandRequests() throws {
+    func cancellingAThousandRequests() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let sockets = "ls -l /proc/$PPID/fd | grep -c socket || true"
-        let run = try run(
+        let run = try await run(
             """
             before: sh "\(sockets)"
             log "=before {{before.stdout}}"

@@ -8,9 +8,9 @@ import Testing
 /// 127.0.0.1.
 @Suite("End to end: HTTP language (Hurl-grade)")
 struct HTTPLanguageTests {
-    private func run(_ workflow: String, _ arguments: [String] = [], in space: Workspace) throws -> WorkflowRun {
+    private func run(_ workflow: String, _ arguments: [String] = [], in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments)
+        return try await space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments)
     }
 
     private func lines(_ run: WorkflowRun) -> [String] {
@@ -18,10 +18,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("whole-text equality and not: body ==, !=, not contains, not matches; stdout == reads as {{x.stdout}} does")
-    func textPredicates() throws {
+    func textPredicates() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/hello" {
@@ -45,10 +45,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("headers: count, not exists, == on one of several values")
-    func headerPredicates() throws {
+    func headerPredicates() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/duplicate-headers" {
@@ -68,10 +68,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("a header that came several times gives every value, in order, joined with ', '")
-    func repeatedHeaderValues() throws {
+    func repeatedHeaderValues() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             f: http GET "{{base}}/fruit" {
               capture fruit = header "x-fruit"
@@ -90,10 +90,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("JSON: count, contains, matches, is TYPE, not exists, and integers of any size compared exactly")
-    func jsonPredicates() throws {
+    func jsonPredicates() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/json" {
@@ -131,10 +131,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("captures from header NAME matches 'RE', cookie NAME and url")
-    func captures() throws {
+    func captures() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             login: http GET "{{base}}/cookies/set?session=s3cr3t" {
               capture session = cookie "session"
@@ -150,10 +150,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("query NAME VALUE: appended to the URL, percent-encoded once; basic-auth; interpolated header and form names")
-    func requestAttributes() throws {
+    func requestAttributes() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             var field = "colour"
             var header = "X-Trace"
@@ -181,12 +181,12 @@ struct HTTPLanguageTests {
     }
 
     @Test("basic-auth credentials never follow a redirect to another origin")
-    func basicAuthStaysWithItsOrigin() throws {
+    func basicAuthStaysWithItsOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         let port = try #require(URL(string: base)?.port)
-        let run = try run(
+        let run = try await run(
             """
             other: http GET "{{base}}/redirect-to?location=http://localhost:\(port)/echo" { basic-auth "alice" "secret" }
             log "=other {{other.json.headers}}"
@@ -198,12 +198,12 @@ struct HTTPLanguageTests {
     }
 
     @Test("multipart: text parts and a file part with its name and type, as a server parses them")
-    func multipart() throws {
+    func multipart() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("report.csv", "a,b;1,2")
         try space.write("logo.bin", "\u{01}\u{02}binary")
-        let run = try run(
+        let run = try await run(
             """
             up: http POST "{{base}}/multipart" {
               multipart title "Quarterly \\"report\\""
@@ -227,10 +227,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("any upper-case method is sent as written; one a letter away from a standard method gets a warning")
-    func methods() throws {
+    func methods() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             purge: http PURGE "{{base}}/echo"
             find: http PROPFIND "{{base}}/echo"
@@ -243,7 +243,7 @@ struct HTTPLanguageTests {
     }
 
     @Test("check explains the new forms' mistakes at file:line:col, exit 2")
-    func checkErrors() throws {
+    func checkErrors() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let cases: [(String, String)] = [
@@ -262,7 +262,7 @@ struct HTTPLanguageTests {
         ]
         for (source, message) in cases {
             try space.write("bad.workflow", source + "\n")
-            let outcome = try Binary.run(["check", "bad.workflow"], in: space.folder)
+            let outcome = try await Binary.run(["check", "bad.workflow"], in: space.folder)
             #expect(outcome.status == 2, "\(source)")
             #expect(outcome.stderr.contains("bad.workflow:"), "\(source): \(outcome.stderr)")
             #expect(outcome.stderr.contains(message), "\(source): \(outcome.stderr)")
@@ -270,7 +270,7 @@ struct HTTPLanguageTests {
     }
 
     @Test("graph shows every new attribute and predicate as written; JSON output has query, basicAuth and multipart")
-    func graphShowsNewForms() throws {
+    func graphShowsNewForms() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let lines = [
@@ -285,15 +285,15 @@ struct HTTPLanguageTests {
             "g.workflow",
             "var h = \"X-Trace\"\nsecret pw = \"hunter2\"\nup: http PURGE \"http://127.0.0.1:1/x\" {\n"
                 + lines.map { "  " + $0 }.joined(separator: "\n") + "\n}\n")
-        let tree = try Binary.run(["graph", "g.workflow"], in: space.folder)
+        let tree = try await Binary.run(["graph", "g.workflow"], in: space.folder)
         #expect(tree.status == 0, "\(tree.stderr)")
         #expect(tree.stdout.contains("up: http PURGE \"http://127.0.0.1:1/x\""))
         for line in lines {
             #expect(tree.stdout.contains(line), "tree: \(line)")
         }
-        let dry = try Binary.run(["--dry-run", "g.workflow"], in: space.folder)
+        let dry = try await Binary.run(["--dry-run", "g.workflow"], in: space.folder)
         #expect(!dry.stdout.contains("hunter2"), "a secret password is masked in the dry run")
-        let json = try Binary.run(["graph", "--format", "json", "g.workflow"], in: space.folder)
+        let json = try await Binary.run(["graph", "--format", "json", "g.workflow"], in: space.folder)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let text = String(describing: document)
         for key in ["query", "basicAuth", "multipart", "PURGE"] {
@@ -302,10 +302,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("a JSON path names any key (.args.ü); contains takes a number, true, false or null as written")
-    func jsonKeysAndContainedValues() throws {
+    func jsonKeysAndContainedValues() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http POST "{{base}}/mirror" {
               json '{"args": {"ü": "yes", "名前": 7}, "arr": [1, 2, true, null]}'
@@ -328,8 +328,8 @@ struct HTTPLanguageTests {
     }
 
     @Test("a URL written whole is checked before running: scheme, host and port said where they are wrong")
-    func literalURLsChecked() throws {
-        try Workspace.expectCheckRefuses(
+    func literalURLsChecked() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             a: http GET "htp:/x"
             b: http GET "127.0.0.1:8080/raw"
@@ -350,10 +350,10 @@ struct HTTPLanguageTests {
     }
 
     @Test("a URL made at run time with a port out of range fails its step saying so")
-    func portOutOfRangeAtRunTime() throws {
+    func portOutOfRangeAtRunTime() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             var port = "99999"
             a: http GET "http://127.0.0.1:{{port}}/x"

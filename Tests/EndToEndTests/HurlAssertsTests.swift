@@ -7,17 +7,17 @@ import Testing
 /// server on 127.0.0.1.
 @Suite("End to end: Hurl's asserts")
 struct HurlAssertsTests {
-    private func run(_ workflow: String, in space: Workspace) throws -> WorkflowRun {
+    private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"asserts\"\nvar base = \"\(base)\"\n" + workflow)
+        return try await space.run("workflow \"asserts\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
     @Test("duration, version, url, md5: passing, and failing with what was expected and what came")
-    func responseAsserts() throws {
+    func responseAsserts() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/redirect/2" {
@@ -46,10 +46,10 @@ struct HurlAssertsTests {
     }
 
     @Test("cookie values and attributes from the response's Set-Cookie")
-    func cookieAttributes() throws {
+    func cookieAttributes() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/cookie-attributes" {
@@ -77,10 +77,10 @@ struct HurlAssertsTests {
     }
 
     @Test("a list compared whole; predicates on a body and a header")
-    func listsAndPredicates() throws {
+    func listsAndPredicates() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/json" {
@@ -107,10 +107,10 @@ struct HurlAssertsTests {
     }
 
     @Test("{{newUuid}} is fresh at each use and {{newDate}} is now, RFC 3339 in UTC")
-    func functions() throws {
+    func functions() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             log "={{newUuid}} {{newUuid}}"
             log "={{newDate}}"
@@ -138,10 +138,10 @@ struct HurlAssertsTests {
     @Test(
         "{{newUuid}} and {{newDate}} as the server received them, in a header and a query: shapes checked there; a predicate of the other shape fails showing the value"
     )
-    func functionsAsSent() throws {
+    func functionsAsSent() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             #"""
             a: http GET "{{base}}/echo?at={{newDate}}" {
               header "X-Request-Id" "{{newUuid}}"
@@ -186,8 +186,8 @@ struct HurlAssertsTests {
     }
 
     @Test("check refuses a misspelt subject, an MD5 that is not 32 hex digits, a version compared with a number, a var named newUuid")
-    func checkRefuses() throws {
-        try Workspace.expectCheckRefuses(
+    func checkRefuses() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             var newDate = "x"
@@ -212,7 +212,7 @@ struct HurlAssertsTests {
     }
 
     @Test("fmt keeps the new asserts as written; graph shows them")
-    func formatted() throws {
+    func formatted() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = """
@@ -229,10 +229,10 @@ struct HurlAssertsTests {
             }
 
             """
-        let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)
+        let formatted = try await Binary.run(["fmt", "-"], stdin: text, in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
         try space.write("t.workflow", text)
-        let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "t.workflow"], in: space.folder)
         for line in [
             "expect duration < 200ms", #"expect cookie "sid" attribute "Max-Age" == "3600""#, #"expect json "$.a[*]" == [1, "b", true, null]"#,
             #"expect header "X-Id" not isUuid"#, #"expect md5 == "5d41402abc4b2a76b9719d911017c592""#,

@@ -10,25 +10,25 @@ struct HurlCertificateTests {
     /// A certificate for 127.0.0.1 with a subject of three parts (a comma
     /// in one), serial 0x1A2B3C4D5E, valid 30 days, signed by the tests'
     /// authority; its folder, and its dates as openssl reads them (RFC 3339).
-    private func makeCertificate(in space: Workspace, authority: TestServers.TLS) throws -> (folder: URL, start: String, end: String) {
+    private func makeCertificate(in space: Workspace, authority: TestServers.TLS) async throws -> (folder: URL, start: String, end: String) {
         let folder = space.folder.appendingPathComponent("certificate")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func openssl(_ arguments: [String]) throws -> String {
-            let outcome = try Binary.runCommand("/usr/bin/openssl", arguments, in: folder)
+        func openssl(_ arguments: [String]) async throws -> String {
+            let outcome = try await Binary.runCommand("/usr/bin/openssl", arguments, in: folder)
             try #require(outcome.status == 0, "openssl \(arguments): \(outcome.stderr)")
             return outcome.stdout
         }
         try Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8)
             .write(to: folder.appendingPathComponent("ext"))
-        _ = try openssl([
+        _ = try await openssl([
             "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/C=FR/O=Example, Inc./CN=127.0.0.1",
             "-keyout", "key.pem", "-out", "request.csr",
         ])
-        _ = try openssl([
+        _ = try await openssl([
             "x509", "-req", "-in", "request.csr", "-CA", authority.file("ca.pem"), "-CAkey", authority.file("ca-key.pem"),
             "-set_serial", "0x1A2B3C4D5E", "-days", "30", "-extfile", "ext", "-out", "cert.pem",
         ])
-        let dates = try openssl(["x509", "-in", "cert.pem", "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601"])
+        let dates = try await openssl(["x509", "-in", "cert.pem", "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601"])
         // notBefore=2026-11-28 01:20:00Z
         func rfc3339(_ prefix: String) -> String {
             let line = dates.split(separator: "\n").first { $0.hasPrefix(prefix) } ?? ""
@@ -40,17 +40,17 @@ struct HurlCertificateTests {
     @Test(
         "subject, issuer, start-date, expire-date and serial-number of an HTTP/1.1 server's certificate; each failing with what was expected and what came"
     )
-    func fields() throws {
+    func fields() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let authority = try TestServers.tls()
-        let made = try makeCertificate(in: space, authority: authority)
+        let made = try await makeCertificate(in: space, authority: authority)
         let url = try TestServers.tls(
             certificate: made.folder.appendingPathComponent("cert.pem").path,
             key: made.folder.appendingPathComponent("key.pem").path, name: "certificate-fields")
         let plain = try TestServers.plain()
         let now = ISO8601DateFormatter().string(from: Date())
-        let run = try space.run(
+        let run = try await space.run(
             #"""
             workflow "certificate"
             var url = "\#(url)"
@@ -119,11 +119,11 @@ struct HurlCertificateTests {
     @Test(
         "the same over HTTP/2 (nginx), on a connection of its own after others were kept",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func overHTTP2() throws {
+    func overHTTP2() async throws {
         let nginx = try TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "h2"
             warm: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
@@ -139,8 +139,8 @@ struct HurlCertificateTests {
     }
 
     @Test("check: a misspelt field gets a did-you-mean; a date compared with what is not a time is refused")
-    func checkRefuses() throws {
-        try Workspace.expectCheckRefuses(
+    func checkRefuses() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             a: http GET "https://127.0.0.1:1/" {

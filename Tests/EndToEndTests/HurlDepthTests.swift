@@ -6,16 +6,16 @@ import Testing
 /// 127.0.0.1.
 @Suite("End to end: HTTP at Hurl's depth")
 struct HurlDepthTests {
-    private func run(_ workflow: String, in space: Workspace) throws -> WorkflowRun {
+    private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"hurl\"\nvar base = \"\(base)\"\n" + workflow)
+        return try await space.run("workflow \"hurl\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
     @Test("JSONPath: [*], filters and .. give lists that count, contain and exist; each failing says what came")
-    func jsonQueries() throws {
+    func jsonQueries() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/json" {
@@ -41,10 +41,10 @@ struct HurlDepthTests {
     }
 
     @Test("a capture of a JSONPath query is the JSON text of its list")
-    func captureQuery() throws {
+    func captureQuery() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http GET "{{base}}/json" { capture names = json "$.items[*].name" }
             log "={{a.names}}"
@@ -54,11 +54,11 @@ struct HurlDepthTests {
     }
 
     @Test("a body that is a JSON array at the top level: $[0], $[*], filters, .., count, captures and templates; each failing says what came")
-    func topLevelArray() throws {
+    func topLevelArray() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let array = #"json '[{"id": 1, "name": "ink"}, {"id": 2, "name": "paper"}, {"id": 3, "name": "pen"}]'"#
-        let run = try run(
+        let run = try await run(
             """
             a: http POST "{{base}}/mirror" {
               \(array)
@@ -117,10 +117,10 @@ struct HurlDepthTests {
     }
 
     @Test("startsWith and endsWith on a body and a header; sha256 and bytes count of the body; each failing says what came")
-    func bodyAsserts() throws {
+    func bodyAsserts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/hello" {
@@ -160,18 +160,18 @@ struct HurlDepthTests {
     }
 
     @Test("check refuses a SHA-256 that is not 64 lower-case hex digits, and bytes without count")
-    func malformedBodyAsserts() throws {
+    func malformedBodyAsserts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let short = try run(#"a: http GET "{{base}}/hello" { expect sha256 == "abc" }"#, in: space)
+        let short = try await run(#"a: http GET "{{base}}/hello" { expect sha256 == "abc" }"#, in: space)
         #expect(short.status != 0)
         #expect(short.stderr.contains("a SHA-256 is 64 lower-case hex digits, not 3 characters"), "\(short.stderr)")
-        let bytes = try run(#"a: http GET "{{base}}/hello" { expect bytes == 5 }"#, in: space)
+        let bytes = try await run(#"a: http GET "{{base}}/hello" { expect bytes == 5 }"#, in: space)
         #expect(bytes.stderr.contains("expected 'count' after 'expect bytes'"), "\(bytes.stderr)")
     }
 
     @Test("fmt keeps the new forms as written and graph shows them")
-    func formattedAndShown() throws {
+    func formattedAndShown() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = """
@@ -186,19 +186,19 @@ struct HurlDepthTests {
             }
 
             """
-        let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)
+        let formatted = try await Binary.run(["fmt", "-"], stdin: text, in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
         try space.write("t.workflow", text)
-        let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "t.workflow"], in: space.folder)
         #expect(graph.stdout.contains(#"expect json "$..id" count == 2"#), "\(graph.stdout)")
         #expect(graph.stdout.contains("expect bytes count >= 5"), "\(graph.stdout)")
     }
 
     @Test("check refuses a malformed JSONPath where it is written")
-    func malformedQuery() throws {
+    func malformedQuery() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http GET "{{base}}/json" { expect json "$.items[?(id > 1)]" count == 1 }
             """, in: space)

@@ -16,19 +16,19 @@ struct HurlFilterFailuresTests {
 
     /// Runs each expectation in a step of its own (`p0`, `p1` ...) of one
     /// `parallel keep-going`, against `/mirror` answering `document`.
-    private func run(_ expectations: [String], in space: Workspace) throws -> WorkflowRun {
+    private func run(_ expectations: [String], in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
         var workflow = "workflow \"filters\"\nparallel keep-going {\n"
         for (index, expectation) in expectations.enumerated() {
             workflow += "  p\(index): http POST \"\(base)/mirror\" {\n    \(Self.document)\n    expect \(expectation)\n  }\n"
         }
-        return try space.run(workflow + "}\n")
+        return try await space.run(workflow + "}\n")
     }
 
-    private func expectFailures(_ cases: [(expectation: String, message: String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectFailures(_ cases: [(expectation: String, message: String)], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(cases.map(\.expectation), in: space)
+        let run = try await run(cases.map(\.expectation), in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)", sourceLocation: sourceLocation)
         for (index, check) in cases.enumerated() {
             let message = run.errorMessage(of: "p\(index)")
@@ -38,8 +38,8 @@ struct HurlFilterFailuresTests {
     }
 
     @Test("an expectation after each filter fails with what was expected and the filtered value that came")
-    func expectationAfterFilter() throws {
-        try expectFailures([
+    func expectationAfterFilter() async throws {
+        try await expectFailures([
             (#"json ".names" | first == "second""#, #"expected json ".names" | first == "second", got "first""#),
             (#"json ".ids" | last == 42"#, #"expected json ".ids" | last == 42, got 7"#),
             (#"json ".token" | split "c" | count == 3"#, #"expected json ".token" | split "c" | count == 3, got 2"#),
@@ -59,8 +59,8 @@ struct HurlFilterFailuresTests {
     }
 
     @Test("each filter meeting a value it cannot take fails the step, naming the filter and the value")
-    func wrongValue() throws {
-        try expectFailures([
+    func wrongValue() async throws {
+        try await expectFailures([
             (#"json ".token" | first == "a""#, #"expected json ".token" | first == "a", but first: it applies to a list, not the text "abc123""#),
             (#"json ".o" | last == 1"#, #"expected json ".o" | last == 1, but last: it applies to a list, not the object {"a":1}"#),
             (

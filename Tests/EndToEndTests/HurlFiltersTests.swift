@@ -8,16 +8,16 @@ import Testing
 /// (with a did-you-mean) and a wrong argument.
 @Suite("End to end: Hurl's filters")
 struct HurlFiltersTests {
-    private func run(_ workflow: String, in space: Workspace) throws -> WorkflowRun {
+    private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"filters\"\nvar base = \"\(base)\"\n" + workflow)
+        return try await space.run("workflow \"filters\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
     @Test("every filter in templates: count, first, last, nth, split, replace, lower, upper, toInt, toFloat, base64, url, sha256, jsonpath")
-    func inTemplates() throws {
+    func inTemplates() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             #"""
             a: http GET "{{base}}/json"
             log "=count {{a.json.items | count}}"
@@ -54,10 +54,10 @@ struct HurlFiltersTests {
     }
 
     @Test("captures take filters; a list captured keeps being a list for the filters of later templates")
-    func inCaptures() throws {
+    func inCaptures() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http GET "{{base}}/json" {
               capture n = json "$.items[*]" | count
@@ -73,10 +73,10 @@ struct HurlFiltersTests {
     }
 
     @Test("expectations take filters, each failing with what was expected and what came")
-    func inExpectations() throws {
+    func inExpectations() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             #"""
             parallel keep-going {
               a: http GET "{{base}}/json" {
@@ -107,10 +107,10 @@ struct HurlFiltersTests {
     }
 
     @Test("a filter that cannot apply at run time fails the step that uses it, kind reference, naming the expression")
-    func failingTemplate() throws {
+    func failingTemplate() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http GET "{{base}}/json"
             b: log "{{a.json.token | toInt}}"
@@ -123,8 +123,8 @@ struct HurlFiltersTests {
     }
 
     @Test("check refuses a filter on the wrong kind of value where it is known, unknown filters (did you mean), and wrong arguments")
-    func checkRefuses() throws {
-        try Workspace.expectCheckRefuses(
+    func checkRefuses() async throws {
+        try await Workspace.expectCheckRefuses(
             #"""
             workflow "bad"
             a: http GET "http://127.0.0.1:1/x" {
@@ -159,7 +159,7 @@ struct HurlFiltersTests {
     }
 
     @Test("fmt keeps filters as written; graph shows them")
-    func formatted() throws {
+    func formatted() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = #"""
@@ -173,16 +173,16 @@ struct HurlFiltersTests {
             log "{{a.n | split "," | last}}"
 
             """#
-        let formatted = try Binary.run(["fmt", "-"], stdin: text.replacingOccurrences(of: "| count", with: "|count"), in: space.folder)
+        let formatted = try await Binary.run(["fmt", "-"], stdin: text.replacingOccurrences(of: "| count", with: "|count"), in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
         try space.write("t.workflow", text)
-        let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "t.workflow"], in: space.folder)
         #expect(graph.stdout.contains(#"expect json "$.items[*].id" | count == 2"#), "\(graph.stdout)")
         #expect(graph.stdout.contains(#"capture n = json "$.items[*]" | nth 0 | jsonpath "$.id""#), "\(graph.stdout)")
     }
 
     @Test("the language server offers the filters after '|' in a capture, an expectation and {{ }}, and tells what one does")
-    func languageServer() throws {
+    func languageServer() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open(

@@ -8,9 +8,9 @@ import Testing
 /// failing with the predicate that was expected and the value that came.
 @Suite("End to end: Hurl's predicates")
 struct HurlPredicatesTests {
-    private func run(_ workflow: String, in space: Workspace) throws -> WorkflowRun {
+    private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"predicates\"\nvar base = \"\(base)\"\n" + workflow)
+        return try await space.run("workflow \"predicates\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
     /// A document with one value of each shape the predicates tell apart,
@@ -20,10 +20,10 @@ struct HurlPredicatesTests {
         """#
 
     @Test("every predicate holds on a value of its shape, and not one on a value of another shape")
-    func holding() throws {
+    func holding() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http POST "{{base}}/mirror" {
               \(Self.document)
@@ -51,7 +51,7 @@ struct HurlPredicatesTests {
     }
 
     @Test("each predicate failing says which was expected and the value that came")
-    func failing() throws {
+    func failing() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let cases: [(predicate: String, message: String)] = [
@@ -74,7 +74,7 @@ struct HurlPredicatesTests {
                 #"    json '{"id": "not-a-uuid", "day": "2026-01-31", "v4": "10.0.0.1", "v6": "::1", "n": 3, "s": "text", "t": true, "o": {"a": 1}, "l": [1, 2]}'"#
             workflow += "\n    expect \(check.predicate)\n  }\n"
         }
-        let run = try run(workflow + "}\n", in: space)
+        let run = try await run(workflow + "}\n", in: space)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         for (index, check) in cases.enumerated() {
             #expect(run.errorMessage(of: "p\(index)") == check.message, "\(check.predicate): \(run.errorMessage(of: "p\(index)"))")
@@ -83,10 +83,10 @@ struct HurlPredicatesTests {
     }
 
     @Test("on a body and a header (text): isString holds, isBoolean, isObject and isIpv6 fail showing the text")
-    func onText() throws {
+    func onText() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/hello" {
@@ -111,10 +111,10 @@ struct HurlPredicatesTests {
     }
 
     @Test("check suggests a predicate for a misspelt one")
-    func misspeltPredicate() throws {
+    func misspeltPredicate() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(#"a: http GET "{{base}}/json" { expect json ".token" isUUid }"#, in: space)
+        let run = try await run(#"a: http GET "{{base}}/json" { expect json ".token" isUUid }"#, in: space)
         #expect(run.status == 2)
         #expect(run.stderr.contains("did you mean 'isUuid'"), "\(run.stderr)")
     }

@@ -13,11 +13,11 @@ import Testing
 @Suite("End to end: transport controls")
 struct HurlTransportTests {
     @Test("unix-socket over the HTTP/1.1 transport; a missing socket fails saying which")
-    func unixSockets() throws {
+    func unixSockets() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let socket = try TestServers.unixSocket()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "unix"
             parallel keep-going {
@@ -45,12 +45,12 @@ struct HurlTransportTests {
     @Test(
         "unix-socket over libcurl: HTTPS and HTTP/2 (nginx on a Unix socket), HTTP/1.1 when asked; expecting the other version fails saying which came",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func unixSocketOverTLS() throws {
+    func unixSocketOverTLS() async throws {
         let nginx = try TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
         defer { space.remove() }
         let ca = nginx.certificates.appendingPathComponent("ca.pem").path
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "unix"
             parallel keep-going {
@@ -80,14 +80,14 @@ struct HurlTransportTests {
     }
 
     @Test("resolve: a name no DNS knows reaches the server, over HTTP/1.1 and HTTPS (the certificate checked for the name)")
-    func resolve() throws {
+    func resolve() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
         let plainPort = URL(string: plain)!.port!
         let tlsPort = URL(string: tls.url)!.port!
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "resolve"
             parallel keep-going {
@@ -141,14 +141,14 @@ struct HurlTransportTests {
     }
 
     @Test("connect-timeout: a connect that outlasts it fails the step with kind timeout, over both transports; a server that answers is not hurried")
-    func connectTimeout() throws {
+    func connectTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let hole = try blackHole()
         defer { for descriptor in hole.descriptors { close(descriptor) } }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "connect"
             parallel keep-going {
@@ -175,7 +175,7 @@ struct HurlTransportTests {
     @Test(
         "http-version and --http-version: HTTP/2 over TLS by default, 1.1 when asked, HTTP/2 over plain HTTP when asked; the step's wins",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func httpVersions() throws {
+    func httpVersions() async throws {
         let h2 = try TestServers.required(TestServers.nginxHTTP2())
         let h2c = try TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
@@ -204,13 +204,13 @@ struct HurlTransportTests {
             }
             log "=default {{default.version}}"
             """
-        let run = try space.run(workflow)
+        let run = try await space.run(workflow)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.logLines(prefix: "=") == ["=default 2"], "\(run.stdout)")
-        let forced = try space.run(workflow, ["--http-version", "1.1"])
+        let forced = try await space.run(workflow, ["--http-version", "1.1"])
         #expect(forced.status == 0, "\(forced.stdout)\(forced.stderr)")
         #expect(forced.logLines(prefix: "=") == ["=default 1.1"], "\(forced.stdout)")
-        let asked = try space.run(
+        let asked = try await space.run(
             """
             workflow "asked"
             one: http GET "\(h2.url)/hello" {
@@ -221,18 +221,18 @@ struct HurlTransportTests {
             """)
         #expect(asked.status == 1, "\(asked.stdout)\(asked.stderr)")
         #expect(asked.errorMessage(of: "one") == #"expected version == "2", got "1.1""#, "\(asked.stdout)")
-        let wrong = try Binary.run(["--http-version", "3", "x.workflow"], in: space.folder)
+        let wrong = try await Binary.run(["--http-version", "3", "x.workflow"], in: space.folder)
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("--http-version takes 1.1 or 2, not '3'"), "\(wrong.stderr)")
     }
 
     @Test("the version that came is asserted: HTTP/1.1 asked of (or all) a server speaks; expecting 2 fails saying 1.1 came, over both transports")
-    func versionThatCame() throws {
+    func versionThatCame() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let plain = try TestServers.plain()
         let tls = try TestServers.tls()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "versions"
             parallel keep-going {
@@ -264,8 +264,8 @@ struct HurlTransportTests {
     }
 
     @Test("check refuses a malformed resolve, an unknown HTTP version, a zero connect-timeout, and these on steps that are not http; fmt keeps them")
-    func checkAndFormat() throws {
-        try Workspace.expectCheckRefuses(
+    func checkAndFormat() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             a: http GET "http://127.0.0.1:1/" { resolve "api.test:443" }
@@ -298,7 +298,7 @@ struct HurlTransportTests {
             """
         let space = try Workspace()
         defer { space.remove() }
-        let formatted = try Binary.run(
+        let formatted = try await Binary.run(
             ["fmt", "-"],
             stdin: text.replacingOccurrences(of: "  http-version 2\n", with: "")
                 .replacingOccurrences(of: "  cacert \"ca.pem\"\n", with: "  http-version 2\n  cacert \"ca.pem\"\n"),

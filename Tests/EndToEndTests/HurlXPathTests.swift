@@ -7,16 +7,16 @@ import Testing
 /// when it cannot be loaded.
 @Suite("End to end: xpath on HTML and XML bodies")
 struct HurlXPathTests {
-    private func run(_ workflow: String, in space: Workspace, environment: [String: String] = [:]) throws -> WorkflowRun {
+    private func run(_ workflow: String, in space: Workspace, environment: [String: String] = [:]) async throws -> WorkflowRun {
         let base = try TestServers.plain()
-        return try space.run("workflow \"xpath\"\nvar base = \"\(base)\"\n" + workflow, environment: environment)
+        return try await space.run("workflow \"xpath\"\nvar base = \"\(base)\"\n" + workflow, environment: environment)
     }
 
     @Test("an HTML page with unclosed tags: strings, node sets, counts, booleans, attributes; failing with what came")
-    func html() throws {
+    func html() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             a: http GET "{{base}}/page.html" {
               expect xpath "string(//title)" == "Café menu"
@@ -48,10 +48,10 @@ struct HurlXPathTests {
     }
 
     @Test("an XML document: numbers, sums, attributes; a body that is not XML and an expression that is not XPath fail saying so")
-    func xml() throws {
+    func xml() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try run(
+        let run = try await run(
             """
             parallel keep-going {
               a: http GET "{{base}}/feed.xml" {
@@ -76,13 +76,13 @@ struct HurlXPathTests {
     }
 
     @Test("without a loadable libxml2, an xpath step fails naming the library; a run without xpath never loads it")
-    func missingLibrary() throws {
+    func missingLibrary() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let fake = space.folder.appendingPathComponent("lib")
         try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
         try Data("not a library".utf8).write(to: fake.appendingPathComponent("libxml2.so.2"))
-        let run = try run(
+        let run = try await run(
             """
             plain: http GET "{{base}}/page.html" { expect body contains "Menu" }
             a: http GET "{{base}}/page.html" { expect xpath "//li" count == 3 }
@@ -96,8 +96,8 @@ struct HurlXPathTests {
     }
 
     @Test("check knows xpath: a capture source and a subject, only for http steps; fmt keeps it")
-    func checkAndFormat() throws {
-        try Workspace.expectCheckRefuses(
+    func checkAndFormat() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             a: sh "true" { expect xpath "//a" exists }
@@ -117,7 +117,7 @@ struct HurlXPathTests {
             """
         let space = try Workspace()
         defer { space.remove() }
-        let formatted = try Binary.run(["fmt", "-"], stdin: text, in: space.folder)
+        let formatted = try await Binary.run(["fmt", "-"], stdin: text, in: space.folder)
         #expect(formatted.stdout == text, "\(formatted.stdout)\(formatted.stderr)")
     }
 }

@@ -8,12 +8,12 @@ import Testing
 @Suite("End to end: statistics per label")
 struct LabelStatsTests {
     @Test("a foreach's http step: counts, statuses, rate and latency percentiles that match what the server was told to take")
-    func httpLatencies() throws {
+    func httpLatencies() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let delays = (1...20).map { $0 * 10 }  // 10 ms ... 200 ms, one each
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "timed"
             foreach ms in [\(delays.map { "\"\($0)\"" }.joined(separator: ", "))] {
@@ -40,10 +40,10 @@ struct LabelStatsTests {
     }
 
     @Test("past 1,000 runs a label's records are counted, not kept; its statistics count every run")
-    func recordsBounded() throws {
+    func recordsBounded() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "many"
             foreach n in range(1, 1200) {
@@ -57,13 +57,13 @@ struct LabelStatsTests {
     }
 
     @Test("past 1,000 runs a foreach of one step records each run as it ends: the same counts, failures listed as they ran")
-    func unregisteredRunsCountTheSame() throws {
+    func unregisteredRunsCountTheSame() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // Writing over a folder fails: run 1100 of `put`, after its label
         // passed the records it keeps.
         try FileManager.default.createDirectory(atPath: space.path("out/1100.txt"), withIntermediateDirectories: true)
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "many"
             foreach n in range(1, 1200) parallel limit 8 keep-going {
@@ -90,7 +90,7 @@ struct LabelStatsTests {
               check: sh "test {{n}} -ne 1100"
             }
             """)
-        let plain = try Binary.run(["--color", "never", "sh.workflow"], in: space.folder)
+        let plain = try await Binary.run(["--color", "never", "sh.workflow"], in: space.folder)
         #expect(plain.status == 1)
         #expect(plain.stdout.contains("1200 steps: 1199 succeeded, 1 failed"), "\(plain.stdout)")
         #expect(plain.stdout.contains("check[1099]  sh    failed"), "\(plain.stdout)")

@@ -43,7 +43,7 @@ struct LanguageServerTests {
     }
 
     @Test("diagnostics as check gives them, updated by incremental changes; completion, hover, definition, references, rename")
-    func editingSession() throws {
+    func editingSession() async throws {
         let client = try LSPClient()
         let initialized = try client.start()
         let capabilities = (initialized["result"] as? [String: Any])?["capabilities"] as? [String: Any]
@@ -131,7 +131,7 @@ struct LanguageServerTests {
     }
 
     @Test("check's look at the files too: a sources pattern that matches nothing is a warning")
-    func sourcesWarnings() throws {
+    func sourcesWarnings() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open("w.workflow", "workflow \"w\"\nbuild: sh \"make\" {\n  sources \"scr/**/*.c\"\n}\n")
@@ -145,7 +145,7 @@ struct LanguageServerTests {
     }
 
     @Test("formatting gives fmt's layout, and nothing for a file that does not parse")
-    func formatting() throws {
+    func formatting() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open("f.workflow", "workflow \"f\"\nbuild:   sh   \"make\"  {  timeout 5m }\n")
@@ -172,7 +172,7 @@ struct LanguageServerTests {
     }
 
     @Test("an error in an included file is published on that file, with the include line as related information")
-    func includedFiles() throws {
+    func includedFiles() async throws {
         let client = try LSPClient()
         try Data("lib: sh \"true\" {\n  timout 5s\n}\n".utf8).write(to: client.folder.appendingPathComponent("lib.workflow"))
         _ = try client.start()
@@ -198,7 +198,7 @@ struct LanguageServerTests {
     }
 
     @Test("a threshold's 'latency of LABEL' is a use of the label: references and rename reach it; completion offers thresholds")
-    func thresholds() throws {
+    func thresholds() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open(
@@ -225,7 +225,7 @@ struct LanguageServerTests {
     }
 
     @Test("positions in UTF-16 by default, in UTF-8 when the client offers it")
-    func positionEncodings() throws {
+    func positionEncodings() async throws {
         let folder = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let text = "workflow \"é😀\"\nlog \"😀 {{bogus}}\"\n"
@@ -242,7 +242,7 @@ struct LanguageServerTests {
     }
 
     @Test("malformed input, unknown methods, requests before initialize, bad UTF-8: errors answered, the server keeps serving")
-    func robustness() throws {
+    func robustness() async throws {
         let client = try LSPClient()
         let early = try client.request("textDocument/hover", ["textDocument": ["uri": "file:///x"], "position": lspPosition(0, 0)])
         #expect((early["error"] as? [String: Any])?["code"] as? Int == -32002)
@@ -276,7 +276,7 @@ struct LanguageServerTests {
     }
 
     @Test("started as vscode-languageclient starts it (lsp --stdio); a completion replaces the whole word at the cursor, hyphens included")
-    func stdioAndReplaceRanges() throws {
+    func stdioAndReplaceRanges() async throws {
         let client = try LSPClient(arguments: ["lsp", "--stdio"])
         _ = try client.start()
         try client.open("a.workflow", "build: sh \"make\" {\n  allow-\n}\nt: sh \"echo {{build.std}}\"\n")
@@ -296,7 +296,7 @@ struct LanguageServerTests {
     }
 
     @Test("a frame whose Content-Length is too long or too short (characters, not bytes) costs that message only")
-    func wrongLengthResynchronises() throws {
+    func wrongLengthResynchronises() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open("a.workflow", "log \"fine\"\n")
@@ -317,7 +317,7 @@ struct LanguageServerTests {
     @Test(
         "the code lens says what --dry-run says of a step with sources, and after a run each labelled step's last result (the store's last-results.json)"
     )
-    func codeLensVerdicts() throws {
+    func codeLensVerdicts() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = "build: sh \"cp in.txt out.txt\" {\n  sources \"in.txt\"\n  generates \"out.txt\"\n}\ncheck: sh \"exit 3\"\n"
@@ -335,7 +335,7 @@ struct LanguageServerTests {
             }
         }
         #expect(try lens() == ["0: would run: no successful run is stored"])
-        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 1)
+        #expect(try await Binary.run(["ci.workflow"], in: space.folder).status == 1)
         let after = try lens()
         #expect(after.count == 3, "\(after)")
         #expect(after.first?.hasPrefix("0: ✓ ") == true && after.first?.hasSuffix(", just now") == true, "\(after)")
@@ -346,12 +346,12 @@ struct LanguageServerTests {
         // A workflow read from standard input has no file for an editor: nothing is kept.
         let piped = try Workspace()
         defer { piped.remove() }
-        #expect(try Binary.run(["-"], stdin: "build: sh \"true\"\n", in: piped.folder).status == 0)
+        #expect(try await Binary.run(["-"], stdin: "build: sh \"true\"\n", in: piped.folder).status == 0)
         #expect(!FileManager.default.fileExists(atPath: piped.path(".promise-run")))
     }
 
     @Test("a client that can refresh its lenses is asked to when a run writes the store")
-    func codeLensRefresh() throws {
+    func codeLensRefresh() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = "build: sh \"true\"\n"
@@ -361,7 +361,7 @@ struct LanguageServerTests {
         try client.open("ci.workflow", text)
         let before = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
         #expect((before["result"] as? [Any])?.isEmpty == true, "\(before)")
-        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        #expect(try await Binary.run(["ci.workflow"], in: space.folder).status == 0)
         try client.served("workspace/codeLens/refresh")
         let after = try client.request("textDocument/codeLens", ["textDocument": ["uri": client.uri("ci.workflow")]])
         let titles = (after["result"] as? [[String: Any]] ?? []).compactMap { ($0["command"] as? [String: Any])?["title"] as? String }

@@ -8,8 +8,8 @@ import Testing
 @Suite("End to end: processes left running by a step")
 struct LeftBehindProcessTests {
     /// A port nothing listens on now.
-    private func freePort() throws -> Int {
-        let outcome = try Binary.runCommand(
+    private func freePort() async throws -> Int {
+        let outcome = try await Binary.runCommand(
             "/usr/bin/env",
             [
                 "python3", "-c",
@@ -31,10 +31,10 @@ struct LeftBehindProcessTests {
     }
 
     @Test("a background writer keeps writing long after its step ended, and ends with the run")
-    func writerLivesOn() throws {
+    func writerLivesOn() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             ticker: sh "(while true; do echo tick; echo tock >&2; date +%s%N >> ticks; sleep 0.1; done) & echo $! > ticker.pid"
             wait: sleep 1500ms
@@ -54,12 +54,12 @@ struct LeftBehindProcessTests {
     }
 
     @Test("a detached server that logs to stderr answers the steps after it")
-    func detachedServerAnswers() throws {
+    func detachedServerAnswers() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("site/index.html", "hello from the site\n")
-        let port = try freePort()
-        let run = try space.run(
+        let port = try await freePort()
+        let run = try await space.run(
             """
             server: sh "python3 -m http.server \(port) --bind 127.0.0.1 --directory site &" {
               detach

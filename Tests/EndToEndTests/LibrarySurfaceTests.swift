@@ -16,13 +16,13 @@ struct LibrarySurfaceTests {
     }
 
     /// The module's public symbols, and those it adds to other modules' types.
-    static func extract() throws -> (own: [Symbol], extensions: [Symbol]) {
+    static func extract() async throws -> (own: [Symbol], extensions: [Symbol]) {
         let binary = try #require(Binary.url, "promise-run was not found beside the tests")
         let buildFolder = binary.deletingLastPathComponent().resolvingSymlinksInPath()
         let triple = buildFolder.deletingLastPathComponent().lastPathComponent
         let output = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try Binary.runCommand(
+        let run = try await Binary.runCommand(
             "/usr/bin/env",
             [
                 "swift-symbolgraph-extract", "-module-name", "PromiseEngine",
@@ -57,7 +57,7 @@ struct LibrarySurfaceTests {
 
     @Test("every public declaration has a doc comment, and the surface is promises only")
     func everyDeclarationDocumented() async throws {
-        let (own, extensions) = try await Binary.offPool { try Self.extract() }
+        let (own, extensions) = try await Self.extract()
         // A few dozen types and functions, not the workflow runner's hundreds.
         #expect(own.count > 50 && own.count < 250, "\(own.count) public symbols")
         let undocumented = own.filter { $0.doc.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
@@ -88,7 +88,7 @@ struct LibrarySurfaceTests {
 
     @Test("every type, every top-level function and the chaining methods show an example")
     func entryPointsHaveExamples() async throws {
-        let (own, _) = try await Binary.offPool { try Self.extract() }
+        let (own, _) = try await Self.extract()
         let typeKinds: Set = ["swift.class", "swift.struct", "swift.enum", "swift.protocol"]
         let chaining: Set = [
             "Promise", "Promise.init(_:)", "Promise.pending()", "Promise.then(on:token:_:)", "Promise.map(on:token:_:)",

@@ -36,7 +36,7 @@ struct LineBreaksAndEncodingTests {
     }
 
     @Test("the language server counts a lone CR as a line break: edits land where the editor means, formatting keeps the buffer whole")
-    func languageServerLoneCR() throws {
+    func languageServerLoneCR() async throws {
         let client = try LSPClient()
         _ = try client.start()
         let uri = client.uri("cr.workflow")
@@ -58,26 +58,26 @@ struct LineBreaksAndEncodingTests {
     }
 
     @Test("a backslash continues a statement across a CRLF or CR line break, and check counts lines the same way")
-    func continuationWithCRLF() throws {
+    func continuationWithCRLF() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("crlf.workflow", "a: sh \"echo hi\" \\\r\n  { timeout 5s }\r\nlog \"{{a.stdout}}\"\r\n")
-        let crlf = try Binary.run(["check", "crlf.workflow"], in: space.folder)
+        let crlf = try await Binary.run(["check", "crlf.workflow"], in: space.folder)
         #expect(crlf.status == 0 && crlf.stdout == "crlf.workflow: ok (2 steps)\n", "\(crlf.stderr)")
         try space.write("cr.workflow", "log \"x\"\rlog \\\r  \"y\"\rlog \"{{nope.stdout}}\"\r")
-        let cr = try Binary.run(["check", "--color", "never", "cr.workflow"], in: space.folder)
+        let cr = try await Binary.run(["check", "--color", "never", "cr.workflow"], in: space.folder)
         #expect(cr.status == 2)
         #expect(cr.stderr.hasPrefix("cr.workflow:4:6: error: unknown step 'nope'"), "\(cr.stderr)")
     }
 
     @Test(".env files and --var-file read CRLF and CR line breaks as line breaks, not as part of a value")
-    func envAndVarFilesWithCRLF() throws {
+    func envAndVarFilesWithCRLF() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("crlf.env", "A=1\r\nB=2\r\n")
         try space.write("cr.env", "C=3\rD=4\r")
         try space.write("vars", "v=5\r\nw=6\rx=7\n")
-        let run = try space.run(
+        let run = try await space.run(
             """
             var v = ""
             var w = ""
@@ -92,17 +92,17 @@ struct LineBreaksAndEncodingTests {
     }
 
     @Test("fmt writes LF line breaks everywhere, inside \"\"\" strings too, and the string's value is the same")
-    func fmtNormalisesLineBreaks() throws {
+    func fmtNormalisesLineBreaks() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let text = "a: sh \"\"\"\r\n  echo one\r\n  echo two\r\n  \"\"\"\r\nb: sh \"\"\"\r  echo three\r  \"\"\"\r"
         try space.write("w.workflow", text)
-        let before = try Binary.run(["graph", "--format", "json", "w.workflow"], in: space.folder)
+        let before = try await Binary.run(["graph", "--format", "json", "w.workflow"], in: space.folder)
         #expect(before.status == 0, "\(before.stderr)")
-        let fmt = try Binary.run(["fmt", "w.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "w.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stderr)")
         #expect(space.read("w.workflow") == "a: sh \"\"\"\n  echo one\n  echo two\n  \"\"\"\nb: sh \"\"\"\n  echo three\n  \"\"\"\n")
-        let after = try Binary.run(["graph", "--format", "json", "w.workflow"], in: space.folder)
+        let after = try await Binary.run(["graph", "--format", "json", "w.workflow"], in: space.folder)
         #expect(after.stdout == before.stdout)
         #expect(before.stdout.contains("echo one") && before.stdout.contains("echo three"), "\(before.stdout)")
     }
@@ -110,23 +110,23 @@ struct LineBreaksAndEncodingTests {
     @Test(
         "bytes that are not UTF-8 are an error at the first of them in check, a run, an include and the language server; fmt leaves the file as it is"
     )
-    func invalidUTF8() throws {
+    func invalidUTF8() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let bytes = Data("log \"x\"\n# caf".utf8) + Data([0xE9]) + Data("\nlog \"".utf8) + Data([0xFF]) + Data("\"\n".utf8)
         try bytes.write(to: URL(fileURLWithPath: space.path("bad.workflow")))
         let error = "bad.workflow:2:6: error: this byte (0xE9) is not UTF-8"
-        let check = try Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
+        let check = try await Binary.run(["check", "--color", "never", "bad.workflow"], in: space.folder)
         #expect(check.status == 2 && check.stderr.hasPrefix(error), "\(check.stderr)")
-        let run = try Binary.run(["--color", "never", "bad.workflow"], in: space.folder)
+        let run = try await Binary.run(["--color", "never", "bad.workflow"], in: space.folder)
         #expect(run.status == 2 && run.stderr.hasPrefix(error), "\(run.stderr)")
         try space.write("main.workflow", "include \"bad.workflow\"\n")
-        let included = try Binary.run(["check", "--color", "never", "main.workflow"], in: space.folder)
+        let included = try await Binary.run(["check", "--color", "never", "main.workflow"], in: space.folder)
         #expect(included.status == 2 && included.stderr.hasPrefix(error), "\(included.stderr)")
-        let fmt = try Binary.run(["fmt", "--color", "never", "bad.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "--color", "never", "bad.workflow"], in: space.folder)
         #expect(fmt.status == 2 && fmt.stderr.hasPrefix(error), "\(fmt.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: space.path("bad.workflow"))) == bytes)
-        let stdin = try Binary.run(["fmt", "-"], stdin: "log \"x\"\n", in: space.folder)
+        let stdin = try await Binary.run(["fmt", "-"], stdin: "log \"x\"\n", in: space.folder)
         #expect(stdin.status == 0)
 
         let client = try LSPClient(folder: space.folder)

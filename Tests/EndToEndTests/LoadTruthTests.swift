@@ -9,8 +9,8 @@ import Testing
 struct LoadTruthTests {
     /// What the server's `/gathered` says of `key`: the most requests in
     /// at once, and how many came.
-    private func gathered(_ base: String, key: String, in space: Workspace) throws -> (most: Int, requests: Int) {
-        let run = try space.run(
+    private func gathered(_ base: String, key: String, in space: Workspace) async throws -> (most: Int, requests: Int) {
+        let run = try await space.run(
             """
             workflow "read"
             http GET "\(base)/gathered?key=\(key)" { save "gathered.json" }
@@ -22,7 +22,7 @@ struct LoadTruthTests {
     }
 
     @Test("'parallel limit 100' has 100 requests in flight, past --http-connections' 64; a group without a limit stays within it")
-    func limitRaisesTheCap() throws {
+    func limitRaisesTheCap() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
@@ -30,7 +30,7 @@ struct LoadTruthTests {
         let plain = "plain-\(UUID().uuidString)"
         // Each request waits in the server until 100 of its key are in at
         // once (3 s at most): the server counts how many were.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "wide"
             repeat 100 parallel limit 100 {
@@ -38,9 +38,9 @@ struct LoadTruthTests {
             }
             """, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(try gathered(base, key: wide, in: space) == (100, 100))
+        #expect(try await gathered(base, key: wide, in: space) == (100, 100))
 
-        let (capped, _) = try space.run(
+        let (capped, _) = try await space.run(
             """
             workflow "plain"
             repeat 20 parallel {
@@ -48,7 +48,7 @@ struct LoadTruthTests {
             }
             """, ["--http-connections", "5"], killedAfter: 60)
         #expect(capped.status == 0, "\(capped.stdout)\(capped.stderr)")
-        #expect(try gathered(base, key: plain, in: space) == (5, 20))
+        #expect(try await gathered(base, key: plain, in: space) == (5, 20))
 
         try space.write(
             "shape.workflow",
@@ -58,12 +58,12 @@ struct LoadTruthTests {
               hit: http GET "\(base)/hello"
             }
             """)
-        let dry = try Binary.run(["--dry-run", "shape.workflow"], in: space.folder)
+        let dry = try await Binary.run(["--dry-run", "shape.workflow"], in: space.folder)
         #expect(dry.stdout.contains("options: http-connections 300 (a group's 'limit')"), "\(dry.stdout)")
     }
 
     @Test("a descriptor limit that holds 'limit 120' lower is said, and the run keeps within it")
-    func descriptorLimitWarns() throws {
+    func descriptorLimitWarns() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
@@ -77,7 +77,7 @@ struct LoadTruthTests {
             }
             """)
         let binary = try #require(Binary.url)
-        let run = try Binary.runCommand(
+        let run = try await Binary.runCommand(
             "/bin/bash",
             [
                 "-c", "ulimit -n 100; exec timeout -k 2 60 \"$0\" \"$@\"", binary.path,
@@ -89,19 +89,19 @@ struct LoadTruthTests {
             said.contains(
                 "warning: 'limit 120' runs at most 68 http requests at once: the descriptor limit is 100 "
                     + "(raise it with 'ulimit -n')"), "\(said)")
-        let seen = try gathered(base, key: key, in: space)
+        let seen = try await gathered(base, key: key, in: space)
         #expect(seen.requests == 120 && seen.most <= 68, "\(seen)")
     }
 
     @Test("each iteration has its own cookie store, from the run's as the group started; the run's store does not see theirs")
-    func cookieStorePerIteration() throws {
+    func cookieStorePerIteration() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "users-\(UUID().uuidString)"
         // All 20 log in before any looks (the server holds each until 20
         // are in): with one shared store, 19 would see another's session.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "users"
             team: http GET "\(base)/cookies/set?team=blue"
@@ -122,10 +122,10 @@ struct LoadTruthTests {
     }
 
     @Test("thresholds at any percentile with decimal durations, failures of a label, and rate counted in iterations")
-    func preciseThresholds() throws {
+    func preciseThresholds() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "precise"
             load: repeat 10 parallel limit 10 {
@@ -152,7 +152,7 @@ struct LoadTruthTests {
         #expect(!said.contains("(20 ended)"), "\(said)")
         #expect(said.contains("threshold rate of a >= 1000000/s failed"), "\(said)")
 
-        let (strict, _) = try space.run(
+        let (strict, _) = try await space.run(
             """
             workflow "strict"
             load: repeat 10 parallel limit 10 {
@@ -167,11 +167,11 @@ struct LoadTruthTests {
     }
 
     @Test("p99.9 of exactly 1,000 latencies is the 999th, not the maximum")
-    func percentileRank() throws {
+    func percentileRank() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // 999 runs take no time, the last one half a second.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "rank"
             repeat 1000 parallel limit 50 {
@@ -185,8 +185,8 @@ struct LoadTruthTests {
     }
 
     @Test("a misspelled threshold subject gets a did-you-mean in every block, never the message for a step's expect")
-    func misspelledSubject() throws {
-        try Workspace.expectCheckRefuses(
+    func misspelledSubject() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             if "a" == "a" {
@@ -207,14 +207,14 @@ struct LoadTruthTests {
     }
 
     @Test("falling behind is said: late p99 in the table, a warning naming the group and its limit, a lateness threshold")
-    func lateness() throws {
+    func lateness() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         // One lane for 50 ms requests due every 10 ms: request k cannot
         // start before 50k ms, due at 10k ms, so it is at least 40k ms late
         // on any machine; the limit is what holds it back.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "behind"
             load: repeat 30 parallel limit 1 rate 100/s {
@@ -283,10 +283,10 @@ struct LoadTruthTests {
     }
 
     @Test("a CI log: no line per success of a repeat, the first 100 failures of a label, one line for what a fail-fast repeat never started")
-    func ciLog() throws {
+    func ciLog() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "log"
             load: repeat 300 parallel limit 10 {
@@ -309,7 +309,7 @@ struct LoadTruthTests {
               g: sh "[ {{repeat.index}} -lt 3 ]"
             }
             """
-        let (stopped, _) = try space.run(stoppedWorkflow, killedAfter: 120)
+        let (stopped, _) = try await space.run(stoppedWorkflow, killedAfter: 120)
         #expect(stopped.status == 1)
         let said = stopped.stdout.split(separator: "\n")
         #expect(said.contains { $0.contains("load: 1,996 iterations not started") }, "\(stopped.stdout)")
@@ -319,18 +319,18 @@ struct LoadTruthTests {
         #expect(!said.contains { $0.hasPrefix("g[") && $0.contains("skipped") }, "\(stopped.stdout)")
         #expect(said.count < 25, "\(said.count) lines: \(stopped.stdout)")
         // The same with --events beside the console.
-        let (watched, _) = try space.run(stoppedWorkflow, ["--events", "events.jsonl"], killedAfter: 120)
+        let (watched, _) = try await space.run(stoppedWorkflow, ["--events", "events.jsonl"], killedAfter: 120)
         #expect(watched.stdout.contains("load: 1,996 iterations not started"), "\(watched.stdout)")
     }
 
     @Test("without a terminal, a progress line per running load group every 10 seconds and as it ends, not one per label")
-    func progressLines() throws {
+    func progressLines() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // Iterations are due until 10.95 s: the run outlasts the first
         // 10-second mark on any machine. Two labels, one group: its line,
         // not theirs.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "long"
             load: repeat for 11s parallel limit 2 rate 20/s {
@@ -356,10 +356,10 @@ struct LoadTruthTests {
     }
 
     @Test("-q keeps the statistics and the thresholds")
-    func quietKeepsTables() throws {
+    func quietKeepsTables() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "quiet"
             load: repeat 20 parallel limit 5 {
@@ -374,7 +374,7 @@ struct LoadTruthTests {
     }
 
     @Test("on a terminal the live area is drawn at most ten times a second, not at every request")
-    func liveRedraws() throws {
+    func liveRedraws() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
         let base = try TestServers.plain()
         let space = try Workspace()
@@ -389,7 +389,7 @@ struct LoadTruthTests {
             """)
         let binary = try #require(Binary.url).path
         let started = Date()
-        let outcome = try Binary.runCommand(
+        let outcome = try await Binary.runCommand(
             "/usr/bin/script", ["-qfec", "timeout -k 2 120 \(binary) test.workflow", "typescript"],
             in: space.folder, environment: ["TERM": "xterm", "NO_COLOR": ""])
         let seconds = Date().timeIntervalSince(started)
@@ -407,7 +407,7 @@ struct LoadTruthTests {
         guard let browser = try HTMLReportBrowserTests.chromium() else { return }
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "page"
             load: repeat 20 parallel limit 5 {
@@ -444,14 +444,14 @@ struct LoadTruthTests {
     }
 
     @Test("Dispatch's global queues keep working while a rate group runs: a step done there (file, sleep) ends while the group still runs")
-    func dispatchDuringRate() throws {
+    func dispatchDuringRate() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         // The group's iterations wait on the pacer and on requests; the
         // probe's file steps run on a global queue, its sleeps on a
         // Dispatch timer. All 5 end long before the group's 4 s do.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "probe"
             parallel {
@@ -480,10 +480,10 @@ struct LoadTruthTests {
     @Test(
         "the Markdown report: thresholds and the failures that decided first, statistics with late p99 and each label's series, handled failures after"
     )
-    func markdownSeries() throws {
+    func markdownSeries() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "md"
             load: repeat 20 parallel limit 5 rate 50/s {
@@ -510,11 +510,11 @@ struct LoadTruthTests {
     }
 
     @Test("-vv prints each http request and response as curl -v does, 4 KiB of each body, secrets masked")
-    func wire() throws {
+    func wire() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "wire"
             secret token = "s3cr3t-t0ken"
@@ -535,7 +535,7 @@ struct LoadTruthTests {
         // 4 KiB of the 10,000 bytes, and how many more.
         #expect(wire.contains("< " + String(repeating: "x", count: 4096) + "\n< (5904 more bytes)"), "\(wire.suffix(300))")
         // One -v shows none of it.
-        let (plain, _) = try space.run(
+        let (plain, _) = try await space.run(
             """
             workflow "wire"
             sent: http GET "\(base)/hello"
@@ -544,14 +544,14 @@ struct LoadTruthTests {
     }
 
     @Test("-vv through libcurl shows the request as sent: a proxy's absolute URL, HTTP/2, the body, secrets masked")
-    func wireAsSent() throws {
+    func wireAsSent() async throws {
         let base = try TestServers.plain()
         let proxy = try TestServers.proxy()
         let tls = try TestServers.tls()
         let space = try Workspace()
         defer { space.remove() }
         // Through a proxy (libcurl) the request line holds the whole URL.
-        let (proxied, _) = try space.run(
+        let (proxied, _) = try await space.run(
             """
             workflow "wire"
             secret token = "s3cr3t-t0ken"
@@ -564,7 +564,7 @@ struct LoadTruthTests {
         #expect(!proxied.stderr.contains("s3cr3t-t0ken"), "\(proxied.stderr)")
 
         // HTTPS (libcurl): the body libcurl sent, after its head, before the response.
-        let (secure, _) = try space.run(
+        let (secure, _) = try await space.run(
             """
             workflow "wire"
             secret token = "s3cr3t-t0ken"
@@ -585,7 +585,7 @@ struct LoadTruthTests {
 
         // HTTP/2, when nginx is here to speak it.
         guard let nginx = try TestServers.ifInstalled(TestServers.nginxHTTP2(), "HTTP/2 on the wire") else { return }
-        let (two, _) = try space.run(
+        let (two, _) = try await space.run(
             """
             workflow "wire"
             two: http GET "\(nginx.url)/hello" { cacert "\(nginx.file("ca.pem"))" }
@@ -598,7 +598,7 @@ struct LoadTruthTests {
     @Test(
         "the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration"
     )
-    func templatedShape() throws {
+    func templatedShape() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
@@ -620,32 +620,32 @@ struct LoadTruthTests {
             }
             """
         // 100 at once: past --http-connections' 64, from the --var.
-        let (run, _) = try space.run(workflow, ["--var", "n=100", "--var", "l=100", "--var", "r=10000/s"], killedAfter: 60)
+        let (run, _) = try await space.run(workflow, ["--var", "n=100", "--var", "l=100", "--var", "r=10000/s"], killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(try gathered(base, key: key, in: space) == (100, 100))
+        #expect(try await gathered(base, key: key, in: space) == (100, 100))
         // repeat for 1s at 20/s: exactly the 20 due.
-        #expect(try gathered(base, key: timed, in: space).requests == 20)
+        #expect(try await gathered(base, key: timed, in: space).requests == 20)
 
-        let (wrong, _) = try space.run(workflow, ["--var", "n=lots", "--var", "key=\(bad)"], killedAfter: 60)
+        let (wrong, _) = try await space.run(workflow, ["--var", "n=lots", "--var", "key=\(bad)"], killedAfter: 60)
         #expect(wrong.status == 1)
         #expect((wrong.stdout + wrong.stderr).contains("'{{n}}' is 'lots', not a count from 1 to 100000000"), "\(wrong.stdout)")
-        #expect(try gathered(base, key: bad, in: space).requests == 0)
+        #expect(try await gathered(base, key: bad, in: space).requests == 0)
 
         // check, graph, --dry-run and fmt know the words.
         try space.write("shape.workflow", workflow + "\n")
-        let check = try Binary.run(["check", "shape.workflow"], in: space.folder)
+        let check = try await Binary.run(["check", "shape.workflow"], in: space.folder)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        let graph = try Binary.run(["graph", "shape.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "shape.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat {{n}}  [parallel, limit {{l}}, rate {{r}}]"), "\(graph.stdout)")
-        let dry = try Binary.run(["--dry-run", "--var", "n=7", "--var", "l=100", "shape.workflow"], in: space.folder)
+        let dry = try await Binary.run(["--dry-run", "--var", "n=7", "--var", "l=100", "shape.workflow"], in: space.folder)
         #expect(dry.stdout.contains("repeat 7  [parallel, limit 100, rate 50/s]"), "\(dry.stdout)")
         #expect(dry.stdout.contains("http-connections 100 (a group's 'limit')"), "\(dry.stdout)")
-        let fmt = try Binary.run(["fmt", "--check", "shape.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "--check", "shape.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
     }
 
     @Test("a ramp: rate 0/s ramp 20/s in 1s, 20/s in 1s sends exactly the 30 iterations its integral plans, none before it is due")
-    func ramp() throws {
+    func ramp() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
@@ -658,10 +658,10 @@ struct LoadTruthTests {
               hit: http GET "\(base)/arrive?key=\(key)"
             }
             """
-        let (run, _) = try space.run(workflow, killedAfter: 60)
+        let (run, _) = try await space.run(workflow, killedAfter: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let start = try #require(try RateTests.arrivals(space, base: base, key: anchor, absolute: true).first)
-        let times = try RateTests.arrivals(space, base: base, key: key, absolute: true).sorted()
+        let start = try #require(try await RateTests.arrivals(space, base: base, key: anchor, absolute: true).first)
+        let times = try await RateTests.arrivals(space, base: base, key: key, absolute: true).sorted()
         // The integral: 10 in the first second (20t), 20 in the next.
         try #require(times.count == 30, "\(times.count) requests")
         // Iteration k is due where the integral reaches k: √(k/10) s in the
@@ -676,11 +676,11 @@ struct LoadTruthTests {
         #expect(early.isEmpty, "arrived before due: \(early.map { "\($0.offset): \($0.element - start)" })")
 
         try space.write("ramp.workflow", workflow + "\n")
-        let graph = try Binary.run(["graph", "ramp.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "ramp.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat  [parallel, limit 50, rate 0/s ramp 20/s in 1s, 20/s in 1s, 30 iterations]"), "\(graph.stdout)")
-        let fmt = try Binary.run(["fmt", "--check", "ramp.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "--check", "ramp.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
-        try Workspace.expectCheckRefuses(
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             repeat parallel limit 4 {

@@ -6,7 +6,7 @@ import Testing
 @Suite("make test's summary of failures")
 struct MakeTestSummaryTests {
     @Test("lists failed tests, compiler and XCTest errors; never a passing test whose name says 'error' or 'failed ('")
-    func onlyFailures() throws {
+    func onlyFailures() async throws {
         let log = try Binary.temporaryFolder().appendingPathComponent("test-output.log")
         defer { try? FileManager.default.removeItem(at: log.deletingLastPathComponent()) }
         try Data(
@@ -22,7 +22,7 @@ struct MakeTestSummaryTests {
 
             """.utf8
         ).write(to: log)
-        let outcome = try Binary.runCommand(Binary.packageRoot.appendingPathComponent(".ci/failed-tests").path, [log.path])
+        let outcome = try await Binary.runCommand(Binary.packageRoot.appendingPathComponent(".ci/failed-tests").path, [log.path])
         #expect(
             outcome.stdout.split(separator: "\n") == [
                 "✘ Test \"x\" recorded an issue at A.swift:3:4: Expectation failed",

@@ -9,20 +9,20 @@ struct ManPageTests {
     static var page: String { Binary.packageRoot.appendingPathComponent("docs/promise-run.1").path }
 
     @Test("groff -ww renders it without a warning")
-    func rendersCleanly() throws {
+    func rendersCleanly() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else {
             let required = ProcessInfo.processInfo.environment["PROMISE_RUN_REQUIRE_TOOLS"] == "1"
             try #require(!required, "groff is required in CI: run .ci/install-deps")
             return
         }
-        let outcome = try Binary.runCommand("/usr/bin/groff", ["-ww", "-man", "-Tascii", "-P-bcou", Self.page])
+        let outcome = try await Binary.runCommand("/usr/bin/groff", ["-ww", "-man", "-Tascii", "-P-bcou", Self.page])
         #expect(outcome.status == 0)
         #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
         #expect(outcome.stdout.contains("EXIT STATUS"))
     }
 
     @Test("every option of the run command is in it")
-    func namesEveryOption() throws {
+    func namesEveryOption() async throws {
         let text = try String(contentsOfFile: Self.page, encoding: .utf8).replacing("\\-", with: "-")
         for option in Option.of(.run).map(\.spec.long) {
             #expect(text.contains(option), "\(option) is not in the man page")

@@ -23,16 +23,16 @@ struct MetricsEndToEndTests {
     }
 
     /// GET `url`'s body (nil when it does not answer 200 within 5 s).
-    static func get(_ url: String) -> String? {
-        let outcome = try? Binary.runCommand("/usr/bin/curl", ["-s", "-f", "--max-time", "5", url])
+    static func get(_ url: String) async -> String? {
+        let outcome = try? await Binary.runCommand("/usr/bin/curl", ["-s", "-f", "--max-time", "5", url])
         guard let outcome, outcome.status == 0 else { return nil }
         return outcome.stdout
     }
 
     /// The value of a one-series instant query, from Prometheus's HTTP API.
-    static func query(_ base: String, _ promql: String) -> Double? {
+    static func query(_ base: String, _ promql: String) async -> Double? {
         let encoded = promql.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? promql
-        guard let body = get("\(base)/api/v1/query?query=\(encoded)"),
+        guard let body = await get("\(base)/api/v1/query?query=\(encoded)"),
             let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
             let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
             let first = result.first, let value = first["value"] as? [Any], value.count == 2,
@@ -43,8 +43,8 @@ struct MetricsEndToEndTests {
 
     /// `promtool check metrics` on one exposition: its complaints (empty
     /// when it found none).
-    static func check(_ exposition: String, with tool: String) throws -> String {
-        let outcome = try Binary.runCommand(tool, ["check", "metrics"], stdin: exposition)
+    static func check(_ exposition: String, with tool: String) async throws -> String {
+        let outcome = try await Binary.runCommand(tool, ["check", "metrics"], stdin: exposition)
         return outcome.status == 0 ? "" : "exit \(outcome.status): \(outcome.stdout)\(outcome.stderr)"
     }
 
@@ -87,7 +87,7 @@ struct MetricsEndToEndTests {
         let api = "http://127.0.0.1:\(prometheusPort)"
         var ready = false
         for _ in 0..<300 where !ready {
-            ready = Self.get("\(api)/-/ready") != nil
+            ready = await Self.get("\(api)/-/ready") != nil
             if !ready { try await Task.sleep(for: .milliseconds(100)) }
         }
         try #require(ready, "Prometheus did not get ready: \(space.read("prometheus.log") ?? "")")
@@ -113,9 +113,9 @@ struct MetricsEndToEndTests {
         var seenWhileRunning: Double?
         let deadline = ContinuousClock.now + .seconds(120)
         while run.process.isRunning, ContinuousClock.now < deadline {
-            if let exposition = Self.get("http://127.0.0.1:\(metricsPort)/metrics") {
+            if let exposition = await Self.get("http://127.0.0.1:\(metricsPort)/metrics") {
                 expositions += 1
-                let complaints = try Self.check(exposition, with: promtool)
+                let complaints = try await Self.check(exposition, with: promtool)
                 #expect(complaints.isEmpty, "\(complaints)\n\(exposition.prefix(2000))")
                 // No status before the run starts (the workflow is still being
                 // read: on a loaded machine a scrape can come first); then
@@ -128,7 +128,7 @@ struct MetricsEndToEndTests {
                     "\(exposition.suffix(800))")
             }
             if seenWhileRunning == nil, run.process.isRunning,
-                let value = Self.query(api, "promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}"), value > 0
+                let value = await Self.query(api, "promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}"), value > 0
             {
                 seenWhileRunning = value
             }
@@ -154,19 +154,19 @@ struct MetricsEndToEndTests {
         // read over a range.
         var counted: Double?
         for _ in 0..<50 {
-            counted = Self.query(api, "last_over_time(promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}[5m])")
+            counted = await Self.query(api, "last_over_time(promise_run_step_runs_total{label=\"hit\",status=\"succeeded\"}[5m])")
             if counted == Double(count) { break }
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(counted == Double(count), "Prometheus counted \(String(describing: counted)), the report \(count)")
-        let responses = Self.query(api, "last_over_time(promise_run_http_responses_total{label=\"hit\",code=\"200\"}[5m])")
+        let responses = await Self.query(api, "last_over_time(promise_run_http_responses_total{label=\"hit\",code=\"200\"}[5m])")
         #expect(responses == Double(count))
         let quantile = try #require(
-            Self.query(
+            await Self.query(
                 api,
                 "histogram_quantile(0.99, last_over_time(promise_run_step_latency_seconds_bucket{label=\"hit\"}[5m]))"))
         #expect(abs(quantile - p99) <= 0.1 * p99, "Prometheus's p99 \(quantile) s, the run's \(p99) s")
-        let finalStatus = Self.query(api, "last_over_time(promise_run_status{status=\"succeeded\"}[5m])")
+        let finalStatus = await Self.query(api, "last_over_time(promise_run_status{status=\"succeeded\"}[5m])")
         #expect(finalStatus == 1, "the last scrape did not see the run succeed")
     }
 
@@ -178,10 +178,10 @@ struct MetricsEndToEndTests {
     }
 
     @Test("--events: one JSON object a line, in order, its counts equal to the JSON report's, thresholds in group-end")
-    func eventsMatchTheReport() throws {
+    func eventsMatchTheReport() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "events"
             prepare: sh "true"
@@ -250,10 +250,10 @@ struct MetricsEndToEndTests {
     }
 
     @Test("--events -: standard output carries the events alone; the console goes to standard error")
-    func eventsOnStandardOutput() throws {
+    func eventsOnStandardOutput() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "piped"
             greet: log "hello from the console"
@@ -268,11 +268,11 @@ struct MetricsEndToEndTests {
     }
 
     @Test("a secret never shows in the events: summaries, failure messages")
-    func secretsMasked() throws {
+    func secretsMasked() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let token = "tok-\(UUID().uuidString)"
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "secret-events"
             secret token = "\(token)"
@@ -288,14 +288,14 @@ struct MetricsEndToEndTests {
     }
 
     @Test("an address --metrics-listen cannot bind is exit 2 with the reason, before anything runs")
-    func bindFailure() throws {
+    func bindFailure() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // A port another socket listens on.
         let (holder, port) = loopbackSocket()
         defer { close(holder) }
         try #require(listen(holder, 4) == 0)
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "never"
             touch: sh "echo ran > ran.txt"
@@ -306,7 +306,7 @@ struct MetricsEndToEndTests {
             "\(run.stderr)")
         #expect(run.stderr.contains("nothing ran"))
         #expect(space.read("ran.txt") == nil)
-        let (malformed, _) = try space.run("workflow \"never\"\ntouch: sh \"true\"\n", ["--metrics-listen", "9464"], killedAfter: 30)
+        let (malformed, _) = try await space.run("workflow \"never\"\ntouch: sh \"true\"\n", ["--metrics-listen", "9464"], killedAfter: 30)
         #expect(malformed.status == 2 && malformed.stderr.contains("is not an address and a port"), "\(malformed.stderr)")
     }
 }

@@ -11,10 +11,10 @@ struct NeovimLanguageServerTests {
 
     /// Runs Neovim headless in `space` with a Lua fixture (`arguments`
     /// first: a file to edit), and reads the JSON it wrote.
-    private func runNeovim(_ nvim: String, _ fixture: String, in space: Workspace, _ arguments: [String] = []) throws -> [String: Any] {
+    private func runNeovim(_ nvim: String, _ fixture: String, in space: Workspace, _ arguments: [String] = []) async throws -> [String: Any] {
         let binary = try #require(Binary.url?.path)
         let result = space.path("result.json")
-        let outcome = try Binary.runCommand(
+        let outcome = try await Binary.runCommand(
             nvim,
             ["--headless", "-u", "NONE", "-i", "NONE", "-n"] + arguments
                 + ["-c", "luafile \(TestServers.fixture(fixture))"],
@@ -29,7 +29,7 @@ struct NeovimLanguageServerTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
     @Test("Neovim shows check's error, completes the step's attributes, hovers a keyword and shows the last run's result as a code lens")
-    func neovim() throws {
+    func neovim() async throws {
         guard let nvim = Self.nvim else { return }  // Neovim is not on this machine
         let space = try Workspace()
         defer { space.remove() }
@@ -45,9 +45,9 @@ struct NeovimLanguageServerTests {
         // A run first, of the file as it was before the typo and the make:
         // the store's last result for the lens.
         try space.write("ci.workflow", text.replacingOccurrences(of: "exti", with: "exit").replacingOccurrences(of: "\"make\"", with: "\"true\""))
-        #expect(try Binary.run(["ci.workflow"], in: space.folder).status == 0)
+        #expect(try await Binary.run(["ci.workflow"], in: space.folder).status == 0)
         try space.write("ci.workflow", text)
-        let json = try runNeovim(nvim, "nvim-lsp.lua", in: space, ["ci.workflow"])
+        let json = try await runNeovim(nvim, "nvim-lsp.lua", in: space, ["ci.workflow"])
         #expect(json["attached"] as? Bool == true)
         let diagnostics = json["diagnostics"] as? [[String: Any]] ?? []
         #expect(diagnostics.count == 1, "\(diagnostics)")
@@ -64,7 +64,7 @@ struct NeovimLanguageServerTests {
     @Test(
         "a project split with include in Neovim: no false error in the library, an unsaved fix seen by the includer, rename from the library, a quick fix applied, allow-fa completed"
     )
-    func project() throws {
+    func project() async throws {
         guard let nvim = Self.nvim else { return }  // Neovim is not on this machine
         let space = try Workspace()
         defer { space.remove() }
@@ -72,7 +72,7 @@ struct NeovimLanguageServerTests {
         // On disk, the library misspells the variable main uses.
         try space.write("lib.workflow", "var bulit = \"yes\"\ncompile: sh \"make {{project}}\"\n")
         try space.write("fix.workflow", "a: sh \"true\" {\n  expect exti 0\n  allow-fa\n}\n")
-        let json = try runNeovim(nvim, "nvim-lsp-project.lua", in: space)
+        let json = try await runNeovim(nvim, "nvim-lsp-project.lua", in: space)
         #expect(json["lib_published"] as? Bool == true)
         #expect((json["lib"] as? [String])?.isEmpty == true, "a false error in the library: \(json["lib"] ?? "")")
         #expect((json["main"] as? [String])?.isEmpty == true, "the includer did not see the unsaved fix: \(json["main"] ?? "")")

@@ -44,10 +44,7 @@ struct NoOpRecordTests {
     private func run(_ space: Workspace, _ arguments: [String] = [], environment: [String: String] = [:]) async throws
         -> Binary.Outcome
     {
-        let folder = space.folder
-        return try await Binary.offPool {
-            try Binary.run(["--color", "never"] + arguments + ["build.workflow"], in: folder, environment: environment)
-        }
+        try await Binary.run(["--color", "never"] + arguments + ["build.workflow"], in: space.folder, environment: environment)
     }
 
     /// What the steps did, sorted (parallel steps append in any order).

@@ -8,11 +8,11 @@ import Testing
 @Suite("End to end: a NUL byte in an interpolated value")
 struct NulBytesTests {
     @Test("a NUL from an interpolated value fails the step clearly instead of cutting a path, an argument or an env value short")
-    func refused() throws {
+    func refused() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "nul"
             nul: sh "printf 'safe\\\\000evil'"

@@ -35,10 +35,10 @@ struct OnDemandTests {
     }
 
     @Test("an ordinary run leaves them out: skipped, saying how to run them, in every report, and no failure of the run")
-    func ordinaryRun() throws {
+    func ordinaryRun() async throws {
         let space = try project()
         defer { space.remove() }
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             [
                 "--color", "never", "--report", "json=report.json", "--report", "junit=junit.xml",
                 "--report", "markdown=report.md", "--report", "html=report.html", "build.workflow",
@@ -64,28 +64,28 @@ struct OnDemandTests {
     }
 
     @Test("named, one runs with what comes before it, in the file's order; the on-demand ones not named stay out")
-    func namedTargets() throws {
+    func namedTargets() async throws {
         let space = try project()
         defer { space.remove() }
-        let clean = try Binary.run(["--color", "never", "build.workflow", "clean"], in: space.folder)
+        let clean = try await Binary.run(["--color", "never", "build.workflow", "clean"], in: space.folder)
         #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
         #expect(!exists(space, "build"), "clean ran, alone: nothing compiled after it")
 
         try space.write("build/old.o", "stale")
-        let install = try Binary.run(["--color", "never", "build.workflow", "install"], in: space.folder)
+        let install = try await Binary.run(["--color", "never", "build.workflow", "install"], in: space.folder)
         #expect(install.status == 0, "\(install.stdout)\(install.stderr)")
         #expect(space.read("prefix/bin/app") == "app\n", "compile, then install")
         #expect(exists(space, "build/old.o"), "clean is on demand and not named")
 
         // The command line's order does not matter: the file's does.
-        let both = try Binary.run(["--color", "never", "build.workflow", "install", "clean"], in: space.folder)
+        let both = try await Binary.run(["--color", "never", "build.workflow", "install", "clean"], in: space.folder)
         #expect(both.status == 0, "\(both.stdout)\(both.stderr)")
         #expect(!exists(space, "build/old.o"), "clean ran")
         #expect(space.read("prefix/bin/app") == "app\n", "and then compile and install")
     }
 
     @Test("a lane that runs needs an on-demand lane: it runs; a group named runs without its on-demand parts")
-    func needsAndGroups() throws {
+    func needsAndGroups() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -109,25 +109,25 @@ struct OnDemandTests {
               }
             }
             """)
-        let ordinary = try Binary.run(["--color", "never", "test.workflow"], in: space.folder)
+        let ordinary = try await Binary.run(["--color", "never", "test.workflow"], in: space.folder)
         #expect(ordinary.status == 0, "\(ordinary.stdout)\(ordinary.stderr)")
         #expect(space.read("unit.txt") == "data\n", "fixtures ran before unit")
         #expect(!exists(space, "bench.txt") && !exists(space, "publish.txt"))
         #expect(exists(space, "package.txt"))
 
         try FileManager.default.removeItem(atPath: space.path("package.txt"))
-        let release = try Binary.run(["--color", "never", "test.workflow", "release"], in: space.folder)
+        let release = try await Binary.run(["--color", "never", "test.workflow", "release"], in: space.folder)
         #expect(release.status == 0, "\(release.stdout)\(release.stderr)")
         #expect(exists(space, "package.txt") && !exists(space, "publish.txt"), "publish is on demand: naming release leaves it out")
-        let publish = try Binary.run(["--color", "never", "test.workflow", "publish"], in: space.folder)
+        let publish = try await Binary.run(["--color", "never", "test.workflow", "publish"], in: space.folder)
         #expect(publish.status == 0 && exists(space, "publish.txt"))
-        let bench = try Binary.run(["--color", "never", "test.workflow", "bench"], in: space.folder)
+        let bench = try await Binary.run(["--color", "never", "test.workflow", "bench"], in: space.folder)
         #expect(bench.status == 0 && exists(space, "bench.txt"))
     }
 
     @Test("check refuses it without a label, in a foreach body, in a catch or an ensure: exit 2, file:line:col, what to do")
-    func checkRefuses() throws {
-        try Workspace.expectCheckRefuses(
+    func checkRefuses() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             sh "rm -rf build" {
               on-demand
@@ -159,23 +159,23 @@ struct OnDemandTests {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("bad.workflow", "sh \"touch ran.txt\"\nsh \"true\" {\n  on-demand\n}\n")
-        let run = try Binary.run(["bad.workflow"], in: space.folder)
+        let run = try await Binary.run(["bad.workflow"], in: space.folder)
         #expect(run.status == 2 && !exists(space, "ran.txt"), "nothing runs")
     }
 
     @Test("the docs' on-demand examples are in fmt's layout (DocsTests checks and runs them)")
-    func docsExamplesAreFormatted() throws {
+    func docsExamplesAreFormatted() async throws {
         let blocks = try DocsTests.workflowBlocks().filter { $0.text.contains("on-demand") }
         #expect(blocks.count >= 2, "command.md's and cookbook.md's")
         for block in blocks {
             let text = block.text + "\n"
-            let formatted = try Binary.run(["fmt", "-"], stdin: text)
+            let formatted = try await Binary.run(["fmt", "-"], stdin: text)
             #expect(formatted.status == 0 && formatted.stdout == text, "\(block) is not in fmt's layout:\n\(formatted.stdout)")
         }
     }
 
     @Test("the language server offers it in a step's block and in a group's, and explains it on hover (from the language table)")
-    func languageServer() throws {
+    func languageServer() async throws {
         let client = try LSPClient()
         _ = try client.start()
         try client.open("a.workflow", "clean: sh \"rm -rf build\" {\n  on-demand\n}\ndocs: sequence {\n  \n  log \"x\"\n}\n")
@@ -198,10 +198,10 @@ struct OnDemandTests {
     }
 
     @Test("list marks them; graph and --dry-run show them apart as not running, and with them named as running")
-    func listGraphDryRun() throws {
+    func listGraphDryRun() async throws {
         let space = try project()
         defer { space.remove() }
-        let list = try Binary.run(["list", "--color", "never", "build.workflow"], in: space.folder)
+        let list = try await Binary.run(["list", "--color", "never", "build.workflow"], in: space.folder)
         #expect(
             list.stdout == """
                 clean    sh  (on demand: runs only when named)
@@ -209,11 +209,11 @@ struct OnDemandTests {
                 install  sh  copy the program into prefix/bin (on demand: runs only when named)
 
                 """, "\(list.stdout)")
-        let json = try #require(try Binary.run(["list", "--format", "json", "build.workflow"], in: space.folder).jsonObjects)
+        let json = try #require(try await Binary.run(["list", "--format", "json", "build.workflow"], in: space.folder).jsonObjects)
         #expect(json.map { $0["onDemand"] as? Bool } == [true, false, true])
         #expect(json.map { $0["target"] as? Bool } == [true, true, true], "still targets: completions offer them")
 
-        let graph = try Binary.run(["graph", "build.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "build.workflow"], in: space.folder)
         #expect(
             graph.stdout == """
                 workflow "build"
@@ -224,13 +224,13 @@ struct OnDemandTests {
                 └─ install: sh "mkdir -p prefix/bin && cp build/app prefix/bin/app"
 
                 """, "\(graph.stdout)")
-        let graphJSON = try Binary.run(["graph", "--format", "json", "build.workflow"], in: space.folder)
+        let graphJSON = try await Binary.run(["graph", "--format", "json", "build.workflow"], in: space.folder)
         let object = try JSONSerialization.jsonObject(with: Data(graphJSON.stdout.utf8)) as? [String: Any]
         let notRun = object?["onDemandNotRun"] as? [[String: Any]]
         #expect(notRun?.map { $0["label"] as? String } == ["clean", "install"])
         #expect(notRun?.allSatisfy { $0["onDemand"] as? Bool == true } == true)
 
-        let dryRun = try Binary.run(["--dry-run", "build.workflow", "install"], in: space.folder)
+        let dryRun = try await Binary.run(["--dry-run", "build.workflow", "install"], in: space.folder)
         #expect(dryRun.status == 0)
         #expect(
             dryRun.stdout.contains(

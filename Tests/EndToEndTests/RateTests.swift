@@ -14,10 +14,10 @@ struct RateTests {
     }
 
     @Test("20 iterations at 100/s take their schedule (0.19 s), not the 20 ms they would take at once")
-    func schedule() throws {
+    func schedule() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "paced"
             repeat 20 parallel limit 4 rate 100/s {
@@ -35,17 +35,17 @@ struct RateTests {
         // for such a stall. That no iteration starts before it is due,
         // PacerTests and the ramp's test judge.
         #expect((times.last ?? 0) - (times.first ?? 0) >= 0.1, "\(times)")
-        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat 20  [parallel, limit 4, rate 100/s]"), "\(graph.stdout)")
     }
 
     @Test("coordinated omission: with one stalled run, the runs queued behind it count their wait, so p90 shows the stall")
-    func stallShows() throws {
+    func stallShows() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // One slot, 50 a second: run 3 takes half a second, and the ones
         // due meanwhile wait for it. Their own work takes milliseconds.
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "stall"
             repeat 30 parallel limit 1 rate 50/s {
@@ -59,10 +59,10 @@ struct RateTests {
     }
 
     @Test("a rate on a parallel group: its lanes start on the schedule, the k-th k/R s after the group starts")
-    func lanes() throws {
+    func lanes() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "lanes"
             parallel rate 10/s {
@@ -75,13 +75,13 @@ struct RateTests {
         let times = startTimes(run, prefix: "lane-")
         #expect(times.count == 3)
         #expect((times.last ?? 0) - (times.first ?? 0) >= 0.18, "\(times)")
-        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("parallel  [rate 10/s]"), "\(graph.stdout)")
     }
 
     /// The arrival times (seconds after the first) the test server noted for `key`.
-    static func arrivals(_ space: Workspace, base: String, key: String, absolute: Bool = false) throws -> [Double] {
-        let run = try space.run(
+    static func arrivals(_ space: Workspace, base: String, key: String, absolute: Bool = false) async throws -> [Double] {
+        let run = try await space.run(
             """
             workflow "read"
             http GET "\(base)/arrivals?key=\(key)\(absolute ? "&absolute=1" : "")" { save "arrivals.json" }
@@ -92,14 +92,14 @@ struct RateTests {
     }
 
     @Test("the server sees the schedule: no request arrives before it is due, as many as repeat N and repeat for D ask")
-    func arrivalsAtTheServer() throws {
+    func arrivalsAtTheServer() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let anchor = "anchor-\(UUID().uuidString)"
         let key = "even-\(UUID().uuidString)"
         let timed = "timed-\(UUID().uuidString)"
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "even"
             http GET "\(base)/arrive?key=\(anchor)"
@@ -116,23 +116,23 @@ struct RateTests {
         // least k/100 s after the anchor did. A loaded machine makes requests
         // late, never early: this holds at any load, and a runner that sent
         // in bursts (or all at once) breaks it at once.
-        let start = try #require(try Self.arrivals(space, base: base, key: anchor, absolute: true).first)
-        let times = try Self.arrivals(space, base: base, key: key, absolute: true)
+        let start = try #require(try await Self.arrivals(space, base: base, key: anchor, absolute: true).first)
+        let times = try await Self.arrivals(space, base: base, key: key, absolute: true)
         try #require(times.count == 50)
         let early = times.enumerated().filter { $0.element < start + Double($0.offset) / 100 - 0.001 }
         let shown = early.map { "\($0.offset): \($0.element - start)" }.joined(separator: ", ")
         #expect(early.isEmpty, "arrived before they were due (index: seconds after the anchor): \(shown)")
         // Due at k/40 s for k/40 < 1: exactly 40 reach the server.
-        #expect(try Self.arrivals(space, base: base, key: timed).count == 40)
+        #expect(try await Self.arrivals(space, base: base, key: timed).count == 40)
     }
 
     @Test("coordinated omission at the server: one request stalled for a second shows in p90 through the requests due behind it")
-    func stalledServer() throws {
+    func stalledServer() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "stall-\(UUID().uuidString)"
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "stall"
             repeat 40 parallel limit 1 rate 40/s {
@@ -153,8 +153,8 @@ struct RateTests {
     }
 
     @Test("a bad rate, and a rate on iterations that are not parallel, are errors with their place")
-    func mistakes() throws {
-        try Workspace.expectCheckRefuses(
+    func mistakes() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             repeat 3 parallel rate fast {

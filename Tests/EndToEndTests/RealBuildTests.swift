@@ -24,12 +24,12 @@ struct RealBuildTests {
     }
 
     /// How step `mk` ended in a run of the project.
-    private func mk(_ space: Workspace) throws -> String? {
-        try run(space).step("mk")?["status"] as? String
+    private func mk(_ space: Workspace) async throws -> String? {
+        try await run(space).step("mk")?["status"] as? String
     }
 
-    private func run(_ space: Workspace, _ arguments: [String] = []) throws -> WorkflowRun {
-        let outcome = try Binary.run(
+    private func run(_ space: Workspace, _ arguments: [String] = []) async throws -> WorkflowRun {
+        let outcome = try await Binary.run(
             ["--report", "json=report.json", "--color", "never"] + arguments + ["build.workflow"],
             in: space.folder, environment: ["RUNLOG": space.path("runs.log")])
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
@@ -38,7 +38,7 @@ struct RealBuildTests {
     @Test(
         "generates naming a folder ('out', 'out/', 'out/**') is stored and restored whole by the cache, dotfiles and subfolders included",
         arguments: ["out", "out/", "out/**"])
-    func folderOutputsThroughTheCache(_ pattern: String) throws {
+    func folderOutputsThroughTheCache(_ pattern: String) async throws {
         let store = try Binary.temporaryFolder()
         let workflow = """
             mk: sh "mkdir -p out/sub && cp src/in.txt out/a.txt && echo b > out/sub/b.txt && echo h > out/.hidden && echo ran >> $RUNLOG" {
@@ -53,8 +53,8 @@ struct RealBuildTests {
             second.remove()
             try? FileManager.default.removeItem(at: store)
         }
-        #expect(try run(first, ["--cache", store.path]).status == 0)
-        let restored = try run(second, ["--cache", store.path])
+        #expect(try await run(first, ["--cache", store.path]).status == 0)
+        let restored = try await run(second, ["--cache", store.path])
         #expect(restored.step("mk")?["from"] as? String == "cache", "\(restored.stdout)\(restored.stderr)")
         #expect(runs(second) == 0)
         #expect(second.read("out/a.txt") == "in\n")
@@ -63,7 +63,7 @@ struct RealBuildTests {
     }
 
     @Test("a failed run forgets the step: with its input put back, it runs again instead of being up to date over a broken output")
-    func failureForgets() throws {
+    func failureForgets() async throws {
         let space = try project(
             """
             mk: sh "cat in.txt > out.txt; echo ran >> $RUNLOG; grep -q good in.txt" {
@@ -72,11 +72,11 @@ struct RealBuildTests {
             }
             """, ["in.txt": "good\n"])
         defer { space.remove() }
-        #expect(try run(space).status == 0)
+        #expect(try await run(space).status == 0)
         try space.write("in.txt", "bad\n")
-        #expect(try run(space).status == 1)
+        #expect(try await run(space).status == 1)
         try space.write("in.txt", "good\n")
-        #expect(try mk(space) == "succeeded")
+        #expect(try await mk(space) == "succeeded")
         #expect(runs(space) == 3)
         #expect(space.read("out.txt") == "good\n")
     }
@@ -84,7 +84,7 @@ struct RealBuildTests {
     @Test(
         "a deleted or changed output of a glob or folder pattern runs the step again; untouched, it is up to date",
         arguments: ["out/*", "out"])
-    func outputsRemembered(_ pattern: String) throws {
+    func outputsRemembered(_ pattern: String) async throws {
         let space = try project(
             """
             mk: sh "mkdir -p out && echo a > out/a.txt && echo b > out/b.txt && echo ran >> $RUNLOG" {
@@ -93,19 +93,19 @@ struct RealBuildTests {
             }
             """, ["in.txt": "x\n"])
         defer { space.remove() }
-        #expect(try mk(space) == "succeeded")
-        #expect(try mk(space) == "up-to-date")
+        #expect(try await mk(space) == "succeeded")
+        #expect(try await mk(space) == "up-to-date")
         try FileManager.default.removeItem(atPath: space.path("out/a.txt"))
-        #expect(try mk(space) == "succeeded")
+        #expect(try await mk(space) == "succeeded")
         #expect(space.read("out/a.txt") == "a\n")
         try space.write("out/b.txt", "tampered\n")
-        #expect(try mk(space) == "succeeded")
+        #expect(try await mk(space) == "succeeded")
         #expect(space.read("out/b.txt") == "b\n")
         #expect(runs(space) == 3)
     }
 
     @Test("a dotfile under a sources folder counts: changing it runs the step")
-    func dotfilesInSources() throws {
+    func dotfilesInSources() async throws {
         let space = try project(
             """
             mk: sh "echo ran >> $RUNLOG" {
@@ -113,15 +113,15 @@ struct RealBuildTests {
             }
             """, ["src/main.c": "int main;\n", "src/.config": "a\n"])
         defer { space.remove() }
-        #expect(try mk(space) == "succeeded")
-        #expect(try mk(space) == "up-to-date")
+        #expect(try await mk(space) == "succeeded")
+        #expect(try await mk(space) == "up-to-date")
         try space.write("src/.config", "b\n")
-        #expect(try mk(space) == "succeeded")
+        #expect(try await mk(space) == "succeeded")
         #expect(runs(space) == 2)
     }
 
     @Test("a checkout moved or copied elsewhere is still up to date (paths in the fingerprint are relative to the workflow's folder)")
-    func movedCheckout() throws {
+    func movedCheckout() async throws {
         let space = try project(
             """
             mk: sh "mkdir -p out && cp src/in.txt out/in.txt && echo ran >> runs.log" {
@@ -138,18 +138,18 @@ struct RealBuildTests {
             space.remove()
             try? FileManager.default.removeItem(at: parent)
         }
-        #expect(try run(space).status == 0)
+        #expect(try await run(space).status == 0)
         let copy = parent.appendingPathComponent("elsewhere")
-        let moved = try Binary.runCommand("/bin/cp", ["-a", space.folder.path, copy.path])
+        let moved = try await Binary.runCommand("/bin/cp", ["-a", space.folder.path, copy.path])
         #expect(moved.status == 0, "\(moved.stderr)")
         let there = Workspace(folder: copy)
-        let again = try run(there)
+        let again = try await run(there)
         #expect(again.statuses == ["mk up-to-date", "sub up-to-date"], "\(again.stdout)")
         #expect(runs(there) == 2)
     }
 
     @Test("per-file outputs named with the path filters: each file compiled into obj/STEM.o, and a second run is up to date")
-    func perFileOutputs() throws {
+    func perFileOutputs() async throws {
         let space = try project(
             """
             foreach f in glob("src/*.c") parallel {
@@ -160,16 +160,16 @@ struct RealBuildTests {
             }
             """, ["src/a.c": "a\n", "src/b.c": "b\n"])
         defer { space.remove() }
-        #expect(try run(space).status == 0)
+        #expect(try await run(space).status == 0)
         #expect(space.read("obj/a.o") == "a\n" && space.read("obj/b.o") == "b\n")
         #expect(Set((space.read("runs.log") ?? "").split(separator: "\n")) == ["a.c .c src", "b.c .c src"])
-        let again = try run(space)
+        let again = try await run(space)
         #expect(again.statuses.allSatisfy { $0.hasSuffix("up-to-date") }, "\(again.statuses)")
         #expect(runs(space) == 2)
     }
 
     @Test("'**' never walks through a link to a folder: a link out of the checkout and a link cycle are matched as links, nothing beyond them counts")
-    func starStarStopsAtLinks() throws {
+    func starStarStopsAtLinks() async throws {
         let outside = try Binary.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: outside) }
         try "int far;\n".write(to: outside.appendingPathComponent("far.c"), atomically: true, encoding: .utf8)
@@ -182,16 +182,16 @@ struct RealBuildTests {
         defer { space.remove() }
         try FileManager.default.createSymbolicLink(atPath: space.path("src/ext"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: space.path("src/loop"), withDestinationPath: "..")
-        let bounded = try Binary.runBounded(
+        let bounded = try await Binary.runBounded(
             ["--color", "never", "build.workflow"], seconds: 60, in: space.folder,
             environment: ["RUNLOG": space.path("runs.log")])
         #expect(!bounded.timedOut && bounded.outcome.status == 0, "\(bounded.outcome.stdout)\(bounded.outcome.stderr)")
-        #expect(try mk(space) == "up-to-date")
+        #expect(try await mk(space) == "up-to-date")
         // A file beyond the link changed: not a source of this checkout.
         try "int farther;\n".write(to: outside.appendingPathComponent("far.c"), atomically: true, encoding: .utf8)
-        #expect(try mk(space) == "up-to-date")
+        #expect(try await mk(space) == "up-to-date")
         try space.write("src/a.c", "int b;\n")
-        #expect(try mk(space) == "succeeded")
+        #expect(try await mk(space) == "succeeded")
         #expect(runs(space) == 2)
     }
 }

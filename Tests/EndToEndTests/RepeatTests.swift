@@ -8,10 +8,10 @@ import Testing
 @Suite("End to end: repeat")
 struct RepeatTests {
     @Test("the body N times, in parallel with a limit; {{repeat.index}} counts from 0; statistics count every run")
-    func runs() throws {
+    func runs() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "again"
             repeat 6 parallel limit 2 {
@@ -28,15 +28,15 @@ struct RepeatTests {
         #expect(run.logLines(prefix: "inner=") == ["inner=0", "inner=1", "inner=0", "inner=1"])
         #expect(run.stats("say")?["count"] as? Int == 6)
         #expect(run.step("say[5]")?["status"] as? String == "succeeded")
-        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat 6  [parallel, limit 2]"), "\(graph.stdout)")
     }
 
     @Test("repeat for D: one after another, no iteration starts after D; with a rate, exactly those due before D")
-    func forDuration() throws {
+    func forDuration() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "timed"
             repeat for 400ms {
@@ -56,16 +56,16 @@ struct RepeatTests {
         // Due at k/20 s for k/20 < 1: exactly 20, whatever the machine.
         #expect(run.stats("tick")?["count"] as? Int == 20)
         #expect(Set(run.logLines(prefix: "t=")) == Set((0..<20).map { "t=\($0)" }))
-        let graph = try Binary.run(["graph", "test.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "test.workflow"], in: space.folder)
         #expect(graph.stdout.contains("repeat for 400ms\n"), "\(graph.stdout)")
         #expect(graph.stdout.contains("repeat for 1s  [parallel, limit 4, rate 20/s, 20 iterations]"), "\(graph.stdout)")
     }
 
     @Test("a group's timeout cuts a repeat for: the running iteration is cancelled, the ensure runs")
-    func timeoutCuts() throws {
+    func timeoutCuts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "cut"
             sequence {
@@ -85,8 +85,8 @@ struct RepeatTests {
     }
 
     @Test("a missing or zero count or duration, and {{repeat.index}} outside a repeat: errors that say where and what to write")
-    func mistakes() throws {
-        try Workspace.expectCheckRefuses(
+    func mistakes() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             repeat for 0s {

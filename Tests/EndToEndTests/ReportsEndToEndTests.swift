@@ -20,10 +20,10 @@ struct ReportsEndToEndTests {
         """
 
     @Test("json: the documented fields for the run and every step")
-    func json() throws {
+    func json() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(Self.workflow)
+        let run = try await space.run(Self.workflow)
         #expect(run.status == 1)
         let report = try #require(run.report)
         #expect(report["workflow"] as? String == "reported")
@@ -42,11 +42,11 @@ struct ReportsEndToEndTests {
     }
 
     @Test("junit: one testcase per step, failures and skips as CI systems expect")
-    func junit() throws {
+    func junit() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(["--report", "junit=out/junit.xml", "test.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["--report", "junit=out/junit.xml", "test.workflow"], in: space.folder)
         #expect(outcome.status == 1)
         let data = try #require(space.read("out/junit.xml")?.data(using: .utf8))
         let collector = JUnitCollector()
@@ -61,11 +61,11 @@ struct ReportsEndToEndTests {
     }
 
     @Test("html: one self-contained page with a timeline and the failure")
-    func html() throws {
+    func html() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        _ = try Binary.run(["--report", "html=report.html", "test.workflow"], in: space.folder)
+        _ = try await Binary.run(["--report", "html=report.html", "test.workflow"], in: space.folder)
         let page = try #require(space.read("report.html"))
         #expect(page.hasPrefix("<!DOCTYPE html>"))
         #expect(page.contains("id=\"timeline\""))
@@ -76,11 +76,11 @@ struct ReportsEndToEndTests {
     }
 
     @Test("GitHub Actions annotations for failures")
-    func annotations() throws {
+    func annotations() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(["test.workflow"], in: space.folder, environment: ["GITHUB_ACTIONS": "true"])
+        let outcome = try await Binary.run(["test.workflow"], in: space.folder, environment: ["GITHUB_ACTIONS": "true"])
         #expect(outcome.stdout.contains("::error file=test.workflow,line=4,col=3,title=unit failed (exit)::"))
     }
 }

@@ -7,10 +7,10 @@ import Testing
 @Suite("End to end: reports in full")
 struct ReportsInFullTests {
     @Test("a group that times out is a failure of kind timeout in JSON, JUnit, Markdown and HTML")
-    func groupTimeout() throws {
+    func groupTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "slow"
             first: sh "echo ready"
@@ -47,10 +47,10 @@ struct ReportsInFullTests {
     }
 
     @Test("GitHub annotations name a group's timeout at the group's line")
-    func groupTimeoutAnnotation() throws {
+    func groupTimeoutAnnotation() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             first: sh "true"
             checks: parallel {
@@ -63,10 +63,10 @@ struct ReportsInFullTests {
     }
 
     @Test("--timeout: exit 124, and the run's timeout is a JUnit failure and the JSON error")
-    func runTimeout() throws {
+    func runTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "wait"
             a: sh "sleep 30"
@@ -82,10 +82,10 @@ struct ReportsInFullTests {
     }
 
     @Test("the workflow's own timeout: exit 1, a JUnit failure named after the workflow, kind timeout")
-    func workflowTimeout() throws {
+    func workflowTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "deadline"
             timeout 300ms
@@ -99,10 +99,10 @@ struct ReportsInFullTests {
     }
 
     @Test("a step's own timeout is a failure of kind timeout in JUnit")
-    func stepTimeout() throws {
+    func stepTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             a: sh "sleep 30" { timeout 200ms }
             """, ["--report", "junit=junit.xml"])
@@ -113,10 +113,10 @@ struct ReportsInFullTests {
     }
 
     @Test("every process step's stdout and stderr tails, in JSON and in JUnit system-out/system-err")
-    func outputTails() throws {
+    func outputTails() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             ok: sh "echo to-stdout; echo to-stderr >&2"
             long: sh "seq 1 20000"
@@ -139,10 +139,10 @@ struct ReportsInFullTests {
     }
 
     @Test("--report-output 0 keeps no output in the reports")
-    func noOutput() throws {
+    func noOutput() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             ok: sh "echo to-stdout"
             """, ["--report-output", "0"])
@@ -151,10 +151,10 @@ struct ReportsInFullTests {
     }
 
     @Test("a retried step keeps every attempt: when, how long, how it ended and why, with the failed attempt's stderr")
-    func attempts() throws {
+    func attempts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             flaky: sh "test -f marker || { touch marker; echo first-attempt-broke >&2; exit 3; }" { retry 2 }
             """, ["--report", "junit=junit.xml", "--report", "markdown=summary.md"])
@@ -179,10 +179,10 @@ struct ReportsInFullTests {
     }
 
     @Test("log steps show the message as printed, values filled in")
-    func logMessages() throws {
+    func logMessages() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             var who = "world"
             greet: log "hello {{who}}"
@@ -195,11 +195,11 @@ struct ReportsInFullTests {
     }
 
     @Test("markdown: status, failures with their output tails, a table of steps; appended to GITHUB_STEP_SUMMARY")
-    func markdown() throws {
+    func markdown() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("step-summary.md", "## an earlier step's summary\n\n")
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "ci"
             build: sh "echo built"
@@ -227,10 +227,10 @@ struct ReportsInFullTests {
     }
 
     @Test("html: no script or address in the data can end the data block or reach the network")
-    func htmlDataIsInert() throws {
+    func htmlDataIsInert() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             bad: sh "echo '</script><script>alert(1)</script>'; echo '<img src=http://127.0.0.1:9/x>'"
             """, ["--report", "html=page.html"])

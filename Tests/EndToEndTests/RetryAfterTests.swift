@@ -12,12 +12,12 @@ struct RetryAfterTests {
     }
 
     @Test("seconds and an HTTP date are waited instead of the delay; the attempt log says how long")
-    func honoured() throws {
+    func honoured() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "polite"
             seconds: http GET "\(base)/retry-after?key=\(key)-s&after=1" {
@@ -48,12 +48,12 @@ struct RetryAfterTests {
     }
 
     @Test("a wait longer than the step's timeout is cut to it; other statuses keep their delay")
-    func cappedAndOnlyFor429And503() throws {
+    func cappedAndOnlyFor429And503() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "capped"
             capped: http GET "\(base)/retry-after?key=\(key)-c&after=3600" {
@@ -71,13 +71,13 @@ struct RetryAfterTests {
     }
 
     @Test("a Retry-After of years, or a date in 9999, waits at most 10 minutes, and the console says so as the wait starts")
-    func absurdWaitsCapped() throws {
+    func absurdWaitsCapped() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
         // No step timeout: only the workflow's 2 s ends the waits.
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             workflow "patient"
             timeout 2s
@@ -93,11 +93,11 @@ struct RetryAfterTests {
     }
 
     @Test("a Retry-After within the step's limits is waited as asked, and the console says how long")
-    func waitShown() throws {
+    func waitShown() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "polite"
             get: http GET "\(base)/retry-after?key=\(UUID().uuidString)&after=1" { retry 1 }

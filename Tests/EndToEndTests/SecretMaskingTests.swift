@@ -27,7 +27,7 @@ struct SecretMaskingTests {
     }
 
     @Test("a secret in a URL, a query, a body excerpt and output tails cut across it never shows")
-    func everyPlaceEveryReport() throws {
+    func everyPlaceEveryReport() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
@@ -38,7 +38,7 @@ struct SecretMaskingTests {
         // from the end; the stderr excerpt's 200 characters, likewise.
         let after = String(repeating: "y", count: 1024 - 10)
         let afterExcerpt = String(repeating: "z", count: 200 - 10)
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "secrets"
             secret token = "\(Self.token)"
@@ -85,11 +85,11 @@ struct SecretMaskingTests {
     }
 
     @Test("a secret with a space and a slash in a URL is masked as the request line carries it")
-    func secretInARequestLine() throws {
+    func secretInARequestLine() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             secret word = "pa ss/wd-1234"
             get: http GET "\(base)/echo?t={{word}}"
@@ -100,7 +100,7 @@ struct SecretMaskingTests {
     }
 
     @Test("Basic authentication made from a secret (basic-auth, a URL's user info) is masked when a server echoes it back")
-    func basicAuthenticationEchoed() throws {
+    func basicAuthenticationEchoed() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
@@ -111,7 +111,7 @@ struct SecretMaskingTests {
         // and shows it, and a log prints it whole.
         let quiet = #"header "User-Agent" ""; header "Accept" ""; header "Accept-Encoding" ""; expect status 201; allow-failure"#
         let summary = space.path("step-summary.md")
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "echoed"
             secret password = "not this one"

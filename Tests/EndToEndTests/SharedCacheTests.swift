@@ -42,11 +42,11 @@ struct SharedCacheTests {
     private func run(
         _ space: Workspace, _ arguments: [String], environment: [String: String] = [:],
         reports: Bool = false
-    ) throws -> WorkflowRun {
+    ) async throws -> WorkflowRun {
         let more = reports ? ["--report", "junit=report.xml", "--report", "markdown=report.md", "--report", "html=report.html"] : []
         var environment = environment
         environment["RUNLOG"] = space.path("runs.log")
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             ["--report", "json=report.json", "--color", "never"] + more + arguments + ["build.workflow"],
             in: space.folder, environment: environment)
         return WorkflowRun(outcome: outcome, reportText: space.read("report.json"))
@@ -55,12 +55,12 @@ struct SharedCacheTests {
     /// A first checkout stores its steps in the cache at `url`; a second
     /// then runs against it. Returns the second (the caller removes it) and
     /// its run.
-    private func storedThenRun(_ url: String) throws -> (Workspace, WorkflowRun) {
+    private func storedThenRun(_ url: String) async throws -> (Workspace, WorkflowRun) {
         let first = try checkout()
         let second = try checkout()
         defer { first.remove() }
-        #expect(try run(first, ["--cache", url]).status == 0)
-        return (second, try run(second, ["--cache", url]))
+        #expect(try await run(first, ["--cache", url]).status == 0)
+        return (second, try await run(second, ["--cache", url]))
     }
 
     private func runs(_ space: Workspace) -> Int {
@@ -80,7 +80,7 @@ struct SharedCacheTests {
     @Test(
         "nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func twoCheckoutsThroughNginx() throws {
+    func twoCheckoutsThroughNginx() async throws {
         let dav = try TestServers.required(TestServers.nginxWebDAV())
         let url = "\(dav.url)/cache/\(UUID().uuidString)"
         let first = try checkout()
@@ -90,7 +90,7 @@ struct SharedCacheTests {
             second.remove()
         }
 
-        let stored = try run(first, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-1"])
+        let stored = try await run(first, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-1"])
         #expect(stored.status == 0, "\(stored.said)")
         #expect(stored.step("build")?["status"] as? String == "succeeded")
         #expect(runs(first) == 1)
@@ -101,11 +101,11 @@ struct SharedCacheTests {
         #expect(objects.filter { $0.hasPrefix("cas/") }.count == 2, "\(objects)")
 
         // The dry run of the second checkout knows.
-        let dry = try Binary.run(["--dry-run", "--cache", url, "build.workflow"], in: second.folder)
+        let dry = try await Binary.run(["--dry-run", "--cache", url, "build.workflow"], in: second.folder)
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("build  would be restored from the cache"), "\(dry.stdout)")
 
-        let restored = try run(second, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-2", "TERM": "xterm-256color"])
+        let restored = try await run(second, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-2", "TERM": "xterm-256color"])
         #expect(restored.status == 0, "\(restored.stdout)\(restored.said)")
         #expect(runs(second) == 0, "the step ran instead of being restored")
         #expect(restored.step("build")?["status"] as? String == "up-to-date")
@@ -118,14 +118,14 @@ struct SharedCacheTests {
         #expect(try leftovers(second).isEmpty)
 
         // The restore was recorded locally: without the cache it is up to date.
-        let local = try run(second, [])
+        let local = try await run(second, [])
         #expect(local.step("build")?["status"] as? String == "up-to-date")
         #expect(local.step("build")?["from"] as? String == "local")
         #expect(runs(second) == 0)
     }
 
     @Test("a changed source is a miss: the step runs and its new entry is stored beside the old one")
-    func changedSourceMisses() throws {
+    func changedSourceMisses() async throws {
         let store = try Binary.temporaryFolder()
         let first = try checkout()
         let second = try checkout(input: "something else\n")
@@ -134,8 +134,8 @@ struct SharedCacheTests {
             second.remove()
             try? FileManager.default.removeItem(at: store)
         }
-        #expect(try run(first, ["--cache", store.path]).status == 0)
-        let other = try run(second, ["--cache", store.path])
+        #expect(try await run(first, ["--cache", store.path]).status == 0)
+        let other = try await run(second, ["--cache", store.path])
         #expect(other.status == 0)
         #expect(other.step("build")?["status"] as? String == "succeeded")
         #expect(runs(second) == 1)
@@ -145,7 +145,7 @@ struct SharedCacheTests {
     }
 
     @Test("a folder store through file://; --cache-read-only reads but never writes")
-    func folderAndReadOnly() throws {
+    func folderAndReadOnly() async throws {
         let store = try Binary.temporaryFolder()
         let first = try checkout()
         let second = try checkout()
@@ -158,15 +158,15 @@ struct SharedCacheTests {
         }
         let url = "file://" + store.path
 
-        let readOnly = try run(first, ["--cache", url, "--cache-read-only"])
+        let readOnly = try await run(first, ["--cache", url, "--cache-read-only"])
         #expect(readOnly.status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.path).isEmpty, "a read-only run wrote to the cache")
 
-        #expect(try run(second, [], environment: ["PROMISE_RUN_CACHE": url]).status == 0)
+        #expect(try await run(second, [], environment: ["PROMISE_RUN_CACHE": url]).status == 0)
         #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("ac").path))
 
         // --cache wins over PROMISE_RUN_CACHE (here a store that is down).
-        let restored = try run(third, ["--cache", url, "--cache-read-only"], environment: ["PROMISE_RUN_CACHE": "http://127.0.0.1:1/down"])
+        let restored = try await run(third, ["--cache", url, "--cache-read-only"], environment: ["PROMISE_RUN_CACHE": "http://127.0.0.1:1/down"])
         #expect(restored.step("build")?["from"] as? String == "cache")
         #expect(!restored.said.contains("warning"), "\(restored.said)")
         #expect(runs(third) == 0)
@@ -176,7 +176,7 @@ struct SharedCacheTests {
     @Test(
         "the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
-    func basicAuthentication() throws {
+    func basicAuthentication() async throws {
         let dav = try TestServers.required(TestServers.nginxWebDAV())
         let address = dav.url.replacingOccurrences(of: "http://", with: "")
         let path = "/private/\(UUID().uuidString)"
@@ -189,12 +189,12 @@ struct SharedCacheTests {
             third.remove()
         }
 
-        let stored = try run(first, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
+        let stored = try await run(first, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
         #expect(stored.status == 0, "\(stored.said)")
         #expect(!stored.said.contains("warning"), "\(stored.said)")
         #expect(!everythingShown(stored, first).contains("dav-pa55-word"))
 
-        let restored = try run(second, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
+        let restored = try await run(second, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
         #expect(restored.step("build")?["from"] as? String == "cache", "\(restored.stdout)\(restored.said)")
         #expect(!everythingShown(restored, second).contains("dav-pa55-word"))
         // Every report says where the result came from.
@@ -202,7 +202,7 @@ struct SharedCacheTests {
         #expect(second.read("report.md")?.contains("restored from cache") == true)
         #expect(second.read("report.html")?.contains("\"fr\":\"cache\"") == true)
 
-        let refused = try run(third, ["--cache", "http://ci:wrong-pa55@\(address)\(path)"], reports: true)
+        let refused = try await run(third, ["--cache", "http://ci:wrong-pa55@\(address)\(path)"], reports: true)
         #expect(refused.status == 0)
         #expect(refused.step("build")?["status"] as? String == "succeeded")
         #expect(refused.said.contains("status 401"), "\(refused.said)")
@@ -210,7 +210,7 @@ struct SharedCacheTests {
     }
 
     @Test("PROMISE_RUN_CACHE_TOKEN is sent as a Bearer token and never shown; without it the store's 401 is a warning")
-    func bearerToken() throws {
+    func bearerToken() async throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/token/\(UUID().uuidString)"
         let first = try checkout()
@@ -223,10 +223,10 @@ struct SharedCacheTests {
         }
         let token = ["PROMISE_RUN_CACHE_TOKEN": "sekret-token-42"]
 
-        let stored = try run(first, ["--cache", url], environment: token, reports: true)
+        let stored = try await run(first, ["--cache", url], environment: token, reports: true)
         #expect(stored.status == 0)
         #expect(!stored.said.contains("warning"), "\(stored.said)")
-        let restored = try run(second, [], environment: token.merging(["PROMISE_RUN_CACHE": url]) { $1 }, reports: true)
+        let restored = try await run(second, [], environment: token.merging(["PROMISE_RUN_CACHE": url]) { $1 }, reports: true)
         #expect(restored.step("build")?["from"] as? String == "cache", "\(restored.stdout)\(restored.said)")
         for (run, space) in [(stored, first), (restored, second)] {
             #expect(!everythingShown(run, space).contains("sekret-token-42"))
@@ -237,19 +237,19 @@ struct SharedCacheTests {
             log.split(separator: "\n").filter { $0.contains(url.split(separator: "/").last!) }
                 .allSatisfy { $0.hasSuffix("Bearer sekret-token-42") })
 
-        let without = try run(third, ["--cache", url])
+        let without = try await run(third, ["--cache", url])
         #expect(without.status == 0)
         #expect(without.step("build")?["status"] as? String == "succeeded")
         #expect(without.said.contains("status 401 (credentials missing or wrong"), "\(without.said)")
     }
 
     @Test("a store that never answers costs one timeout and one warning per run, not one per step")
-    func hangingStore() throws {
+    func hangingStore() async throws {
         let store = try TestServers.cacheStore()
         let name = UUID().uuidString
         let space = try checkout(Self.twoSteps)
         defer { space.remove() }
-        let result = try run(space, ["--cache", "\(store.url)/hang/\(name)", "--cache-timeout", "1s"])
+        let result = try await run(space, ["--cache", "\(store.url)/hang/\(name)", "--cache-timeout", "1s"])
         #expect(result.status == 0, "\(result.stdout)\(result.said)")
         #expect(runs(space) == 2)
         #expect(result.said.components(separatedBy: "not used for the rest of this run").count == 2, "\(result.said)")
@@ -258,21 +258,21 @@ struct SharedCacheTests {
     }
 
     @Test("an unreachable store is one warning; the run succeeds")
-    func unreachableStore() throws {
+    func unreachableStore() async throws {
         let space = try checkout(Self.twoSteps)
         defer { space.remove() }
-        let result = try run(space, ["--cache", "http://127.0.0.1:\(freeLoopbackPort())/cache"])
+        let result = try await run(space, ["--cache", "http://127.0.0.1:\(freeLoopbackPort())/cache"])
         #expect(result.status == 0)
         #expect(runs(space) == 2)
         #expect(result.said.components(separatedBy: "warning").count == 2, "\(result.said)")
     }
 
     @Test("a store that refuses writes is one warning; the steps run and nothing is stored")
-    func refusingStore() throws {
+    func refusingStore() async throws {
         let store = try TestServers.cacheStore()
         let space = try checkout(Self.twoSteps)
         defer { space.remove() }
-        let result = try run(space, ["--cache", "\(store.url)/refuse/\(UUID().uuidString)"])
+        let result = try await run(space, ["--cache", "\(store.url)/refuse/\(UUID().uuidString)"])
         #expect(result.status == 0)
         #expect(runs(space) == 2)
         #expect(result.said.contains("status 403"), "\(result.said)")
@@ -280,11 +280,11 @@ struct SharedCacheTests {
     }
 
     @Test("a restored file whose SHA-256 does not match is refused: nothing half-restored, the step runs and stores its entry again")
-    func corruptObject() throws {
+    func corruptObject() async throws {
         let store = try TestServers.cacheStore()
         let name = UUID().uuidString
         let url = "\(store.url)/corrupt/\(name)"
-        let (second, result) = try storedThenRun(url)
+        let (second, result) = try await storedThenRun(url)
         defer { second.remove() }
         #expect(result.status == 0)
         #expect(result.said.contains("do not match their SHA-256; refused"), "\(result.said)")
@@ -297,10 +297,10 @@ struct SharedCacheTests {
     }
 
     @Test("the cache asks its store for the bytes as stored (Accept-Encoding: identity): a store that would send a gzip bomb sends the object")
-    func identityFromTheStore() throws {
+    func identityFromTheStore() async throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/bomb/\(UUID().uuidString)"
-        let (second, result) = try storedThenRun(url)
+        let (second, result) = try await storedThenRun(url)
         defer { second.remove() }
         #expect(result.status == 0, "\(result.stdout)\(result.said)")
         #expect(!result.said.contains("warning"), "\(result.said)")
@@ -310,7 +310,7 @@ struct SharedCacheTests {
     }
 
     @Test("an HTTP store that sends an object without end is stopped at the size its entry gives, long before the cache timeout")
-    func endlessObject() throws {
+    func endlessObject() async throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/endless/\(UUID().uuidString)"
         let first = try checkout()
@@ -319,9 +319,9 @@ struct SharedCacheTests {
             first.remove()
             second.remove()
         }
-        #expect(try run(first, ["--cache", url]).status == 0)
+        #expect(try await run(first, ["--cache", url]).status == 0)
         // Stopped by the size, not by the 60 s timeout (which would say so).
-        let result = try run(second, ["--cache", url, "--cache-timeout", "60s"])
+        let result = try await run(second, ["--cache", url, "--cache-timeout", "60s"])
         #expect(result.status == 0, "\(result.said)")
         #expect(result.said.contains("bytes its entry says; refused"), "\(result.said)")
         #expect(runs(second) == 1)
@@ -330,10 +330,10 @@ struct SharedCacheTests {
     }
 
     @Test("an entry that names a file outside the step's folder is refused as corrupt")
-    func entryOutsideTheFolder() throws {
+    func entryOutsideTheFolder() async throws {
         let store = try TestServers.cacheStore()
         let url = "\(store.url)/badentry/\(UUID().uuidString)"
-        let (second, result) = try storedThenRun(url)
+        let (second, result) = try await storedThenRun(url)
         defer { second.remove() }
         #expect(result.status == 0)
         #expect(result.said.contains("outside the step's folder"), "\(result.said)")
@@ -341,13 +341,13 @@ struct SharedCacheTests {
     }
 
     @Test("a cache URL that cannot be used is a usage error (exit 2), from --cache or PROMISE_RUN_CACHE")
-    func badLocation() throws {
+    func badLocation() async throws {
         let space = try checkout()
         defer { space.remove() }
-        let option = try Binary.run(["--cache", "s3://bucket/cache", "build.workflow"], in: space.folder)
+        let option = try await Binary.run(["--cache", "s3://bucket/cache", "build.workflow"], in: space.folder)
         #expect(option.status == 2)
         #expect(option.stderr.contains("'s3://' caches are not supported"), "\(option.stderr)")
-        let variable = try Binary.run(["build.workflow"], in: space.folder, environment: ["PROMISE_RUN_CACHE": "http://user:pw@/x"])
+        let variable = try await Binary.run(["build.workflow"], in: space.folder, environment: ["PROMISE_RUN_CACHE": "http://user:pw@/x"])
         #expect(variable.status == 2)
         #expect(variable.stderr.contains("PROMISE_RUN_CACHE"), "\(variable.stderr)")
         #expect(!variable.stderr.contains("pw"), "\(variable.stderr)")

@@ -11,10 +11,10 @@ struct SlowPatternTests {
     static let slowStep = #"slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" { expect stdout matches '^(a+)+$' }"#
 
     @Test("a step timeout ends the step, and a step beside it goes on")
-    func stepTimeout() throws {
+    func stepTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             parallel {
               slow: sh "printf aaaaaaaaaaaaaaaaaaaaaaaaaaab" {
@@ -29,19 +29,19 @@ struct SlowPatternTests {
     }
 
     @Test("--timeout ends the run (exit 124)")
-    func runTimeout() throws {
+    func runTimeout() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(Self.slowStep, ["--timeout", "1s"], killedAfter: 30)
+        let (run, _) = try await space.run(Self.slowStep, ["--timeout", "1s"], killedAfter: 30)
         #expect(run.status == 124, "\(run.stdout)\(run.stderr)")
     }
 
     @Test("an HTTP step's capture by a slow pattern ends at the step's timeout too")
-    func httpCapture() throws {
+    func httpCapture() async throws {
         let server = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let (run, _) = try space.run(
+        let (run, _) = try await space.run(
             """
             slow: http GET "\(server)/large?bytes=28" {
               capture x = body matches '^(x+)+y$'

@@ -42,11 +42,11 @@ struct TargetsAndListTests {
     }
 
     @Test("a target in a parallel runs with the chain before it and the siblings it needs; the rest is not selected")
-    func parallelWithNeeds() throws {
+    func parallelWithNeeds() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let outcome = try Binary.run(
+        let outcome = try await Binary.run(
             [
                 "--report", "json=report.json", "--report", "junit=junit.xml", "--color", "never",
                 "test.workflow", "unit",
@@ -67,11 +67,11 @@ struct TargetsAndListTests {
     }
 
     @Test("a target nested in a sequence runs the sequence's chain up to it; race lanes not holding it do not run; several targets run the union")
-    func nestedAndSeveral() throws {
+    func nestedAndSeveral() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let alone = try Binary.run(["--report", "json=report.json", "test.workflow", "second"], in: space.folder)
+        let alone = try await Binary.run(["--report", "json=report.json", "test.workflow", "second"], in: space.folder)
         #expect(alone.status == 0, "\(alone.stdout)\(alone.stderr)")
         let cut = statuses(WorkflowRun(outcome: alone, reportText: space.read("report.json")))
         #expect(cut["first"] == "succeeded")
@@ -80,7 +80,7 @@ struct TargetsAndListTests {
         #expect(cut["lint"] == "succeeded", "a group before the target's chain runs whole")
         #expect(cut["fast"] == "skipped (not selected)")
 
-        let outcome = try Binary.run(["--report", "json=report.json", "test.workflow", "second", "fast"], in: space.folder)
+        let outcome = try await Binary.run(["--report", "json=report.json", "test.workflow", "second", "fast"], in: space.folder)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         let statuses = statuses(WorkflowRun(outcome: outcome, reportText: space.read("report.json")))
         #expect(statuses["first"] == "succeeded")
@@ -93,44 +93,44 @@ struct TargetsAndListTests {
     }
 
     @Test("an unknown target, or one inside a foreach body: exit 2 with what to do; nothing runs")
-    func badTargets() throws {
+    func badTargets() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow + "\neach: foreach n in range(1, 2) {\n  inner: sh \"echo {{n}} > ran-{{n}}\"\n}\n")
-        let unknown = try Binary.run(["test.workflow", "deplyo"], in: space.folder)
+        let unknown = try await Binary.run(["test.workflow", "deplyo"], in: space.folder)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("no step or group is labelled 'deplyo'; did you mean 'deploy'?"))
-        let inner = try Binary.run(["test.workflow", "inner"], in: space.folder)
+        let inner = try await Binary.run(["test.workflow", "inner"], in: space.folder)
         #expect(inner.status == 2)
         #expect(inner.stderr.contains("'inner' is inside a foreach body"))
         #expect(space.read("ran-1") == nil, "nothing ran")
     }
 
     @Test("graph and --dry-run show the cut-down workflow")
-    func graphAndDryRun() throws {
+    func graphAndDryRun() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let graph = try Binary.run(["graph", "test.workflow", "unit"], in: space.folder)
+        let graph = try await Binary.run(["graph", "test.workflow", "unit"], in: space.folder)
         #expect(graph.status == 0)
         #expect(graph.stdout.contains("unit: sh") && graph.stdout.contains("build: sh"))
         #expect(!graph.stdout.contains("lint: sh") && !graph.stdout.contains("deploy: sh") && !graph.stdout.contains("steps: sequence"))
-        let dry = try Binary.run(["--dry-run", "test.workflow", "second"], in: space.folder)
+        let dry = try await Binary.run(["--dry-run", "test.workflow", "second"], in: space.folder)
         #expect(dry.stdout.contains("second: sh") && !dry.stdout.contains("third: sh"))
     }
 
     @Test("list: labelled steps and groups, nested, with kind and desc; --format json")
-    func list() throws {
+    func list() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let text = try Binary.run(["list", "--color", "never", "test.workflow"], in: space.folder)
+        let text = try await Binary.run(["list", "--color", "never", "test.workflow"], in: space.folder)
         #expect(text.status == 0)
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "setup     sh")
         #expect(lines.contains("checks    parallel  everything that must pass"))
         #expect(lines.contains("  build   sh        compile"))
-        let json = try Binary.run(["list", "--format", "json", "test.workflow"], in: space.folder)
+        let json = try await Binary.run(["list", "--format", "json", "test.workflow"], in: space.folder)
         let items = try #require(json.jsonObjects)
         #expect(items.map { $0["label"] as? String } == ["setup", "checks", "steps", "pick", "deploy", "cleanup"])
         let checks = try #require(items.first { $0["label"] as? String == "checks" })
@@ -139,10 +139,10 @@ struct TargetsAndListTests {
     }
 
     @Test("allow-failure on a step and on a group: reported failed and allowed, the run goes on, exit 0")
-    func allowFailure() throws {
+    func allowFailure() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             lint: sh "echo style >&2; exit 1" { allow-failure }
             optional: sequence {
@@ -170,29 +170,29 @@ struct TargetsAndListTests {
     }
 
     @Test("commands: after options, mistyped, help COMMAND and COMMAND --help, -V")
-    func commands() throws {
+    func commands() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("test.workflow", Self.workflow)
-        let late = try Binary.run(["--color", "never", "check", "test.workflow"], in: space.folder)
+        let late = try await Binary.run(["--color", "never", "check", "test.workflow"], in: space.folder)
         #expect(late.status == 0, "\(late.stderr)")
-        let typo = try Binary.run(["chek", "test.workflow"], in: space.folder)
+        let typo = try await Binary.run(["chek", "test.workflow"], in: space.folder)
         #expect(typo.status == 2)
         #expect(typo.stderr.contains("unknown command 'chek'; did you mean 'check'?"))
-        let help = try Binary.run(["help", "list"], in: space.folder)
+        let help = try await Binary.run(["help", "list"], in: space.folder)
         #expect(help.status == 0 && help.stdout.hasPrefix("usage: promise-run list"))
-        let flag = try Binary.run(["graph", "--help"], in: space.folder)
+        let flag = try await Binary.run(["graph", "--help"], in: space.folder)
         #expect(flag.status == 0 && flag.stdout.hasPrefix("usage: promise-run graph"))
-        let version = try Binary.run(["-V"], in: space.folder)
+        let version = try await Binary.run(["-V"], in: space.folder)
         #expect(version.status == 0 && version.stdout.hasPrefix("promise-run "))
     }
 
     @Test("desc needs a label")
-    func descNeedsALabel() throws {
+    func descNeedsALabel() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("bad.workflow", "sh \"true\" { desc \"x\" }\n")
-        let outcome = try Binary.run(["check", "bad.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["check", "bad.workflow"], in: space.folder)
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains("bad.workflow:1:13: error: 'desc' describes a labelled step or group"))
     }

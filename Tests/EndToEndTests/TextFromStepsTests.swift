@@ -16,14 +16,14 @@ struct TextFromStepsTests {
     }
 
     @Test("under GitHub Actions, CR LF in stderr, a fail message or a log makes no workflow command; annotations stay one line")
-    func noWorkflowCommandsFromStepText() throws {
+    func noWorkflowCommandsFromStepText() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         let fileName = "f\r\nX-Injected: 2.txt"
         try space.write(fileName, "file content")
         try space.write("summary.md", "")
-        let run = try space.run(
+        let run = try await space.run(
             """
             var base = "\(base)"
             log "logged\\r\\n::notice::from-log\\n  ::add-mask::log-mask"
@@ -106,16 +106,16 @@ struct TextFromStepsTests {
     }
 
     @Test("a multipart type with a line break or another control character: check refuses it written, the step fails when it is a value")
-    func multipartTypeWithControlCharacters() throws {
+    func multipartTypeWithControlCharacters() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("a.txt", "a")
-        try space.expectCheckRefuses(
+        try await space.expectCheckRefuses(
             """
             up: http POST "http://127.0.0.1:9/x" { multipart f file "a.txt" type "text/plain\\r\\nX-Injected: 1" }
             """, with: ["bad.workflow:1:", "a media type cannot hold control characters"])
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             var base = "\(base)"
             var kind = "text/plain\\r\\nX-Injected: 1"
@@ -129,10 +129,10 @@ struct TextFromStepsTests {
     }
 
     @Test("no report keeps a control character from a step's output: Markdown, JUnit and HTML show it escaped")
-    func controlCharactersInReports() throws {
+    func controlCharactersInReports() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             a: sh 'printf "bad\\001x\\033[2Jy\\n" >&2; exit 1'
             """, ["--report", "markdown=report.md", "--report", "junit=report.xml", "--report", "html=report.html"])

@@ -14,11 +14,11 @@ struct ThresholdTests {
     }
 
     @Test("thresholds that hold: exit 0, each reported as held with its measured value, a passing JUnit test case named as written")
-    func holding() throws {
+    func holding() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "load"
             load: repeat 40 parallel limit 4 rate 200/s {
@@ -43,11 +43,11 @@ struct ThresholdTests {
     }
 
     @Test("a latency threshold that does not hold fails the group with kind expect, the measured value beside the bound; JUnit fails its case")
-    func failing() throws {
+    func failing() async throws {
         let base = try TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "slow"
             load: repeat 6 parallel limit 3 {
@@ -73,7 +73,7 @@ struct ThresholdTests {
     }
 
     @Test("expect failures: the group runs as with keep-going and the threshold decides; within it exit 0, past it exit 1")
-    func failuresDecide() throws {
+    func failuresDecide() async throws {
         let space = try Workspace()
         defer { space.remove() }
         // Iterations 0 and 1 fail: two failures of 20.
@@ -87,7 +87,7 @@ struct ThresholdTests {
             done: log "went on"
             """
         }
-        let within = try space.run(body("<= 3"), ["--report", "junit=junit.xml"])
+        let within = try await space.run(body("<= 3"), ["--report", "junit=junit.xml"])
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
         // Every iteration ran (no fail-fast), the failures are counted.
         let stats = try #require(within.stats("hit"))
@@ -102,14 +102,14 @@ struct ThresholdTests {
         #expect(junit.cases.filter { $0.name.hasPrefix("hit") }.map(\.name) == ["hit"], "\(junit.cases.map(\.name))")
         #expect(junit.cases.first { $0.name == "hit" }?.outcome == nil, "a handled failure passes")
         #expect(junit.cases.first { $0.name == "hit" }?.out.contains("20 runs: 18 succeeded, 2 failed") == true)
-        let past = try space.run(body("< 5%"))
+        let past = try await space.run(body("< 5%"))
         #expect(past.status == 1, "\(past.stdout)\(past.stderr)")
         #expect(past.stdout.contains("threshold failures < 5% failed: failures were 10% (2 of 20)"), "\(past.stdout)")
     }
 
     @Test("check: bad thresholds are errors at file:line:col that say what to write")
-    func mistakes() throws {
-        try Workspace.expectCheckRefuses(
+    func mistakes() async throws {
+        try await Workspace.expectCheckRefuses(
             """
             workflow "bad"
             repeat 3 {
@@ -142,7 +142,7 @@ struct ThresholdTests {
     }
 
     @Test("fmt keeps thresholds as written; graph and the JSON graph show them")
-    func shown() throws {
+    func shown() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -155,14 +155,14 @@ struct ThresholdTests {
               hit: sh "true"
             }
             """)
-        let fmt = try Binary.run(["fmt", "t.workflow"], in: space.folder)
+        let fmt = try await Binary.run(["fmt", "t.workflow"], in: space.folder)
         #expect(fmt.status == 0, "\(fmt.stderr)")
         #expect(
             space.read("t.workflow")?.contains("\n  expect latency p99.9 < 250ms\n  expect failures <= 3\n") == true,
             "\(space.read("t.workflow") ?? "")")
-        let graph = try Binary.run(["graph", "t.workflow"], in: space.folder)
+        let graph = try await Binary.run(["graph", "t.workflow"], in: space.folder)
         #expect(graph.stdout.contains("expect latency p99.9 < 250ms"), "\(graph.stdout)")
-        let json = try Binary.run(["graph", "--format", "json", "t.workflow"], in: space.folder)
+        let json = try await Binary.run(["graph", "--format", "json", "t.workflow"], in: space.folder)
         #expect(
             json.stdout.contains("\"thresholds\":[\"latency p99.9 < 250ms\",\"failures <= 3\"]")
                 || json.stdout.contains("\"latency p99.9 < 250ms\""), "\(json.stdout)")

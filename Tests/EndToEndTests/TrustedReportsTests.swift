@@ -11,13 +11,13 @@ import Testing
 @Suite("End to end: reports a CI job can trust")
 struct TrustedReportsTests {
     @Test("failures an any, a catch or allow-failure handled: a green run, a passing JUnit case, a warning, apart in Markdown")
-    func handledFailures() throws {
+    func handledFailures() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
         // The cookbook's "Race mirrors" with one mirror down, a failure a
         // catch handles, and one under allow-failure.
-        let run = try space.run(
+        let run = try await space.run(
             """
             workflow "mirrors"
             mirrors: any {
@@ -63,13 +63,13 @@ struct TrustedReportsTests {
     }
 
     @Test("a rethrow whose failure a handler further out handled is handled too")
-    func rethrowHandledFurtherOut() throws {
+    func rethrowHandledFurtherOut() async throws {
         // The second mirror succeeds only after the first failed (on a busy
         // machine `true` could win first, and the first lane would be
         // cancelled, not failed).
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             download: any {
               first: sequence {
@@ -92,10 +92,10 @@ struct TrustedReportsTests {
     }
 
     @Test("a cancelled step's last words, printed as it stopped, are in its output tail")
-    func lastWordsOfACancelledStep() throws {
+    func lastWordsOfACancelledStep() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             race {
               server: sh "trap 'echo shutting down; exit 0' TERM; echo serving; touch up; while true; do sleep 0.05; done"
@@ -108,10 +108,10 @@ struct TrustedReportsTests {
     }
 
     @Test("an unhandled failure stays a JUnit failure and an ::error, beside a handled one")
-    func unhandledStays() throws {
+    func unhandledStays() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             lint: sh "exit 2" { allow-failure }
             build: sh "echo broken >&2; exit 1"
@@ -126,10 +126,10 @@ struct TrustedReportsTests {
     }
 
     @Test("a run --timeout stopped is failed with kind timeout in JSON and HTML, exit 124")
-    func timedOutRunIsFailed() throws {
+    func timedOutRunIsFailed() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("a: sh \"sleep 30\"", ["--timeout", "300ms", "--report", "html=page.html"])
+        let run = try await space.run("a: sh \"sleep 30\"", ["--timeout", "300ms", "--report", "html=page.html"])
         #expect(run.status == 124)
         #expect(run.report?["status"] as? String == "failed")
         let error = try #require(run.report?["error"] as? [String: Any])
@@ -138,10 +138,10 @@ struct TrustedReportsTests {
     }
 
     @Test("steps cancelled by a lost race, fail-fast or --timeout keep their output in every report")
-    func cancelledStepsKeepOutput() throws {
+    func cancelledStepsKeepOutput() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             race {
               server: sh "echo serving on 8080; echo 'GET / 200' >&2; touch up; sleep 30"
@@ -168,65 +168,65 @@ struct TrustedReportsTests {
         #expect(markdown.blocks.contains { $0.contains("serving on 8080") })
         #expect(space.read("page.html")?.contains("serving on 8080") == true)
 
-        let timedOut = try space.run("slow: sh \"echo before the deadline; sleep 30\"", ["--timeout", "2s"])
+        let timedOut = try await space.run("slow: sh \"echo before the deadline; sleep 30\"", ["--timeout", "2s"])
         #expect(timedOut.status == 124)
         let output = try #require(timedOut.step("slow")?["output"] as? [String: Any])
         #expect((output["stdout"] as? [String: Any])?["tail"] as? String == "before the deadline\n")
     }
 
     @Test("a report path that cannot be written stops the run before anything runs (exit 2)")
-    func reportPathsCheckedFirst() throws {
+    func reportPathsCheckedFirst() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try FileManager.default.createDirectory(atPath: space.path("adir"), withIntermediateDirectories: true)
         try space.write("afile", "")
         for report in ["junit=adir", "junit=afile/j.xml"] {
-            let run = try space.run("a: sh \"touch ran\"", ["--report", report])
+            let run = try await space.run("a: sh \"touch ran\"", ["--report", report])
             #expect(run.status == 2, "\(report)")
             #expect(run.stderr.contains("--report \(report)"), "\(run.stderr)")
             #expect(run.stderr.contains("nothing ran"))
             #expect(!FileManager.default.fileExists(atPath: space.path("ran")), "\(report): nothing ran")
         }
         // Folders that do not exist yet are made.
-        #expect(try space.run("a: sh \"true\"", ["--report", "junit=new/deeper/j.xml"]).status == 0)
+        #expect(try await space.run("a: sh \"true\"", ["--report", "junit=new/deeper/j.xml"]).status == 0)
         #expect(space.read("new/deeper/j.xml") != nil)
     }
 
     @Test("a report that still cannot be written at the end makes the exit code non-zero")
-    func reportFailingAtTheEnd() throws {
+    func reportFailingAtTheEnd() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run("a: sh \"rm -rf out && touch out\"", ["--report", "junit=out/junit.xml"])
+        let run = try await space.run("a: sh \"rm -rf out && touch out\"", ["--report", "junit=out/junit.xml"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stderr.contains("cannot write the junit report"), "\(run.stderr)")
     }
 
     @Test("annotations name the file from GITHUB_WORKSPACE when run from a folder inside it; check's too")
-    func annotationsFromTheWorkspace() throws {
+    func annotationsFromTheWorkspace() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("ci/ci.workflow", "ok: sh \"true\"\nbroken: sh \"exit 3\"\n")
         let environment = ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": space.folder.path]
-        let run = try Binary.run(["ci.workflow"], in: space.folder.appendingPathComponent("ci"), environment: environment)
+        let run = try await Binary.run(["ci.workflow"], in: space.folder.appendingPathComponent("ci"), environment: environment)
         #expect(run.status == 1)
         #expect(run.stdout.contains("::error file=ci/ci.workflow,line=2,col=1,"), "\(run.stdout)")
         try space.write("ci/bad.workflow", "a: sh \"true\" {\n  timout 3s\n}\n")
-        let check = try Binary.run(["check", "bad.workflow"], in: space.folder.appendingPathComponent("ci"), environment: environment)
+        let check = try await Binary.run(["check", "bad.workflow"], in: space.folder.appendingPathComponent("ci"), environment: environment)
         #expect(check.status == 2)
         #expect(check.stdout.contains("::error file=ci/bad.workflow,line=2,col=3"), "\(check.stdout)")
         // Outside the workspace, the path stays as given.
-        let outside = try Binary.run(
+        let outside = try await Binary.run(
             ["ci.workflow"], in: space.folder.appendingPathComponent("ci"),
             environment: ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/nowhere/else"])
         #expect(outside.stdout.contains("::error file=ci.workflow,line=2"), "\(outside.stdout)")
     }
 
     @Test("each retry line says why the attempt before failed")
-    func retriesSayWhy() throws {
+    func retriesSayWhy() async throws {
         let space = try Workspace()
         defer { space.remove() }
         let base = try TestServers.plain()
-        let run = try space.run(
+        let run = try await space.run(
             """
             up: http GET "\(base)/status/503" {
               retry 2 delay 10ms
@@ -235,17 +235,17 @@ struct TrustedReportsTests {
         #expect(run.status == 1)
         #expect(run.stdout.contains("↻ up attempt 2: attempt 1 failed (http 503): expected status 200-399"), "\(run.stdout)")
         #expect(run.stdout.contains("↻ up attempt 3: attempt 2 failed (http 503)"), "\(run.stdout)")
-        let flaky = try space.run("flaky: sh \"echo not yet >&2; exit 7\" { retry 1 }")
+        let flaky = try await space.run("flaky: sh \"echo not yet >&2; exit 7\" { retry 1 }")
         #expect(flaky.stdout.contains("↻ flaky attempt 2: attempt 1 failed (exit 7): expected exit 0, got 7"), "\(flaky.stdout)")
     }
 
     @Test("check --format json: the include note has a place of its own")
-    func includeNoteHasAPlace() throws {
+    func includeNoteHasAPlace() async throws {
         let space = try Workspace()
         defer { space.remove() }
         try space.write("main.workflow", "a: sh \"true\"\ninclude \"lib/build.workflow\"\n")
         try space.write("lib/build.workflow", "b: sh \"y\" {\n  timout 3s\n}\n")
-        let outcome = try Binary.run(["check", "--format", "json", "main.workflow"], in: space.folder)
+        let outcome = try await Binary.run(["check", "--format", "json", "main.workflow"], in: space.folder)
         let items = try #require(outcome.jsonObjects)
         let diagnostic = try #require(items.first)
         #expect(diagnostic["file"] as? String == "lib/build.workflow")
@@ -256,10 +256,10 @@ struct TrustedReportsTests {
     }
 
     @Test("Markdown: output with |, HTML and backticks stays in its table cell and shows as written")
-    func markdownCellsShowOutputAsWritten() throws {
+    func markdownCellsShowOutputAsWritten() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let run = try space.run(
+        let run = try await space.run(
             """
             log "a | b <img src=x onerror=alert(1)> ``` *bold*"
             bad: sh "echo 'x | <b>y</b>' >&2; exit 1" { allow-failure }

@@ -12,12 +12,14 @@ import Testing
 @Suite("The event loop")
 struct EventLoopTests {
     /// Waits (off the loop) until `done` says so, at most ten seconds.
-    private func wait(until done: () -> Bool) {
-        for _ in 0..<10_000 where !done() { usleep(1000) }
+    private func wait(until done: () -> Bool) async {
+        // Suspended, not asleep on a thread: the pool has only 2 (one per core).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
     @Test("the timer heap gives due work in deadline order and drops what was cancelled")
-    func timerHeap() {
+    func timerHeap() async {
         var heap = TimerHeap()
         let start = ContinuousClock.now
         let order = Lock<[Int]>([])
@@ -35,21 +37,21 @@ struct EventLoopTests {
     }
 
     @Test("work handed over runs on the loop thread, in order")
-    func executeRunsOnTheLoop() {
+    func executeRunsOnTheLoop() async {
         let loop = EventLoop.shared
         #expect(!loop.inLoop)
         let seen = Lock<[(Int, Bool)]>([])
         for index in 0..<100 {
             loop.execute { seen.withLock { $0.append((index, loop.inLoop)) } }
         }
-        wait { seen.withLock { $0.count } == 100 }
+        await wait { seen.withLock { $0.count } == 100 }
         let all = seen.withLock { $0 }
         #expect(all.map(\.0) == Array(0..<100))
         #expect(all.allSatisfy { $0.1 })
     }
 
     @Test("timers on the loop fire in deadline order; a cancelled one never does")
-    func loopTimers() {
+    func loopTimers() async {
         let loop = EventLoop.shared
         let fired = Lock<[String]>([])
         loop.execute {
@@ -58,12 +60,12 @@ struct EventLoopTests {
             loop.schedule(after: .milliseconds(1)) { fired.withLock { $0.append("early") } }
             loop.cancelTimer(cancelled)
         }
-        wait { fired.withLock { $0.contains("late") } }
+        await wait { fired.withLock { $0.contains("late") } }
         #expect(fired.withLock { $0 } == ["early", "late"])
     }
 
     @Test("a registered pipe's readiness reaches its handler on the loop")
-    func descriptorReadiness() throws {
+    func descriptorReadiness() async throws {
         let loop = EventLoop.shared
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
@@ -79,7 +81,7 @@ struct EventLoopTests {
             if count > 0 { read.withLock { $0 += buffer.prefix(count) } }
         }
         _ = "ping".withCString { Glibc.write(fds[1], $0, 4) }
-        wait { read.withLock { $0.count } == 4 }
+        await wait { read.withLock { $0.count } == 4 }
         #expect(read.withLock { $0 } == Array("ping".utf8))
         let unregistered = Lock<Bool>(false)
         loop.execute {
@@ -87,11 +89,11 @@ struct EventLoopTests {
             close(reader)
             unregistered.withLock { $0 = true }
         }
-        wait { unregistered.withLock { $0 } }
+        await wait { unregistered.withLock { $0 } }
     }
 
     @Test("the pacer runs timers in deadline order (an earlier one scheduled later wakes it), each once; a cancelled one not at all")
-    func pacer() {
+    func pacer() async {
         let fired = Lock<[Int]>([])
         // Scheduled latest first, 30 ms apart: each new one is the earliest.
         for index in (0..<10).reversed() {
@@ -101,7 +103,7 @@ struct EventLoopTests {
         cancelled.cancel()
         let last = Lock<Bool>(false)
         _ = Pacer.shared.schedule(after: .milliseconds(500)) { last.withLock { $0 = true } }
-        wait { last.withLock { $0 } }
+        await wait { last.withLock { $0 } }
         #expect(fired.withLock { $0 } == Array(0..<10))
     }
 }

@@ -10,8 +10,10 @@ import Testing
 @Suite("A loop-bound value")
 struct LoopBoundTests {
     /// Waits (off the loop) until `done` says so, at most ten seconds.
-    private func wait(until done: () -> Bool) {
-        for _ in 0..<10_000 where !done() { usleep(1000) }
+    private func wait(until done: () -> Bool) async {
+        // Suspended, not asleep on a thread: the pool has only 2 (one per core).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// What the loop-bound object below holds.
@@ -20,7 +22,7 @@ struct LoopBoundTests {
     }
 
     @Test("handed to the loop from another thread, it is read and written there, one object in every copy")
-    func handedOverThenUsedOnTheLoop() {
+    func handedOverThenUsedOnTheLoop() async {
         let loop = EventLoop.shared
         let bound = LoopBound(handingOver: Counter(), to: loop)
         let seen = Lock<[Int]>([])
@@ -31,12 +33,12 @@ struct LoopBoundTests {
                 seen.withLock { $0.append(count) }
             }
         }
-        wait { seen.withLock { $0.count } == 3 }
+        await wait { seen.withLock { $0.count } == 3 }
         #expect(seen.withLock { $0 } == [1, 2, 3])
     }
 
     @Test("made on the loop, a value type is set and changed in place there")
-    func madeOnTheLoop() {
+    func madeOnTheLoop() async {
         let loop = EventLoop.shared
         let result = Lock<[Int]?>(nil)
         loop.execute {
@@ -46,7 +48,7 @@ struct LoopBoundTests {
             let value = numbers.value
             result.withLock { $0 = value }
         }
-        wait { result.withLock { $0 } != nil }
+        await wait { result.withLock { $0 } != nil }
         #expect(result.withLock { $0 } == [1, 2, 3])
     }
 

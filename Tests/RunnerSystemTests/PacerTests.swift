@@ -13,8 +13,10 @@ import Testing
 @Suite("The pacer")
 struct PacerTests {
     /// Waits (off the pacer) until `done` says so, at most ten seconds.
-    private func wait(until done: () -> Bool) {
-        for _ in 0..<10_000 where !done() { usleep(1000) }
+    private func wait(until done: () -> Bool) async {
+        // Suspended, not asleep on a thread: the pool has only 2 (one per core).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// How long after the first timer is scheduled its schedule starts:
@@ -26,7 +28,7 @@ struct PacerTests {
     /// so their deadlines keep the schedule's order), all but those in
     /// `cancelled`, which are scheduled then cancelled; waits for the last
     /// one; returns, in the order they fired, each index and when it fired.
-    private func run(_ due: [Duration], cancelling cancelled: Set<Int> = []) -> [(index: Int, at: ContinuousClock.Instant)] {
+    private func run(_ due: [Duration], cancelling cancelled: Set<Int> = []) async -> [(index: Int, at: ContinuousClock.Instant)] {
         let fired = Lock<[(index: Int, at: ContinuousClock.Instant)]>([])
         for (index, moment) in due.enumerated() {
             let timer = Pacer.shared.schedule(after: Self.lead + moment) {
@@ -38,17 +40,17 @@ struct PacerTests {
         let expected = due.count - cancelled.count
         let last = Lock<Bool>(false)
         _ = Pacer.shared.schedule(after: Self.lead + (due.max() ?? .zero) + .milliseconds(50)) { last.withLock { $0 = true } }
-        wait { last.withLock { $0 } && fired.withLock { $0.count } >= expected }
+        await wait { last.withLock { $0 } && fired.withLock { $0.count } >= expected }
         return fired.withLock { $0 }
     }
 
     @Test("a constant rate: iteration k fires once, after k/R seconds, in order; a cancelled one never")
-    func constantRate() {
+    func constantRate() async {
         let start = ContinuousClock.now
         // 200/s for 40 iterations: one every 5 ms.
         let due = (0..<40).map { Duration.nanoseconds(Int64((Double($0) / 200 * 1e9).rounded())) }
         let cancelled: Set<Int> = [3, 17, 39]
-        let fired = run(due, cancelling: cancelled)
+        let fired = await run(due, cancelling: cancelled)
         #expect(fired.map(\.index) == (0..<40).filter { !cancelled.contains($0) })
         for (index, at) in fired {
             #expect(at >= start + Self.lead + due[index], "iteration \(index) fired before it was due")
@@ -56,14 +58,14 @@ struct PacerTests {
     }
 
     @Test("a ramp from 0/s to 400/s in 0.2 s: iteration k fires once, after √(2kT/R) seconds, in order")
-    func linearRamp() {
+    func linearRamp() async {
         let start = ContinuousClock.now
         // The rate's integral, R/(2T)·t², reaches k at t = √(2kT/R): 40
         // iterations, the gaps shrinking from 32 ms to 2.5 ms.
         let (rate, length) = (400.0, 0.2)
         let due = (0..<40).map { Duration.nanoseconds(Int64(((2 * Double($0) * length / rate).squareRoot() * 1e9).rounded())) }
         #expect(due.last! < .milliseconds(200))
-        let fired = run(due)
+        let fired = await run(due)
         #expect(fired.map(\.index) == Array(0..<40))
         for (index, at) in fired {
             #expect(at >= start + Self.lead + due[index], "iteration \(index) fired before it was due")
@@ -71,12 +73,12 @@ struct PacerTests {
     }
 
     @Test("two schedules at once: each keeps its order, neither fires early")
-    func twoSchedulesAtOnce() {
+    func twoSchedulesAtOnce() async {
         let start = ContinuousClock.now
         // Iterations of two groups, interleaved in time: 100/s and 150/s.
         let first = (0..<20).map { Duration.milliseconds(10 * $0) }
         let second = (0..<30).map { Duration.nanoseconds(Int64((Double($0) / 150 * 1e9).rounded())) }
-        let fired = run(first + second)
+        let fired = await run(first + second)
         let firsts = fired.filter { $0.index < first.count }.map(\.index)
         let seconds = fired.filter { $0.index >= first.count }.map { $0.index - first.count }
         #expect(firsts == Array(0..<20))
@@ -88,12 +90,12 @@ struct PacerTests {
     }
 
     @Test("a timer runs on the event loop's thread, where a due iteration sends its request without a hand-over")
-    func runsOnTheLoop() {
+    func runsOnTheLoop() async {
         let onLoop = Lock<[Bool]>([])
         for index in 0..<5 {
             _ = Pacer.shared.schedule(after: .milliseconds(5 * index)) { onLoop.withLock { $0.append(EventLoop.shared.inLoop) } }
         }
-        wait { onLoop.withLock { $0.count } == 5 }
+        await wait { onLoop.withLock { $0.count } == 5 }
         #expect(onLoop.withLock { $0 } == Array(repeating: true, count: 5))
         #expect(!EventLoop.shared.inLoop)
     }

@@ -31,7 +31,9 @@ enum Binary {
         var stderr: String
     }
 
-    /// Runs the binary with `arguments` in `directory`, feeding `stdin`.
+    /// Runs the binary with `arguments` in `directory`, feeding `stdin`,
+    /// blocking the calling thread (for code already on a thread of its
+    /// own, such as `offPool`'s; async tests use the async `run`).
     static func run(
         _ arguments: [String], stdin: String = "", in directory: URL? = nil,
         environment: [String: String] = [:]
@@ -40,41 +42,184 @@ enum Binary {
         return try runCommand(binary.path, arguments, stdin: stdin, in: directory, environment: environment)
     }
 
+    /// Runs the binary with `arguments` in `directory`, feeding `stdin`;
+    /// the test's task is suspended until the process exits, holding no
+    /// thread of Swift concurrency's pool (2 on a 2-core machine).
+    static func run(
+        _ arguments: [String], stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        return try await runCommandTimed(
+            binary.path, arguments, stdin: stdin, in: directory, environment: environment,
+            inSlot: true
+        ).outcome
+    }
+
     /// Runs any program the same way (output to files, not pipes, so that a
-    /// stray grandchild cannot keep the test waiting).
+    /// stray grandchild cannot keep the test waiting), blocking the thread.
     static func runCommand(
         _ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
         environment: [String: String] = [:]
     ) throws -> Outcome {
-        let binary = URL(fileURLWithPath: program)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let input = scratch.appendingPathComponent("stdin")
-        let output = scratch.appendingPathComponent("stdout")
-        let errors = scratch.appendingPathComponent("stderr")
-        try Data(stdin.utf8).write(to: input)
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let launch = try Launch(program, arguments, stdin: stdin, in: directory, environment: environment)
+        defer { launch.removeScratch() }
+        try launch.process.run()
+        launch.process.waitUntilExit()
+        return try launch.outcome()
+    }
 
+    /// The same, suspending the task until the process exits (a thread of
+    /// its own waits, none of the pool's). Not bounded by
+    /// `ProcessSlots` (a test's helper programs, curl sampling a running
+    /// run, nvim, run when the test needs them); `run` and `runBounded` are.
+    static func runCommand(
+        _ program: String, _ arguments: [String], stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        try await runCommandTimed(
+            program, arguments, stdin: stdin, in: directory, environment: environment,
+            inSlot: false
+        ).outcome
+    }
+
+    /// The async `runCommand`, in one of `ProcessSlots.shared` when
+    /// `inSlot`, and the seconds from the launch to the exit (not counting
+    /// the wait for a slot).
+    private static func runCommandTimed(
+        _ program: String, _ arguments: [String], stdin: String, in directory: URL?,
+        environment: [String: String], inSlot: Bool
+    ) async throws -> (outcome: Outcome, seconds: Double) {
+        let launch = try Launch(program, arguments, stdin: stdin, in: directory, environment: environment)
+        defer { launch.removeScratch() }
+        let slots: ProcessSlots? = inSlot ? .shared : nil
+        await slots?.acquire()
+        let started = Date()
+        let status: Int32
+        do {
+            status = try await launch.spawnAndAwaitExit()
+        } catch {
+            await slots?.release()
+            throw error
+        }
+        let seconds = Date().timeIntervalSince(started)
+        await slots?.release()
+        // The wait status: exit code in bits 8-15, else the signal (as
+        // Process's terminationStatus gives it).
+        let signal = status & 0x7f
+        return (
+            Outcome(
+                status: signal == 0 ? (status >> 8) & 0xff : signal, exitedNormally: signal == 0,
+                stdout: try String(contentsOf: launch.output, encoding: .utf8),
+                stderr: try String(contentsOf: launch.errors, encoding: .utf8)), seconds
+        )
+    }
+
+    /// A process set up to run with its input and outputs in files of a
+    /// scratch folder.
+    private struct Launch {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory ?? packageRoot
-        var processEnvironment = ProcessInfo.processInfo.environment
-        processEnvironment["NO_COLOR"] = nil
-        for (key, value) in environment { processEnvironment[key] = value }
-        process.environment = processEnvironment
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            exitedNormally: process.terminationReason == .exit,
-            stdout: try String(contentsOf: output, encoding: .utf8),
-            stderr: try String(contentsOf: errors, encoding: .utf8))
+        let scratch: URL
+        let input: URL
+        let output: URL
+        let errors: URL
+
+        init(
+            _ program: String, _ arguments: [String], stdin: String, in directory: URL?,
+            environment: [String: String]
+        ) throws {
+            scratch = FileManager.default.temporaryDirectory.appendingPathComponent("promise-run-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            input = scratch.appendingPathComponent("stdin")
+            output = scratch.appendingPathComponent("stdout")
+            errors = scratch.appendingPathComponent("stderr")
+            do {
+                try Data(stdin.utf8).write(to: input)
+                _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+                process.executableURL = URL(fileURLWithPath: program)
+                process.arguments = arguments
+                process.currentDirectoryURL = directory ?? packageRoot
+                var processEnvironment = ProcessInfo.processInfo.environment
+                processEnvironment["NO_COLOR"] = nil
+                for (key, value) in environment { processEnvironment[key] = value }
+                process.environment = processEnvironment
+                process.standardInput = try FileHandle(forReadingFrom: input)
+                process.standardOutput = try FileHandle(forWritingTo: output)
+                process.standardError = try FileHandle(forWritingTo: errors)
+            } catch {
+                try? FileManager.default.removeItem(at: scratch)
+                throw error
+            }
+        }
+
+        /// Starts the program as `process` is set up (posix_spawn, not
+        /// `Process.run()`, whose scan of /proc/self/fd over-reads its
+        /// buffer and crashes now and then on Linux, swift-corelibs-foundation
+        /// PR 5472, more often with the many descriptors of a suite whose
+        /// tests run at once) and waits for its exit on a thread of its own;
+        /// the wait status.
+        func spawnAndAwaitExit() async throws -> Int32 {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, input.path, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY, 0)
+            // Nothing else of the test process (pipes, sockets) reaches the
+            // child; it starts in the run's folder.
+            guard let closeFrom = Spawn.addCloseFrom, let changeDirectory = Spawn.addChangeDirectory else {
+                throw NSError(
+                    domain: NSPOSIXErrorDomain, code: Int(ENOSYS),
+                    userInfo: [NSLocalizedDescriptionKey: "glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)"])
+            }
+            _ = closeFrom(&actions, 3)
+            _ = changeDirectory(&actions, (process.currentDirectoryURL ?? packageRoot).path)
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            // As Process does: no signal blocked, every signal's default action.
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            var all = sigset_t()
+            sigfillset(&all)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+            let program = process.executableURL?.path ?? ""
+            let argv = ([program] + (process.arguments ?? [])).map { strdup($0) } + [nil]
+            let envp = (process.environment ?? [:]).map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer {
+                for pointer in argv + envp { free(pointer) }
+            }
+            var pid: pid_t = 0
+            let failed = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+            guard failed == 0 else {
+                throw NSError(
+                    domain: NSPOSIXErrorDomain, code: Int(failed),
+                    userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(program): \(String(cString: strerror(failed)))"])
+            }
+            let child = pid
+            return await withCheckedContinuation { continuation in
+                Thread {
+                    var status: Int32 = 0
+                    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+                    continuation.resume(returning: status)
+                }.start()
+            }
+        }
+
+        func removeScratch() {
+            try? FileManager.default.removeItem(at: scratch)
+        }
+
+        func outcome() throws -> Outcome {
+            Outcome(
+                status: process.terminationStatus,
+                exitedNormally: process.terminationReason == .exit,
+                stdout: try String(contentsOf: output, encoding: .utf8),
+                stderr: try String(contentsOf: errors, encoding: .utf8))
+        }
     }
 
     /// A folder for a test's files, removed by the caller.
@@ -86,9 +231,6 @@ enum Binary {
 }
 
 extension Binary {
-    /// `runCommand` on a thread of its own: a long run does not hold one of
-    /// the few threads of Swift concurrency's pool (2 on this machine) that
-    /// every other test's `await` needs.
     /// Runs `body` on a thread of its own, so that a test launching many
     /// processes one after another does not hold a thread of the shared
     /// pool (other tests' tasks wait for those).
@@ -100,12 +242,9 @@ extension Binary {
         }
     }
 
+    /// The async `runCommand` (which holds no thread while it waits).
     static func runCommandOffPool(_ program: String, _ arguments: [String]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try runCommand(program, arguments) })
-            }.start()
-        }
+        try await runCommand(program, arguments)
     }
 }
 
@@ -145,4 +284,64 @@ extension Binary {
             outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137,
             seconds: Date().timeIntervalSince(started))
     }
+
+    /// The same, suspending the task while it runs (no thread waits).
+    static func runBounded(
+        _ arguments: [String], seconds: Int, stdin: String = "", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> Bounded {
+        let binary = try #require(url, "promise-run was not found beside the tests; run 'swift build --build-tests' first")
+        let (outcome, took) = try await runCommandTimed(
+            "/bin/bash", ["-c", "ulimit -v 2000000; exec timeout -k 2 \(seconds) \"$0\" \"$@\"", binary.path] + arguments,
+            stdin: stdin, in: directory, environment: environment, inSlot: true)
+        return Bounded(outcome: outcome, timedOut: outcome.status == 124 || outcome.status == 137, seconds: took)
+    }
+}
+
+/// How many runs of promise-run the async `Binary.run` and `runBounded`
+/// make at once. A test
+/// awaiting its process holds no thread, so without a bound every test of
+/// the suite would launch at once: hundreds of runs sharing 2 cores, each
+/// so slow that tests judging time ("just now", a run's leftovers gone
+/// within seconds) fail. Twice the cores keeps both busy while runs wait
+/// on their steps' sleeps and servers.
+actor ProcessSlots {
+    static let shared = ProcessSlots(count: max(4, 2 * ProcessInfo.processInfo.activeProcessorCount))
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        free = count
+    }
+
+    /// Waits (suspended) for a free slot and takes it.
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the slot to the longest waiter, else frees it.
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
+/// glibc's posix_spawn file actions that Swift's Glibc module does not
+/// import (they are GNU extensions), found by name.
+private enum Spawn {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+    static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+    static let addChangeDirectory: AddChangeDirectory? = dlsym(nil, "posix_spawn_file_actions_addchdir_np")
+        .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
 }

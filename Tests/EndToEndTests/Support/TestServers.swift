@@ -124,14 +124,16 @@ enum TestServers {
         return TLS(url: url, certificates: folder)
     }
 
-    static func proxy() throws -> Proxy {
-        let url = try once("proxy") {
+    /// One proxy per `name`: a test that counts the requests a proxy saw
+    /// gets one no test running beside it uses.
+    static func proxy(_ name: String = "proxy") throws -> Proxy {
+        let url = try once("proxy-\(name)") {
             let log = try Binary.temporaryFolder().appendingPathComponent("proxy.log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            started.withLock { $0["proxy-log"] = log.path }
+            started.withLock { $0["proxy-log-\(name)"] = log.path }
             return try startScript("http-proxy.py", [], extra: [log.path])
         }
-        return Proxy(url: url, log: URL(fileURLWithPath: started.withLock { $0["proxy-log"]! }))
+        return Proxy(url: url, log: URL(fileURLWithPath: started.withLock { $0["proxy-log-\(name)"]! }))
     }
 
     /// nginx over HTTPS with HTTP/2 (the test CA's server certificate),

@@ -81,6 +81,56 @@ struct Workspace {
         return (WorkflowRun(outcome: bounded.outcome, reportText: read("report.json")), bounded.seconds)
     }
 
+    // The same, suspending the test's task while the binary runs, so that
+    // no thread of Swift concurrency's pool (2 here) waits for a process.
+
+    /// The same in a workspace of its own, removed after.
+    static func expectCheckRefuses(
+        _ source: String, with diagnostics: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try await space.expectCheckRefuses(source, with: diagnostics, sourceLocation: sourceLocation)
+    }
+
+    /// Writes `source` as `bad.workflow` and expects `check` to refuse it
+    /// (exit 2) with each of `diagnostics` (`bad.workflow:LINE:COL: error:
+    /// ...`) on its standard error.
+    func expectCheckRefuses(
+        _ source: String, with diagnostics: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try write("bad.workflow", source)
+        let check = try await Binary.run(["check", "--color", "never", "bad.workflow"], in: folder)
+        #expect(check.status == 2, "\(check.stderr)", sourceLocation: sourceLocation)
+        for line in diagnostics {
+            #expect(check.stderr.contains(line), "\(line)\n\(check.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Writes `workflow` as `test.workflow` and runs it with `arguments`
+    /// before the file name and a JSON report.
+    func run(_ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> WorkflowRun {
+        try write("test.workflow", workflow)
+        let outcome = try await Binary.run(Self.reportArguments + arguments + ["test.workflow"], in: folder, environment: environment)
+        return WorkflowRun(outcome: outcome, reportText: read("report.json"))
+    }
+
+    /// The same under `timeout -s KILL`: a run that would stall is killed
+    /// after `seconds` (its status is then 137) and the test goes on.
+    /// Returns the run and how many seconds it took.
+    func run(
+        _ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
+        killedAfter seconds: Int
+    ) async throws -> (run: WorkflowRun, seconds: Double) {
+        try write("test.workflow", workflow)
+        let bounded = try await Binary.runBounded(
+            Self.reportArguments + arguments + ["test.workflow"], seconds: seconds,
+            in: folder, environment: environment)
+        return (WorkflowRun(outcome: bounded.outcome, reportText: read("report.json")), bounded.seconds)
+    }
+
     private static let reportArguments = ["--report", "json=report.json", "--color", "never"]
 }
 
