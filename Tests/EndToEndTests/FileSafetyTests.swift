@@ -168,9 +168,13 @@ struct FileSafetyTests {
         #expect(run.step("b")?["status"] as? String == "failed")
 
         // A reader that holds the FIFO open and never reads: the pipe fills.
-        let holder = Process()
+        let holder = ChildProcess()
         holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = ["-c", "exec 3<\(space.path("fifo")); sleep 60"]
+        // `exec sleep`: terminate() reaches the process holding the FIFO, and
+        // nothing left holds the test runner's output open for a minute.
+        holder.arguments = ["-c", "exec 3<\(space.path("fifo")); exec sleep 60"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
         try holder.run()
         defer { holder.terminate() }
         let big = String(repeating: "x", count: 200_000)

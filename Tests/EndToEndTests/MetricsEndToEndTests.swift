@@ -67,7 +67,7 @@ struct MetricsEndToEndTests {
                 static_configs:
                   - targets: ["127.0.0.1:\(metricsPort)"]
             """)
-        let server = Process()
+        let server = ChildProcess()
         server.executableURL = URL(fileURLWithPath: prometheus)
         server.arguments = [
             "--config.file=\(space.path("prometheus.yml"))", "--storage.tsdb.path=\(space.path("tsdb"))",

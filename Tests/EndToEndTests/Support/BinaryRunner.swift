@@ -95,30 +95,21 @@ enum Binary {
         let slots: ProcessSlots? = inSlot ? .shared : nil
         await slots?.acquire()
         let started = Date()
-        let status: Int32
         do {
-            status = try await launch.spawnAndAwaitExit()
+            try await launch.spawnAndAwaitExit()
         } catch {
             await slots?.release()
             throw error
         }
         let seconds = Date().timeIntervalSince(started)
         await slots?.release()
-        // The wait status: exit code in bits 8-15, else the signal (as
-        // Process's terminationStatus gives it).
-        let signal = status & 0x7f
-        return (
-            Outcome(
-                status: signal == 0 ? (status >> 8) & 0xff : signal, exitedNormally: signal == 0,
-                stdout: try String(contentsOf: launch.output, encoding: .utf8),
-                stderr: try String(contentsOf: launch.errors, encoding: .utf8)), seconds
-        )
+        return (try launch.outcome(), seconds)
     }
 
     /// A process set up to run with its input and outputs in files of a
     /// scratch folder.
     private struct Launch {
-        let process = Process()
+        let process = ChildProcess()
         let scratch: URL
         let input: URL
         let output: URL
@@ -153,58 +144,15 @@ enum Binary {
             }
         }
 
-        /// Starts the program as `process` is set up (posix_spawn, not
-        /// `Process.run()`, whose scan of /proc/self/fd over-reads its
-        /// buffer and crashes now and then on Linux, swift-corelibs-foundation
-        /// PR 5472, more often with the many descriptors of a suite whose
-        /// tests run at once) and waits for its exit on a thread of its own;
-        /// the wait status.
-        func spawnAndAwaitExit() async throws -> Int32 {
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, input.path, O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY, 0)
-            // Nothing else of the test process (pipes, sockets) reaches the
-            // child; it starts in the run's folder.
-            guard let closeFrom = Spawn.addCloseFrom, let changeDirectory = Spawn.addChangeDirectory else {
-                throw NSError(
-                    domain: NSPOSIXErrorDomain, code: Int(ENOSYS),
-                    userInfo: [NSLocalizedDescriptionKey: "glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)"])
-            }
-            _ = closeFrom(&actions, 3)
-            _ = changeDirectory(&actions, (process.currentDirectoryURL ?? packageRoot).path)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            // As Process does: no signal blocked, every signal's default action.
-            var none = sigset_t()
-            sigemptyset(&none)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            var all = sigset_t()
-            sigfillset(&all)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let program = process.executableURL?.path ?? ""
-            let argv = ([program] + (process.arguments ?? [])).map { strdup($0) } + [nil]
-            let envp = (process.environment ?? [:]).map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer {
-                for pointer in argv + envp { free(pointer) }
-            }
-            var pid: pid_t = 0
-            let failed = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-            guard failed == 0 else {
-                throw NSError(
-                    domain: NSPOSIXErrorDomain, code: Int(failed),
-                    userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(program): \(String(cString: strerror(failed)))"])
-            }
-            let child = pid
-            return await withCheckedContinuation { continuation in
+        /// Starts the program as `process` is set up and waits for its exit
+        /// on a thread of its own (none of the pool's).
+        func spawnAndAwaitExit() async throws {
+            try process.run()
+            let child = process
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 Thread {
-                    var status: Int32 = 0
-                    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-                    continuation.resume(returning: status)
+                    child.waitUntilExit()
+                    continuation.resume()
                 }.start()
             }
         }
@@ -332,16 +280,4 @@ actor ProcessSlots {
             waiting.removeFirst().resume()
         }
     }
-}
-
-/// glibc's posix_spawn file actions that Swift's Glibc module does not
-/// import (they are GNU extensions), found by name.
-private enum Spawn {
-    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-
-    static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
-    static let addChangeDirectory: AddChangeDirectory? = dlsym(nil, "posix_spawn_file_actions_addchdir_np")
-        .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
 }

@@ -21,7 +21,7 @@ enum ExampleServer {
         let script = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/example-server.py").path
         let folder = try Binary.temporaryFolder()
         let portFile = folder.appendingPathComponent("port").path
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, portFile]
         process.standardInput = FileHandle.nullDevice

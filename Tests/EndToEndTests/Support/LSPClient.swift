@@ -10,7 +10,7 @@ import Testing
 /// `strayOutput` is checked by the tests that care.
 final class LSPClient: LanguageClient, @unchecked Sendable {
     // @unchecked: `buffer` and `notFrames` are behind `lock`; the rest is set once.
-    private let process = Process()
+    private let process = ChildProcess()
     private let input = Pipe()
     private let output = Pipe()
     private let lock = NSLock()

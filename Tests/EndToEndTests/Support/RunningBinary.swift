@@ -3,7 +3,7 @@ import Testing
 
 /// The binary running in the background, for tests that signal it.
 final class RunningBinary {
-    let process = Process()
+    let process = ChildProcess()
     let stdoutURL: URL
     let stderrURL: URL
 

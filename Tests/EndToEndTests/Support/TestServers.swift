@@ -263,7 +263,7 @@ enum TestServers {
                 """
             let configFile = root.appendingPathComponent("nginx.conf")
             try Data(config.utf8).write(to: configFile)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", fixture("run-with-parent.py"), nginx, "-c", configFile.path, "-p", root.path]
             process.standardInput = FileHandle.nullDevice
@@ -317,7 +317,7 @@ enum TestServers {
     ) throws -> String {
         let folder = try Binary.temporaryFolder()
         let portFile = folder.appendingPathComponent("port").path
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", fixture(script), portFile] + extra + arguments
         process.standardInput = FileHandle.nullDevice
