@@ -55,16 +55,32 @@ struct FuzzBinaryTests {
         let space = try Workspace()
         defer { space.remove() }
         var random = Random(state: 1234)
-        for round in 0..<240 {
-            let bytes = Self.mutate(seeds[round % seeds.count], &random)
-            try Data(bytes).write(to: URL(fileURLWithPath: space.path("fuzz.workflow")))
-            for command in [["check"], ["fmt", "--check"], ["graph"]] {
-                let run = try await Binary.runBounded(command + ["--color", "never", "fuzz.workflow"], seconds: 10, in: space.folder)
-                #expect(
-                    run.endedWell, "round \(round), \(command[0]): exit \(run.outcome.status), \(run.seconds) s\n\(run.outcome.stderr.prefix(400))")
-                if run.outcome.status == 2 {
-                    #expect(run.outcome.stderr.contains("error: "), "round \(round), \(command[0]): no diagnostic")
+        let mutated = (0..<240).map { Self.mutate(seeds[$0 % seeds.count], &random) }
+        // Four rounds at a time, each in a file of its own: 720 short runs
+        // one after another were the suite's last 10 s, each waiting its
+        // turn for a process slot.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for round in stride(from: worker, to: mutated.count, by: 4) {
+                        try await Self.check(mutated[round], round: round, in: space)
+                    }
                 }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// `check`, `fmt --check` and `graph` of one mutated workflow end well.
+    static func check(_ bytes: [UInt8], round: Int, in space: Workspace) async throws {
+        let file = "fuzz-\(round).workflow"
+        try Data(bytes).write(to: URL(fileURLWithPath: space.path(file)))
+        for command in [["check"], ["fmt", "--check"], ["graph"]] {
+            let run = try await Binary.runBounded(command + ["--color", "never", file], seconds: 10, in: space.folder)
+            #expect(
+                run.endedWell, "round \(round), \(command[0]): exit \(run.outcome.status), \(run.seconds) s\n\(run.outcome.stderr.prefix(400))")
+            if run.outcome.status == 2 {
+                #expect(run.outcome.stderr.contains("error: "), "round \(round), \(command[0]): no diagnostic")
             }
         }
     }

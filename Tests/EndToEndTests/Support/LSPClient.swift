@@ -116,3 +116,11 @@ final class LSPClient: LanguageClient, @unchecked Sendable {
 
 /// A position in LSP's terms.
 func lspPosition(_ line: Int, _ character: Int) -> [String: Any] { ["line": line, "character": character] }
+
+/// Whether a code lens's title ends in a recent time: `just now`, or
+/// seconds or minutes ago. How the time reads is LensStore's (its unit
+/// tests); a suite running every test at once can hold a test a minute
+/// between its run and the lens it asks for.
+func endsWithRecentTime(_ title: String?) -> Bool {
+    title?.contains(/, (just now|\d+ seconds? ago|\d+ minutes? ago)$/) == true
+}
