@@ -48,7 +48,7 @@ struct BoundedMemoryTests {
     func chunkedBodyWithoutSave() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         try space.write(
             "chunked.workflow",
             """

@@ -172,7 +172,7 @@ struct CBuildTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let store: String
         if kind == "webdav" {
-            guard let dav = try TestServers.ifInstalled(TestServers.nginxWebDAV(), "the WebDAV store") else { return }
+            guard let dav = try await TestServers.ifInstalled(TestServers.nginxWebDAV(), "the WebDAV store") else { return }
             store = "\(dav.url)/cache/\(UUID().uuidString)"
         } else {
             store = root.appendingPathComponent("store").path

@@ -276,7 +276,7 @@ struct VerboseStartLinesTests {
     func resolvedStartLines() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             secret token = "tok-0123456789"

@@ -12,8 +12,8 @@ struct DecompressionLimitTests {
     func bombRefused() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
-        let tls = try TestServers.tls()
+        let base = try await TestServers.plain()
+        let tls = try await TestServers.tls()
         let run = try await space.run(
             """
             workflow "bombs"
@@ -38,7 +38,7 @@ struct DecompressionLimitTests {
     func identityNotDecoded() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             workflow "raw"

@@ -123,7 +123,7 @@ struct DocsTests {
             var text = block.text
             if block.flags.contains("server") {
                 #expect(text.contains(Self.serverAddress), "\(block) is marked server but does not name \(Self.serverAddress)")
-                text = text.replacingOccurrences(of: Self.serverAddress, with: try TestServers.plain())
+                text = text.replacingOccurrences(of: Self.serverAddress, with: try await TestServers.plain())
             }
             let run = try await space.run(text, ["--timeout", "60s"])
             #expect(run.status == 0, "\(block) did not succeed:\n\(run.stdout)\(run.stderr)")

@@ -61,7 +61,7 @@ struct ExampleWorkflowsTests {
         let (outcome, folder) = try await run(
             "load-test.workflow",
             [
-                "--var", "base=\(try ExampleServer.url())",
+                "--var", "base=\(try await ExampleServer.url())",
                 "--report", "markdown=load.md", "--report", "junit=junit.xml",
             ])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
@@ -91,7 +91,7 @@ struct ExampleWorkflowsTests {
 
     @Test("fetch-urls: every URL fetched, checked and saved")
     func fetchURLs() async throws {
-        let (outcome, folder) = try await run("fetch-urls.workflow", ["--var", "base=\(try ExampleServer.url())"])
+        let (outcome, folder) = try await run("fetch-urls.workflow", ["--var", "base=\(try await ExampleServer.url())"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("fetched 5 documents into fetched"))
@@ -101,7 +101,7 @@ struct ExampleWorkflowsTests {
 
     @Test("wait-for-service: polls until up, then checks readiness")
     func waitForService() async throws {
-        let (outcome, folder) = try await run("wait-for-service.workflow", ["--var", "base=\(try ExampleServer.url())"])
+        let (outcome, folder) = try await run("wait-for-service.workflow", ["--var", "base=\(try await ExampleServer.url())"])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.contains("service 1.4.2 is ready"))
@@ -122,7 +122,7 @@ struct ExampleWorkflowsTests {
 
     @Test("mirror-race: the fast mirrors fail, the fallback serves, the download is verified")
     func mirrorRace() async throws {
-        let server = try ExampleServer.url()
+        let server = try await ExampleServer.url()
         let (outcome, folder) = try await run(
             "mirror-race.workflow",
             [

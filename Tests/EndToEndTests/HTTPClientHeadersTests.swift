@@ -19,8 +19,8 @@ struct HTTPClientHeadersTests {
     func stepValuesWin(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try TestServers.tls()
-        let base = scheme == "http" ? try TestServers.plain() : tls.url
+        let tls = try await TestServers.tls()
+        let base = scheme == "http" ? try await TestServers.plain() : tls.url
         let run = try await space.run(
             """
             set: http GET "\(base)/echo" {
@@ -67,8 +67,8 @@ struct HTTPClientHeadersTests {
     func contentTypeWithoutABody(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try TestServers.tls()
-        let base = scheme == "http" ? try TestServers.plain() : tls.url
+        let tls = try await TestServers.tls()
+        let base = scheme == "http" ? try await TestServers.plain() : tls.url
         let run = try await space.run(
             """
             patch: http PATCH "\(base)/echo" {
@@ -94,7 +94,7 @@ struct HTTPClientHeadersTests {
     func hostStaysWithItsOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let port = try #require(URL(string: base)?.port)
         let run = try await space.run(
             """

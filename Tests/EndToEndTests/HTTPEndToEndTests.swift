@@ -11,7 +11,7 @@ struct HTTPEndToEndTests {
         _ workflow: String, _ arguments: [String] = [], environment: [String: String] = [:],
         in space: Workspace
     ) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments, environment: environment)
     }
 
@@ -42,7 +42,7 @@ struct HTTPEndToEndTests {
             log "={{r.body}} {{r.url}} {{r.redirects}} {{r.version}}"
             """, in: space)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         #expect(lines(run) == ["=bar \(base)/follow-redirect/bar 1 1.1"])
     }
 
@@ -68,7 +68,7 @@ struct HTTPEndToEndTests {
     func credentialsStayWithTheirOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let port = try #require(URL(string: base)?.port)
         let run = try await run(
             """
@@ -102,7 +102,7 @@ struct HTTPEndToEndTests {
     func redirectsOnlyToHTTP() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try TestServers.tls()
+        let tls = try await TestServers.tls()
         let targets = [
             "file:///etc/passwd", "gopher://127.0.0.1:70/1x", "dict://127.0.0.1:2628/d:x", "ftp://127.0.0.1/x",
             "http://[::1", "https://",
@@ -225,7 +225,7 @@ struct HTTPEndToEndTests {
     func https() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try TestServers.tls()
+        let tls = try await TestServers.tls()
         let untrusted = try await space.run(
             """
             t: http GET "\(tls.url)/hello"
@@ -261,7 +261,7 @@ struct HTTPEndToEndTests {
     func clientCertificate() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try TestServers.mutualTLS()
+        let tls = try await TestServers.mutualTLS()
         let refused = try await space.run(
             """
             t: http GET "\(tls.url)/hello" { cacert "\(tls.file("ca.pem"))" }
@@ -283,7 +283,7 @@ struct HTTPEndToEndTests {
 
     @Test("HTTP/2 over TLS when the server offers it (nginx)", .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func http2() async throws {
-        let nginx = try TestServers.required(TestServers.nginxHTTP2())
+        let nginx = try await TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
         let run = try await space.run(
@@ -303,9 +303,9 @@ struct HTTPEndToEndTests {
     func proxies() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let proxy = try TestServers.proxy("proxies")
-        let tls = try TestServers.tls()
-        let base = try TestServers.plain()
+        let proxy = try await TestServers.proxy("proxies")
+        let tls = try await TestServers.tls()
+        let base = try await TestServers.plain()
         let before = proxy.requests.count
         let through = try await run(
             """

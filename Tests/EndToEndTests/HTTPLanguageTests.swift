@@ -9,7 +9,7 @@ import Testing
 @Suite("End to end: HTTP language (Hurl-grade)")
 struct HTTPLanguageTests {
     private func run(_ workflow: String, _ arguments: [String] = [], in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"http\"\nvar base = \"\(base)\"\n" + workflow, arguments)
     }
 
@@ -145,7 +145,7 @@ struct HTTPLanguageTests {
             log "={{moved.final}}"
             """, in: space)
         #expect(run.status == 0, "\(run.stdout)")
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         #expect(lines(run) == ["=s3cr3t plain", "=\(base)/hello"])
     }
 
@@ -184,7 +184,7 @@ struct HTTPLanguageTests {
     func basicAuthStaysWithItsOrigin() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let port = try #require(URL(string: base)?.port)
         let run = try await run(
             """

@@ -8,7 +8,7 @@ import Testing
 @Suite("End to end: Hurl's asserts")
 struct HurlAssertsTests {
     private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"asserts\"\nvar base = \"\(base)\"\n" + workflow)
     }
 
@@ -16,7 +16,7 @@ struct HurlAssertsTests {
     func responseAsserts() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await run(
             """
             parallel keep-going {

@@ -43,12 +43,12 @@ struct HurlCertificateTests {
     func fields() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let authority = try TestServers.tls()
+        let authority = try await TestServers.tls()
         let made = try await makeCertificate(in: space, authority: authority)
-        let url = try TestServers.tls(
+        let url = try await TestServers.tls(
             certificate: made.folder.appendingPathComponent("cert.pem").path,
             key: made.folder.appendingPathComponent("key.pem").path, name: "certificate-fields")
-        let plain = try TestServers.plain()
+        let plain = try await TestServers.plain()
         let now = ISO8601DateFormatter().string(from: Date())
         let run = try await space.run(
             #"""
@@ -120,7 +120,7 @@ struct HurlCertificateTests {
         "the same over HTTP/2 (nginx), on a connection of its own after others were kept",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func overHTTP2() async throws {
-        let nginx = try TestServers.required(TestServers.nginxHTTP2())
+        let nginx = try await TestServers.required(TestServers.nginxHTTP2())
         let space = try Workspace()
         defer { space.remove() }
         let run = try await space.run(

@@ -7,7 +7,7 @@ import Testing
 @Suite("End to end: HTTP at Hurl's depth")
 struct HurlDepthTests {
     private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"hurl\"\nvar base = \"\(base)\"\n" + workflow)
     }
 

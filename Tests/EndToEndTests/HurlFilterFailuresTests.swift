@@ -17,7 +17,7 @@ struct HurlFilterFailuresTests {
     /// Runs each expectation in a step of its own (`p0`, `p1` ...) of one
     /// `parallel keep-going`, against `/mirror` answering `document`.
     private func run(_ expectations: [String], in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         var workflow = "workflow \"filters\"\nparallel keep-going {\n"
         for (index, expectation) in expectations.enumerated() {
             workflow += "  p\(index): http POST \"\(base)/mirror\" {\n    \(Self.document)\n    expect \(expectation)\n  }\n"

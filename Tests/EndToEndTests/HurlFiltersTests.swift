@@ -9,7 +9,7 @@ import Testing
 @Suite("End to end: Hurl's filters")
 struct HurlFiltersTests {
     private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"filters\"\nvar base = \"\(base)\"\n" + workflow)
     }
 

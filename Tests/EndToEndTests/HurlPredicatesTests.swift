@@ -9,7 +9,7 @@ import Testing
 @Suite("End to end: Hurl's predicates")
 struct HurlPredicatesTests {
     private func run(_ workflow: String, in space: Workspace) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"predicates\"\nvar base = \"\(base)\"\n" + workflow)
     }
 

@@ -16,7 +16,7 @@ struct HurlTransportTests {
     func unixSockets() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let socket = try TestServers.unixSocket()
+        let socket = try await TestServers.unixSocket()
         let run = try await space.run(
             """
             workflow "unix"
@@ -46,7 +46,7 @@ struct HurlTransportTests {
         "unix-socket over libcurl: HTTPS and HTTP/2 (nginx on a Unix socket), HTTP/1.1 when asked; expecting the other version fails saying which came",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func unixSocketOverTLS() async throws {
-        let nginx = try TestServers.required(TestServers.nginxH2CAndUnix())
+        let nginx = try await TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
         defer { space.remove() }
         let ca = nginx.certificates.appendingPathComponent("ca.pem").path
@@ -83,8 +83,8 @@ struct HurlTransportTests {
     func resolve() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let plain = try TestServers.plain()
-        let tls = try TestServers.tls()
+        let plain = try await TestServers.plain()
+        let tls = try await TestServers.tls()
         let plainPort = URL(string: plain)!.port!
         let tlsPort = URL(string: tls.url)!.port!
         let run = try await space.run(
@@ -146,8 +146,8 @@ struct HurlTransportTests {
         defer { space.remove() }
         let hole = try blackHole()
         defer { for descriptor in hole.descriptors { close(descriptor) } }
-        let plain = try TestServers.plain()
-        let tls = try TestServers.tls()
+        let plain = try await TestServers.plain()
+        let tls = try await TestServers.tls()
         let run = try await space.run(
             """
             workflow "connect"
@@ -176,11 +176,11 @@ struct HurlTransportTests {
         "http-version and --http-version: HTTP/2 over TLS by default, 1.1 when asked, HTTP/2 over plain HTTP when asked; the step's wins",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func httpVersions() async throws {
-        let h2 = try TestServers.required(TestServers.nginxHTTP2())
-        let h2c = try TestServers.required(TestServers.nginxH2CAndUnix())
+        let h2 = try await TestServers.required(TestServers.nginxHTTP2())
+        let h2c = try await TestServers.required(TestServers.nginxH2CAndUnix())
         let space = try Workspace()
         defer { space.remove() }
-        let plain = try TestServers.plain()
+        let plain = try await TestServers.plain()
         let workflow = """
             workflow "versions"
             parallel keep-going {
@@ -230,8 +230,8 @@ struct HurlTransportTests {
     func versionThatCame() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let plain = try TestServers.plain()
-        let tls = try TestServers.tls()
+        let plain = try await TestServers.plain()
+        let tls = try await TestServers.tls()
         let run = try await space.run(
             """
             workflow "versions"

@@ -8,7 +8,7 @@ import Testing
 @Suite("End to end: xpath on HTML and XML bodies")
 struct HurlXPathTests {
     private func run(_ workflow: String, in space: Workspace, environment: [String: String] = [:]) async throws -> WorkflowRun {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         return try await space.run("workflow \"xpath\"\nvar base = \"\(base)\"\n" + workflow, environment: environment)
     }
 

@@ -9,7 +9,7 @@ import Testing
 struct LabelStatsTests {
     @Test("a foreach's http step: counts, statuses, rate and latency percentiles that match what the server was told to take")
     func httpLatencies() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let delays = (1...20).map { $0 * 10 }  // 10 ms ... 200 ms, one each

@@ -23,7 +23,7 @@ struct LoadTruthTests {
 
     @Test("'parallel limit 100' has 100 requests in flight, past --http-connections' 64; a group without a limit stays within it")
     func limitRaisesTheCap() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let wide = "wide-\(UUID().uuidString)"
@@ -64,7 +64,7 @@ struct LoadTruthTests {
 
     @Test("a descriptor limit that holds 'limit 120' lower is said, and the run keeps within it")
     func descriptorLimitWarns() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "held-\(UUID().uuidString)"
@@ -95,7 +95,7 @@ struct LoadTruthTests {
 
     @Test("each iteration has its own cookie store, from the run's as the group started; the run's store does not see theirs")
     func cookieStorePerIteration() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "users-\(UUID().uuidString)"
@@ -208,7 +208,7 @@ struct LoadTruthTests {
 
     @Test("falling behind is said: late p99 in the table, a warning naming the group and its limit, a lateness threshold")
     func lateness() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         // One lane for 50 ms requests due every 10 ms: request k cannot
@@ -234,7 +234,7 @@ struct LoadTruthTests {
 
     @Test("falling behind is said while the group runs, once: the limit as its cause, the lanes it needs, nothing dropped")
     func latenessWarnedWhileRunning() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         // 50 ms requests due every 10 ms need 5 lanes; with 2, the 400
@@ -376,7 +376,7 @@ struct LoadTruthTests {
     @Test("on a terminal the live area is drawn at most ten times a second, not at every request")
     func liveRedraws() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         try space.write(
@@ -445,7 +445,7 @@ struct LoadTruthTests {
 
     @Test("Dispatch's global queues keep working while a rate group runs: a step done there (file, sleep) ends while the group still runs")
     func dispatchDuringRate() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         // The group's iterations wait on the pacer and on requests; the
@@ -511,7 +511,7 @@ struct LoadTruthTests {
 
     @Test("-vv prints each http request and response as curl -v does, 4 KiB of each body, secrets masked")
     func wire() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let (run, _) = try await space.run(
@@ -545,9 +545,9 @@ struct LoadTruthTests {
 
     @Test("-vv through libcurl shows the request as sent: a proxy's absolute URL, HTTP/2, the body, secrets masked")
     func wireAsSent() async throws {
-        let base = try TestServers.plain()
-        let proxy = try TestServers.proxy()
-        let tls = try TestServers.tls()
+        let base = try await TestServers.plain()
+        let proxy = try await TestServers.proxy()
+        let tls = try await TestServers.tls()
         let space = try Workspace()
         defer { space.remove() }
         // Through a proxy (libcurl) the request line holds the whole URL.
@@ -584,7 +584,7 @@ struct LoadTruthTests {
         #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
 
         // HTTP/2, when nginx is here to speak it.
-        guard let nginx = try TestServers.ifInstalled(TestServers.nginxHTTP2(), "HTTP/2 on the wire") else { return }
+        guard let nginx = try await TestServers.ifInstalled(TestServers.nginxHTTP2(), "HTTP/2 on the wire") else { return }
         let (two, _) = try await space.run(
             """
             workflow "wire"
@@ -599,7 +599,7 @@ struct LoadTruthTests {
         "the load shape from --var: repeat {{n}}, limit {{l}} (raising the connection cap), rate {{r}}, repeat for {{d}}; a bad value fails before any iteration"
     )
     func templatedShape() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "shape-\(UUID().uuidString)"
@@ -646,7 +646,7 @@ struct LoadTruthTests {
 
     @Test("a ramp: rate 0/s ramp 20/s in 1s, 20/s in 1s sends exactly the 30 iterations its integral plans, none before it is due")
     func ramp() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let anchor = "anchor-\(UUID().uuidString)"

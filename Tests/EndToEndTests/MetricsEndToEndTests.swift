@@ -51,7 +51,7 @@ struct MetricsEndToEndTests {
     @Test("a 15 s load test scraped by Prometheus each second: its counters, and p99 from the histogram within 10% of the run's")
     func prometheusWatchesALoadTest() async throws {
         guard let (prometheus, promtool) = try Self.prometheus() else { return }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let metricsPort = freeLoopbackPort()

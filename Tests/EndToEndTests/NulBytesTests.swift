@@ -11,7 +11,7 @@ struct NulBytesTests {
     func refused() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             workflow "nul"

@@ -93,7 +93,7 @@ struct RateTests {
 
     @Test("the server sees the schedule: no request arrives before it is due, as many as repeat N and repeat for D ask")
     func arrivalsAtTheServer() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let anchor = "anchor-\(UUID().uuidString)"
@@ -128,7 +128,7 @@ struct RateTests {
 
     @Test("coordinated omission at the server: one request stalled for a second shows in p90 through the requests due behind it")
     func stalledServer() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = "stall-\(UUID().uuidString)"

@@ -13,7 +13,7 @@ struct RetryAfterTests {
 
     @Test("seconds and an HTTP date are waited instead of the delay; the attempt log says how long")
     func honoured() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
@@ -49,7 +49,7 @@ struct RetryAfterTests {
 
     @Test("a wait longer than the step's timeout is cut to it; other statuses keep their delay")
     func cappedAndOnlyFor429And503() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
@@ -72,7 +72,7 @@ struct RetryAfterTests {
 
     @Test("a Retry-After of years, or a date in 9999, waits at most 10 minutes, and the console says so as the wait starts")
     func absurdWaitsCapped() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let key = UUID().uuidString
@@ -94,7 +94,7 @@ struct RetryAfterTests {
 
     @Test("a Retry-After within the step's limits is waited as asked, and the console says how long")
     func waitShown() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let run = try await space.run(

@@ -30,7 +30,7 @@ struct SecretMaskingTests {
     func everyPlaceEveryReport() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         // The echo's body starts `{"method": "GET", "path": "/echo?p=`
         // (35 characters): 157 more put the secret across the 200th.
         let pad = String(repeating: "x", count: 157)
@@ -88,7 +88,7 @@ struct SecretMaskingTests {
     func secretInARequestLine() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             secret word = "pa ss/wd-1234"
@@ -103,7 +103,7 @@ struct SecretMaskingTests {
     func basicAuthenticationEchoed() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let password = "Pa55-w0rd-from-var-7781"
         let word = "env w0rd/é:42"
         let withUser = base.replacingOccurrences(of: "http://", with: "http://ci:{{word | url}}@")

@@ -81,7 +81,7 @@ struct SharedCacheTests {
         "nginx with WebDAV: a second checkout in another folder, with another environment, restores files, modes, output and captures without running",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func twoCheckoutsThroughNginx() async throws {
-        let dav = try TestServers.required(TestServers.nginxWebDAV())
+        let dav = try await TestServers.required(TestServers.nginxWebDAV())
         let url = "\(dav.url)/cache/\(UUID().uuidString)"
         let first = try checkout()
         let second = try checkout()
@@ -177,7 +177,7 @@ struct SharedCacheTests {
         "the URL's user info is sent as Basic authentication and never shown; wrong credentials are a warning and the step runs",
         .enabled(if: TestServers.nginxShouldRun, TestServers.nginxSkipReason))
     func basicAuthentication() async throws {
-        let dav = try TestServers.required(TestServers.nginxWebDAV())
+        let dav = try await TestServers.required(TestServers.nginxWebDAV())
         let address = dav.url.replacingOccurrences(of: "http://", with: "")
         let path = "/private/\(UUID().uuidString)"
         let first = try checkout()
@@ -211,7 +211,7 @@ struct SharedCacheTests {
 
     @Test("PROMISE_RUN_CACHE_TOKEN is sent as a Bearer token and never shown; without it the store's 401 is a warning")
     func bearerToken() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let url = "\(store.url)/token/\(UUID().uuidString)"
         let first = try checkout()
         let second = try checkout()
@@ -245,7 +245,7 @@ struct SharedCacheTests {
 
     @Test("a store that never answers costs one timeout and one warning per run, not one per step")
     func hangingStore() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let name = UUID().uuidString
         let space = try checkout(Self.twoSteps)
         defer { space.remove() }
@@ -269,7 +269,7 @@ struct SharedCacheTests {
 
     @Test("a store that refuses writes is one warning; the steps run and nothing is stored")
     func refusingStore() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let space = try checkout(Self.twoSteps)
         defer { space.remove() }
         let result = try await run(space, ["--cache", "\(store.url)/refuse/\(UUID().uuidString)"])
@@ -281,7 +281,7 @@ struct SharedCacheTests {
 
     @Test("a restored file whose SHA-256 does not match is refused: nothing half-restored, the step runs and stores its entry again")
     func corruptObject() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let name = UUID().uuidString
         let url = "\(store.url)/corrupt/\(name)"
         let (second, result) = try await storedThenRun(url)
@@ -298,7 +298,7 @@ struct SharedCacheTests {
 
     @Test("the cache asks its store for the bytes as stored (Accept-Encoding: identity): a store that would send a gzip bomb sends the object")
     func identityFromTheStore() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let url = "\(store.url)/bomb/\(UUID().uuidString)"
         let (second, result) = try await storedThenRun(url)
         defer { second.remove() }
@@ -311,7 +311,7 @@ struct SharedCacheTests {
 
     @Test("an HTTP store that sends an object without end is stopped at the size its entry gives, long before the cache timeout")
     func endlessObject() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let url = "\(store.url)/endless/\(UUID().uuidString)"
         let first = try checkout()
         let second = try checkout()
@@ -331,7 +331,7 @@ struct SharedCacheTests {
 
     @Test("an entry that names a file outside the step's folder is refused as corrupt")
     func entryOutsideTheFolder() async throws {
-        let store = try TestServers.cacheStore()
+        let store = try await TestServers.cacheStore()
         let url = "\(store.url)/badentry/\(UUID().uuidString)"
         let (second, result) = try await storedThenRun(url)
         defer { second.remove() }

@@ -38,7 +38,7 @@ struct SlowPatternTests {
 
     @Test("an HTTP step's capture by a slow pattern ends at the step's timeout too")
     func httpCapture() async throws {
-        let server = try TestServers.plain()
+        let server = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let (run, _) = try await space.run(

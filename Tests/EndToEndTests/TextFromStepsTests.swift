@@ -19,7 +19,7 @@ struct TextFromStepsTests {
     func noWorkflowCommandsFromStepText() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let fileName = "f\r\nX-Injected: 2.txt"
         try space.write(fileName, "file content")
         try space.write("summary.md", "")
@@ -114,7 +114,7 @@ struct TextFromStepsTests {
             """
             up: http POST "http://127.0.0.1:9/x" { multipart f file "a.txt" type "text/plain\\r\\nX-Injected: 1" }
             """, with: ["bad.workflow:1:", "a media type cannot hold control characters"])
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             var base = "\(base)"

@@ -15,7 +15,7 @@ struct ThresholdTests {
 
     @Test("thresholds that hold: exit 0, each reported as held with its measured value, a passing JUnit test case named as written")
     func holding() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let run = try await space.run(
@@ -44,7 +44,7 @@ struct ThresholdTests {
 
     @Test("a latency threshold that does not hold fails the group with kind expect, the measured value beside the bound; JUnit fails its case")
     func failing() async throws {
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let space = try Workspace()
         defer { space.remove() }
         let run = try await space.run(

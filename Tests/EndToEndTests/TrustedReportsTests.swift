@@ -14,7 +14,7 @@ struct TrustedReportsTests {
     func handledFailures() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         // The cookbook's "Race mirrors" with one mirror down, a failure a
         // catch handles, and one under allow-failure.
         let run = try await space.run(
@@ -225,7 +225,7 @@ struct TrustedReportsTests {
     func retriesSayWhy() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let base = try TestServers.plain()
+        let base = try await TestServers.plain()
         let run = try await space.run(
             """
             up: http GET "\(base)/status/503" {

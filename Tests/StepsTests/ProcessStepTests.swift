@@ -119,24 +119,50 @@ struct ProcessStepTests {
         let context = folder.context()
         let stop = Lock(false)
         let spawning = DispatchGroup()
+        // Threads of their own, not Dispatch's global queue: its threads
+        // are the ones Swift concurrency runs every test on (two here), and
+        // two loops waiting there held them, and so the whole suite, while
+        // the 60 rounds ran.
         for _ in 0..<2 {
-            DispatchQueue.global().async(group: spawning) {
+            spawning.enter()
+            Thread {
                 while !stop.withLock({ $0 }) {
                     let done = DispatchSemaphore(value: 0)
                     runner.run(sh("true"), in: context).finally { done.signal() }
                     done.wait()
                 }
-            }
+                spawning.leave()
+            }.start()
         }
-        for round in 0..<60 {
-            let path = folder.file("script-\(round)")
-            try "#!/bin/sh\necho \(round)\n".write(toFile: path, atomically: false, encoding: .utf8)
-            chmod(path, 0o755)
-            let result = value(await run(exec(path), runner, in: context))
-            #expect(result?.stdout?.text == "\(round)\n")
+        // The rounds too: awaited on the pool, each round waited behind the
+        // suite's other tests while the loops above spun.
+        let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[Outcome<StepResult>], Never>) in
+            Thread {
+                var outcomes: [Outcome<StepResult>] = []
+                for round in 0..<60 {
+                    let path = folder.file("script-\(round)")
+                    // Written in place, as a build step writes a script, while
+                    // the other threads fork.
+                    try? "#!/bin/sh\necho \(round)\n".write(toFile: path, atomically: false, encoding: .utf8)
+                    chmod(path, 0o755)
+                    let done = DispatchSemaphore(value: 0)
+                    let settled = Lock<Outcome<StepResult>?>(nil)
+                    _ = runner.run(exec(path), in: context).tap { outcome in
+                        settled.withLock { $0 = outcome }
+                        done.signal()
+                    }
+                    done.wait()
+                    if let outcome = settled.withLock({ $0 }) { outcomes.append(outcome) }
+                }
+                stop.withLock { $0 = true }
+                spawning.wait()
+                continuation.resume(returning: outcomes)
+            }.start()
         }
-        stop.withLock { $0 = true }
-        spawning.wait()
+        #expect(outcomes.count == 60)
+        for (round, outcome) in outcomes.enumerated() {
+            #expect(value(outcome)?.stdout?.text == "\(round)\n")
+        }
     }
 
     /// The environment block is kept between spawns while it is the same:
