@@ -15,16 +15,23 @@ struct HTTPClientHeadersTests {
         return try #require(json as? [String: String])
     }
 
+    /// The tests' server for `scheme` ("http" or "https"), and the line a
+    /// step needs to trust it (`cacert`, over HTTPS; empty over HTTP).
+    private func server(_ scheme: String) async throws -> (base: String, cacert: String) {
+        if scheme == "http" { return (try await TestServers.plain(), "") }
+        let tls = try await TestServers.tls()
+        return (tls.url, "cacert \"\(tls.file("ca.pem"))\"")
+    }
+
     @Test("Host, User-Agent, Accept, Accept-Encoding and Connection as the step sets them", arguments: ["http", "https"])
     func stepValuesWin(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try await TestServers.tls()
-        let base = scheme == "http" ? try await TestServers.plain() : tls.url
+        let (base, cacert) = try await server(scheme)
         let run = try await space.run(
             """
             set: http GET "\(base)/echo" {
-              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              \(cacert)
               header "Host" "www.example.com"
               header "User-Agent" "my-agent/2"
               header "Accept" "text/plain"
@@ -32,10 +39,10 @@ struct HTTPClientHeadersTests {
               header "Connection" "close"
             }
             again: http GET "\(base)/echo" {
-              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              \(cacert)
             }
             removed: http GET "\(base)/echo" {
-              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              \(cacert)
               header "User-Agent" ""
               header "Accept" ""
               header "Accept-Encoding" ""
@@ -67,17 +74,16 @@ struct HTTPClientHeadersTests {
     func contentTypeWithoutABody(scheme: String) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let tls = try await TestServers.tls()
-        let base = scheme == "http" ? try await TestServers.plain() : tls.url
+        let (base, cacert) = try await server(scheme)
         let run = try await space.run(
             """
             patch: http PATCH "\(base)/echo" {
-              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              \(cacert)
               header "Content-Type" "application/example"
               header "If-Match" "\\"v1\\""
             }
             get: http GET "\(base)/echo" {
-              \(scheme == "https" ? "cacert \"\(tls.file("ca.pem"))\"" : "")
+              \(cacert)
               header "Content-Type" "application/json"
             }
             log "=patch {{patch.json.headers}}"

@@ -39,6 +39,22 @@ struct SharedCacheTests {
         return space
     }
 
+    /// `count` checkouts of the same project, removed together by `remove`.
+    private func checkouts(_ count: Int) throws -> [Workspace] {
+        var made: [Workspace] = []
+        do {
+            for _ in 0..<count { made.append(try checkout()) }
+        } catch {
+            remove(made)
+            throw error
+        }
+        return made
+    }
+
+    private func remove(_ spaces: [Workspace]) {
+        for space in spaces { space.remove() }
+    }
+
     private func run(
         _ space: Workspace, _ arguments: [String], environment: [String: String] = [:],
         reports: Bool = false
@@ -83,11 +99,10 @@ struct SharedCacheTests {
     func twoCheckoutsThroughNginx() async throws {
         let dav = try await TestServers.required(TestServers.nginxWebDAV())
         let url = "\(dav.url)/cache/\(UUID().uuidString)"
-        let first = try checkout()
-        let second = try checkout()
+        let spaces = try checkouts(2)
+        let (first, second) = (spaces[0], spaces[1])
         defer {
-            first.remove()
-            second.remove()
+            remove(spaces)
         }
 
         let stored = try await run(first, ["--cache", url], environment: ["SOME_CI_VARIABLE": "runner-1"])
@@ -147,13 +162,10 @@ struct SharedCacheTests {
     @Test("a folder store through file://; --cache-read-only reads but never writes")
     func folderAndReadOnly() async throws {
         let store = try Binary.temporaryFolder()
-        let first = try checkout()
-        let second = try checkout()
-        let third = try checkout()
+        let spaces = try checkouts(3)
+        let (first, second, third) = (spaces[0], spaces[1], spaces[2])
         defer {
-            first.remove()
-            second.remove()
-            third.remove()
+            remove(spaces)
             try? FileManager.default.removeItem(at: store)
         }
         let url = "file://" + store.path
@@ -180,13 +192,10 @@ struct SharedCacheTests {
         let dav = try await TestServers.required(TestServers.nginxWebDAV())
         let address = dav.url.replacingOccurrences(of: "http://", with: "")
         let path = "/private/\(UUID().uuidString)"
-        let first = try checkout()
-        let second = try checkout()
-        let third = try checkout()
+        let spaces = try checkouts(3)
+        let (first, second, third) = (spaces[0], spaces[1], spaces[2])
         defer {
-            first.remove()
-            second.remove()
-            third.remove()
+            remove(spaces)
         }
 
         let stored = try await run(first, ["--cache", "http://ci:dav-pa55-word@\(address)\(path)"], reports: true)
@@ -213,13 +222,10 @@ struct SharedCacheTests {
     func bearerToken() async throws {
         let store = try await TestServers.cacheStore()
         let url = "\(store.url)/token/\(UUID().uuidString)"
-        let first = try checkout()
-        let second = try checkout()
-        let third = try checkout()
+        let spaces = try checkouts(3)
+        let (first, second, third) = (spaces[0], spaces[1], spaces[2])
         defer {
-            first.remove()
-            second.remove()
-            third.remove()
+            remove(spaces)
         }
         let token = ["PROMISE_RUN_CACHE_TOKEN": "sekret-token-42"]
 
@@ -313,11 +319,10 @@ struct SharedCacheTests {
     func endlessObject() async throws {
         let store = try await TestServers.cacheStore()
         let url = "\(store.url)/endless/\(UUID().uuidString)"
-        let first = try checkout()
-        let second = try checkout()
+        let spaces = try checkouts(2)
+        let (first, second) = (spaces[0], spaces[1])
         defer {
-            first.remove()
-            second.remove()
+            remove(spaces)
         }
         #expect(try await run(first, ["--cache", url]).status == 0)
         // Stopped by the size, not by the 60 s timeout (which would say so).
