@@ -47,6 +47,55 @@ struct ContainmentEndToEndTests {
         #expect(processes(containing: URL(fileURLWithPath: sleeper).lastPathComponent).isEmpty)
     }
 
+    @Test("the run's own end, not the watchdog, ends a leftover that ignores SIGTERM and keeps starting sessions of its own")
+    func aRespawningLeftoverEndsWithTheRun() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let sleeper = try markedSleep(in: space.folder)
+        let name = URL(fileURLWithPath: sleeper).lastPathComponent
+        // A supervisor of its own session that ignores SIGTERM and starts
+        // a new session every 0.1 s: a scan at the end of the run reads a
+        // set of processes that is stale a moment later.
+        try space.write(
+            "w.workflow",
+            """
+            spawner: sh "setsid sh -c \\"trap '' TERM; while :; do setsid \(sleeper) 300 & sleep 0.1; done\\" &"
+            wait: sh "sleep 2"
+            """)
+        let runner = try RunningBinary(["--color", "never", "w.workflow"], in: space.folder)
+        // The watchdog (the runner's child that leads a session of its own)
+        // ends marked processes once the runner is gone; stopped here, it
+        // cannot hide what the run's own teardown left.
+        var watchdog: pid_t?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while watchdog == nil, runner.process.isRunning, ContinuousClock.now < deadline {
+            watchdog = sessionLeadingChildren(of: runner.pid).first
+            if watchdog == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        defer {
+            if let watchdog {
+                kill(watchdog, SIGKILL)
+                kill(watchdog, SIGCONT)
+            }
+            for line in processes(containing: name) {
+                if let pid = Int32(line.prefix { $0 != ":" }) { kill(pid, SIGKILL) }
+            }
+        }
+        let stopped = try #require(watchdog, "the runner's watchdog was not found: \(runner.stderr)")
+        kill(stopped, SIGSTOP)
+        let status = try await runner.waitForExit()
+        #expect(status == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(runner.stderr.contains("warning: 'spawner' left"), "\(runner.stderr)")
+        // A SIGKILL takes effect when its process next runs.
+        var left = processes(containing: name)
+        let settle = ContinuousClock.now + .seconds(1)
+        while !left.isEmpty, ContinuousClock.now < settle {
+            try await Task.sleep(for: .milliseconds(20))
+            left = processes(containing: name)
+        }
+        #expect(left.isEmpty, "\(left.count) left running after the run ended, among them: \(left.prefix(3))")
+    }
+
     @Test("promise-run inside a step of another promise-run (a CI workflow running a build's own workflow) still contains its own steps' processes")
     func nestedRunsKeepTheirMarks() async throws {
         let space = try Workspace()
@@ -68,5 +117,20 @@ struct ContainmentEndToEndTests {
         #expect(run.stdout.contains("warning: 'server' left '\(sleeper) 302'"), "\(run.stdout)\(run.stderr)")
         #expect(!run.stderr.contains("'outer' left"), "the inner run ended its own leftovers: \(run.stderr)")
         #expect(processes(containing: URL(fileURLWithPath: sleeper).lastPathComponent).isEmpty)
+    }
+}
+
+/// The children of `parent` that lead a session of their own (from
+/// /proc/PID/stat: ppid is field 4, the session field 6).
+private func sessionLeadingChildren(of parent: pid_t) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { entry -> pid_t? in
+        guard let pid = pid_t(entry),
+            let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 4, pid_t(fields[1]) == parent, pid_t(fields[3]) == pid else { return nil }
+        return pid
     }
 }

@@ -96,6 +96,11 @@ final class ProcessExecution: @unchecked Sendable {
     /// all of them once `killing`).
     private var signaledEscapees: Set<pid_t> = []
     private var killing = false
+    /// Until when a process inside execve (its mark not readable yet: it
+    /// may be one of this step's) keeps the teardown polling: set at the
+    /// first look, so that a machine busy starting programs cannot hold a
+    /// cancelled step for long.
+    private var betweenImagesUntil: ContinuousClock.Instant?
 
     private enum Phase {
         case notStarted
@@ -301,10 +306,12 @@ final class ProcessExecution: @unchecked Sendable {
 
     /// The step's processes outside its group, found by its mark: SIGTERM
     /// (and SIGCONT) to those not yet signalled, SIGKILL to all once
-    /// `killing`. Returns whether any is alive.
+    /// `killing`. Returns whether any is alive, or may be (a process inside
+    /// execve, for a second at most).
     @discardableResult
     private func signalEscapees() -> Bool {
-        let escapees = GroupCensus.shared.value.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
+        let census = GroupCensus.shared.value
+        let escapees = census.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
         for escapee in escapees {
             if killing {
                 escapee.signal(SIGKILL)
@@ -313,7 +320,9 @@ final class ProcessExecution: @unchecked Sendable {
                 escapee.signal(SIGCONT)
             }
         }
-        return !escapees.isEmpty
+        let until = betweenImagesUntil ?? ContinuousClock.now + .seconds(1)
+        betweenImagesUntil = until
+        return !escapees.isEmpty || (census.betweenImages > 0 && ContinuousClock.now < until)
     }
 
     /// SIGKILL to the group now (`killAll`), then reaped.

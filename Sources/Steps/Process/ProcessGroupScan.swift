@@ -25,16 +25,26 @@ enum ProcessGroupScan {
     }
 
     /// Every live process whose marks start with `prefix` (one runner's):
-    /// pid, group and those marks. Only processes that started after
-    /// promise-run are read for marks.
-    static func markedProcesses(prefix: String) -> [MarkedProcess] {
-        var found: [MarkedProcess] = []
+    /// pid, group and those marks; and how many processes were inside
+    /// execve, their marks not readable yet (any of them may be one more).
+    /// Only processes that started after promise-run are read for marks.
+    static func markedProcesses(prefix: String) -> MarkScan {
+        var scan = MarkScan()
         forEachProcess { pid, info in
             guard info.started >= selfStarted else { return }
-            let marks = StepMarkers.marks(of: pid).filter { $0.hasPrefix(prefix) }
-            if !marks.isEmpty { found.append(MarkedProcess(pid: pid, group: info.group, marks: marks.map(String.init))) }
+            switch StepMarkers.reading(of: pid) {
+            case .marks(let all):
+                let marks = all.filter { $0.hasPrefix(prefix) }
+                if !marks.isEmpty {
+                    scan.processes.append(MarkedProcess(pid: pid, group: info.group, marks: marks.map(String.init)))
+                }
+            case .betweenImages:
+                scan.betweenImages += 1
+            case .none:
+                break
+            }
         }
-        return found
+        return scan
     }
 
     /// Every live process, with its state, group and start time.
@@ -132,16 +142,29 @@ enum ProcessGroupScan {
     static let selfStarted: UInt64 = details(of: getpid())?.started ?? 0
 }
 
+/// What one scan of /proc found of a runner's marks.
+struct MarkScan {
+    /// The live processes with its marks.
+    var processes: [MarkedProcess] = []
+    /// Processes inside execve, whose marks could not be read yet.
+    var betweenImages = 0
+
+    /// Nothing marked, and nothing that may turn out to be.
+    var isEmpty: Bool { processes.isEmpty && betweenImages == 0 }
+}
+
 /// A live process with this runner's step marks.
 struct MarkedProcess {
     var pid: pid_t
+    /// Its group when the scan read it: it may have moved since (`setsid`).
     var group: pid_t
     var marks: [String]
 
     /// Signals it, and its whole group when it leads one of its own (a
-    /// `setsid` child, a daemon): what it started there goes with it.
+    /// `setsid` child, a daemon): what it started there goes with it. The
+    /// group is read again here: one it founded after the scan counts.
     func signal(_ signal: Int32) {
-        if group == pid { kill(-group, signal) }
+        if getpgid(pid) == pid { kill(-pid, signal) }
         kill(pid, signal)
     }
 }
@@ -163,6 +186,9 @@ final class GroupCensus {
     private var taken: ContinuousClock.Instant?
     private var groups: [pid_t: Int] = [:]
     private var byMark: [String: [MarkedProcess]] = [:]
+    /// Processes inside execve at the last scan: their marks were not
+    /// readable yet.
+    private(set) var betweenImages = 0
 
     init(minimumAge: Duration = .milliseconds(10)) {
         self.minimumAge = minimumAge
@@ -183,20 +209,42 @@ final class GroupCensus {
         return byMark[mark] ?? []
     }
 
+    /// The live processes with a mark that starts with `prefix` (one
+    /// runner's), and how many could not be read yet, from a scan begun
+    /// after `moment`.
+    func processes(markedWithPrefix prefix: String, scannedAfter moment: ContinuousClock.Instant) -> MarkScan {
+        refresh(after: moment)
+        var scan = MarkScan(betweenImages: betweenImages)
+        var seen: Set<pid_t> = []
+        for (mark, processes) in byMark where mark.hasPrefix(prefix) {
+            for process in processes where seen.insert(process.pid).inserted { scan.processes.append(process) }
+        }
+        return scan
+    }
+
     private func refresh(after moment: ContinuousClock.Instant) {
         if let taken, taken > moment, taken.duration(to: .now) < maximumAge { return }
         let start = ContinuousClock.now
         var groups: [pid_t: Int] = [:]
         var byMark: [String: [MarkedProcess]] = [:]
+        var betweenImages = 0
         ProcessGroupScan.forEachProcess { pid, info in
             groups[info.group, default: 0] += 1
             guard info.started >= ProcessGroupScan.selfStarted else { return }
-            for mark in StepMarkers.marks(of: pid) where mark.hasPrefix(StepMarkers.prefix) {
-                byMark[String(mark), default: []].append(MarkedProcess(pid: pid, group: info.group, marks: [String(mark)]))
+            switch StepMarkers.reading(of: pid) {
+            case .marks(let marks):
+                for mark in marks where mark.hasPrefix(StepMarkers.prefix) {
+                    byMark[String(mark), default: []].append(MarkedProcess(pid: pid, group: info.group, marks: [String(mark)]))
+                }
+            case .betweenImages:
+                betweenImages += 1
+            case .none:
+                break
             }
         }
         self.groups = groups
         self.byMark = byMark
+        self.betweenImages = betweenImages
         let end = ContinuousClock.now
         taken = start
         maximumAge = max(minimumAge, start.duration(to: end) * 2)

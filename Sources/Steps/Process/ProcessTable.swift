@@ -123,27 +123,31 @@ final class ProcessTable: Sendable {
             return (Array(state.running.values), Array(lingering))
         }
         // Whatever carries this runner's marks, wherever it went.
-        for process in ProcessGroupScan.markedProcesses(prefix: markPrefix) { process.signal(SIGKILL) }
+        for process in ProcessGroupScan.markedProcesses(prefix: markPrefix).processes { process.signal(SIGKILL) }
         loop.execute {
             for execution in executions { execution.kill() }
         }
         // A SIGKILL takes effect when its process next runs, which on a
-        // loaded machine may be a few milliseconds later.
+        // loaded machine may be a few milliseconds later; and a process
+        // inside execve shows its mark only once its new image has one.
         let groups = executions.map(\.pid) + lingering
         let deadline = ContinuousClock.now + .seconds(1)
         while ContinuousClock.now < deadline {
             let live = ProcessGroupScan.liveGroups()
             let marked = ProcessGroupScan.markedProcesses(prefix: markPrefix)
             if marked.isEmpty, !groups.contains(where: { live[$0] != nil }) { return }
-            for process in marked { process.signal(SIGKILL) }
+            for process in marked.processes { process.signal(SIGKILL) }
             usleep(2000)
         }
     }
 
     /// Cancels every running step (SIGTERM, then SIGKILL after the grace
-    /// period) and does the same to the left-behind groups; the promise is
-    /// fulfilled when no process of any of these groups is alive and every
-    /// leader is reaped. Closes the table (after the starts under way).
+    /// period) and does the same to the left-behind groups and to every
+    /// other process with this runner's marks; the promise is fulfilled
+    /// when every leader is reaped and a fresh scan finds no process of
+    /// these groups, none with a mark, and none inside execve (whose mark
+    /// cannot be read yet), or 5 s after the SIGKILLs whatever is left.
+    /// Closes the table (after the starts under way).
     func terminateAll(gracePeriod: Duration) -> Promise<Void> {
         let (promise, resolver) = Promise<Void>.pending()
         state.withLock { $0.closed = true }
@@ -156,60 +160,73 @@ final class ProcessTable: Sendable {
             state.lingering.removeAll()
             return (Array(state.running.values), Array(lingering))
         }
-        // What finished steps left behind, in their group or out of it (a
-        // new session, a double fork), found by their marks before anything
-        // is signalled, so that the warnings can name them.
-        let runningMarks = Set(executions.map(\.marker))
         let (steps, marked) = state.withLock { ($0.steps, $0.marked) }
         // A runner that never started a process has nothing to end.
         if !marked && executions.isEmpty && lingering.isEmpty {
             resolver.fulfill(())
             return promise
         }
-        // A runner that made no mark started no process: nothing to look
-        // for (a run whose steps were all up to date skips a scan of /proc).
-        let leftovers =
-            !marked
-            ? []
-            : ProcessGroupScan.markedProcesses(prefix: markPrefix).filter { process in
-                !process.marks.contains(where: runningMarks.contains)
-            }
         // Those of `detach` steps were meant to live this long: no warning.
-        let byMark =
-            leftovers.isEmpty
-            ? [:]
-            : Dictionary(steps.map { ($0.mark, (id: $0.id, detached: $0.detached)) }, uniquingKeysWith: { first, _ in first })
-        let reported = leftovers.compactMap { process -> LeftoverProcess? in
-            let step = process.marks.lazy.compactMap { byMark[String($0)] }.first
-            if step?.detached == true { return nil }
-            return LeftoverProcess(step: step?.id ?? "?", pid: process.pid, command: ProcessGroupScan.commandLine(of: process.pid))
-        }
-        state.withLock { $0.leftovers = reported }
-        for group in lingering {
-            kill(-group, SIGTERM)
-            kill(-group, SIGCONT)
-        }
-        for process in leftovers {
-            process.signal(SIGTERM)
-            process.signal(SIGCONT)
-        }
+        let byMark = Dictionary(steps.map { ($0.mark, (id: $0.id, detached: $0.detached)) }, uniquingKeysWith: { first, _ in first })
+        let runningMarks = Set(executions.map(\.marker))
+        let prefix = markPrefix
         let asked = ContinuousClock.now
         loop.execute { [self] in
             for execution in executions { execution.cancel() }
-            let deadline = ContinuousClock.now + gracePeriod
-            var killed = false
+            let deadline = asked + gracePeriod
+            // A process that does not go even after SIGKILL (stuck in the
+            // kernel) does not hold the run for ever.
+            let givingUp = deadline + .seconds(5)
+            var named: Set<pid_t> = []
+            var terminated: Set<pid_t> = []
+            var scannedAfter = asked
+            // Every round scans again until nothing is left: a leftover may
+            // start more (a supervisor, a `setsid` in a loop), move to a
+            // group of its own after a scan read it, or be inside execve,
+            // its mark not readable yet, when a scan passes it.
             func poll() {
+                let now = ContinuousClock.now
+                let scan =
+                    marked
+                    ? GroupCensus.shared.value.processes(markedWithPrefix: prefix, scannedAfter: scannedAfter) : MarkScan()
+                scannedAfter = ContinuousClock.now
+                // What finished steps left behind, in their group or out of
+                // it (a new session, a double fork), named as first found:
+                // the left-behind groups are signalled only after the first
+                // scan read them. The processes of steps still running are
+                // theirs to end.
+                let strays = scan.processes.filter { !$0.marks.contains(where: runningMarks.contains) }
+                var reported: [LeftoverProcess] = []
+                for process in strays where named.insert(process.pid).inserted {
+                    let step = process.marks.lazy.compactMap { byMark[$0] }.first
+                    if step?.detached == true { continue }
+                    reported.append(
+                        LeftoverProcess(step: step?.id ?? "?", pid: process.pid, command: ProcessGroupScan.commandLine(of: process.pid)))
+                }
+                if !reported.isEmpty { state.withLock { $0.leftovers += reported } }
                 let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0, existedBy: asked) }
-                let leftoversAlive = leftovers.filter { ProcessGroupScan.isAlive($0.pid) }
                 let running = state.withLock { $0.running.count }
-                if remaining.isEmpty && leftoversAlive.isEmpty && running == 0 {
+                let settled = remaining.isEmpty && strays.isEmpty && scan.betweenImages == 0
+                if running == 0, settled || now >= givingUp {
                     resolver.fulfill()
                     return
                 }
-                if !killed, ContinuousClock.now >= deadline {
-                    killed = true
-                    for group in remaining { kill(-group, SIGKILL) }
-                    for process in leftoversAlive { process.signal(SIGKILL) }
+                let killing = now >= deadline
+                for group in remaining {
+                    if killing {
+                        kill(-group, SIGKILL)
+                    } else if terminated.insert(-group).inserted {
+                        kill(-group, SIGTERM)
+                        kill(-group, SIGCONT)
+                    }
+                }
+                for process in strays {
+                    if killing {
+                        process.signal(SIGKILL)
+                    } else if terminated.insert(process.pid).inserted {
+                        process.signal(SIGTERM)
+                        process.signal(SIGCONT)
+                    }
                 }
                 loop.schedule(after: .milliseconds(20)) { poll() }
             }

@@ -49,8 +49,29 @@ enum StepMarkers {
     /// The marks of process `pid` (several when promise-run runs inside a
     /// step); empty when it has none or is not ours to read.
     static func marks(of pid: pid_t) -> [Substring] {
-        var value = [CChar](repeating: 0, count: 512)
-        guard csh_environ_value(pid, variable, &value, value.count) > 0 else { return [] }
-        return cText(value).split(separator: "\n")
+        if case .marks(let marks) = reading(of: pid) { return marks }
+        return []
     }
+
+    /// What /proc says of process `pid`'s marks: the marks, none, or not
+    /// yet (it is inside execve: its new image has no environment yet,
+    /// though it will have the one it was given, mark included; on a
+    /// loaded machine that can last a while).
+    static func reading(of pid: pid_t) -> MarkReading {
+        var value = [CChar](repeating: 0, count: 512)
+        let length = csh_environ_value(pid, variable, &value, value.count)
+        if length > 0 { return .marks(cText(value).split(separator: "\n")) }
+        if length == -2, csh_between_images(pid) != 0 { return .betweenImages }
+        return .none
+    }
+}
+
+/// What a scan could read of a process's marks.
+enum MarkReading {
+    /// Its marks (one per runner it is under).
+    case marks([Substring])
+    /// No mark, or not ours to read.
+    case none
+    /// Inside execve: no environment to read yet. Scan it again.
+    case betweenImages
 }

@@ -70,7 +70,13 @@ func processes(containing marker: String) -> [String] {
     for pid in entries where Int(pid) != nil {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { continue }
         let command = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
-        if command.contains(marker) && !command.contains("promise-run") { found.append("\(pid): \(command)") }
+        // The runner itself (its workflow's path holds the marker) is not
+        // a leftover; told by its program, argv[0], not by the command
+        // line: every test folder's path holds "promise-run" too.
+        let program = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self)
+        if command.contains(marker) && !program.hasSuffix("/promise-run") && program != "promise-run" {
+            found.append("\(pid): \(command)")
+        }
     }
     return found
 }
