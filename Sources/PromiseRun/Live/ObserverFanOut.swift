@@ -4,8 +4,12 @@ import WorkflowRun
 /// Several observers of one run (the console, `--events`,
 /// `--metrics-listen`), each told what it asks for: a step's start goes
 /// only to those that show it, so the console keeps its own choice.
-struct ObserverFanOut: ExecutionObserver {
+final class ObserverFanOut: ExecutionObserver {
     let observers: [any ExecutionObserver]
+
+    init(observers: [any ExecutionObserver]) {
+        self.observers = observers
+    }
 
     func showsStart(ofAttempt attempt: Int, inGroup group: String?) -> Bool {
         observers.contains { $0.showsStart(ofAttempt: attempt, inGroup: group) }

@@ -15,6 +15,7 @@ import Synchronization
 /// Descriptors may be registered from any thread (a spawning thread hands
 /// a new child over without waking the loop); from the registration on,
 /// its handler runs here.
+@usableFromInline
 package final class EventLoop: Sendable {
     /// The loop every runner shares; its thread lives as long as the process.
     package static let shared = EventLoop()
@@ -70,6 +71,7 @@ package final class EventLoop: Sendable {
     }
 
     /// Whether the caller runs on the loop thread.
+    @usableFromInline
     package var inLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     /// Runs `work` on the loop thread, after the work handed over before it.

@@ -43,32 +43,11 @@ final class HTTPClient: Sendable {
         let (promise, resolver) = Promise<StepResult>.pending()
         if resolver.isCancelRequested { return .cancelled() }
         let saveTarget = step.save.map { Paths.resolve($0, against: context.workingDirectory) }
-        let engine = self.engine
-        let configuration = self.configuration
-        let (onTransfer, cookies, wire) = (context.transfer, context.cookies, context.wire)
-        // The exchange is made on the loop, where it lives and reaches the
-        // engine; the request prepared here goes there with it, and its
-        // time runs from now.
-        let request = LoopBound(handingOver: prepared, to: loop)
-        let started = ContinuousClock.now
-        let loop = self.loop
-        let begin: @Sendable () -> Void = {
-            let exchange = LoopBound(
-                HTTPExchange(
-                    step: step, prepared: request.value, resolver: resolver, engine: engine.value,
-                    configuration: configuration, saveTarget: saveTarget, onTransfer: onTransfer,
-                    cookies: cookies, wire: wire, started: started), loop: loop)
-            resolver.onCancel { loop.execute { exchange.value.cancel() } }
-            // Cancelled on the way here: over before it starts, so `begin`
-            // sends nothing (the cancel queued above then finds it over).
-            if resolver.isCancelRequested { exchange.value.cancel() }
-            engine.value.begin(exchange.value)
-        }
-        if loop.inLoop {
-            begin()
-        } else {
-            loop.execute(begin)
-        }
+        let order = HTTPOrder(step: step, prepared: prepared)
+        let start = Start(
+            order: order, resolver: resolver, engine: engine, redirects: configuration.defaultRedirects,
+            bodyLimit: configuration.bodyLimit, idleTimeout: configuration.httpIdleTimeout, saveTarget: saveTarget,
+            onTransfer: context.transfer, cookies: context.cookies, wire: context.wire, started: .now)
         // What follows a response (its step's records, statistics, the next
         // iteration's request) runs on the loop's thread, as it settles:
         // no hand-over to another thread and back at every request. A hop
@@ -76,7 +55,44 @@ final class HTTPClient: Sendable {
         // switches for 10,000 GETs, against 10 now) and took a second core
         // from the server on the same machine. Heavy settling (a save, a
         // large body) still leaves the loop (HTTPExchange).
+        if loop.inLoop {
+            start.begin(on: loop)
+        } else {
+            // The exchange is made on the loop, where it lives and reaches
+            // the engine; its time runs from now.
+            let loop = self.loop
+            loop.execute { start.begin(on: loop) }
+        }
         return promise
+    }
+
+    /// What an exchange is made of, carried to the loop.
+    private struct Start: Sendable {
+        var order: HTTPOrder
+        var resolver: Resolver<StepResult>
+        var engine: LoopBound<HTTPEngine>
+        var redirects: Int
+        var bodyLimit: Int
+        var idleTimeout: Duration?
+        var saveTarget: String?
+        var onTransfer: (@Sendable (Int64, Int64?) -> Void)?
+        var cookies: CookieStore?
+        var wire: (@Sendable (String) -> Void)?
+        var started: ContinuousClock.Instant
+
+        /// Makes the exchange and starts it; on the loop's thread.
+        func begin(on loop: EventLoop) {
+            let exchange = HTTPExchange(
+                order: order, resolver: resolver, engine: engine.value, redirects: redirects, bodyLimit: bodyLimit,
+                idleTimeout: idleTimeout, saveTarget: saveTarget, onTransfer: onTransfer, cookies: cookies, wire: wire,
+                started: started)
+            let bound = LoopBound(exchange, loop: loop)
+            resolver.onCancel { loop.execute { bound.value.cancel() } }
+            // Cancelled on the way here: over before it starts, so `begin`
+            // sends nothing (the cancel queued above then finds it over).
+            if resolver.isCancelRequested { exchange.cancel() }
+            engine.value.begin(exchange)
+        }
     }
 
     /// Cancels every request in flight (each settles as cancelled) and

@@ -16,8 +16,11 @@ import WorkflowModel
 final class HTTPExchange: HopDelegate {
     /// `GET http://...`, for messages.
     var label: String { step.label }
-    private let step: ResolvedHTTPRequest
-    private let prepared: PreparedRequest
+    /// The step and its prepared request, shared with the client (read in
+    /// place: no copy of either).
+    private let order: HTTPOrder
+    private var step: ResolvedHTTPRequest { _read { yield order.step } }
+    private var prepared: PreparedRequest { _read { yield order.prepared } }
     private let resolver: Resolver<StepResult>
     private unowned let engine: HTTPEngine
     /// The step's cookie store; nil: the engine's.
@@ -58,26 +61,26 @@ final class HTTPExchange: HopDelegate {
     private static let redirectBodyLimit = 64 * 1024
 
     init(
-        step: ResolvedHTTPRequest, prepared: PreparedRequest, resolver: Resolver<StepResult>, engine: HTTPEngine,
-        configuration: StepsConfiguration, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
+        order: HTTPOrder, resolver: Resolver<StepResult>, engine: HTTPEngine, redirects: Int, bodyLimit: Int,
+        idleTimeout: Duration?, saveTarget: String?, onTransfer: (@Sendable (Int64, Int64?) -> Void)?,
         cookies: CookieStore? = nil, wire: (@Sendable (String) -> Void)? = nil, started: ContinuousClock.Instant = .now
     ) {
         self.started = started
         self.cookies = cookies
         self.wire = wire
-        self.step = step
-        self.prepared = prepared
+        self.order = order
         self.resolver = resolver
         self.engine = engine
-        self.redirectLimit = min(step.redirects ?? configuration.defaultRedirects, 100)
-        self.bodyLimit = configuration.bodyLimit
+        self.redirectLimit = min(order.step.redirects ?? redirects, 100)
+        self.bodyLimit = bodyLimit
         self.saveTarget = saveTarget
         self.onTransfer = onTransfer
+        let prepared = order.prepared
         request = HopRequest(
             method: prepared.method, url: prepared.url, headers: [], body: prepared.body,
-            tls: prepared.tls, proxy: nil, idleTimeout: configuration.httpIdleTimeout, wire: wire,
+            tls: prepared.tls, proxy: nil, idleTimeout: idleTimeout, wire: wire,
             transport: prepared.transport)
-        request.wantsCertificate = Self.readsCertificate(step)
+        request.wantsCertificate = Self.readsCertificate(order.step)
     }
 
     /// Whether the step's expectations or captures read the certificate.
@@ -177,7 +180,7 @@ final class HTTPExchange: HopDelegate {
             result.append(("Authorization", "Basic " + BasicAuthToken.of(userInfo: userInfo)))
         }
         var cookie = stepCookie
-        if step.cookies, let stored = withJar({ $0.header(for: hop.url, now: Self.epochSeconds()) }) {
+        if step.cookies, !jarIsEmpty, let stored = withJar({ $0.header(for: hop.url, now: Self.epochSeconds()) }) {
             cookie = cookie.map { $0 + "; " + stored } ?? stored
         }
         if let cookie { result.append(("Cookie", cookie)) }
@@ -202,7 +205,9 @@ final class HTTPExchange: HopDelegate {
 
     func hopHead(_ head: ResponseHead) -> Bool {
         if let wire { wire(WireDump.response(head)) }
-        if step.cookies { withJar { $0.store(head.headers, from: request.url, now: Self.epochSeconds()) } }
+        if step.cookies, head.headers.contains(named: "set-cookie") {
+            withJar { $0.store(head.headers, from: request.url, now: Self.epochSeconds()) }
+        }
         if redirectLimit > 0, Self.redirectStatuses.contains(head.status), let location = head.value(.location),
             request.url.resolving(location) == nil
         {
@@ -345,13 +350,20 @@ final class HTTPExchange: HopDelegate {
 
     /// Runs `body` on the step's cookie jar: its iteration's store, or
     /// the engine's (the run's without a store given).
+    /// The jar holds no cookie: nothing to send, nothing to report (the
+    /// common case: the jar is not even looked at).
+    private var jarIsEmpty: Bool { cookies?.isEmpty ?? engine.cookies.cookies.isEmpty }
+
     private func withJar<Result: Sendable>(_ body: (inout CookieJar) -> Result) -> Result {
         guard let cookies else { return body(&engine.cookies) }
         return cookies.withContents { contents in
-            var jar = contents as? CookieJar ?? CookieJar()
+            // A store without cookies holds nothing, not an empty jar: most
+            // runs never see a cookie, and a cast from `any Sendable` at
+            // each of a request's two visits cost 500 instructions.
+            var jar = contents.map { $0 as? CookieJar ?? CookieJar() } ?? CookieJar()
             // Taken out while it changes, so the change is not a copy.
             contents = nil
-            defer { contents = jar }
+            defer { contents = jar.cookies.isEmpty ? nil : jar }
             return body(&jar)
         }
     }
@@ -393,7 +405,7 @@ final class HTTPExchange: HopDelegate {
             timings: HTTPTimings(
                 dns: timings.dns, connect: timings.connect, tls: timings.tls,
                 firstByte: timings.firstByte, total: max(total, timings.firstByte)))
-        if step.cookies { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
+        if step.cookies, !jarIsEmpty { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
         info.certificate = certificate
         let contentType = head.value(.contentType)
         let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)

@@ -4,7 +4,7 @@ import RunnerSystem
 import WorkflowModel
 
 /// What an `http` step sends, before any redirect.
-struct PreparedRequest {
+struct PreparedRequest: Sendable {
     var method: String
     var url: RequestURL
     /// The step's headers in order, with a default `Content-Type` for

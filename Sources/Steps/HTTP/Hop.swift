@@ -30,7 +30,7 @@ struct HopRequest {
 /// How a request travels: `connect-timeout`, `resolve`,
 /// `unix-socket`, `http-version` (or `--http-version`).
 /// See docs/steps.md, 'For Hurl users'.
-struct TransportSettings: Hashable {
+struct TransportSettings: Sendable, Hashable {
     var connectTimeout: Duration?
     var resolve: [ResolveMapping] = []
     var unixSocket: String?
@@ -51,7 +51,7 @@ struct TransportSettings: Hashable {
 }
 
 /// What a request sends as its body.
-enum RequestBody {
+enum RequestBody: Sendable {
     case none
     case bytes([UInt8])
     /// `body file PATH`: streamed from the file, `size` bytes.
@@ -67,7 +67,7 @@ enum RequestBody {
 }
 
 /// Certificate checks and client certificates for HTTPS.
-struct TLSSettings: Hashable {
+struct TLSSettings: Sendable, Hashable {
     /// Do not verify the server's certificate (`insecure`, `--insecure`).
     var insecure = false
     /// Trust the authorities in this PEM file (`cacert`, `--cacert`).

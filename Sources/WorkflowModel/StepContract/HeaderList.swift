@@ -63,6 +63,17 @@ package struct HeaderList: Sendable, RandomAccessCollection, ExpressibleByArrayL
         }
     }
 
+    /// Whether a header is named `lowercaseName` (lower-case ASCII; names
+    /// compared without case), without making a string of any.
+    package func contains(named lowercaseName: String) -> Bool {
+        switch storage {
+        case .text(let headers):
+            return headers.contains { Self.equalsLowercase(Array($0.name.utf8)[...], lowercaseName) }
+        case .bytes(let bytes, let spans):
+            return spans.contains { Self.equalsLowercase(bytes[Int($0.name.lowerBound)..<Int($0.name.upperBound)], lowercaseName) }
+        }
+    }
+
     /// The values of the headers named `lowercaseName` (lower-case ASCII;
     /// names compared without case), in order, without making a string
     /// of any other header.

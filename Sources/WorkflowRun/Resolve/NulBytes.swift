@@ -12,7 +12,7 @@ enum NulBytes {
     /// The failure for the first text of `step`, its `folder` or the
     /// `environment` the workflow gives it that holds a NUL; nil when none
     /// does.
-    static func failure(in step: ResolvedStep, folder: String, environment: [String: String], id: String) -> RunError? {
+    static func failure(in step: borrowing ResolvedStep, folder: String, environment: [String: String], id: String) -> RunError? {
         let what: String
         let kind: FailureKind
         switch step {
@@ -52,7 +52,7 @@ enum NulBytes {
     }
 
     /// Which of an http step's files holds a NUL.
-    private static func httpPath(_ request: ResolvedHTTPRequest) -> String? {
+    private static func httpPath(_ request: borrowing ResolvedHTTPRequest) -> String? {
         if let save = request.save, holdsNul(save) { return "save" }
         switch request.body {
         case .file(let path) where holdsNul(path): return "body file"

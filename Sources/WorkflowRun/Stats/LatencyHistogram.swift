@@ -49,7 +49,9 @@ package struct LatencyHistogram: Sendable, Equatable {
 
     /// Adds one duration.
     package mutating func record(_ duration: Duration) {
-        let microseconds = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        // `components` once: each call divides a 128-bit count.
+        let (seconds, attoseconds) = duration.components
+        let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         record(microseconds: microseconds)
     }
 
