@@ -3,28 +3,159 @@ import WorkflowModel
 /// One request and its response: an `http` step makes one, and one more
 /// per redirect it follows. A transport (HTTP/1.1 on the event loop, or
 /// libcurl) carries it; the exchange decides what comes next.
+///
+/// Its fields live in one box, shared by copies until a copy changes one
+/// (the exchange keeps the request, the transport and its hop each hold
+/// it): a copy of eleven fields was a retain of each reference among them,
+/// four times per request.
 struct HopRequest {
-    var method: String
-    var url: RequestURL
+    /// The fields; changed only through a request that holds the box alone.
+    private final class Fields {
+        @exclusivity(unchecked) var method: String
+        @exclusivity(unchecked) var url: RequestURL
+        @exclusivity(unchecked) var headers: [(name: String, value: String)]
+        @exclusivity(unchecked) var host: String?
+        @exclusivity(unchecked) var body: RequestBody
+        @exclusivity(unchecked) var tls: TLSSettings
+        @exclusivity(unchecked) var proxy: String?
+        @exclusivity(unchecked) var idleTimeout: Duration?
+        @exclusivity(unchecked) var wire: (@Sendable (String) -> Void)?
+        @exclusivity(unchecked) var transport: TransportSettings
+        @exclusivity(unchecked) var wantsCertificate: Bool
+
+        init(
+            method: String, url: RequestURL, headers: [(name: String, value: String)], host: String?, body: RequestBody, tls: TLSSettings,
+            proxy: String?, idleTimeout: Duration?, wire: (@Sendable (String) -> Void)?, transport: TransportSettings, wantsCertificate: Bool
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.host = host
+            self.body = body
+            self.tls = tls
+            self.proxy = proxy
+            self.idleTimeout = idleTimeout
+            self.wire = wire
+            self.transport = transport
+            self.wantsCertificate = wantsCertificate
+        }
+
+        func copy() -> Fields {
+            Fields(
+                method: method, url: url, headers: headers, host: host, body: body, tls: tls, proxy: proxy, idleTimeout: idleTimeout, wire: wire,
+                transport: transport, wantsCertificate: wantsCertificate)
+        }
+    }
+
+    private var fields: Fields
+
+    var method: String {
+        get { fields.method }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.method
+        }
+    }
+
+    var url: RequestURL {
+        get { fields.url }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.url
+        }
+    }
+
     /// Every header to send, `Host` excepted (the transport writes it).
-    var headers: [(name: String, value: String)]
+    var headers: [(name: String, value: String)] {
+        get { fields.headers }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.headers
+        }
+    }
+
     /// The step's own `Host` (a virtual host), sent instead of the URL's
     /// authority; empty: no `Host` at all. Nil: the authority.
-    var host: String? = nil
-    var body: RequestBody
-    var tls: TLSSettings
+    var host: String? {
+        get { fields.host }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.host
+        }
+    }
+
+    var body: RequestBody {
+        get { fields.body }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.body
+        }
+    }
+
+    var tls: TLSSettings {
+        get { fields.tls }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.tls
+        }
+    }
+
     /// The proxy to go through (`http://host:port`), when one applies.
-    var proxy: String?
+    var proxy: String? {
+        get { fields.proxy }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.proxy
+        }
+    }
+
     /// No byte for this long fails the hop with kind `timeout`.
-    var idleTimeout: Duration?
+    var idleTimeout: Duration? {
+        get { fields.idleTimeout }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.idleTimeout
+        }
+    }
+
     /// `-vv`: hears the request as the transport sends it.
-    var wire: (@Sendable (String) -> Void)? = nil
+    var wire: (@Sendable (String) -> Void)? {
+        get { fields.wire }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.wire
+        }
+    }
+
     /// Connect timeout, address overrides, a Unix socket, the HTTP version.
-    var transport = TransportSettings()
+    var transport: TransportSettings {
+        get { fields.transport }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.transport
+        }
+    }
+
     /// The step reads the server's certificate (`expect certificate`): the
     /// hop gathers it, on a connection of its own (a reused one has no
     /// handshake to read it from).
-    var wantsCertificate = false
+    var wantsCertificate: Bool {
+        get { fields.wantsCertificate }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.wantsCertificate
+        }
+    }
+
+    init(
+        method: String, url: RequestURL, headers: [(name: String, value: String)], host: String? = nil, body: RequestBody,
+        tls: TLSSettings, proxy: String?, idleTimeout: Duration?, wire: (@Sendable (String) -> Void)? = nil,
+        transport: TransportSettings = TransportSettings(), wantsCertificate: Bool = false
+    ) {
+        fields = Fields(
+            method: method, url: url, headers: headers, host: host, body: body, tls: tls, proxy: proxy, idleTimeout: idleTimeout, wire: wire,
+            transport: transport, wantsCertificate: wantsCertificate)
+    }
 }
 
 /// How a request travels: `connect-timeout`, `resolve`,

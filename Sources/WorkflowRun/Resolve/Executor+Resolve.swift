@@ -9,7 +9,8 @@ extension WorkflowExecutor {
     func resolve(_ step: Step, id: String, in values: ValueScope) throws(RunError) -> ResolvedStep {
         do {
             let resolved = try step.resolved { template in try interpolator.render(template, in: values, stepID: id) }
-            if case .http(let request) = resolved, !secrets.isEmpty { secrets.addTokens(madeBy: request) }
+            // The secrets first: the request is copied when it is bound.
+            if !secrets.isEmpty, case .http(let request) = resolved { secrets.addTokens(madeBy: request) }
             return resolved
         } catch let error as RunError {
             throw error

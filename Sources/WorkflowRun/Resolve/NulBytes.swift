@@ -51,7 +51,10 @@ enum NulBytes {
         return "env \(entry.key.prefix { $0 != "\0" })"
     }
 
-    /// Which of an http step's files holds a NUL.
+    /// Which of an http step's files holds a NUL. Inlined: the request
+    /// handed to a call is a copy of it (a dozen retains), its fields read
+    /// where it is bound are not.
+    @inline(__always)
     private static func httpPath(_ request: borrowing ResolvedHTTPRequest) -> String? {
         if let save = request.save, holdsNul(save) { return "save" }
         switch request.body {
