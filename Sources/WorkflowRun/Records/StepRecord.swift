@@ -28,65 +28,295 @@ package enum UpToDateSource: String, Sendable, Hashable {
 }
 
 /// Everything a report says about one step.
+///
+/// Its two dozen fields live in one box, shared by copies until a copy
+/// changes one: a record is handed to the recorder, the console, the
+/// statistics and the reports, and each copy was a memcpy of 300 bytes and
+/// a retain of each reference among them, five times per step.
 package struct StepRecord: Sendable {
+    /// The fields, shared by copies until one changes them.
+    private final class Fields: @unchecked Sendable {
+        // @unchecked: changed only through a record that holds the box alone.
+        @exclusivity(unchecked) var id: String
+        @exclusivity(unchecked) var label: String? = nil
+        @exclusivity(unchecked) var kind: String
+        @exclusivity(unchecked) var summary: String
+        @exclusivity(unchecked) var status: StepStatus
+        @exclusivity(unchecked) var attempts: Int
+        @exclusivity(unchecked) var startedAt: Double? = nil
+        @exclusivity(unchecked) var duration: Duration? = nil
+        @exclusivity(unchecked) var exitCode: Int? = nil
+        @exclusivity(unchecked) var httpStatus: Int? = nil
+        @exclusivity(unchecked) var failure: StepFailure? = nil
+        @exclusivity(unchecked) var outputTail: String? = nil
+        @exclusivity(unchecked) var order: Int
+        @exclusivity(unchecked) var http: HTTPExchangeInfo? = nil
+        @exclusivity(unchecked) var group: String? = nil
+        @exclusivity(unchecked) var standardOutput: CapturedText? = nil
+        @exclusivity(unchecked) var standardError: CapturedText? = nil
+        @exclusivity(unchecked) var message: String? = nil
+        @exclusivity(unchecked) var attemptLog: [AttemptRecord] = []
+        @exclusivity(unchecked) var allowedFailure: Bool = false
+        @exclusivity(unchecked) var handledBy: String? = nil
+        @exclusivity(unchecked) var executor: Placement.ExecutorKind? = nil
+        @exclusivity(unchecked) var slurmJob: String? = nil
+        @exclusivity(unchecked) var upToDateFrom: UpToDateSource? = nil
+
+        init(id: String, kind: String, summary: String, status: StepStatus, attempts: Int, order: Int) {
+            self.id = id
+            self.kind = kind
+            self.summary = summary
+            self.status = status
+            self.attempts = attempts
+            self.order = order
+        }
+
+        func copy() -> Fields {
+            let copy = Fields(id: id, kind: kind, summary: summary, status: status, attempts: attempts, order: order)
+            copy.label = label
+            copy.startedAt = startedAt
+            copy.duration = duration
+            copy.exitCode = exitCode
+            copy.httpStatus = httpStatus
+            copy.failure = failure
+            copy.outputTail = outputTail
+            copy.http = http
+            copy.group = group
+            copy.standardOutput = standardOutput
+            copy.standardError = standardError
+            copy.message = message
+            copy.attemptLog = attemptLog
+            copy.allowedFailure = allowedFailure
+            copy.handledBy = handledBy
+            copy.executor = executor
+            copy.slurmJob = slurmJob
+            copy.upToDateFrom = upToDateFrom
+            return copy
+        }
+    }
+
+    private var fields: Fields
+
     /// Unique in the run: the label (with `[i]` inside foreach iterations),
     /// or `kind@line:col`.
-    package var id: String
-    package var label: String?
+    package var id: String {
+        get { fields.id }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.id
+        }
+    }
+
+    package var label: String? {
+        get { fields.label }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.label
+        }
+    }
+
     /// `sh`, `exec`, `http`, `file`, `sleep`, `log`, `fail`, `rethrow`.
-    package var kind: String
+    package var kind: String {
+        get { fields.kind }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.kind
+        }
+    }
+
     /// What the step does, in a few words (the command, the URL).
-    package var summary: String
-    package var status: StepStatus
-    package var attempts: Int
+    package var summary: String {
+        get { fields.summary }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.summary
+        }
+    }
+
+    package var status: StepStatus {
+        get { fields.status }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.status
+        }
+    }
+
+    package var attempts: Int {
+        get { fields.attempts }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.attempts
+        }
+    }
+
     /// Seconds since the Unix epoch when it first started.
-    package var startedAt: Double?
+    package var startedAt: Double? {
+        get { fields.startedAt }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.startedAt
+        }
+    }
+
     /// From the first start to the end (all attempts).
-    package var duration: Duration?
-    package var exitCode: Int?
-    package var httpStatus: Int?
-    package var failure: StepFailure?
+    package var duration: Duration? {
+        get { fields.duration }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.duration
+        }
+    }
+
+    package var exitCode: Int? {
+        get { fields.exitCode }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.exitCode
+        }
+    }
+
+    package var httpStatus: Int? {
+        get { fields.httpStatus }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.httpStatus
+        }
+    }
+
+    package var failure: StepFailure? {
+        get { fields.failure }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.failure
+        }
+    }
+
     /// The last lines of the step's stderr (processes) when it failed.
-    package var outputTail: String?
+    package var outputTail: String? {
+        get { fields.outputTail }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.outputTail
+        }
+    }
+
     /// Order in the workflow, for reports.
-    package var order: Int
+    package var order: Int {
+        get { fields.order }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.order
+        }
+    }
+
     /// An http step's final URL, redirects, version and timings (its
     /// cookies are not kept in the record).
-    package var http: HTTPExchangeInfo?
+    package var http: HTTPExchangeInfo? {
+        get { fields.http }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.http
+        }
+    }
+
     /// The innermost group around the step (its id), nil at the top.
-    package var group: String?
+    package var group: String? {
+        get { fields.group }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.group
+        }
+    }
+
     /// A process step's output tails for reports (the last
     /// `ExecutionConfiguration.reportOutputLimit` bytes of each, secrets
     /// masked); nil when reports keep no output.
-    package var standardOutput: CapturedText?
-    package var standardError: CapturedText?
+    package var standardOutput: CapturedText? {
+        get { fields.standardOutput }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.standardOutput
+        }
+    }
+
+    package var standardError: CapturedText? {
+        get { fields.standardError }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.standardError
+        }
+    }
+
     /// A `log` step's message as printed, values filled in.
-    package var message: String?
+    package var message: String? {
+        get { fields.message }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.message
+        }
+    }
+
     /// Every attempt, when the step started more than once (retries).
-    package var attemptLog: [AttemptRecord] = []
+    package var attemptLog: [AttemptRecord] {
+        get { fields.attemptLog }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.attemptLog
+        }
+    }
+
     /// It failed under `allow-failure`: reported, and the run went on.
-    package var allowedFailure = false
+    package var allowedFailure: Bool {
+        get { fields.allowedFailure }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.allowedFailure
+        }
+    }
+
     /// It failed, and the workflow handled the failure: what handled it
     /// (`allow-failure`, `catch at line 12`, `any 'mirrors' (another lane
     /// succeeded)`). A handled failure is shown, but is no failure of the
     /// run: reports count it apart (docs/reports.md).
-    package var handledBy: String?
+    package var handledBy: String? {
+        get { fields.handledBy }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.handledBy
+        }
+    }
+
     /// Where a process step ran: `local` or `slurm`; nil for
     /// other steps.
-    package var executor: Placement.ExecutorKind?
+    package var executor: Placement.ExecutorKind? {
+        get { fields.executor }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.executor
+        }
+    }
+
     /// The Slurm job that ran it (its last attempt).
-    package var slurmJob: String?
+    package var slurmJob: String? {
+        get { fields.slurmJob }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.slurmJob
+        }
+    }
+
     /// For an `up-to-date` step: the local store or the shared cache.
-    package var upToDateFrom: UpToDateSource?
+    package var upToDateFrom: UpToDateSource? {
+        get { fields.upToDateFrom }
+        _modify {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            yield &fields.upToDateFrom
+        }
+    }
 
     package init(id: String, label: String?, kind: String, summary: String, order: Int) {
-        self.id = id
-        self.label = label
-        self.kind = kind
-        self.summary = summary
-        self.status = .pending
-        self.attempts = 0
-        self.order = order
+        fields = Fields(id: id, kind: kind, summary: summary, status: .pending, attempts: 0, order: order)
+        fields.label = label
     }
 }
 
@@ -147,7 +377,7 @@ package struct GroupRecord: Sendable {
     /// Order in the workflow, for reports.
     package var order: Int
     /// It failed under `allow-failure`: reported, and the run went on.
-    package var allowedFailure = false
+    package var allowedFailure: Bool = false
     /// Its own failure was handled (as `StepRecord.handledBy`).
     package var handledBy: String?
     /// Its thresholds as checked when it ended, in the order written.
