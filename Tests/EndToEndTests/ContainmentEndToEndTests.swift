@@ -60,19 +60,24 @@ struct ContainmentEndToEndTests {
             "w.workflow",
             """
             spawner: sh "setsid sh -c \\"trap '' TERM; while :; do setsid \(sleeper) 300 & sleep 0.1; done\\" &"
-            wait: sh "sleep 2"
+            wait: sh "while [ ! -e go ]; do sleep 0.05; done"
             """)
         let runner = try RunningBinary(["--color", "never", "w.workflow"], in: space.folder)
         // The watchdog (the runner's child that leads a session of its own)
         // ends marked processes once the runner is gone; stopped here, it
-        // cannot hide what the run's own teardown left.
+        // cannot hide what the run's own teardown left. The run waits for
+        // the file `go`, made once the watchdog is stopped: on a busy
+        // machine this task may not run for seconds.
         var watchdog: pid_t?
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while watchdog == nil, runner.process.isRunning, ContinuousClock.now < deadline {
             watchdog = sessionLeadingChildren(of: runner.pid).first
             if watchdog == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         defer {
+            // A test that stops early lets the run end, and its processes.
+            try? space.write("go", "")
+            if runner.process.isRunning { kill(runner.pid, SIGTERM) }
             if let watchdog {
                 kill(watchdog, SIGKILL)
                 kill(watchdog, SIGCONT)
@@ -83,6 +88,7 @@ struct ContainmentEndToEndTests {
         }
         let stopped = try #require(watchdog, "the runner's watchdog was not found: \(runner.stderr)")
         kill(stopped, SIGSTOP)
+        try space.write("go", "")
         let status = try await runner.waitForExit()
         #expect(status == 0, "\(runner.stdout)\(runner.stderr)")
         #expect(runner.stderr.contains("warning: 'spawner' left"), "\(runner.stderr)")
