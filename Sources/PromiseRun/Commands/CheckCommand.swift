@@ -22,7 +22,9 @@ enum CheckCommand {
             switch load(file, colored: colored, lookingAtFiles: true) {
             case .success(let workflow):
                 if !options.quiet {
-                    let steps = workflow.allNodes.filter { if case .step = $0.kind { return true } else { return false } }.count
+                    // Counted on the walk: a list of every node is a copy of each.
+                    var steps = 0
+                    workflow.forEachNode { if case .step = $0.kind { steps += 1 } }
                     StandardStreams.writeOutput("\(workflow.source.displayPath): ok (\(steps) step\(steps == 1 ? "" : "s"))\n")
                 }
             case .failure:

@@ -204,7 +204,7 @@ enum Summary {
     /// `::error` lines GitHub Actions turns into annotations, one per failed step.
     static func githubAnnotations(_ result: RunResult, workflow: Workflow) -> String {
         var locations: [String: SourcePosition] = [:]
-        for node in workflow.allNodes { locations[node.id] = node.location }
+        workflow.forEachNode { locations[$0.id] = $0.location }
         var text = ""
         for record in result.records where record.status == .failed && record.kind != "rethrow" {
             let nodeID = record.id.firstIndex(of: "[").map { String(record.id[..<$0]) } ?? record.id
