@@ -56,6 +56,21 @@ def marked_left(name):
     return live_processes(lambda pid: name.encode() in read(pid, "cmdline"))
 
 
+def describe(pid):
+    """A left process as a failure names it: pid, state, parent, group,
+    session, command line, and its step mark."""
+    try:
+        fields = read(pid, "stat").rsplit(b")", 1)[1].split()
+        command = read(pid, "cmdline").replace(b"\0", b" ").decode(errors="replace").strip()
+        marks = [entry.decode(errors="replace") for entry in read(pid, "environ").split(b"\0")
+                 if entry.startswith(b"PROMISE_RUN_STEP=")]
+        return "%s (state %s, parent %s, group %s, session %s, %s, %s)" % (
+            pid, fields[0].decode(), fields[1].decode(), fields[2].decode(), fields[3].decode(), command,
+            marks[0] if marks else "no mark")
+    except OSError:
+        return "%s (gone)" % pid
+
+
 def run_case(kind, ending, failures):
     name = "escapee-%s" % uuid.uuid4().hex[:12]
     marked = os.path.join(folder, name)
@@ -87,7 +102,7 @@ def run_case(kind, ending, failures):
         time.sleep(0.05)
         left = marked_left(name)
     if left:
-        failures.append("%s / %s: %d process(es) left: %s" % (kind, ending, len(left), " ".join(left)))
+        failures.append("%s / %s: %d process(es) left: %s" % (kind, ending, len(left), "; ".join(describe(pid) for pid in left)))
         for pid in left:
             try:
                 os.kill(int(pid), signal.SIGKILL)

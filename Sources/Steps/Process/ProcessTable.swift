@@ -168,7 +168,6 @@ final class ProcessTable: Sendable {
         }
         // Those of `detach` steps were meant to live this long: no warning.
         let byMark = Dictionary(steps.map { ($0.mark, (id: $0.id, detached: $0.detached)) }, uniquingKeysWith: { first, _ in first })
-        let runningMarks = Set(executions.map(\.marker))
         let prefix = markPrefix
         let asked = ContinuousClock.now
         loop.execute { [self] in
@@ -194,7 +193,10 @@ final class ProcessTable: Sendable {
                 // it (a new session, a double fork), named as first found:
                 // the left-behind groups are signalled only after the first
                 // scan read them. The processes of steps still running are
-                // theirs to end.
+                // theirs to end; once a step has ended, whatever of its is
+                // still there is a stray like any other (a step's teardown
+                // may end with a process of its still inside execve).
+                let runningMarks = state.withLock { Set($0.running.values.map(\.marker)) }
                 let strays = scan.processes.filter { !$0.marks.contains(where: runningMarks.contains) }
                 var reported: [LeftoverProcess] = []
                 for process in strays where named.insert(process.pid).inserted {
