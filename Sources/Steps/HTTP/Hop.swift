@@ -7,7 +7,8 @@ import WorkflowModel
 /// Its fields live in one box, shared by copies until a copy changes one
 /// (the exchange keeps the request, the transport and its hop each hold
 /// it): a copy of eleven fields was a retain of each reference among them,
-/// four times per request.
+/// four times per request. Not `BoxedFields`, whose key-path reads cost
+/// more here than the copies (StepRecord says how much).
 struct HopRequest {
     /// The fields; changed only through a request that holds the box alone.
     private final class Fields {

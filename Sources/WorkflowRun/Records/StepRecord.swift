@@ -32,7 +32,10 @@ package enum UpToDateSource: String, Sendable, Hashable {
 /// Its two dozen fields live in one box, shared by copies until a copy
 /// changes one: a record is handed to the recorder, the console, the
 /// statistics and the reports, and each copy was a memcpy of 300 bytes and
-/// a retain of each reference among them, five times per step.
+/// a retain of each reference among them, five times per step. Not
+/// `BoxedFields`: read through its key paths from the modules that use
+/// records, a field cost more than the copies did (measured: 1,000 `true`
+/// +6.8% instructions, the no-op +15.7%).
 package struct StepRecord: Sendable {
     /// The fields, shared by copies until one changes them.
     private final class Fields: @unchecked Sendable {
