@@ -312,14 +312,7 @@ final class ProcessExecution: @unchecked Sendable {
     private func signalEscapees() -> Bool {
         let census = GroupCensus.shared.value
         let escapees = census.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
-        for escapee in escapees {
-            if killing {
-                escapee.signal(SIGKILL)
-            } else if signaledEscapees.insert(escapee.pid).inserted {
-                escapee.signal(SIGTERM)
-                escapee.signal(SIGCONT)
-            }
-        }
+        for escapee in escapees { escapee.end(killing: killing, terminated: &signaledEscapees) }
         let until = betweenImagesUntil ?? ContinuousClock.now + .seconds(1)
         betweenImagesUntil = until
         return !escapees.isEmpty || (census.betweenImages > 0 && ContinuousClock.now < until)

@@ -167,6 +167,18 @@ struct MarkedProcess {
         if getpgid(pid) == pid { kill(-pid, signal) }
         kill(pid, signal)
     }
+
+    /// One round of a teardown: SIGKILL when `killing`, else SIGTERM (and
+    /// SIGCONT: a stopped process acts on nothing) the first time
+    /// `terminated` sees it.
+    func end(killing: Bool, terminated: inout Set<pid_t>) {
+        if killing {
+            signal(SIGKILL)
+        } else if terminated.insert(pid).inserted {
+            signal(SIGTERM)
+            signal(SIGCONT)
+        }
+    }
 }
 
 /// The live process groups, and the processes of this runner's steps

@@ -222,14 +222,7 @@ final class ProcessTable: Sendable {
                         kill(-group, SIGCONT)
                     }
                 }
-                for process in strays {
-                    if killing {
-                        process.signal(SIGKILL)
-                    } else if terminated.insert(process.pid).inserted {
-                        process.signal(SIGTERM)
-                        process.signal(SIGCONT)
-                    }
-                }
+                for process in strays { process.end(killing: killing, terminated: &terminated) }
                 loop.schedule(after: .milliseconds(20)) { poll() }
             }
             poll()
