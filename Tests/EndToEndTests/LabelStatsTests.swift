@@ -25,13 +25,17 @@ struct LabelStatsTests {
         #expect(stats["count"] as? Int == 20 && stats["succeeded"] as? Int == 20 && stats["failed"] as? Int == 0)
         #expect((stats["statuses"] as? [String: Any])?["200"] as? Int == 20)
         let latency = try #require(stats["latency"] as? [String: Double])
-        // Each request takes its delay and a little more (a busy machine adds
-        // tens of milliseconds, never 150): nearest-rank
-        // percentiles of 10...200 ms are the 10th (100 ms), 18th and 20th.
+        // Each request takes its delay and a little more: nearest-rank
+        // percentiles of 10...200 ms are the 10th (100 ms), 18th and 20th,
+        // never less. A machine running the whole suite on its 2 cores
+        // added 157 ms to one request once (max 357 ms), so the bound above
+        // is half a second: it still tells seconds from milliseconds.
         for (name, floor) in [("min", 0.010), ("p50", 0.100), ("p90", 0.180), ("max", 0.200)] {
             let value = latency[name] ?? 0
-            #expect(value >= floor * 0.99 && value < floor + 0.15, "\(name) \(value) against \(floor)")
+            #expect(value >= floor * 0.99 && value < floor + 0.5, "\(name) \(value) against \(floor)")
         }
+        let ordered = ["min", "p50", "p90", "max"].map { latency[$0] ?? 0 }
+        #expect(ordered == ordered.sorted(), "percentiles in order: \(ordered)")
         let rate = stats["ratePerSecond"] as? Double ?? 0
         #expect(rate > 2 && rate < 20, "rate \(rate)")  // 20 runs in 2.1 s and a little more
         #expect(run.stdout.contains("label  runs  ok  failed"), "\(run.stdout)")
