@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -125,19 +127,58 @@ int csh_between_images(int pid) {
     return csh_between_images_in(pid, buffer, sizeof buffer);
 }
 
+/* Reads each of `pids` again (processes a scan found inside execve):
+ * SIGKILLs one that now shows a mark starting with `prefix`, keeps those
+ * still inside execve, drops the rest. Returns how many it killed; `*count`
+ * becomes the number kept. */
+static int csh_watchdog_follow(const char *prefix, long *pids, int *count, char *value, size_t value_size,
+                               char *buffer, size_t capacity) {
+    size_t prefix_length = strlen(prefix);
+    int kept = 0;
+    int killed = 0;
+    for (int index = 0; index < *count; index++) {
+        long pid = pids[index];
+        int length = csh_environ_value_in((int)pid, "PROMISE_RUN_STEP", value, value_size, buffer, capacity);
+        if (length == -2 && csh_between_images_in(pid, buffer, capacity)) {
+            pids[kept++] = pid;
+            continue;
+        }
+        for (int line = 0; line < length;) {
+            int line_end = line;
+            while (line_end < length && value[line_end] != '\n') line_end++;
+            if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
+                long group = syscall(SYS_getpgid, pid);
+                if (group > 1) syscall(SYS_kill, -group, (long)SIGKILL);
+                syscall(SYS_kill, pid, (long)SIGKILL);
+                killed++;
+                break;
+            }
+            line = line_end + 1;
+        }
+    }
+    *count = kept;
+    return killed;
+}
+
 /* The watchdog's work once promise-run is gone: SIGKILL every process whose
  * marker starts with `prefix`, scanning again while it finds any. */
 static void csh_watchdog_sweep(const char *prefix) {
     static char environ_buffer[64 * 1024];
     static char entries[32 * 1024];
+    /* The processes the last scan found inside execve (their environment
+     * not readable yet): any may be one of ours. */
+    static long images[256];
     char value[512];
     size_t prefix_length = strlen(prefix);
-    /* Done after three quiet rounds in a row; a process caught inside
-     * execve (no environment to read yet) keeps a round from being quiet,
-     * so that the next round sees its mark. */
+    /* Done after three rounds in a row that find nothing of ours, once the
+     * processes the last of them found inside execve show they are not
+     * ours either. On a busy machine nearly every scan finds some process
+     * of someone else's inside execve: those are followed one by one, not
+     * waited for with more scans. */
     int quiet = 0;
-    for (int round = 0; round < 100 && quiet < 3; round++) {
+    for (int round = 0; round < 100; round++) {
         int found = 0;
+        int image_count = 0;
         long directory = csh_sys_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (directory < 0) return;
         for (;;) {
@@ -161,7 +202,11 @@ static void csh_watchdog_sweep(const char *prefix) {
                 if (!numeric || pid <= 1) continue;
                 int length = csh_environ_value_in((int)pid, "PROMISE_RUN_STEP", value, sizeof value, environ_buffer,
                                                   sizeof environ_buffer);
-                if (length == -2 && csh_between_images_in(pid, environ_buffer, sizeof environ_buffer)) found = 1;
+                if (length == -2 && csh_between_images_in(pid, environ_buffer, sizeof environ_buffer)) {
+                    /* More than it can follow: the round is not quiet. */
+                    if (image_count < (int)(sizeof images / sizeof images[0])) images[image_count++] = pid;
+                    else found = 1;
+                }
                 /* Any of its marks (one per line) may be ours. */
                 for (int line = 0; line < length;) {
                     int line_end = line;
@@ -181,10 +226,29 @@ static void csh_watchdog_sweep(const char *prefix) {
         }
         csh_sys_close((int)directory);
         quiet = found ? 0 : quiet + 1;
+        if (quiet >= 3) {
+            /* Each left inside execve is read again every 5 ms, for a
+             * second at most: one of ours is killed, and the scans go on. */
+            int killed = 0;
+            for (int wait = 0; wait < 200 && image_count > 0 && !killed; wait++) {
+                killed = csh_watchdog_follow(prefix, images, &image_count, value, sizeof value, environ_buffer,
+                                             sizeof environ_buffer);
+                if (!killed && image_count > 0) {
+                    struct timespec pause = {0, 5 * 1000 * 1000};
+                    syscall(SYS_nanosleep, &pause, NULL);
+                }
+            }
+            if (!killed) return;
+            quiet = 0;
+        }
         struct timespec pause = {0, 50 * 1000 * 1000};
         syscall(SYS_nanosleep, &pause, NULL);
     }
 }
+
+/* The watchdog's pid and the write end of its pipe, in promise-run. */
+static long csh_watchdog_pid = -1;
+static int csh_watchdog_pipe = -1;
 
 int csh_start_watchdog(const char *prefix) {
     char copied[128];
@@ -232,9 +296,12 @@ int csh_start_watchdog(const char *prefix) {
         for (char **entry = environ; entry != NULL && *entry != NULL; entry++) {
             if (strncmp(*entry, "PROMISE_RUN_STEP=", 17) == 0) (*entry)[0] = '_';
         }
+        /* A byte: promise-run ended every process itself and dismisses
+         * it. End of file: promise-run is gone, however it ended. */
         char byte;
         for (;;) {
             long got = csh_sys_read(keep, &byte, 1);
+            if (got == 1) syscall(SYS_exit_group, 0L);
             if (got == 0) break;
             if (got < 0 && errno != EINTR) break;
         }
@@ -244,5 +311,29 @@ int csh_start_watchdog(const char *prefix) {
     /* promise-run keeps the write end (close-on-exec: no step inherits it)
      * for as long as it lives. */
     close(fds[0]);
+    csh_watchdog_pid = pid;
+    csh_watchdog_pipe = fds[1];
     return (int)pid;
+}
+
+int csh_dismiss_watchdog(void) {
+    if (csh_watchdog_pid < 0) return 0;
+    long pid = csh_watchdog_pid;
+    csh_watchdog_pid = -1;
+    char byte = 'q';
+    long wrote;
+    do {
+        wrote = syscall(SYS_write, (long)csh_watchdog_pipe, &byte, 1L);
+    } while (wrote < 0 && errno == EINTR);
+    close(csh_watchdog_pipe);
+    csh_watchdog_pipe = -1;
+    if (wrote != 1) return -1;
+    for (int wait = 0; wait < 1000; wait++) {
+        int status;
+        long reaped = waitpid((pid_t)pid, &status, WNOHANG);
+        if (reaped == pid || (reaped < 0 && errno == ECHILD)) return 1;
+        struct timespec pause = {0, 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return -1;
 }

@@ -84,6 +84,15 @@ package final class SystemStepRunner: StepRunner {
         }
     }
 
+    /// For a process about to exit, after `shutdown`: when the shutdown
+    /// found nothing of this runner's left, the watchdog (which would
+    /// otherwise sweep /proc once the process is gone, outliving it by a
+    /// moment) exits now and is reaped. After a shutdown that gave up on a
+    /// process, or a `killAll`, the watchdog is left to sweep.
+    package func dismissWatchdogIfDone() {
+        if table.endedEverything { StepMarkers.dismissWatchdog() }
+    }
+
     /// What finished steps left running (in their group or out of it: a new
     /// session, a double fork), found and ended by `shutdown`; the caller
     /// warns about them.

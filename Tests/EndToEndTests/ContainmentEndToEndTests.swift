@@ -102,6 +102,32 @@ struct ContainmentEndToEndTests {
         #expect(left.isEmpty, "\(left.count) left running after the run ended, among them: \(left.prefix(3))")
     }
 
+    @Test("a run that ended every process itself takes its watchdog with it: nothing of the run outlives it, not for a moment")
+    func theWatchdogGoesWithTheRun() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("w.workflow", "a: sh \"while [ ! -e go ]; do sleep 0.05; done\"\n")
+        let runner = try RunningBinary(["--color", "never", "w.workflow"], in: space.folder)
+        defer {
+            try? space.write("go", "")
+            if runner.process.isRunning { kill(runner.pid, SIGKILL) }
+        }
+        var watchdog: pid_t?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while watchdog == nil, runner.process.isRunning, ContinuousClock.now < deadline {
+            watchdog = sessionLeadingChildren(of: runner.pid).first
+            if watchdog == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let found = try #require(watchdog, "the runner's watchdog was not found: \(runner.stderr)")
+        try space.write("go", "")
+        let status = try await runner.waitForExit()
+        #expect(status == 0, "\(runner.stdout)\(runner.stderr)")
+        // Reaped by the runner before it exited: no such process, not even
+        // a zombie (a sweep of /proc after the runner is gone would keep it
+        // for 150 ms at least).
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(found)"), "the watchdog \(found) outlived the run")
+    }
+
     @Test("promise-run inside a step of another promise-run (a CI workflow running a build's own workflow) still contains its own steps' processes")
     func nestedRunsKeepTheirMarks() async throws {
         let space = try Workspace()

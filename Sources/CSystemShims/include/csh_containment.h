@@ -16,7 +16,7 @@ int csh_environ_value(int pid, const char *name, char *out, size_t size);
 
 /// Whether `pid` is a live user process inside execve, between its old
 /// image and its new one: its environment reads empty for that while
-/// (the watchdog's sweep waits for it instead of calling the round quiet).
+/// (the watchdog's sweep follows it until it shows its marks).
 /// 0 for a zombie, a kernel thread, or a process with an empty environment.
 int csh_between_images(int pid);
 
@@ -24,8 +24,15 @@ int csh_between_images(int pid);
 /// promise-run to end (a pipe whose write end only promise-run holds reaches
 /// end of file however it ends, SIGKILL included) and then SIGKILLs every
 /// process whose PROMISE_RUN_STEP starts with `prefix` (scanning /proc
-/// until none is left, at most 5 s). Its standard streams are /dev/null.
-/// Returns the watchdog's pid, or -1 with errno.
+/// until none is left, at most about 5 s). Its standard streams are
+/// /dev/null. Returns the watchdog's pid, or -1 with errno.
 int csh_start_watchdog(const char *prefix);
+
+/// Dismisses the watchdog, for a promise-run that has itself ended every
+/// process of its steps: it exits at once, without a sweep, and is reaped
+/// here (waiting a second at most). Returns 1 when it is gone, 0 when there
+/// was none, -1 when it did not exit in time (it then sweeps as if
+/// promise-run had died).
+int csh_dismiss_watchdog(void);
 
 #endif

@@ -116,6 +116,8 @@ func runWorkflow(
     // The run waits for its uploads to the shared cache (bounded).
     if let cache = configuration.cache { _ = await outcome(of: cache.finish()) }
     _ = await outcome(of: runner.shutdown())
+    // Nothing of the run left: its watchdog goes before promise-run does.
+    runner.dismissWatchdogIfDone()
     console.stop()
     for leftover in runner.leftovers {
         StandardStreams.writeError(

@@ -98,9 +98,14 @@ final class ProcessExecution: @unchecked Sendable {
     private var killing = false
     /// Until when a process inside execve (its mark not readable yet: it
     /// may be one of this step's) keeps the teardown polling: set at the
-    /// first look, so that a machine busy starting programs cannot hold a
-    /// cancelled step for long.
+    /// first look, so that a process stuck there cannot hold a cancelled
+    /// step for long.
     private var betweenImagesUntil: ContinuousClock.Instant?
+    /// Processes the teardown's last scan found inside execve, followed
+    /// until each shows whether it is the step's.
+    private var imagesToFollow: ImagesToFollow?
+    /// When the teardown first found the step's group empty.
+    private var groupGoneAt: ContinuousClock.Instant?
 
     private enum Phase {
         case notStarted
@@ -306,16 +311,34 @@ final class ProcessExecution: @unchecked Sendable {
 
     /// The step's processes outside its group, found by its mark: SIGTERM
     /// (and SIGCONT) to those not yet signalled, SIGKILL to all once
-    /// `killing`. Returns whether any is alive, or may be (a process inside
-    /// execve, for a second at most).
+    /// `killing`. Returns whether any is alive, or may be: once the group
+    /// is gone, a process the scan found inside execve is followed until it
+    /// shows whether it is the step's (for a second at most).
     @discardableResult
     private func signalEscapees() -> Bool {
         let census = GroupCensus.shared.value
-        let escapees = census.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
+        // Once the group is gone, only a scan begun after that can say no
+        // process of the step is left: one that left the group (`setsid`)
+        // just before it emptied is then in it, as an escapee.
+        let escapees = census.processes(marked: marker, scannedAfter: groupGoneAt ?? spawned).filter { $0.group != pid }
         for escapee in escapees { escapee.end(killing: killing, terminated: &signaledEscapees) }
+        if !escapees.isEmpty {
+            imagesToFollow = nil
+            return true
+        }
+        guard groupGoneAt != nil else { return false }
+        if var following = imagesToFollow {
+            if following.followed(isOurs: { $0 == marker }) {
+                imagesToFollow = nil
+                return true
+            }
+            imagesToFollow = following
+        } else {
+            imagesToFollow = ImagesToFollow(census.betweenImages)
+        }
         let until = betweenImagesUntil ?? ContinuousClock.now + .seconds(1)
         betweenImagesUntil = until
-        return !escapees.isEmpty || (census.betweenImages > 0 && ContinuousClock.now < until)
+        return imagesToFollow?.isSettled == false && ContinuousClock.now < until
     }
 
     /// SIGKILL to the group now (`killAll`), then reaped.
@@ -350,8 +373,12 @@ final class ProcessExecution: @unchecked Sendable {
             finish(.cancelled(readSoFar()))
             return
         }
-        let escapeesAlive = signalEscapees()
-        if !escapeesAlive, !ProcessGroupScan.hasLiveMembersShared(pid, existedBy: spawned) {
+        var escapeesAlive = signalEscapees()
+        if groupGoneAt == nil, !ProcessGroupScan.hasLiveMembersShared(pid, existedBy: spawned) {
+            groupGoneAt = .now
+            escapeesAlive = signalEscapees()
+        }
+        if !escapeesAlive, groupGoneAt != nil {
             if let killTimer { loop.cancelTimer(killTimer) }
             finish(.cancelled(readSoFar()))
             return

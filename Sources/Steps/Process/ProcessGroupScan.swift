@@ -39,7 +39,7 @@ enum ProcessGroupScan {
                     scan.processes.append(MarkedProcess(pid: pid, group: info.group, marks: marks.map(String.init)))
                 }
             case .betweenImages:
-                scan.betweenImages += 1
+                scan.betweenImages.append(pid)
             case .none:
                 break
             }
@@ -147,10 +147,42 @@ struct MarkScan {
     /// The live processes with its marks.
     var processes: [MarkedProcess] = []
     /// Processes inside execve, whose marks could not be read yet.
-    var betweenImages = 0
+    var betweenImages: [pid_t] = []
 
     /// Nothing marked, and nothing that may turn out to be.
-    var isEmpty: Bool { processes.isEmpty && betweenImages == 0 }
+    var isEmpty: Bool { processes.isEmpty && betweenImages.isEmpty }
+}
+
+/// The processes a scan found inside execve, followed one by one until
+/// each shows its marks or is gone. A scan that finds nothing of a runner's
+/// (or a step's) is conclusive once these are settled: any process of its
+/// was either read by the scan, or was one of these, or was started later
+/// by one of them. On a busy machine a fresh scan nearly always finds some
+/// process of someone else's inside execve; rescanning until one finds
+/// none could take seconds.
+struct ImagesToFollow {
+    private(set) var pids: [pid_t]
+
+    init(_ pids: [pid_t]) { self.pids = pids }
+
+    /// Reads each again: returns whether one now shows a mark `isOurs`
+    /// accepts; keeps those still inside execve.
+    mutating func followed(isOurs: (Substring) -> Bool) -> Bool {
+        var still: [pid_t] = []
+        var ours = false
+        for pid in pids {
+            switch StepMarkers.reading(of: pid) {
+            case .marks(let marks): if marks.contains(where: isOurs) { ours = true }
+            case .betweenImages: still.append(pid)
+            case .none: break
+            }
+        }
+        pids = still
+        return ours
+    }
+
+    /// Every one of them has shown its marks or is gone.
+    var isSettled: Bool { pids.isEmpty }
 }
 
 /// A live process with this runner's step marks.
@@ -200,7 +232,7 @@ final class GroupCensus {
     private var byMark: [String: [MarkedProcess]] = [:]
     /// Processes inside execve at the last scan: their marks were not
     /// readable yet.
-    private(set) var betweenImages = 0
+    private(set) var betweenImages: [pid_t] = []
 
     init(minimumAge: Duration = .milliseconds(10)) {
         self.minimumAge = minimumAge
@@ -239,7 +271,7 @@ final class GroupCensus {
         let start = ContinuousClock.now
         var groups: [pid_t: Int] = [:]
         var byMark: [String: [MarkedProcess]] = [:]
-        var betweenImages = 0
+        var betweenImages: [pid_t] = []
         ProcessGroupScan.forEachProcess { pid, info in
             groups[info.group, default: 0] += 1
             guard info.started >= ProcessGroupScan.selfStarted else { return }
@@ -249,7 +281,7 @@ final class GroupCensus {
                     byMark[String(mark), default: []].append(MarkedProcess(pid: pid, group: info.group, marks: [String(mark)]))
                 }
             case .betweenImages:
-                betweenImages += 1
+                betweenImages.append(pid)
             case .none:
                 break
             }

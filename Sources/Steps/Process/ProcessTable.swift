@@ -28,6 +28,9 @@ final class ProcessTable: Sendable {
         var marked = false
         /// What finished steps left running, found at the end of the run.
         var leftovers: [LeftoverProcess] = []
+        /// `terminateAll` ended with a scan that found nothing left (not
+        /// by giving up on a process that would not go).
+        var endedEverything = false
     }
 
     private let state = Lock(State())
@@ -132,10 +135,26 @@ final class ProcessTable: Sendable {
         // inside execve shows its mark only once its new image has one.
         let groups = executions.map(\.pid) + lingering
         let deadline = ContinuousClock.now + .seconds(1)
+        let prefix = markPrefix
+        var images: ImagesToFollow?
         while ContinuousClock.now < deadline {
+            if var following = images {
+                if following.followed(isOurs: { $0.hasPrefix(prefix) }) {
+                    images = nil
+                } else if following.isSettled {
+                    return
+                } else {
+                    images = following
+                    usleep(2000)
+                    continue
+                }
+            }
             let live = ProcessGroupScan.liveGroups()
-            let marked = ProcessGroupScan.markedProcesses(prefix: markPrefix)
-            if marked.isEmpty, !groups.contains(where: { live[$0] != nil }) { return }
+            let marked = ProcessGroupScan.markedProcesses(prefix: prefix)
+            if marked.processes.isEmpty, !groups.contains(where: { live[$0] != nil }) {
+                if marked.betweenImages.isEmpty { return }
+                images = ImagesToFollow(marked.betweenImages)
+            }
             for process in marked.processes { process.signal(SIGKILL) }
             usleep(2000)
         }
@@ -145,8 +164,9 @@ final class ProcessTable: Sendable {
     /// period) and does the same to the left-behind groups and to every
     /// other process with this runner's marks; the promise is fulfilled
     /// when every leader is reaped and a fresh scan finds no process of
-    /// these groups, none with a mark, and none inside execve (whose mark
-    /// cannot be read yet), or 5 s after the SIGKILLs whatever is left.
+    /// these groups and none with a mark, once each process that scan found
+    /// inside execve (whose mark cannot be read yet) shows it is not ours;
+    /// or 5 s after the SIGKILLs whatever is left.
     /// Closes the table (after the starts under way).
     func terminateAll(gracePeriod: Duration) -> Promise<Void> {
         let (promise, resolver) = Promise<Void>.pending()
@@ -163,6 +183,7 @@ final class ProcessTable: Sendable {
         let (steps, marked) = state.withLock { ($0.steps, $0.marked) }
         // A runner that never started a process has nothing to end.
         if !marked && executions.isEmpty && lingering.isEmpty {
+            state.withLock { $0.endedEverything = true }
             resolver.fulfill(())
             return promise
         }
@@ -179,12 +200,28 @@ final class ProcessTable: Sendable {
             var named: Set<pid_t> = []
             var terminated: Set<pid_t> = []
             var scannedAfter = asked
+            // Set when a scan found nothing of the run's but processes
+            // inside execve: those are followed, not the whole of /proc.
+            var images: ImagesToFollow?
             // Every round scans again until nothing is left: a leftover may
             // start more (a supervisor, a `setsid` in a loop), move to a
             // group of its own after a scan read it, or be inside execve,
             // its mark not readable yet, when a scan passes it.
             func poll() {
                 let now = ContinuousClock.now
+                if var following = images {
+                    let ours = following.followed(isOurs: { $0.hasPrefix(prefix) })
+                    images = ours ? nil : following
+                    if !ours {
+                        if following.isSettled || now >= givingUp {
+                            if following.isSettled { state.withLock { $0.endedEverything = true } }
+                            resolver.fulfill()
+                        } else {
+                            loop.schedule(after: .milliseconds(5)) { poll() }
+                        }
+                        return
+                    }
+                }
                 let scan =
                     marked
                     ? GroupCensus.shared.value.processes(markedWithPrefix: prefix, scannedAfter: scannedAfter) : MarkScan()
@@ -208,8 +245,17 @@ final class ProcessTable: Sendable {
                 if !reported.isEmpty { state.withLock { $0.leftovers += reported } }
                 let remaining = lingering.filter { ProcessGroupScan.hasLiveMembersShared($0, existedBy: asked) }
                 let running = state.withLock { $0.running.count }
-                let settled = remaining.isEmpty && strays.isEmpty && scan.betweenImages == 0
-                if running == 0, settled || now >= givingUp {
+                if running == 0, remaining.isEmpty, strays.isEmpty {
+                    if scan.betweenImages.isEmpty {
+                        state.withLock { $0.endedEverything = true }
+                        resolver.fulfill()
+                    } else {
+                        images = ImagesToFollow(scan.betweenImages)
+                        loop.schedule(after: .milliseconds(5)) { poll() }
+                    }
+                    return
+                }
+                if running == 0, now >= givingUp {
                     resolver.fulfill()
                     return
                 }
@@ -229,6 +275,10 @@ final class ProcessTable: Sendable {
         }
         return promise
     }
+
+    /// Whether `terminateAll` has ended and found nothing of the runner's
+    /// left: false before, and when it gave up on a process.
+    var endedEverything: Bool { state.withLock { $0.endedEverything } }
 
     /// What finished steps left running, found and ended by `terminateAll`.
     var leftovers: [LeftoverProcess] { state.withLock { $0.leftovers } }

@@ -46,6 +46,17 @@ enum StepMarkers {
         }
     }
 
+    /// Dismisses the watchdog (when one was started): it exits without a
+    /// sweep and is reaped, so that nothing of this process outlives it.
+    /// For a process about to exit that has ended every process of its
+    /// steps itself.
+    static func dismissWatchdog() {
+        watchdog.withLock { started in
+            guard started else { return }
+            _ = csh_dismiss_watchdog()
+        }
+    }
+
     /// The marks of process `pid` (several when promise-run runs inside a
     /// step); empty when it has none or is not ours to read.
     static func marks(of pid: pid_t) -> [Substring] {
