@@ -24,8 +24,9 @@ STDCXX_ARCHIVE := $(wildcard $(shell gcc -print-file-name=libstdc++.a 2>/dev/nul
 STDCXX_FOLDER := $(CURDIR)/.build/static-libstdc++
 LINK_STDCXX := $(if $(and $(STATIC),$(STDCXX_ARCHIVE)),-Xlinker -L$(STDCXX_FOLDER))
 
-# `make release SCRATCH=.build-release` builds in a folder of its own (CI's
-# instruction-count guard, beside other builds that hold .build's lock).
+# `make release SCRATCH=.build-release` builds in a folder of its own (the
+# binary the suite runs end to end and CI's instruction-count guard counts,
+# apart from the debug build in .build).
 SCRATCH ?=
 
 release:
@@ -35,9 +36,10 @@ release:
 # The whole suite: unit, end-to-end (the built binary on real workflows
 # against real processes, files and a local HTTP server). Warnings are
 # errors. The project is its own first user: this builds the binary, then
-# runs the target `test` of ci.workflow (the build, then the suite through
-# .ci/suite, which repeats the failing tests' lines last, where a CI log's
-# tail shows them).
+# runs the target `test` of ci.workflow (the debug build with the tests, the
+# release binary in .build-release, which the end-to-end tests run, then
+# the suite through .ci/suite, which repeats the failing tests' lines last,
+# where a CI log's tail shows them).
 test:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	"$$($(SWIFT) build --show-bin-path)/promise-run" ci.workflow test

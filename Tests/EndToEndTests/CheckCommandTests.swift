@@ -3,10 +3,16 @@ import Testing
 
 @Suite("promise-run check")
 struct CheckCommandTests {
-    /// The binary is found beside the test executable, not by the
-    /// fallback to .build/debug.
+    /// The binary is the one `PROMISE_RUN_BINARY` names (CI's release
+    /// build), else the one beside the test executable, not the fallback
+    /// to .build/debug.
     @Test func theBinaryIsFoundBesideTheTests() throws {
         let url = try #require(Binary.url)
+        if let chosen = ProcessInfo.processInfo.environment["PROMISE_RUN_BINARY"], !chosen.isEmpty {
+            #expect(url.standardizedFileURL == URL(fileURLWithPath: chosen, relativeTo: Binary.packageRoot).standardizedFileURL)
+            #expect(FileManager.default.isExecutableFile(atPath: url.path), "PROMISE_RUN_BINARY=\(chosen): no such program")
+            return
+        }
         let testFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
         let bundleFolders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()].map(\.standardizedFileURL)
         let folder = url.deletingLastPathComponent().standardizedFileURL

@@ -317,16 +317,19 @@ final class ProcessExecution: @unchecked Sendable {
     @discardableResult
     private func signalEscapees() -> Bool {
         let census = GroupCensus.shared.value
-        // Once the group is gone, only a scan begun after that can say no
-        // process of the step is left: one that left the group (`setsid`)
-        // just before it emptied is then in it, as an escapee.
-        let escapees = census.processes(marked: marker, scannedAfter: groupGoneAt ?? spawned).filter { $0.group != pid }
+        let escapees = census.processes(marked: marker, scannedAfter: spawned).filter { $0.group != pid }
         for escapee in escapees { escapee.end(killing: killing, terminated: &signaledEscapees) }
         if !escapees.isEmpty {
             imagesToFollow = nil
             return true
         }
-        guard groupGoneAt != nil else { return false }
+        guard let groupGoneAt else { return false }
+        // Only a scan begun after the group emptied can say no process of
+        // the step is left: one that left the group (`setsid`) just before
+        // is then in it, as an escapee. The shared scan is not taken again
+        // for this (one per teardown would make cancelling many steps
+        // quadratic): the next one, at most twice a scan's time later, is.
+        guard let taken = census.taken, taken > groupGoneAt else { return true }
         if var following = imagesToFollow {
             if following.followed(isOurs: { $0 == marker }) {
                 imagesToFollow = nil

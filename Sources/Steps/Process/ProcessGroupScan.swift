@@ -227,7 +227,7 @@ final class GroupCensus {
     private let minimumAge: Duration
     /// When the last scan began: what it says is true as of then, however
     /// long it took (under load, hundreds of milliseconds).
-    private var taken: ContinuousClock.Instant?
+    private(set) var taken: ContinuousClock.Instant?
     private var groups: [pid_t: Int] = [:]
     private var byMark: [String: [MarkedProcess]] = [:]
     /// Processes inside execve at the last scan: their marks were not

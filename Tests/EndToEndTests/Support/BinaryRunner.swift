@@ -4,9 +4,14 @@ import Testing
 /// Runs the built `promise-run` binary, which `swift build --build-tests`
 /// (and so `swift test`) puts beside the test bundle.
 enum Binary {
-    /// Where the binary is: in the test executable's folder (argv[0]), else
+    /// Where the binary is: the path `PROMISE_RUN_BINARY` gives (relative
+    /// to the package: CI runs the release binary, the one users install,
+    /// end to end), else in the test executable's folder (argv[0]), else
     /// in the bundle's folder, else in .build/debug of the package.
     static let url: URL? = {
+        if let chosen = ProcessInfo.processInfo.environment["PROMISE_RUN_BINARY"], !chosen.isEmpty {
+            return URL(fileURLWithPath: chosen, relativeTo: packageRoot).standardizedFileURL
+        }
         var folders: [URL] = []
         if let first = CommandLine.arguments.first {
             folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
