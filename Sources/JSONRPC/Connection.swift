@@ -8,16 +8,18 @@ import Synchronization
 /// several threads never interleave. Nothing but frames is ever written.
 package final class Connection: Sendable {
     private let output: Int32
-    private let writeLock = Mutex<Void>(())
+    /// True once `close` was called: nothing more is written.
+    private let writeLock = Mutex<Bool>(false)
 
     package init(output: Int32) {
         self.output = output
     }
 
-    /// Writes one message.
+    /// Writes one message (nothing after `close`).
     package func send(_ message: OutgoingMessage) {
         let bytes = MessageFraming.frame(message.body)
-        writeLock.withLock { _ in
+        writeLock.withLock { closed in
+            guard !closed else { return }
             bytes.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
@@ -30,6 +32,14 @@ package final class Connection: Sendable {
                 }
             }
         }
+    }
+
+    /// Writes nothing more, from any thread, once this returns (a write
+    /// under way finishes first): the descriptor is then its owner's to
+    /// close. A late message (a debounced diagnostic) written to a closed
+    /// descriptor's number would land in whatever file took it next.
+    package func close() {
+        writeLock.withLock { $0 = true }
     }
 
     /// Reads `input` until its end, calling `receive` for each message and

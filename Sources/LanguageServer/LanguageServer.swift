@@ -67,7 +67,9 @@ package final class LanguageServer: @unchecked Sendable {
 
     /// Serves until `exit` or the end of the input; the exit code (0 after
     /// `shutdown`, else 1, as LSP says). The server never ends the process:
-    /// the executable exits with what this returns.
+    /// the executable exits with what this returns. Nothing is written to
+    /// `output` once this returns (a pending diagnostic is dropped), so the
+    /// caller may close it.
     package func serve(input: Int32) -> Int32 {
         connection.readLoop(
             input: input,
@@ -79,6 +81,7 @@ package final class LanguageServer: @unchecked Sendable {
             })
         return queue.sync {
             storeWatcher?.stop()
+            connection.close()
             return shutdownRequested ? 0 : 1
         }
     }
