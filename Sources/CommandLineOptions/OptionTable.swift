@@ -6,12 +6,44 @@ package enum CommandName: String, CaseIterable, Sendable {
     case run, check, graph, list, fmt, lsp
 }
 
+/// A set of commands, as bits: the commands that take an option. A
+/// `Set<CommandName>` per option cost every start of promise-run a Swift
+/// `Set`'s instantiation and hashing for each row of the table, a fifth of
+/// `--version`'s instructions.
+package struct CommandSet: Equatable, Sendable, ExpressibleByArrayLiteral {
+    private var bits: UInt8 = 0
+
+    /// The commands listed.
+    package init(arrayLiteral commands: CommandName...) {
+        for command in commands { bits |= Self.bit(command) }
+    }
+
+    /// Every command.
+    package static let all = CommandSet(bits: ~0)
+
+    private init(bits: UInt8) { self.bits = bits }
+
+    /// Whether `command` is in the set.
+    package func contains(_ command: CommandName) -> Bool { bits & Self.bit(command) != 0 }
+
+    private static func bit(_ command: CommandName) -> UInt8 {
+        switch command {
+        case .run: 1
+        case .check: 2
+        case .graph: 4
+        case .list: 8
+        case .fmt: 16
+        case .lsp: 32
+        }
+    }
+}
+
 /// Every option of the command line, described once (as
 /// swift-argument-parser declares an option once): its names, its value,
 /// the commands that take it and its help. Parsing, `--help`, the three
 /// completion scripts and the man page's test all read this table; an
 /// option's name is spelled nowhere else in the executable.
-package enum Option: CaseIterable, Sendable {
+package enum Option: Int, CaseIterable, Sendable {
     case jobs, httpConnections, executor, slurmJobs, insecure, cacert, httpVersion, keepGoing, timeout, variable, varFile, envFile
     case force, cache, cacheReadOnly, cacheTimeout, watch, report, reportOutput, metricsListen, events, output, color, quiet, verbose, dryRun, format,
         checkOnly, stdio, help, version
@@ -39,12 +71,12 @@ package enum Option: CaseIterable, Sendable {
         /// What follows it.
         package var value: Value
         /// The commands that take it.
-        package var commands: Set<CommandName>
+        package var commands: CommandSet
         /// One sentence; `--help` wraps it.
         package var help: String
 
         /// A row.
-        package init(long: String, short: String? = nil, value: Value, commands: Set<CommandName>, help: String) {
+        package init(long: String, short: String? = nil, value: Value, commands: CommandSet, help: String) {
             self.long = long
             self.short = short
             self.value = value
@@ -54,10 +86,11 @@ package enum Option: CaseIterable, Sendable {
     }
 
     /// The option's row, made once for every option (a run reads the
-    /// table many times while its arguments are parsed).
-    package var spec: Spec { Self.specs[self]! }
+    /// table many times while its arguments are parsed), found by the
+    /// option's place in the table.
+    package var spec: Spec { Self.specs[rawValue] }
 
-    private static let specs = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.madeSpec) })
+    private static let specs = allCases.map(\.madeSpec)
 
     private var madeSpec: Spec {
         switch self {
@@ -143,7 +176,7 @@ package enum Option: CaseIterable, Sendable {
                 help: "step output: prefixed (default), grouped or quiet")
         case .color:
             Spec(
-                long: "--color", value: .choice(ColorMode.allCases.map(\.rawValue)), commands: Set(CommandName.allCases),
+                long: "--color", value: .choice(ColorMode.allCases.map(\.rawValue)), commands: .all,
                 help: "auto (default), always or never; NO_COLOR turns auto off")
         case .quiet:
             Spec(
@@ -172,7 +205,7 @@ package enum Option: CaseIterable, Sendable {
                 help: "talk over standard input and output (the default and only way; LSP clients add it)")
         case .help:
             Spec(
-                long: "--help", short: "-h", value: .none, commands: Set(CommandName.allCases),
+                long: "--help", short: "-h", value: .none, commands: .all,
                 help: "this text ('help COMMAND' for one command)")
         case .version:
             Spec(long: "--version", short: "-V", value: .none, commands: [.run], help: "the version")
