@@ -127,13 +127,31 @@ int csh_between_images(int pid) {
     return csh_between_images_in(pid, buffer, sizeof buffer);
 }
 
+/* SIGKILLs process `pid` and its whole group (what it started there, even
+ * with its environment cleared) when one of its marks (`value`, `length`
+ * bytes, one a line) starts with `prefix`. Returns 1 when it did. */
+static int csh_kill_if_marked(long pid, const char *prefix, const char *value, int length) {
+    size_t prefix_length = strlen(prefix);
+    for (int line = 0; line < length;) {
+        int line_end = line;
+        while (line_end < length && value[line_end] != '\n') line_end++;
+        if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
+            long group = syscall(SYS_getpgid, pid);
+            if (group > 1) syscall(SYS_kill, -group, (long)SIGKILL);
+            syscall(SYS_kill, pid, (long)SIGKILL);
+            return 1;
+        }
+        line = line_end + 1;
+    }
+    return 0;
+}
+
 /* Reads each of `pids` again (processes a scan found inside execve):
  * SIGKILLs one that now shows a mark starting with `prefix`, keeps those
  * still inside execve, drops the rest. Returns how many it killed; `*count`
  * becomes the number kept. */
 static int csh_watchdog_follow(const char *prefix, long *pids, int *count, char *value, size_t value_size,
                                char *buffer, size_t capacity) {
-    size_t prefix_length = strlen(prefix);
     int kept = 0;
     int killed = 0;
     for (int index = 0; index < *count; index++) {
@@ -143,18 +161,7 @@ static int csh_watchdog_follow(const char *prefix, long *pids, int *count, char 
             pids[kept++] = pid;
             continue;
         }
-        for (int line = 0; line < length;) {
-            int line_end = line;
-            while (line_end < length && value[line_end] != '\n') line_end++;
-            if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
-                long group = syscall(SYS_getpgid, pid);
-                if (group > 1) syscall(SYS_kill, -group, (long)SIGKILL);
-                syscall(SYS_kill, pid, (long)SIGKILL);
-                killed++;
-                break;
-            }
-            line = line_end + 1;
-        }
+        killed += csh_kill_if_marked(pid, prefix, value, length);
     }
     *count = kept;
     return killed;
@@ -169,7 +176,6 @@ static void csh_watchdog_sweep(const char *prefix) {
      * not readable yet): any may be one of ours. */
     static long images[256];
     char value[512];
-    size_t prefix_length = strlen(prefix);
     /* Done after three rounds in a row that find nothing of ours, once the
      * processes the last of them found inside execve show they are not
      * ours either. On a busy machine nearly every scan finds some process
@@ -208,20 +214,7 @@ static void csh_watchdog_sweep(const char *prefix) {
                     else found = 1;
                 }
                 /* Any of its marks (one per line) may be ours. */
-                for (int line = 0; line < length;) {
-                    int line_end = line;
-                    while (line_end < length && value[line_end] != '\n') line_end++;
-                    if (line_end - line >= (int)prefix_length && memcmp(value + line, prefix, prefix_length) == 0) {
-                        /* Its whole group too: what it started there, even
-                         * with its environment cleared. */
-                        long group = syscall(SYS_getpgid, pid);
-                        if (group > 1) syscall(SYS_kill, -group, (long)SIGKILL);
-                        syscall(SYS_kill, pid, (long)SIGKILL);
-                        found = 1;
-                        break;
-                    }
-                    line = line_end + 1;
-                }
+                if (csh_kill_if_marked(pid, prefix, value, length)) found = 1;
             }
         }
         csh_sys_close((int)directory);
