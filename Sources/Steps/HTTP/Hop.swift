@@ -7,144 +7,63 @@ import WorkflowModel
 /// Its fields live in one box, shared by copies until a copy changes one
 /// (the exchange keeps the request, the transport and its hop each hold
 /// it): a copy of eleven fields was a retain of each reference among them,
-/// four times per request. Not `BoxedFields`, whose key-path reads cost
-/// more here than the copies (StepRecord says how much).
+/// four times per request. Its fields are read through a key-path
+/// subscript, as `BoxedFields` does, but only in this module, where the
+/// optimizer turns a literal key path into a direct access (across modules
+/// it cannot: StepRecord says what that cost).
+@dynamicMemberLookup
 struct HopRequest {
-    /// The fields; changed only through a request that holds the box alone.
-    private final class Fields {
-        @exclusivity(unchecked) var method: String
-        @exclusivity(unchecked) var url: RequestURL
-        @exclusivity(unchecked) var headers: [(name: String, value: String)]
-        @exclusivity(unchecked) var host: String?
-        @exclusivity(unchecked) var body: RequestBody
-        @exclusivity(unchecked) var tls: TLSSettings
-        @exclusivity(unchecked) var proxy: String?
-        @exclusivity(unchecked) var idleTimeout: Duration?
-        @exclusivity(unchecked) var wire: (@Sendable (String) -> Void)?
-        @exclusivity(unchecked) var transport: TransportSettings
-        @exclusivity(unchecked) var wantsCertificate: Bool
+    /// The request's fields, read and changed as the request's own
+    /// (`request.method`) through the subscript below.
+    struct Values {
+        var method: String
+        var url: RequestURL
 
-        init(
-            method: String, url: RequestURL, headers: [(name: String, value: String)], host: String?, body: RequestBody, tls: TLSSettings,
-            proxy: String?, idleTimeout: Duration?, wire: (@Sendable (String) -> Void)?, transport: TransportSettings, wantsCertificate: Bool
-        ) {
-            self.method = method
-            self.url = url
-            self.headers = headers
-            self.host = host
-            self.body = body
-            self.tls = tls
-            self.proxy = proxy
-            self.idleTimeout = idleTimeout
-            self.wire = wire
-            self.transport = transport
-            self.wantsCertificate = wantsCertificate
-        }
+        /// Every header to send, `Host` excepted (the transport writes it).
+        var headers: [(name: String, value: String)]
 
-        func copy() -> Fields {
-            Fields(
-                method: method, url: url, headers: headers, host: host, body: body, tls: tls, proxy: proxy, idleTimeout: idleTimeout, wire: wire,
-                transport: transport, wantsCertificate: wantsCertificate)
-        }
+        /// The step's own `Host` (a virtual host), sent instead of the URL's
+        /// authority; empty: no `Host` at all. Nil: the authority.
+        var host: String?
+
+        var body: RequestBody
+        var tls: TLSSettings
+
+        /// The proxy to go through (`http://host:port`), when one applies.
+        var proxy: String?
+
+        /// No byte for this long fails the hop with kind `timeout`.
+        var idleTimeout: Duration?
+
+        /// `-vv`: hears the request as the transport sends it.
+        var wire: (@Sendable (String) -> Void)?
+
+        /// Connect timeout, address overrides, a Unix socket, the HTTP version.
+        var transport: TransportSettings
+
+        /// The step reads the server's certificate (`expect certificate`): the
+        /// hop gathers it, on a connection of its own (a reused one has no
+        /// handshake to read it from).
+        var wantsCertificate: Bool
     }
 
-    private var fields: Fields
+    /// The values; changed only through a request that holds the box alone.
+    private final class Box {
+        @exclusivity(unchecked) var values: Values
 
-    var method: String {
-        get { fields.method }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.method
-        }
+        init(_ values: Values) { self.values = values }
     }
 
-    var url: RequestURL {
-        get { fields.url }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.url
-        }
-    }
+    private var box: Box
 
-    /// Every header to send, `Host` excepted (the transport writes it).
-    var headers: [(name: String, value: String)] {
-        get { fields.headers }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.headers
-        }
-    }
-
-    /// The step's own `Host` (a virtual host), sent instead of the URL's
-    /// authority; empty: no `Host` at all. Nil: the authority.
-    var host: String? {
-        get { fields.host }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.host
-        }
-    }
-
-    var body: RequestBody {
-        get { fields.body }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.body
-        }
-    }
-
-    var tls: TLSSettings {
-        get { fields.tls }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.tls
-        }
-    }
-
-    /// The proxy to go through (`http://host:port`), when one applies.
-    var proxy: String? {
-        get { fields.proxy }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.proxy
-        }
-    }
-
-    /// No byte for this long fails the hop with kind `timeout`.
-    var idleTimeout: Duration? {
-        get { fields.idleTimeout }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.idleTimeout
-        }
-    }
-
-    /// `-vv`: hears the request as the transport sends it.
-    var wire: (@Sendable (String) -> Void)? {
-        get { fields.wire }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.wire
-        }
-    }
-
-    /// Connect timeout, address overrides, a Unix socket, the HTTP version.
-    var transport: TransportSettings {
-        get { fields.transport }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.transport
-        }
-    }
-
-    /// The step reads the server's certificate (`expect certificate`): the
-    /// hop gathers it, on a connection of its own (a reused one has no
-    /// handshake to read it from).
-    var wantsCertificate: Bool {
-        get { fields.wantsCertificate }
-        _modify {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            yield &fields.wantsCertificate
+    /// A field of the request: read from the shared box; changed in a box
+    /// of this request's own (copied first when another request shares
+    /// it). Within this module the key path is folded into a direct access.
+    subscript<Value>(dynamicMember field: WritableKeyPath<Values, Value>) -> Value {
+        @inline(__always) get { box.values[keyPath: field] }
+        @inline(__always) _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+            yield &box.values[keyPath: field]
         }
     }
 
@@ -153,9 +72,10 @@ struct HopRequest {
         tls: TLSSettings, proxy: String?, idleTimeout: Duration?, wire: (@Sendable (String) -> Void)? = nil,
         transport: TransportSettings = TransportSettings(), wantsCertificate: Bool = false
     ) {
-        fields = Fields(
-            method: method, url: url, headers: headers, host: host, body: body, tls: tls, proxy: proxy, idleTimeout: idleTimeout, wire: wire,
-            transport: transport, wantsCertificate: wantsCertificate)
+        box = Box(
+            Values(
+                method: method, url: url, headers: headers, host: host, body: body, tls: tls, proxy: proxy, idleTimeout: idleTimeout,
+                wire: wire, transport: transport, wantsCertificate: wantsCertificate))
     }
 }
 
