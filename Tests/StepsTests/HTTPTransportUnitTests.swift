@@ -66,6 +66,33 @@ struct RequestURLTests {
         #expect(other.origin == base.origin)
         #expect(base.resolving("http://a:8443/z")?.origin != base.origin)
     }
+
+    @Test func aRelativeReferenceSaysItsOwnText() throws {
+        let base = try #require(RequestURL.parse("http://a:81/b/c?q"))
+        let resolved = try #require(base.resolving("../d?x=1"))
+        #expect(resolved.text == "http://a:81/d?x=1")
+        #expect(resolved.authority == "a:81")
+        #expect(base.text == "http://a:81/b/c?q")
+    }
+
+    /// The URLs parsed last are kept (a load test sends one URL thousands
+    /// of times): more URLs than are kept, in turns, each parsed to its
+    /// own parts every time, and an unparsable one still refused.
+    @Test func keptURLsAreEachTheirOwn() throws {
+        let count = RecentURLs.capacity * 2 + 3
+        for round in 0..<3 {
+            for index in 0..<count {
+                let port = 8000 + index
+                let url = try #require(RequestURL.parse("http://Host\(index).test:\(port)/p/\(index)?r=\(round % 2)"))
+                #expect(url.host == "host\(index).test")
+                #expect(url.port == port)
+                #expect(url.target == "/p/\(index)?r=\(round % 2)")
+                #expect(url.text == "http://host\(index).test:\(port)/p/\(index)?r=\(round % 2)")
+                #expect(url.origin == Origin(scheme: "http", host: "host\(index).test", port: port))
+            }
+            #expect(RequestURL.parse("http://h:99999/") == nil)
+        }
+    }
 }
 
 @Suite("HTTP: reading HTTP/1.1 responses")

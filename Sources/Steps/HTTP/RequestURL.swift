@@ -19,7 +19,7 @@ struct RequestURL: Sendable, Hashable {
     /// Whether the URL named the port.
     let portWritten: Bool
     /// Path and query, starting with `/`, encoded for the request line.
-    var target: String
+    let target: String
     /// `host` or `host:port` (the port only when it is not the scheme's
     /// default), IPv6 in brackets: the `Host` header. Made once: every
     /// request sends it and reports it.
@@ -27,6 +27,9 @@ struct RequestURL: Sendable, Hashable {
     /// Scheme, host and port: what a redirect must keep for credentials
     /// to go on, and what the connection pool keys on (hashed once).
     let origin: Origin
+    /// The URL without user info or fragment, as sent: what reports say.
+    /// Made once, as `authority` is.
+    let text: String
 
     init(scheme: String, userInfo: String?, host: String, port: Int, portWritten: Bool, target: String) {
         self.scheme = scheme
@@ -38,19 +41,15 @@ struct RequestURL: Sendable, Hashable {
         let name = ASCIIByte.occurs(UInt8(ascii: ":"), in: host) ? "[\(host)]" : host
         authority = port == Self.defaultPort(scheme) ? name : name + ":" + String(port)
         origin = Origin(scheme: scheme, host: host, port: port)
-    }
-
-    var isSecure: Bool { scheme == "https" }
-
-    /// The URL without user info or fragment, as sent.
-    var text: String {
         var text = scheme
         text.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + target.utf8.count)
         text += "://"
         text += authority
         text += target
-        return text
+        self.text = text
     }
+
+    var isSecure: Bool { scheme == "https" }
 
     /// The path part of the target (before `?`).
     var path: Substring {
@@ -60,8 +59,15 @@ struct RequestURL: Sendable, Hashable {
 
     static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
+    /// The URLs parsed last (`RecentURLs`).
+    private static let recent = RecentURLs()
+
     /// Parses an absolute http(s) URL; nil when it is not one.
     static func parse(_ text: String) -> RequestURL? {
+        recent.url(for: text, parse: parseAnew)
+    }
+
+    private static func parseAnew(_ text: String) -> RequestURL? {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
         // Compared without case as bytes; the scheme kept in lower case.
@@ -146,9 +152,9 @@ struct RequestURL: Sendable, Hashable {
         if bytes.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
             return Self.parseAfterScheme(scheme, bytes[2...])
         }
-        var resolved = self
-        resolved.target = Self.requestTarget(bytes[...], basePath: path)
-        return resolved
+        return RequestURL(
+            scheme: scheme, userInfo: userInfo, host: host, port: port, portWritten: portWritten,
+            target: Self.requestTarget(bytes[...], basePath: path))
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

@@ -159,13 +159,7 @@ extension WorkflowExecutor {
         @Sendable func iteration(_ index: Int) -> ExecutionContext {
             var iteration = context
             iteration.iterationMeasure = nil
-            // `[i]` appended, not interpolated: once per iteration.
-            var suffix = context.suffix
-            suffix.reserveCapacity(suffix.utf8.count + 22)
-            suffix += "["
-            suffix += String(index)
-            suffix += "]"
-            iteration.suffix = suffix
+            iteration.suffix = IterationText.suffix(context.suffix, index: index)
             iteration.key = context.key + [index]
             return iteration
         }

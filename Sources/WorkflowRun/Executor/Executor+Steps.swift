@@ -6,7 +6,7 @@ extension WorkflowExecutor {
     /// A step with its retries. The record is finished once, after the last
     /// attempt; a step that never started is skipped.
     func runStep(_ node: Node, _ step: Step, _ context: ExecutionContext) -> Promise<Void> {
-        let id = node.id + context.suffix
+        let id = IterationText.joined(node.id, context.suffix)
         let unregistered = context.unregistered?.step(id: id, key: context.key)
         guard !context.cancel.isCancelled else {
             if let unregistered {

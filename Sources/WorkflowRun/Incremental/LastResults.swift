@@ -25,6 +25,9 @@ package struct LastResult: Sendable, Equatable {
         self.failed = failed
     }
 
+    /// No run: what a label's first run is added to (it ends before any).
+    static let none = LastResult(status: .pending, duration: 0, finished: -.infinity, runs: 0, failed: 0)
+
     /// Adds a run of the same label in the same run: the counts grow, and
     /// the one that ended last is the label's last result.
     mutating func add(_ other: LastResult) {

@@ -390,11 +390,8 @@ final class RunRecorder: Sendable {
     ) -> Bool {
         let succeeded = record.status == .succeeded || record.status == .upToDate
         if let ended = LastResult.of(record) {
-            if state.lastResults[ended.label] == nil {
-                state.lastResults[ended.label] = ended.result
-            } else {
-                state.lastResults[ended.label]!.add(ended.result)
-            }
+            // One lookup: the first run of a label added to `none` is itself.
+            state.lastResults[ended.label, default: .none].add(ended.result)
         }
         // Statistics per label; past 1,000 runs of a label, its records
         // are kept only for its first 1,000 failures: millions
