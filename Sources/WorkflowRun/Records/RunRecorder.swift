@@ -397,13 +397,19 @@ final class RunRecorder: Sendable {
         // are kept only for its first 1,000 failures: millions
         // of requests hold memory flat.
         if let key = statsKey ?? LabelStats.key(of: record.id) {
-            let order = state.stats.count
-            // One lookup: added to, and its counts read, in place.
+            // One lookup: added to, and its counts read, in place. Not
+            // `stats[key, default:]`: its default, a closure over the key,
+            // was two allocations a request.
+            var index = state.stats.index(forKey: key)
+            if index == nil {
+                state.stats[key] = LabelStats(label: key, order: state.stats.count)
+                index = state.stats.index(forKey: key)
+            }
             func add(_ stats: inout LabelStats) -> (count: Int, failed: Int) {
                 stats.add(record, latency: latency ?? record.duration ?? .zero, lateness: lateness, end: WallClock.now())
                 return (stats.count, stats.failed)
             }
-            let counts = add(&state.stats[key, default: LabelStats(label: key, order: order)])
+            let counts = add(&state.stats.values[index!])
             if counts.count > Self.recordsPerLabel,
                 succeeded || (record.status == .failed && counts.failed > Self.recordsPerLabel)
             {
