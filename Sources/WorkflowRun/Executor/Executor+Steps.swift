@@ -64,7 +64,7 @@ extension WorkflowExecutor {
                 if var unregistered {
                     // What ran, with its values, as a registered step's record says.
                     if ASCIIByte.occurs(UInt8(ascii: "{"), in: unregistered.summary),
-                        let resolved = try? resolve(step, id: id, in: context.values)
+                        let resolved = try? resolve(step, id: id, node: node, in: context.values)
                     {
                         unregistered.summary = StepSummary.describe(resolved)
                     }
@@ -201,7 +201,7 @@ extension WorkflowExecutor {
         }
         let resolved: ResolvedStep
         do {
-            resolved = try resolve(step, id: id, in: context.values)
+            resolved = try resolve(step, id: id, node: node, in: context.values)
         } catch {
             release?()
             if context.unregistered == nil { recorder.start(id) }

@@ -142,6 +142,9 @@ package final class WorkflowExecutor: Sendable {
     let recorder: RunRecorder
     /// Step summaries by node id (`summary(of:_:)`).
     let summaries = Lock<[String: String]>([:])
+    /// Steps by node id, resolved once when their templates are all plain
+    /// text (`resolve`).
+    let constantSteps = Lock<[String: ConstantStep]>([:])
     let interpolator: Interpolator
     /// The workflow file's folder, absolute: relative paths resolve here.
     let directory: String

@@ -13,7 +13,24 @@ package final class ValueScope: Sendable {
         var variables: [String: String] = [:]
         var secretNames: Set<String> = []
         var environment: [(name: String, value: String)] = []
+        /// The first label stored here and its result, the others in
+        /// `results`: an iteration of a load test stores one result per
+        /// request, and a table of one was an allocation and a hash.
+        var first: (label: String, result: StepResult)?
         var results: [String: StepResult] = [:]
+
+        mutating func store(_ result: StepResult, label: String) {
+            if first == nil || first?.label == label {
+                first = (label, result)
+            } else {
+                results[label] = result
+            }
+        }
+
+        func result(_ label: String) -> StepResult? {
+            if let first, first.label == label { return first.result }
+            return results.isEmpty ? nil : results[label]
+        }
     }
 
     package let parent: ValueScope?
@@ -101,13 +118,13 @@ package final class ValueScope: Sendable {
     package func store(_ result: StepResult, label: String) {
         var scope = self
         while !scope.isLabelScope, let parent = scope.parent { scope = parent }
-        scope.state.withLock { $0.results[label] = result }
+        scope.state.withLock { $0.store(result, label: label) }
     }
 
     package func result(_ label: String) -> StepResult? {
         var scope: ValueScope? = self
         while let current = scope {
-            if let result = current.state.withLock({ $0.results[label] }) { return result }
+            if let result = current.state.withLock({ $0.result(label) }) { return result }
             scope = current.parent
         }
         return nil
