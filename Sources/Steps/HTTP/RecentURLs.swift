@@ -1,4 +1,4 @@
-import Synchronization
+import PromiseEngine
 
 /// The last few URLs parsed, by their text: a load test sends one step's
 /// URL thousands of times a second, and parsing it (host, port, target,
@@ -14,7 +14,8 @@ final class RecentURLs: Sendable {
         let url: RequestURL
     }
 
-    private let entries = Mutex<(kept: [Entry], next: Int)>(([], 0))
+    /// `Lock`, not a bare `Mutex`: ThreadSanitizer sees its hand-overs.
+    private let entries = Lock<(kept: [Entry], next: Int)>(([], 0))
 
     /// The URL `text` parses to, parsed by `parse` when it is not kept.
     func url(for text: String, parse: (String) -> RequestURL?) -> RequestURL? {
