@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/un.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *status) {
@@ -80,6 +81,39 @@ int csh_unix_connect(const char *path, int *status) {
 
 int csh_accept(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int csh_stamp_receives(int fd) {
+    int one = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+}
+
+ptrdiff_t csh_read_stamped(int fd, void *buffer, size_t size, int64_t *age_ns) {
+    struct iovec vector = { buffer, size };
+    // Room for one SCM_TIMESTAMPNS (a timespec) and then some.
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec)) + 64];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    *age_ns = -1;
+    ssize_t count = recvmsg(fd, &message, 0);
+    if (count <= 0) return count;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_TIMESTAMPNS) continue;
+        struct timespec stamp, now;
+        memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t age = (int64_t)(now.tv_sec - stamp.tv_sec) * 1000000000 + (now.tv_nsec - stamp.tv_nsec);
+        // The wall clock stepped back between the two: no age to trust.
+        *age_ns = age < 0 ? -1 : age;
+    }
+    return count;
 }
 
 int csh_socket_error(int fd) {

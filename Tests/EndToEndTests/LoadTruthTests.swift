@@ -644,6 +644,37 @@ struct LoadTruthTests {
         #expect(fmt.status == 0, "\(fmt.stdout)\(fmt.stderr)")
     }
 
+    @Test("under a fast schedule, latency and timings say when each response arrived, not when the runner read it")
+    func deferredReadsKeepTrueTimes() async throws {
+        // nginx answers a small file in about 0.1 ms; the test server
+        // takes longer than the interval, which this needs well under it.
+        guard let server = try TestServers.ifInstalled(TestServers.nginxPlain(), "the fast schedule's latency") else { return }
+        let space = try Workspace()
+        defer { space.remove() }
+        // 1,000 a second: the loop wakes each millisecond for the
+        // schedule and reads the responses that came meanwhile then
+        // (EventLoop's deferred reads). Timed by that read, every response
+        // would take the whole interval, 1 ms or more; its receive stamp
+        // says when it came.
+        let (run, _) = try await space.run(
+            """
+            workflow "fast"
+            repeat for 2s parallel limit 64 rate 1000/s {
+              get: http GET "\(server)/hello"
+            }
+            """, killedAfter: 60)
+        #expect(run.status == 0, "\(run.stdout.suffix(2000))\(run.stderr)")
+        let latency = run.seconds("get", "latency") ?? [:]
+        #expect((latency["p50"] ?? 1) < 0.00075, "\(latency)")
+        // Each listed step's own timings, from the same stamps.
+        let steps = run.steps
+        let totals = steps.compactMap { ($0["timings"] as? [String: Double])?["total"] }.sorted()
+        try #require(totals.count >= 100, "\(totals.count) steps listed")
+        #expect(totals[totals.count / 2] < 0.00075, "median total \(totals[totals.count / 2])")
+        let firstBytes = steps.compactMap { ($0["timings"] as? [String: Double])?["firstByte"] }.sorted()
+        #expect(firstBytes[firstBytes.count / 2] < 0.00075, "median firstByte \(firstBytes[firstBytes.count / 2])")
+    }
+
     @Test("a ramp: rate 0/s ramp 20/s in 1s, 20/s in 1s sends exactly the 30 iterations its integral plans, none before it is due")
     func ramp() async throws {
         let base = try await TestServers.plain()

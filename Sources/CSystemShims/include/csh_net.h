@@ -14,6 +14,14 @@ int csh_tcp_connect(int family, const uint8_t *address, uint16_t port, int *stat
 /// domain socket at `path`. Returns the descriptor with `*status` 0 or
 /// EINPROGRESS, or -1 with `*status` the errno value.
 int csh_unix_connect(const char *path, int *status);
+/// Asks the kernel to stamp each segment `fd` receives with the moment it
+/// arrived (SO_TIMESTAMPNS), for `csh_read_stamped`. 0, or -1 with errno.
+int csh_stamp_receives(int fd);
+/// read() that also says how long ago the kernel received the last byte
+/// it returns: `*age_ns`, or -1 when the kernel gave no stamp (the socket
+/// asked for none, or timestamping was still being switched on). A
+/// response read late (the event loop defers reads) keeps its true time.
+ptrdiff_t csh_read_stamped(int fd, void *buffer, size_t size, int64_t *age_ns);
 /// The pending error of a socket (SO_ERROR), 0 when none.
 int csh_socket_error(int fd);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (a connection no child

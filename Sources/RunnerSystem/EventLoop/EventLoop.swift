@@ -15,6 +15,15 @@ import Synchronization
 /// Descriptors may be registered from any thread (a spawning thread hands
 /// a new child over without waking the loop); from the registration on,
 /// its handler runs here.
+///
+/// A descriptor registered as deferrable (a TCP connection that takes
+/// the kernel's receive timestamps) may be left unread for a while: when
+/// the loop will wake within `deferLimit` anyway (a `rate`'s next due
+/// moment, at 1,000 a second and more), it does not wake for it too, and
+/// reads what arrived at that moment. Under a fast schedule that is one
+/// wake-up a request, not two (each costs about 10 µs of kernel time on a
+/// VM); the reader takes its timings from the receive stamps, so what was
+/// measured stays true (docs/language.md, 'Load').
 @usableFromInline
 package final class EventLoop: Sendable {
     /// The loop every runner shares; its thread lives as long as the process.
@@ -25,6 +34,12 @@ package final class EventLoop: Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
+    /// The deferrable descriptors' own epoll set. While it sits in
+    /// `epollFD` (token 1), the loop wakes for them as for any other.
+    private let deferredFD: Int32
+    /// The longest a deferrable descriptor's events wait for the loop's
+    /// next wake-up.
+    package static let deferLimit: Int64 = 1_000_000
     /// Work handed over by other threads, run in order on the loop thread.
     private let inbox = Lock<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
@@ -32,7 +47,7 @@ package final class EventLoop: Sendable {
     /// The handler of every registered descriptor. Locked: any thread may
     /// register; only the loop thread calls and removes handlers.
     private let handlers = Lock<Handlers>(Handlers())
-    private let nextToken = Atomic<Token>(1)
+    private let nextToken = Atomic<Token>(2)
     /// The thread is started with the first work or descriptor: a run
     /// that starts no process and sends no request starts none.
     private let threadStarted = Atomic<Bool>(false)
@@ -42,6 +57,8 @@ package final class EventLoop: Sendable {
         // @unchecked: read and written only on the loop thread (`run`, the
         // handlers, and work passed to `execute`).
         var timers = TimerHeap()
+        /// Whether `deferredFD` is in the loop's own set now.
+        var wakesForDeferred = true
     }
 
     private struct Handlers: @unchecked Sendable {
@@ -53,13 +70,17 @@ package final class EventLoop: Sendable {
         var byToken: [Token: (UInt32) -> Void] = Dictionary(minimumCapacity: 1024)
     }
 
-    private init() {
+    /// A loop of its own (tests); runners share `shared`. Its thread,
+    /// once started, lives as long as the process.
+    init() {
         epollFD = csh_epoll_create()
         wakeFD = csh_eventfd()
-        precondition(epollFD >= 0 && wakeFD >= 0, "epoll/eventfd: \(systemReason(errno))")
+        deferredFD = csh_epoll_create()
+        precondition(epollFD >= 0 && wakeFD >= 0 && deferredFD >= 0, "epoll/eventfd: \(systemReason(errno))")
         confined = Confined()
-        // Token 0 is the wake-up descriptor.
+        // Token 0 is the wake-up descriptor, token 1 the deferrable set.
         _ = csh_epoll_ctl(epollFD, wakeFD, csh_epollin(), 0, 0)
+        _ = csh_epoll_ctl(epollFD, deferredFD, csh_epollin(), 1, 0)
     }
 
     /// Starts the loop's thread, once.
@@ -95,10 +116,14 @@ package final class EventLoop: Sendable {
     /// Calls `handler` on the loop thread with the epoll events whenever
     /// `fd` is ready, from now on. Any thread: what the handler reads was
     /// written before this call is visible to it.
-    package func register(_ fd: Int32, token: Token, events: UInt32, _ handler: @escaping (UInt32) -> Void) {
+    /// A `deferrable` descriptor's events may wait for the loop's next
+    /// wake-up, at most `deferLimit` (see the type's comment).
+    package func register(
+        _ fd: Int32, token: Token, events: UInt32, deferrable: Bool = false, _ handler: @escaping (UInt32) -> Void
+    ) {
         startThread()
         handlers.withLock { $0.byToken[token] = handler }
-        if csh_epoll_ctl(epollFD, fd, events, token, 0) != 0 {
+        if csh_epoll_ctl(deferrable ? deferredFD : epollFD, fd, events, token, 0) != 0 {
             // Cannot happen for the pipes and pidfds registered here.
             let failure = errno
             preconditionFailure("epoll_ctl(ADD, \(fd)): \(systemReason(failure))")
@@ -107,16 +132,24 @@ package final class EventLoop: Sendable {
 
     // MARK: - On the loop thread
 
-    /// Changes the events `fd` is watched for.
-    package func modify(_ fd: Int32, token: Token, events: UInt32) {
+    /// Changes the events `fd` is watched for (`deferrable` as registered).
+    package func modify(_ fd: Int32, token: Token, events: UInt32, deferrable: Bool = false) {
         assert(inLoop)
-        _ = csh_epoll_ctl(epollFD, fd, events, token, 1)
+        _ = csh_epoll_ctl(deferrable ? deferredFD : epollFD, fd, events, token, 1)
+    }
+
+    /// Makes a registered descriptor deferrable from now on (a connection
+    /// once connected: its connect is timed by the loop's clock).
+    package func makeDeferrable(_ fd: Int32, token: Token, events: UInt32) {
+        assert(inLoop)
+        _ = csh_epoll_remove(epollFD, fd)
+        _ = csh_epoll_ctl(deferredFD, fd, events, token, 0)
     }
 
     /// Stops watching `fd` (before it is closed).
-    package func unregister(_ fd: Int32, token: Token) {
+    package func unregister(_ fd: Int32, token: Token, deferrable: Bool = false) {
         assert(inLoop)
-        _ = csh_epoll_remove(epollFD, fd)
+        _ = csh_epoll_remove(deferrable ? deferredFD : epollFD, fd)
         _ = handlers.withLock { $0.byToken.removeValue(forKey: token) }
     }
 
@@ -166,25 +199,59 @@ package final class EventLoop: Sendable {
         // moment).
         csh_set_timer_slack(1_000)
         var events = [csh_event](repeating: csh_event(), count: 64)
+        var deferred = [csh_event](repeating: csh_event(), count: 64)
         while true {
             let timeout = nanosecondsToNextTimer()
+            // Waking within the limit anyway: the deferrable descriptors
+            // wait for that wake-up (one epoll_ctl when this changes, not
+            // one a request).
+            let defers = timeout >= 0 && timeout <= Self.deferLimit
+            if defers == confined.wakesForDeferred {
+                confined.wakesForDeferred = !defers
+                if defers {
+                    _ = csh_epoll_remove(epollFD, deferredFD)
+                } else {
+                    _ = csh_epoll_ctl(epollFD, deferredFD, csh_epollin(), 1, 0)
+                }
+            }
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 csh_epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
             }
+            var deferredReady = false
             if count > 0 {
                 for index in 0..<Int(count) {
                     let event = events[index]
                     if event.token == 0 {
                         _ = csh_eventfd_drain(wakeFD)
                         runInbox()
+                    } else if event.token == 1 {
+                        deferredReady = true
                     } else if let handler = handlers.withLock({ $0.byToken[event.token] }) {
                         handler(event.events)
                     }
                 }
             }
+            // Due work first (a schedule's request goes out on time), then
+            // what the deferrable descriptors have.
             runDueTimers()
+            if deferredReady || defers { runDeferred(&deferred) }
             // Work the loop's own thread handed itself while it ran.
             runInbox()
+        }
+    }
+
+    /// Handles what the deferrable descriptors have now, without waiting.
+    private func runDeferred(_ events: inout [csh_event]) {
+        while true {
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                csh_epoll_wait(deferredFD, buffer.baseAddress, Int32(buffer.count), 0)
+            }
+            guard count > 0 else { return }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                if let handler = handlers.withLock({ $0.byToken[event.token] }) { handler(event.events) }
+            }
+            if count < Int32(events.count) { return }
         }
     }
 

@@ -83,6 +83,9 @@ final class HTTP1Transport: HopTransport {
         }
         guard fd >= 0 else { return .failure(SystemCallError("connect", code: status)) }
         let connection = HTTP1Connection(fd: fd, token: loop.makeToken(), origin: origin, transport: self)
+        // TCP: its responses carry the kernel's receive stamps, so the
+        // loop may defer reading them (EventLoop), once it is connected.
+        if socketPath == nil { connection.stamped = csh_stamp_receives(fd) == 0 }
         open[connection.token] = connection
         let events = csh_epollin() | (status == 0 ? 0 : csh_epollout())
         connection.watchingWrite = status != 0
@@ -114,6 +117,11 @@ final class HTTP1Connection {
     /// Responses it carried to their end.
     var served = 0
     var watchingWrite = false
+    /// Its reads say when the kernel received the bytes (`csh_read_stamped`).
+    var stamped = false
+    /// In the loop's deferrable set: it wakes the loop only when nothing
+    /// else will within the defer limit (set once connected).
+    private(set) var deferrable = false
     private(set) var isClosed = false
 
     init(fd: Int32, token: EventLoop.Token, origin: Origin, transport: HTTP1Transport) {
@@ -135,14 +143,22 @@ final class HTTP1Connection {
     func watchWrite(_ on: Bool) {
         guard on != watchingWrite, !isClosed else { return }
         watchingWrite = on
-        transport.loop.modify(fd, token: token, events: csh_epollin() | (on ? csh_epollout() : 0))
+        transport.loop.modify(fd, token: token, events: csh_epollin() | (on ? csh_epollout() : 0), deferrable: deferrable)
+    }
+
+    /// Connected and stamped: its reads may wait for the loop's next
+    /// wake-up (its timings come from the stamps).
+    func deferReads() {
+        guard stamped, !deferrable, !isClosed else { return }
+        deferrable = true
+        transport.loop.makeDeferrable(fd, token: token, events: csh_epollin() | (watchingWrite ? csh_epollout() : 0))
     }
 
     func close() {
         guard !isClosed else { return }
         isClosed = true
         owner = nil
-        transport.loop.unregister(fd, token: token)
+        transport.loop.unregister(fd, token: token, deferrable: deferrable)
         Glibc.close(fd)
         transport.forget(self)
     }
@@ -302,6 +318,7 @@ final class HTTP1Hop: HopHandle {
         timings.tls = timings.connect
         if timings.dns > timings.connect { timings.dns = timings.connect }
         guard let connection else { return }
+        connection.deferReads()
         attach(connection)
     }
 
@@ -473,10 +490,20 @@ final class HTTP1Hop: HopHandle {
         guard let connection else { return }
         let buffer = transport.readBuffer
         while !isEnded {
-            let count = read(connection.fd, buffer.baseAddress, buffer.count)
+            var age: Int64 = -1
+            let count =
+                connection.stamped
+                ? csh_read_stamped(connection.fd, buffer.baseAddress, buffer.count, &age)
+                : read(connection.fd, buffer.baseAddress, buffer.count)
             if count > 0 {
-                if !parser.started { timings.firstByte = started.duration(to: .now) }
-                lastActivity = .now
+                let now = ContinuousClock.now
+                // When the kernel received these bytes: a deferred read
+                // does not make the server look slower. Never before the
+                // hop began (a wall clock stepped forward meanwhile).
+                let sinceStart = started.duration(to: now)
+                timings.held = age > 0 ? min(.nanoseconds(age), sinceStart) : .zero
+                if !parser.started { timings.firstByte = sinceStart - timings.held }
+                lastActivity = now
                 guard process(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
                 if count < buffer.count { return }
                 continue
@@ -485,6 +512,8 @@ final class HTTP1Hop: HopHandle {
                 if retryIfStale() { return }
                 switch parser.closed() {
                 case .end(let reusable):
+                    // It ended with the close, whose moment has no stamp.
+                    timings.held = .zero
                     finish(reusable: reusable)
                 case .failure(let message):
                     end(

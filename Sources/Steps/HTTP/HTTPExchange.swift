@@ -399,7 +399,9 @@ final class HTTPExchange: HopDelegate {
         }
         isOver = true
         engine.ended(self)
-        let total = started.duration(to: .now)
+        // The response ended when its last byte arrived, not when a
+        // deferred read took it.
+        let total = max(started.duration(to: .now) - timings.held, timings.firstByte)
         var info = HTTPExchangeInfo(
             url: request.url.text, redirects: redirects, version: version,
             timings: HTTPTimings(
@@ -408,7 +410,11 @@ final class HTTPExchange: HopDelegate {
         if step.cookies, !jarIsEmpty { info.cookies = withJar { $0.values(for: request.url, now: Self.epochSeconds()) } }
         info.certificate = certificate
         let contentType = head.value(.contentType)
-        let partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
+        let partial = {
+            var partial = StepResult(status: head.status, headers: head.headers, duration: total, http: info)
+            partial.settledEarlier = timings.held
+            return partial
+        }()
         let file = self.file
         self.file = nil
         let body = self.body

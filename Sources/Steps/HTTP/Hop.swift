@@ -135,6 +135,9 @@ struct HopTimings {
     var connect: Duration = .zero
     var tls: Duration = .zero
     var firstByte: Duration = .zero
+    /// How long the response's last byte had been in the kernel when it
+    /// was read (the kernel's receive stamp): the hop ended that long ago.
+    var held: Duration = .zero
 }
 
 /// How a hop ended.

@@ -58,6 +58,12 @@ package struct StepResult: Sendable, BoxedFields {
         package var http: HTTPExchangeInfo?
         /// The Slurm job that ran the step, nil on this machine.
         package var slurmJob: String?
+        /// How long the step's outcome had already been there when the
+        /// runner took it: a response whose last byte waited in the
+        /// kernel for the event loop's next wake-up (it defers reads under
+        /// a fast schedule). The step ended that long before it was read;
+        /// its latency and record say so.
+        package var settledEarlier: Duration = .zero
     }
 
     @usableFromInline

@@ -215,14 +215,17 @@ extension WorkflowExecutor {
                 // its progress counts from then, else from its start.
                 let started = lateness != nil || progress != nil ? clock.now() : .zero
                 var ready = started
+                var latencyStart: LatencyStart?
                 if let schedule {
                     ready = schedule.due(index)
-                    iteration.latencyStart = LatencyStart(ready)
+                    latencyStart = LatencyStart(ready)
+                    iteration.latencyStart = latencyStart
                     if let warning = lateness?.started(lateness: started - ready) { observer?.warning(warning) }
                 }
                 guard measure != nil || lateness != nil || progress != nil else { return runBlock(foreach.body, iteration) }
-                return runBlock(foreach.body, iteration).tap { [clock, ready] outcome in
-                    let now = clock.now()
+                return runBlock(foreach.body, iteration).tap { [clock, ready, latencyStart] outcome in
+                    // When its last step ended (a deferred read learns it late).
+                    let now = clock.now() - (latencyStart?.lastEndedEarlier ?? .zero)
                     lateness?.ended(took: now - started)
                     if case .cancelled = outcome { return }
                     measure?.iterationEnded()

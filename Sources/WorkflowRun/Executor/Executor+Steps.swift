@@ -41,7 +41,11 @@ extension WorkflowExecutor {
             switch outcome {
             case .fulfilled(let result):
                 // One instant for the field and the record: they agree.
-                let now = clock.now()
+                // It is when the step ended, which a deferred read of its
+                // response learns late (`settledEarlier`).
+                let earlier = result?.settledEarlier ?? .zero
+                let now = clock.now() - earlier
+                context.latencyStart?.ended(earlier: earlier)
                 if let label = node.label, let result { context.values.store(overAllAttempts(result, at: now), label: label) }
                 let latency = now - ready
                 for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency, lateness: lateness) }
@@ -56,7 +60,9 @@ extension WorkflowExecutor {
             case .rejected(let error):
                 let (runError, failure) = describe(error, step: id)
                 let allowed = node.attributes.allowFailure
-                let now = clock.now()
+                let earlier = failure.result?.settledEarlier ?? .zero
+                let now = clock.now() - earlier
+                context.latencyStart?.ended(earlier: earlier)
                 // Before `finish` ends the record's time: the field covers every attempt too.
                 let produced = allowed ? failure.result.map { overAllAttempts($0, at: now) } : nil
                 let latency = now - ready

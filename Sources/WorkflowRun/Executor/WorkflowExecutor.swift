@@ -324,17 +324,31 @@ struct ExecutionContext: Sendable {
 /// runs from there, so that a slow server cannot hide behind the requests
 /// it delayed (coordinated omission). Taken once.
 final class LatencyStart: Sendable {
-    private let due: Lock<Duration?>
+    private struct State {
+        var due: Duration?
+        var earlier: Duration = .zero
+    }
+
+    private let state: Lock<State>
 
     init(_ due: Duration) {
-        self.due = Lock(due)
+        state = Lock(State(due: due))
     }
 
     /// The scheduled start, the first time; nil after.
     func take() -> Duration? {
-        due.withLock { due in
-            defer { due = nil }
-            return due
+        state.withLock { state in
+            defer { state.due = nil }
+            return state.due
         }
     }
+
+    /// A step of the iteration ended `earlier` than it was seen to end
+    /// (`StepResult.settledEarlier`).
+    func ended(earlier: Duration) {
+        state.withLock { $0.earlier = earlier }
+    }
+
+    /// How much earlier than seen the iteration's last step ended.
+    var lastEndedEarlier: Duration { state.withLock { $0.earlier } }
 }

@@ -181,6 +181,23 @@ enum TestServers {
         return (url, root.appendingPathComponent("tls.sock").path, folder)
     }
 
+    /// nginx over plain HTTP/1.1 serving `/hello` (5 bytes), for what needs
+    /// answers much faster than the Python test server's; nil when nginx
+    /// is not installed.
+    static func nginxPlain() throws -> String? {
+        try startNginx(
+            "nginx-plain", scheme: "http",
+            prepare: { root in
+                try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
+            },
+            server: { root, port in
+                """
+                    listen 127.0.0.1:\(port);
+                    root \(root.path)/www;
+                """
+            })
+    }
+
     /// nginx with WebDAV as a shared cache: `/cache/` takes GET,
     /// HEAD and PUT from anyone; `/private/` the same with Basic
     /// authentication (user `ci`, password `dav-pa55-word`). Its folder on
