@@ -240,9 +240,10 @@ package final class EventLoop: Sendable {
         }
     }
 
-    /// Handles what the deferrable descriptors have now, without waiting.
+    /// Handles what the deferrable descriptors have now, without waiting:
+    /// 16 batches at most, then the loop's timers and work come first.
     private func runDeferred(_ events: inout [csh_event]) {
-        while true {
+        for _ in 0..<16 {
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 csh_epoll_wait(deferredFD, buffer.baseAddress, Int32(buffer.count), 0)
             }
