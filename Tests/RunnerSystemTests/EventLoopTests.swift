@@ -92,54 +92,40 @@ struct EventLoopTests {
         await wait { unregistered.withLock { $0 } }
     }
 
-    /// A pipe registered on `loop` whose handler drains it and calls
-    /// `handled`; returns the writing end.
-    private func deferrablePipe(on loop: EventLoop, deferrable: Bool, handled: @escaping () -> Void) -> Int32 {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
-        let reader = fds[0]
-        loop.register(reader, token: loop.makeToken(), events: 0x001, deferrable: deferrable) { _ in
-            var buffer = [UInt8](repeating: 0, count: 16)
-            while Glibc.read(reader, &buffer, 16) > 0 {}
-            handled()
-        }
-        return fds[1]
-    }
-
-    @Test("a deferrable descriptor waits for a timer due within the defer limit, and is handled right after it")
-    func deferredUntilTheTimer() async {
+    @Test(
+        "a deferrable descriptor waits for a timer due within the defer limit and is handled right after it; with none near, at once",
+        arguments: [
+            // Half the limit away: the loop wakes then anyway, so the pipe,
+            // readable at once, is read at that wake-up, after the timer.
+            (Duration.nanoseconds(EventLoop.deferLimit / 2), ["timer", "read"]),
+            // A second away: the loop waits for the pipe too.
+            (Duration.seconds(1), ["read", "timer"]),
+        ])
+    func deferrableOrder(timerAfter delay: Duration, expected: [String]) async {
         // A loop of its own: another test's work would wake the shared one.
         let loop = EventLoop()
         let seen = Lock<[String]>([])
-        let writer = deferrablePipe(on: loop, deferrable: true) { seen.withLock { $0.append("read") } }
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+        let (reader, writer) = (fds[0], fds[1])
         defer { close(writer) }
+        // 0x001: EPOLLIN.
+        loop.register(reader, token: loop.makeToken(), events: 0x001, deferrable: true) { _ in
+            var buffer = [UInt8](repeating: 0, count: 16)
+            while Glibc.read(reader, &buffer, 16) > 0 {}
+            seen.withLock { $0.append("read") }
+        }
         loop.execute {
-            // Half the limit away: the loop wakes then anyway, so the pipe,
-            // readable at once, is read at that wake-up, after the timer.
-            loop.schedule(after: .nanoseconds(EventLoop.deferLimit / 2)) { seen.withLock { $0.append("timer") } }
+            loop.schedule(after: delay) { seen.withLock { $0.append("timer") } }
             _ = "ping".withCString { Glibc.write(writer, $0, 4) }
         }
         await wait { seen.withLock { $0.count } == 2 }
-        #expect(seen.withLock { $0 } == ["timer", "read"])
-        // Still handled when no timer is near: the loop waits for it too.
+        #expect(seen.withLock { $0 } == expected)
+        // With no timer left, still handled: the loop waits for it.
         _ = "pong".withCString { Glibc.write(writer, $0, 4) }
         await wait { seen.withLock { $0.count } == 3 }
-        #expect(seen.withLock { $0 } == ["timer", "read", "read"])
-    }
-
-    @Test("with no timer within the defer limit, a deferrable descriptor is handled at once, as any other")
-    func notDeferredWhenNothingIsNear() async {
-        let loop = EventLoop()
-        let seen = Lock<[String]>([])
-        let writer = deferrablePipe(on: loop, deferrable: true) { seen.withLock { $0.append("read") } }
-        defer { close(writer) }
-        loop.execute {
-            loop.schedule(after: .seconds(1)) { seen.withLock { $0.append("timer") } }
-            _ = "ping".withCString { Glibc.write(writer, $0, 4) }
-        }
-        await wait { seen.withLock { $0.count } == 2 }
-        #expect(seen.withLock { $0 } == ["read", "timer"])
+        #expect(seen.withLock { $0 } == expected + ["read"])
     }
 
     @Test("the pacer runs timers in deadline order (an earlier one scheduled later wakes it), each once; a cancelled one not at all")
