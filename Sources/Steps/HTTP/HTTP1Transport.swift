@@ -11,6 +11,11 @@ import WorkflowModel
 /// proxies go to libcurl (`CurlTransport`).
 ///
 /// Loop thread only.
+///
+/// Its stored properties skip the run-time exclusivity check
+/// (`@exclusivity(unchecked)`): one thread uses them, none is accessed
+/// twice at once, and the checks were about 5% of an HTTP request's
+/// instructions in the open model.
 final class HTTP1Transport: HopTransport {
     let loop: EventLoop
     let resolver: HostResolver
@@ -18,9 +23,9 @@ final class HTTP1Transport: HopTransport {
     /// before the handler returns, so nothing outlives it.
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Idle connections by origin, the most recently used last.
-    private var idle: [Origin: [HTTP1Connection]] = [:]
+    @exclusivity(unchecked) private var idle: [Origin: [HTTP1Connection]] = [:]
     /// Every open connection, by its token.
-    private var open: [EventLoop.Token: HTTP1Connection] = [:]
+    @exclusivity(unchecked) private var open: [EventLoop.Token: HTTP1Connection] = [:]
     /// Idle connections kept per origin; more are closed.
     static let idleLimit = 256
 
@@ -106,23 +111,24 @@ final class HTTP1Transport: HopTransport {
 
 /// A TCP connection to one origin: busy with one hop at a time, or idle in
 /// the pool (where the server closing it, or sending anything unasked,
-/// closes it).
+/// closes it). Loop thread only, as `HTTP1Transport` (and so without
+/// run-time exclusivity checks).
 final class HTTP1Connection {
     let fd: Int32
     let token: EventLoop.Token
     let origin: Origin
     private unowned let transport: HTTP1Transport
     /// The hop using it; nil while idle.
-    var owner: HTTP1Hop?
+    @exclusivity(unchecked) var owner: HTTP1Hop?
     /// Responses it carried to their end.
-    var served = 0
-    var watchingWrite = false
+    @exclusivity(unchecked) var served = 0
+    @exclusivity(unchecked) var watchingWrite = false
     /// Its reads say when the kernel received the bytes (`csh_read_stamped`).
-    var stamped = false
+    @exclusivity(unchecked) var stamped = false
     /// In the loop's deferrable set: it wakes the loop only when nothing
     /// else will within the defer limit (set once connected).
-    private(set) var deferrable = false
-    private(set) var isClosed = false
+    @exclusivity(unchecked) private(set) var deferrable = false
+    @exclusivity(unchecked) private(set) var isClosed = false
 
     init(fd: Int32, token: EventLoop.Token, origin: Origin, transport: HTTP1Transport) {
         self.fd = fd
@@ -166,30 +172,32 @@ final class HTTP1Connection {
 
 /// One request and response over HTTP/1.1: finds or opens a connection,
 /// writes the request, parses the response and hands it to its delegate.
+/// Loop thread only, as `HTTP1Transport` (and so without run-time
+/// exclusivity checks).
 final class HTTP1Hop: HopHandle {
     private let request: HopRequest
-    private var delegate: (any HopDelegate)?
+    @exclusivity(unchecked) private var delegate: (any HopDelegate)?
     private unowned let transport: HTTP1Transport
     private let started = ContinuousClock.now
-    private var timings = HopTimings()
-    private var phase = Phase.resolving
-    private var connection: HTTP1Connection?
+    @exclusivity(unchecked) private var timings = HopTimings()
+    @exclusivity(unchecked) private var phase = Phase.resolving
+    @exclusivity(unchecked) private var connection: HTTP1Connection?
     /// Whether the connection was used before (a failure before any byte
     /// of the response is then retried once on a new one).
-    private var reused = false
-    private var retried = false
-    private var parser: HTTP1ResponseParser
-    private var output: [UInt8] = []
-    private var outputOffset = 0
-    private var upload: (fd: Int32, offset: Int, remaining: Int64)?
-    private var sentAll = false
+    @exclusivity(unchecked) private var reused = false
+    @exclusivity(unchecked) private var retried = false
+    @exclusivity(unchecked) private var parser: HTTP1ResponseParser
+    @exclusivity(unchecked) private var output: [UInt8] = []
+    @exclusivity(unchecked) private var outputOffset = 0
+    @exclusivity(unchecked) private var upload: (fd: Int32, offset: Int, remaining: Int64)?
+    @exclusivity(unchecked) private var sentAll = false
     /// The step sent `Connection: close`: the connection is not kept.
-    private var closesConnection = false
-    private var version = "1.1"
-    private var lastActivity = ContinuousClock.now
-    private var idleTimer: EventLoop.Token?
+    @exclusivity(unchecked) private var closesConnection = false
+    @exclusivity(unchecked) private var version = "1.1"
+    @exclusivity(unchecked) private var lastActivity = ContinuousClock.now
+    @exclusivity(unchecked) private var idleTimer: EventLoop.Token?
     /// `connect-timeout`: cancelled once connected.
-    private var connectTimer: EventLoop.Token?
+    @exclusivity(unchecked) private var connectTimer: EventLoop.Token?
     /// The pool's key: the origin, and how it is reached.
     private let poolOrigin: Origin
 

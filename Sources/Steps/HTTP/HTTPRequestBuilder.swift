@@ -3,16 +3,30 @@ import PromiseEngine
 import RunnerSystem
 import WorkflowModel
 
-/// What an `http` step sends, before any redirect.
-struct PreparedRequest: Sendable {
-    var method: String
-    var url: RequestURL
+/// What an `http` step sends, before any redirect. An object, made once
+/// and never changed: what carries it (the client's start, the order, the
+/// exchange) holds one reference, not a copy of its dozen.
+final class PreparedRequest: Sendable {
+    let method: String
+    let url: RequestURL
     /// The step's headers in order, with a default `Content-Type` for
     /// `json` and `form` bodies.
-    var headers: [(name: String, value: String)]
-    var body: RequestBody
-    var tls: TLSSettings
-    var transport: TransportSettings
+    let headers: [(name: String, value: String)]
+    let body: RequestBody
+    let tls: TLSSettings
+    let transport: TransportSettings
+
+    init(
+        method: String, url: RequestURL, headers: [(name: String, value: String)], body: RequestBody, tls: TLSSettings,
+        transport: TransportSettings
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.tls = tls
+        self.transport = transport
+    }
 }
 
 /// Turns an `http` step (its templates resolved) into a `PreparedRequest`.

@@ -8,7 +8,11 @@ import WorkflowModel
 /// non-ASCII) are percent-encoded. The fragment is not sent; `.` and `..`
 /// path segments are removed, as curl and browsers do (RFC 3986 §5.2.4).
 /// See docs/steps.md, 'HTTP'.
-struct RequestURL: Sendable, Hashable {
+///
+/// An object, never changed once made: a request's URL passes through its
+/// order, its hops and its exchange, and each hand-over is one reference
+/// count instead of a copy of its nine strings.
+final class RequestURL: Sendable, Hashable {
     /// `http` or `https`, lower-case.
     let scheme: String
     /// `user:password` before the host, if any (sent as basic auth).
@@ -47,6 +51,19 @@ struct RequestURL: Sendable, Hashable {
         text += authority
         text += target
         self.text = text
+    }
+
+    /// Equal when written the same (the rest follows from these).
+    static func == (a: RequestURL, b: RequestURL) -> Bool {
+        a === b
+            || (a.scheme == b.scheme && a.userInfo == b.userInfo && a.host == b.host && a.port == b.port
+                && a.portWritten == b.portWritten && a.target == b.target)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(text)
+        hasher.combine(userInfo)
+        hasher.combine(portWritten)
     }
 
     var isSecure: Bool { scheme == "https" }
