@@ -22,6 +22,26 @@ struct RequestURLTests {
         #expect(RequestURL.parse("http://[::1]:9000/x")?.authority == "[::1]:9000")
     }
 
+    /// A URL is an object shared by reference (a request's hops and
+    /// exchange hold one), yet equal by what it says: two made apart from
+    /// the same text are equal and hash alike, and a different port, user
+    /// or path is another URL.
+    @Test func equalByWhatItSaysNotByIdentity() throws {
+        let made = RequestURL(scheme: "http", userInfo: nil, host: "h", port: 8080, portWritten: true, target: "/a?b")
+        let again = RequestURL(scheme: "http", userInfo: nil, host: "h", port: 8080, portWritten: true, target: "/a?b")
+        #expect(made !== again)
+        #expect(made == again)
+        #expect(Set([made, again]).count == 1)
+        let others = [
+            RequestURL(scheme: "http", userInfo: nil, host: "h", port: 8081, portWritten: true, target: "/a?b"),
+            RequestURL(scheme: "http", userInfo: "u:p", host: "h", port: 8080, portWritten: true, target: "/a?b"),
+            RequestURL(scheme: "http", userInfo: nil, host: "h", port: 8080, portWritten: true, target: "/a"),
+            RequestURL(scheme: "https", userInfo: nil, host: "h", port: 8080, portWritten: true, target: "/a?b"),
+        ]
+        for other in others { #expect(other != made) }
+        #expect(Set(others + [made]).count == 5)
+    }
+
     @Test(arguments: ["ftp://h/x", "http:/x", "http://", "http://h:99999/", "http://h:x/", "mailto:a@b", "/relative"])
     func notHTTPURLs(_ text: String) {
         #expect(RequestURL.parse(text) == nil)

@@ -258,9 +258,12 @@ package final class EventLoop: Sendable {
 
     private func runInbox() {
         while true {
-            let work = inbox.withLock { inbox in
-                let taken = inbox
-                inbox.removeAll(keepingCapacity: true)
+            // Nothing to take: no copy of the (shared) list, whose
+            // `removeAll(keepingCapacity:)` allocated at every turn.
+            let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
+                if inbox.isEmpty { return [] }
+                var taken: [@Sendable () -> Void] = []
+                swap(&taken, &inbox)
                 return taken
             }
             if work.isEmpty { return }

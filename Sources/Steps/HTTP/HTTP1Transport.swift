@@ -22,8 +22,11 @@ final class HTTP1Transport: HopTransport {
     /// One read buffer for every connection: a read is parsed and handed on
     /// before the handler returns, so nothing outlives it.
     let readBuffer: UnsafeMutableRawBufferPointer
-    /// Idle connections by origin, the most recently used last.
-    @exclusivity(unchecked) private var idle: [Origin: [HTTP1Connection]] = [:]
+    /// Idle connections by origin, the most recently used last. Each
+    /// origin's list is an object, changed where it is: a list changed
+    /// through the dictionary's subscript went through a coroutine whose
+    /// frame was allocated, twice a request.
+    @exclusivity(unchecked) private var idle: [Origin: IdleConnections] = [:]
     /// Every open connection, by its token.
     @exclusivity(unchecked) private var open: [EventLoop.Token: HTTP1Connection] = [:]
     /// Idle connections kept per origin; more are closed.
@@ -57,20 +60,17 @@ final class HTTP1Transport: HopTransport {
 
     /// An idle connection to `origin`, taken out of the pool.
     func checkOut(_ origin: Origin) -> HTTP1Connection? {
-        // In place: a copy of the list taken out and put back would copy
-        // the whole array (it is shared with the dictionary) every time.
         // An origin's list stays when empty: it is about to be used again.
-        idle[origin]?.popLast()
+        idle[origin]?.connections.popLast()
     }
 
     func checkIn(_ connection: HTTP1Connection) {
-        // One lookup: the origin's list is changed in place.
-        func keep(in list: inout [HTTP1Connection]) -> Bool {
-            guard list.count < Self.idleLimit else { return false }
-            list.append(connection)
-            return true
+        guard let list = idle[connection.origin] else {
+            idle[connection.origin] = IdleConnections(connection)
+            return
         }
-        if !keep(in: &idle[connection.origin, default: []]) { connection.close() }
+        guard list.connections.count < Self.idleLimit else { return connection.close() }
+        list.connections.append(connection)
     }
 
     /// Opens a socket to `address` (or to the Unix socket at `socketPath`)
@@ -102,10 +102,20 @@ final class HTTP1Transport: HopTransport {
 
     fileprivate func forget(_ connection: HTTP1Connection) {
         open.removeValue(forKey: connection.token)
-        if let index = idle[connection.origin]?.firstIndex(where: { $0 === connection }) {
-            idle[connection.origin]?.remove(at: index)
-            if idle[connection.origin]?.isEmpty == true { idle[connection.origin] = nil }
+        guard let list = idle[connection.origin] else { return }
+        if let index = list.connections.firstIndex(where: { $0 === connection }) {
+            list.connections.remove(at: index)
+            if list.connections.isEmpty { idle[connection.origin] = nil }
         }
+    }
+}
+
+/// One origin's idle connections, the most recently used last.
+private final class IdleConnections {
+    @exclusivity(unchecked) var connections: [HTTP1Connection]
+
+    init(_ connection: HTTP1Connection) {
+        connections = [connection]
     }
 }
 

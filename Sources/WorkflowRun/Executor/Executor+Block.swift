@@ -17,7 +17,7 @@ extension WorkflowExecutor {
         // request): the node's own promise is the block's.
         if !outer.cut, block.statements.count == 1, case .node(let node) = block.statements[0], !node.attributes.onDemand {
             var position = context
-            position.key = context.key + [0]
+            position.key = context.key(ofChild: 0)
             guard !position.cancel.isCancelled else {
                 skipSteps(of: node, in: position)
                 return .cancelled()
@@ -32,7 +32,7 @@ extension WorkflowExecutor {
         let cutPoint = selection.cutPoint(of: block, cut: outer.cut)
         for (index, statement) in block.statements.enumerated() {
             var position = context
-            position.key = context.key + [index]
+            position.key = context.key(ofChild: index)
             // What is not the statement that leads to a target runs whole.
             position.cut = false
             switch statement {

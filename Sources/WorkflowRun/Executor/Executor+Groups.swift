@@ -45,7 +45,7 @@ extension WorkflowExecutor {
             return firstly { () throws(RunError) -> Promise<Void> in
                 let holds = try evaluate(conditional.condition, in: context.values, id: id)
                 var branch = context
-                branch.key = context.key + [holds ? 0 : 1]
+                branch.key = context.key(ofChild: holds ? 0 : 1)
                 if holds {
                     if let otherwise = conditional.otherwise { skipSteps(of: otherwise, in: context) }
                     return runBlock(conditional.then, branch)
@@ -91,7 +91,7 @@ extension WorkflowExecutor {
                 }
                 for index in children.indices where position[index] == nil {
                     var lane = context
-                    lane.key = context.key + [index]
+                    lane.key = context.key(ofChild: index)
                     skipSteps(of: children[index], in: lane, reason: selection.reason(courses[index], for: children[index]))
                 }
                 // Every lane left out: nothing to wait for (a race or an
@@ -112,7 +112,7 @@ extension WorkflowExecutor {
                     var lane = context
                     lane.values = values
                     lane.cancel = scope
-                    lane.key = context.key + [index]
+                    lane.key = context.key(ofChild: index)
                     lane.cut = lanesToRun[slot].cut
                     return paced(slot, from: groupStart, rate: rate, lane) { [self] paced in runNode(children[index], paced) }
                 },
@@ -120,7 +120,7 @@ extension WorkflowExecutor {
                     for slot in slots {
                         let index = lanesToRun[slot].index
                         var lane = context
-                        lane.key = context.key + [index]
+                        lane.key = context.key(ofChild: index)
                         skipSteps(of: children[index], in: lane)
                     }
                 })
@@ -160,7 +160,7 @@ extension WorkflowExecutor {
             var iteration = context
             iteration.iterationMeasure = nil
             iteration.suffix = IterationText.suffix(context.suffix, index: index)
-            iteration.key = context.key + [index]
+            iteration.key = context.key(ofChild: index)
             return iteration
         }
         // `rate N/s`: an iteration is started when it is due, so that the

@@ -301,8 +301,6 @@ struct ExecutionContext: BoxedFields, Sendable {
         var cancel: CancelScope
         /// Appended to step ids: `[2]` in iteration 2 of a foreach.
         var suffix: String
-        /// Sort key of the current block in the report.
-        var key: [Int]
         /// Being cut down to the run's targets (`WorkflowExecutor.selection`);
         /// false: run whole (but for what is `on-demand`).
         var cut: Bool
@@ -328,9 +326,22 @@ struct ExecutionContext: BoxedFields, Sendable {
     }
 
     var storage: CopyOnWrite<Fields>
+    /// Sort key of the current block in the report. Beside the box, not
+    /// in it: every block level sets its own, and the rest stays shared.
+    var key: [Int]
 
     init(values: ValueScope, cancel: CancelScope, suffix: String, key: [Int], cut: Bool) {
-        storage = CopyOnWrite(Fields(values: values, cancel: cancel, suffix: suffix, key: key, cut: cut))
+        storage = CopyOnWrite(Fields(values: values, cancel: cancel, suffix: suffix, cut: cut))
+        self.key = key
+    }
+
+    /// The key of this point's `index`th child: one array made.
+    func key(ofChild index: Int) -> [Int] {
+        var child: [Int] = []
+        child.reserveCapacity(key.count + 1)
+        child.append(contentsOf: key)
+        child.append(index)
+        return child
     }
 }
 
