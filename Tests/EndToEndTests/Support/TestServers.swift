@@ -182,10 +182,10 @@ enum TestServers {
     }
 
     /// nginx over plain HTTP/1.1 serving `/hello` (5 bytes), for what needs
-    /// answers much faster than the Python test server's; nil when nginx
-    /// is not installed.
-    static func nginxPlain() throws -> String? {
-        try startNginx(
+    /// answers much faster than the Python test server's: on 127.0.0.1 and
+    /// on a Unix socket (`socket`); nil when nginx is not installed.
+    static func nginxPlain() throws -> (url: String, socket: String)? {
+        let url = try startNginx(
             "nginx-plain", scheme: "http",
             prepare: { root in
                 try Data("hello".utf8).write(to: root.appendingPathComponent("www/hello"))
@@ -193,9 +193,13 @@ enum TestServers {
             server: { root, port in
                 """
                     listen 127.0.0.1:\(port);
+                    listen unix:\(root.path)/plain.sock;
                     root \(root.path)/www;
                 """
             })
+        guard let url else { return nil }
+        let root = URL(fileURLWithPath: started.withLock { $0["nginx-plain-files"]! }).deletingLastPathComponent()
+        return (url, root.appendingPathComponent("plain.sock").path)
     }
 
     /// nginx with WebDAV as a shared cache: `/cache/` takes GET,
