@@ -630,6 +630,36 @@ struct LoadTruthTests {
         #expect(wrong.status == 1)
         #expect((wrong.stdout + wrong.stderr).contains("'{{n}}' is 'lots', not a count from 1 to 100000000"), "\(wrong.stdout)")
         #expect(try await gathered(base, key: bad, in: space).requests == 0)
+        // Over the bound: the bound is said.
+        let (fast, _) = try await space.run(workflow, ["--var", "r=20000000/s", "--var", "key=\(bad)"], killedAfter: 60)
+        #expect(fast.status == 1)
+        #expect(fast.stdout.contains("'{{r}}' is '20000000/s': a rate is at most 10000000/s; no iteration started"), "\(fast.stdout)")
+
+        // A group with thresholds that fails as it starts ran nothing to
+        // judge: its own error is the run's, and no threshold is listed
+        // as held or failed (a ✓ for a group that never ran would mislead).
+        let judged = """
+            workflow "judged"
+            var n = "3"
+            load: repeat {{n}} parallel limit 2 rate 50/s {
+              expect latency p99 < 1s
+              expect failures < 1%
+              hit: http GET "\(base)/gather?key=\(bad)&n=1"
+            }
+            """
+        let (unjudged, _) = try await space.run(judged, ["--var", "n=0"], killedAfter: 60)
+        #expect(unjudged.status == 1)
+        #expect(unjudged.stdout.contains("'{{n}}' is '0', not a count from 1 to 100000000"), "\(unjudged.stdout)")
+        #expect(!unjudged.stdout.contains("latency p99 < 1s"), "\(unjudged.stdout)")
+        #expect(!unjudged.stdout.contains("failures < 1%"), "\(unjudged.stdout)")
+        let listed = unjudged.group("load")?["thresholds"] as? [[String: Any]]
+        #expect(listed == nil || listed?.isEmpty == true, "\(unjudged.stdout)")
+        // The same group run: judged.
+        let (ran, _) = try await space.run(judged, [], killedAfter: 60)
+        #expect(ran.status == 0, "\(ran.stdout)")
+        #expect(ran.stdout.contains("latency p99 < 1s"), "\(ran.stdout)")
+        let checked = ran.group("load")?["thresholds"] as? [[String: Any]]
+        #expect(checked?.count == 2, "\(ran.stdout)")
 
         // check, graph, --dry-run and fmt know the words.
         try space.write("shape.workflow", workflow + "\n")

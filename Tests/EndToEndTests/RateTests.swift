@@ -163,10 +163,23 @@ struct RateTests {
             repeat 3 rate 5/s {
               log "y"
             }
+            repeat 3 parallel rate 20000000/s {
+              log "z"
+            }
+            repeat 3 parallel rate 0/s {
+              log "w"
+            }
+            repeat parallel rate 0/s ramp -5/s in 1s {
+              log "v"
+            }
             """,
             with: [
                 "bad.workflow:2:24: error: expected a rate after 'rate', as in 'rate 500/s'",
                 "bad.workflow:5:10: error: 'rate' applies to parallel iterations; write 'parallel rate ...'",
+                // In range, and saying the range: not "expected a rate".
+                "bad.workflow:8:24: error: a rate is at most 10000000/s, found '20000000/s'",
+                "bad.workflow:11:24: error: a rate is above zero ('0/s' only as the start of a 'ramp'), found '0/s'",
+                "bad.workflow:14:31: error: a rate is not negative, found '-5/s'",
             ])
     }
 }

@@ -203,11 +203,10 @@ extension Parser {
                 }
                 // 0/s only where a ramp follows.
                 let ramps = peekNext().kind == .identifier && text(peekNext()) == "ramp"
-                guard current.kind == .number, let perSecond = RateText.parse(text(current)), perSecond > 0 || (ramps && perSecond == 0),
-                    perSecond <= 10_000_000
-                else {
+                guard current.kind == .number, let perSecond = RateText.parse(text(current)) else {
                     throw error("expected a rate after 'rate', as in 'rate 500/s' (per second, minute or hour: /s, /m, /h), found \(found)")
                 }
+                if let problem = RateText.problem(perSecond, zeroAllowed: ramps) { throw error("\(problem), found \(found)") }
                 rate = (perSecond, start.extended(to: current.range))
                 advance()
             default:
@@ -225,9 +224,10 @@ extension Parser {
     private mutating func parseRampStages() throws(ParseFailure) -> [RateRamp.Stage] {
         var stages: [RateRamp.Stage] = []
         while true {
-            guard current.kind == .number, let target = RateText.parse(text(current)), target >= 0, target <= 10_000_000 else {
+            guard current.kind == .number, let target = RateText.parse(text(current)) else {
                 throw error("expected a rate to ramp to, as in 'ramp 500/s in 30s', found \(found)")
             }
+            if let problem = RateText.problem(target, zeroAllowed: true) { throw error("\(problem), found \(found)") }
             advance()
             guard isKeyword("in") else { throw error("expected 'in' and a duration after the rate, as in 'ramp 500/s in 30s', found \(found)") }
             advance()

@@ -4,6 +4,20 @@ package enum RateText {
     /// The units of a rate, with their length in seconds.
     package static let units: [(name: String, seconds: Double)] = [("s", 1), ("m", 60), ("h", 3600)]
 
+    /// The fastest rate a group may have, per second.
+    package static let maximum: Double = 10_000_000
+
+    /// Why a rate per second is not one a group may have (nil when it
+    /// is): at most `maximum`, above zero (zero when `zeroAllowed`, a
+    /// ramp's start or target).
+    package static func problem(_ perSecond: Double, zeroAllowed: Bool = false) -> String? {
+        if perSecond > maximum { return "a rate is at most \(format(maximum))" }
+        if perSecond < 0 || (perSecond == 0 && !zeroAllowed) {
+            return zeroAllowed ? "a rate is not negative" : "a rate is above zero ('0/s' only as the start of a 'ramp')"
+        }
+        return nil
+    }
+
     /// `N/s`, `N/m` or `N/h` (per second, minute, hour): per second; nil
     /// when it is not a rate.
     package static func parse(_ word: some StringProtocol) -> Double? {

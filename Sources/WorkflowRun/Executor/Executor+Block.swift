@@ -223,6 +223,14 @@ extension WorkflowExecutor {
             .inline,
             .outcome { [self] outcome in
                 if case .cancelled = outcome { return .outcome(.cancelled) }
+                // A group that failed as it started (its list or its load
+                // shape could not be made) ran nothing to judge: its
+                // thresholds are not checked, as for a skipped group.
+                if case .rejected(let error) = outcome, let failure = error as? RunError, failure.stepID == id,
+                    failure.kind != .timeout, measure.measuredNothing
+                {
+                    return .outcome(outcome)
+                }
                 let results = measure.check(now: clock.now())
                 recorder.checkedThresholds(results, group: id)
                 if case .rejected(let error) = outcome {

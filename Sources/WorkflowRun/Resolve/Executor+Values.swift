@@ -74,8 +74,11 @@ extension WorkflowExecutor {
         }
         if let template = shape.rate {
             let text = try value(template)
-            guard let rate = RateText.parse(text), rate > 0, rate <= 10_000_000 else {
-                throw refuse(template, text, "a rate (500/s, 30/m, 2/h)")
+            guard let rate = RateText.parse(text) else { throw refuse(template, text, "a rate (500/s, 30/m, 2/h)") }
+            if let problem = RateText.problem(rate) {
+                throw RunError(
+                    stepID: id, kind: .reference,
+                    message: "'\(template.sourceText)' is '\(text)': \(problem); no iteration started")
             }
             resolved.rate = rate
         }

@@ -60,6 +60,12 @@ final class GroupMeasure: Sendable {
         state.withLock { $0.iterations += 1 }
     }
 
+    /// No step and no iteration ended (a group that failed as it
+    /// started, before any iteration).
+    var measuredNothing: Bool {
+        state.withLock { $0.all.ended == 0 && $0.iterations == 0 }
+    }
+
     /// Each threshold against what was measured, `now` being the group's end.
     func check(now: Duration) -> [ThresholdResult] {
         let state = state.withLock { $0 }
