@@ -301,6 +301,9 @@ struct LoadTruthTests {
         let lines = run.stdout.split(separator: "\n")
         #expect(!lines.contains { $0.hasPrefix("✓ g[") }, "\(run.stdout)")
         #expect(lines.filter { $0.hasPrefix("✗ bad[") }.count == 100, "\(run.stdout)")
+        // The table at the end lists 60 of the 140 failures, and says so.
+        #expect(lines.filter { $0.hasPrefix("bad[") }.count == 60, "\(run.stdout)")
+        #expect(lines.contains("… 80 more that did not succeed, not listed"), "\(run.stdout)")
         #expect(run.stdout.contains("label"), "the statistics table: \(run.stdout)")
 
         let stoppedWorkflow = """

@@ -98,19 +98,27 @@ enum Summary {
             // stopped) are one line, not a row each; past a label's first
             // 1,000 runs they are only counted (`omitted`).
             var notStartedLabels: [String] = []
-            rows = records.filter { record in
+            let unsuccessful = records.filter { record in
                 guard record.status == .skipped, record.attempts == 0, let label = LabelStats.key(of: record.id) else {
                     return record.status != .succeeded && record.status != .upToDate
                 }
                 if !notStartedLabels.contains(label) { notStartedLabels.append(label) }
                 return false
-            }.prefix(fullTableLimit).map { $0 }
+            }
+            rows = Array(unsuccessful.prefix(fullTableLimit))
+            // Past the table's rows, and past the records a label keeps:
+            // counted, in one line, so that the rows are not taken for all.
+            let unlisted =
+                unsuccessful.count - rows.count + (omitted.byStatus[.failed] ?? 0) + (omitted.byStatus[.cancelled] ?? 0)
+            if unlisted > 0 {
+                after += style.dim("… \(Format.count(unlisted)) more that did not succeed, not listed") + "\n"
+            }
             if !notStartedLabels.isEmpty {
                 let skipped =
                     records.count { $0.status == .skipped } + (omitted.byStatus[.skipped] ?? 0)
                     - rows.count { $0.status == .skipped }
                 let what = skipped == 1 ? "1 iteration" : "\(Format.count(skipped)) iterations"
-                after = style.dim("… \(what) of \(notStartedLabels.joined(separator: ", ")) skipped (not started), not listed") + "\n"
+                after += style.dim("… \(what) of \(notStartedLabels.joined(separator: ", ")) skipped (not started), not listed") + "\n"
             }
             let counts = Dictionary(grouping: records, by: \.status).mapValues(\.count).merging(omitted.byStatus, uniquingKeysWith: +)
             note =
