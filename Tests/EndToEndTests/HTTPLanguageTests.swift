@@ -338,6 +338,7 @@ struct HTTPLanguageTests {
             e: http GET "http://127.0.0.1:80a/x"
             f: http GET "http:/127.0.0.1/x"
             g: http GET "http://127.0.0.1:{{port}}/fine-at-check"
+            h: http GET " http://127.0.0.1/x"
             """,
             with: [
                 "bad.workflow:1:13: error: 'htp:/x' is not an http:// or https:// URL (its scheme is 'htp'; did you mean 'http'?)",
@@ -346,6 +347,7 @@ struct HTTPLanguageTests {
                 "bad.workflow:4:13: error: 'http:///path' has no host",
                 "bad.workflow:5:13: error: 'http://127.0.0.1:80a/x': its port '80a' is not a number",
                 "bad.workflow:6:13: error: 'http:/127.0.0.1/x': write 'http://' with two slashes before the host",
+                "bad.workflow:8:13: error: ' http://127.0.0.1/x' has white space around it; write the URL without it ('http://127.0.0.1/x')",
             ])
     }
 
@@ -360,5 +362,24 @@ struct HTTPLanguageTests {
             """)
         #expect(run.status == 1)
         #expect(run.message(of: "a").contains("its port 99999 is out of range (1 to 65535)"), "\(run.stdout)")
+    }
+
+    @Test("a URL from a list's line with spaces around it fails its step saying so, not 'it has no scheme'")
+    func spacesAroundAURL() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        // A hand-edited list: an indented line with a trailing space.
+        try space.write("urls.txt", "  http://127.0.0.1:9/x \r\n")
+        let run = try await space.run(
+            """
+            foreach url in lines("urls.txt") {
+              a: http GET "{{url}}"
+            }
+            """)
+        #expect(run.status == 1)
+        #expect(
+            run.message(of: "a[0]").contains(
+                "'  http://127.0.0.1:9/x ' has white space around it; write the URL without it ('http://127.0.0.1:9/x')"),
+            "\(run.stdout)")
     }
 }

@@ -6,6 +6,15 @@
 package enum HTTPURLShape {
     /// Nil when the text has the shape `http(s)://HOST[:PORT][/...]`.
     package static func problem(_ text: String) -> String? {
+        // Spaces around it (a list's line, a variable read from a file):
+        // said as such, not as a missing scheme.
+        let spaces: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        if let first = text.first, let last = text.last, spaces(first) || spaces(last),
+            !text.allSatisfy(spaces)
+        {
+            let trimmed = String(text.drop(while: spaces).reversed().drop(while: spaces).reversed())
+            return "'\(text)' has white space around it; write the URL without it ('\(trimmed)')"
+        }
         // A scheme is letters before a ':' that no port number follows.
         let letters = text.prefix { $0.isASCII && ($0.isLetter || $0 == "+" || $0 == "-" || $0 == ".") }
         let afterLetters = text[letters.endIndex...]
