@@ -222,8 +222,10 @@ extension WorkflowExecutor {
                     iteration.latencyStart = latencyStart
                     if let warning = lateness?.started(lateness: started - ready) { observer?.warning(warning) }
                 }
-                guard measure != nil || lateness != nil || progress != nil else { return runBlock(foreach.body, iteration) }
-                return runBlock(foreach.body, iteration).tap { [clock, ready, latencyStart] outcome in
+                // A lean iteration's one step runs straight when it can.
+                let body = iteration.unregistered.flatMap { runLean($0, iteration) } ?? runBlock(foreach.body, iteration)
+                guard measure != nil || lateness != nil || progress != nil else { return body }
+                return body.tap { [clock, ready, latencyStart] outcome in
                     // When its last step ended (a deferred read learns it late).
                     let now = clock.now() - (latencyStart?.lastEndedEarlier ?? .zero)
                     lateness?.ended(took: now - started)

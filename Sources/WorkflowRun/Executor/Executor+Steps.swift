@@ -27,77 +27,12 @@ extension WorkflowExecutor {
         let retried = (node.attributes.retry?.count ?? 0) > 0
         let attemptsAllowed = (node.attributes.retry?.count ?? 0) + 1
         let timeout = node.attributes.timeout
-        /// `{{label.duration}}` is the step's time over all its attempts,
-        /// as the console table and the reports say (docs/language.md).
-        @Sendable func overAllAttempts(_ result: StepResult, at now: Duration) -> StepResult {
-            guard retried, let elapsed = recorder.elapsed(id, at: now) else { return result }
-            var result = result
-            result.duration = elapsed
-            return result
-        }
+        let ending = StepEnding(
+            node: node, step: step, id: id, context: context, ready: ready, lateness: lateness,
+            unregistered: unregistered, startedAt: startedAt, retried: retried, storesResult: true)
         // How the step ends, for the records and the chain: applied in the
         // attempt's own last link when there is one attempt (no promise more).
-        let finish: @Sendable (Outcome<StepResult?>) -> Outcome<Void> = { [self] outcome in
-            switch outcome {
-            case .fulfilled(let result):
-                // One instant for the field and the record: they agree.
-                // It is when the step ended, which a deferred read of its
-                // response learns late (`settledEarlier`).
-                let earlier = result?.settledEarlier ?? .zero
-                let now = clock.now() - earlier
-                context.latencyStart?.ended(earlier: earlier)
-                if let label = node.label, let result { context.values.store(overAllAttempts(result, at: now), label: label) }
-                let latency = now - ready
-                for measure in context.measures { measure.add(label: node.label, failed: false, latency: latency, lateness: lateness) }
-                if let unregistered {
-                    recorder.finishUnregistered(
-                        unregistered, status: .succeeded, result: result, startedAt: startedAt,
-                        duration: latency, latency: latency, lateness: lateness)
-                } else {
-                    recorder.finish(id, status: .succeeded, result: result, latency: latency, lateness: lateness, at: now)
-                }
-                return .fulfilled(())
-            case .rejected(let error):
-                let (runError, failure) = describe(error, step: id)
-                let allowed = node.attributes.allowFailure
-                let earlier = failure.result?.settledEarlier ?? .zero
-                let now = clock.now() - earlier
-                context.latencyStart?.ended(earlier: earlier)
-                // Before `finish` ends the record's time: the field covers every attempt too.
-                let produced = allowed ? failure.result.map { overAllAttempts($0, at: now) } : nil
-                let latency = now - ready
-                for measure in context.measures { measure.add(label: node.label, failed: true, latency: latency, lateness: lateness) }
-                if var unregistered {
-                    // What ran, with its values, as a registered step's record says.
-                    if ASCIIByte.occurs(UInt8(ascii: "{"), in: unregistered.summary),
-                        let resolved = try? resolve(step, id: id, node: node, in: context.values)
-                    {
-                        unregistered.summary = StepSummary.describe(resolved)
-                    }
-                    recorder.finishUnregistered(
-                        unregistered, status: .failed, failure: failure, allowedFailure: allowed,
-                        startedAt: startedAt, duration: latency, latency: latency, lateness: lateness)
-                } else {
-                    recorder.finish(
-                        id, status: .failed, failure: failure, allowedFailure: allowed, latency: latency, lateness: lateness,
-                        at: now)
-                }
-                guard allowed else { return .rejected(runError) }
-                // Reported as failed; the chain goes on as if it succeeded,
-                // with what the step produced (its exit code, its output).
-                if let label = node.label, let produced { context.values.store(produced, label: label) }
-                return .fulfilled(())
-            case .cancelled:
-                if let unregistered {
-                    // Let start (its slot is free at once, see leanIterations).
-                    recorder.finishUnregistered(unregistered, status: .cancelled, startedAt: startedAt, duration: clock.now() - ready)
-                    return .cancelled
-                }
-                let started = recorder.status(of: id) == .running
-                recorder.finish(id, status: started ? .cancelled : .skipped)
-                return .cancelled
-            }
-        }
+        let finish: @Sendable (Outcome<StepResult?>) -> Outcome<Void> = { [self] outcome in self.finish(outcome, ending) }
         guard retried else { return runAttempt(node, step, id, context, finishing: finish) }
         let attempts = withRetry(node.attributes.retry, timeout: timeout, in: context) { [self] number in
             let attempt = runAttempt(node, step, id, context) { $0 }
@@ -205,43 +140,48 @@ extension WorkflowExecutor {
             release?()
             return Promise(outcome: finishing(.cancelled))
         }
-        let resolved: ResolvedStep
-        do {
-            resolved = try resolve(step, id: id, node: node, in: context.values)
-        } catch {
-            release?()
-            if context.unregistered == nil { recorder.start(id) }
-            return Promise(outcome: finishing(.rejected(error)))
-        }
-        if context.unregistered == nil { recorder.start(id, resolved: resolved) }
         let running: Promise<StepResult>
         do {
-            let (made, given) = try makeStepContext(node, id: id, in: context.values)
-            var stepContext = made
-            if case .http = step {
-                stepContext.cookies = context.cookies ?? runCookies
-                if let wire = configuration.wire {
-                    stepContext.wire = { [secrets] text in wire("* \(id)\n" + secrets.mask(text)) }
-                }
-            }
-            if let refused = NulBytes.failure(in: resolved, folder: stepContext.workingDirectory, environment: given, id: id) {
-                throw refused
-            }
-            if case .file(.delete(let written)) = step, case .file(.delete(let path)) = resolved,
-                let refusal = DeleteGuard.refusal(
-                    written: written, resolved: path, stepFolder: stepContext.workingDirectory,
-                    workflowFolder: directory)
-            {
-                throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
-            }
-            running =
-                incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
-                ?? ranAnyway(resolved, in: stepContext)
+            running = try launch(node, step, id, context)
         } catch {
             release?()
             return Promise(outcome: finishing(.rejected(error)))
         }
         return cancellable(running, timeout: node.attributes.timeout, in: context, ending: release, finishing: finishing) { $0 }
+    }
+
+    /// A step that reaches outside, its slots held: resolved, recorded as
+    /// started (when registered), checked, and run (from the store or the
+    /// shared cache when it is up to date). Throws what stops it first.
+    func launch(_ node: Node, _ step: Step, _ id: String, _ context: ExecutionContext) throws -> Promise<StepResult> {
+        let resolved: ResolvedStep
+        do {
+            resolved = try resolve(step, id: id, node: node, in: context.values)
+        } catch {
+            if context.unregistered == nil { recorder.start(id) }
+            throw error
+        }
+        if context.unregistered == nil { recorder.start(id, resolved: resolved) }
+        let (made, given) = try makeStepContext(node, id: id, in: context.values)
+        var stepContext = made
+        if case .http = step {
+            stepContext.cookies = context.cookies ?? runCookies
+            if let wire = configuration.wire {
+                stepContext.wire = { [secrets] text in wire("* \(id)\n" + secrets.mask(text)) }
+            }
+        }
+        if let refused = NulBytes.failure(in: resolved, folder: stepContext.workingDirectory, environment: given, id: id) {
+            throw refused
+        }
+        if case .file(.delete(let written)) = step, case .file(.delete(let path)) = resolved,
+            let refusal = DeleteGuard.refusal(
+                written: written, resolved: path, stepFolder: stepContext.workingDirectory,
+                workflowFolder: directory)
+        {
+            throw RunError(stepID: id, kind: .file, message: "file delete " + secrets.mask(refusal))
+        }
+        return incremental(resolved, node: node, id: id, in: stepContext, values: context.values, given: given)
+            ?? ranAnyway(resolved, in: stepContext)
     }
 
     /// A step with nothing to decide up to date: it runs, and the run is
@@ -411,7 +351,7 @@ extension WorkflowExecutor {
     }
 
     /// The failure as it travels (`RunError`) and as it is recorded.
-    private func describe(_ error: any Error, step id: String) -> (RunError, StepFailure) {
+    func describe(_ error: any Error, step id: String) -> (RunError, StepFailure) {
         switch error {
         case let failure as StepFailure:
             let message = secrets.mask(failure.message)
