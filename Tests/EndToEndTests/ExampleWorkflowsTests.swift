@@ -71,9 +71,9 @@ struct ExampleWorkflowsTests {
             try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json")))
                 as? [String: Any])
         let stats = try #require(report["stats"] as? [String: Any])
-        // Exactly the iterations due in each stage: 10, 25 and 150.
-        #expect((stats["warm"] as? [String: Any])?["count"] as? Int == 10)
-        #expect((stats["climb"] as? [String: Any])?["count"] as? Int == 25)
+        // Exactly the iterations each stage plans: the ramp's integral
+        // (0 to 50/s over 2 s: 50), and 3 s at 50/s.
+        #expect((stats["climb"] as? [String: Any])?["count"] as? Int == 50)
         #expect((stats["item"] as? [String: Any])?["count"] as? Int == 150)
         let summary = (try? String(contentsOf: folder.appendingPathComponent("load.md"), encoding: .utf8)) ?? ""
         #expect(summary.contains("| `steady` | `latency p95 < 500ms` | ✅ held |"), "\(summary)")
