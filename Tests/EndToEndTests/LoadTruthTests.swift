@@ -775,10 +775,25 @@ struct LoadTruthTests {
             repeat 3 parallel ramp 5/s in 1s {
               log "y"
             }
+            repeat parallel rate 0/s ramp {{peak}} in 1s {
+              log "z"
+            }
+            repeat parallel rate 0/s ramp 5/s in {{hold}} {
+              log "w"
+            }
+            repeat parallel rate {{start}} ramp 5/s in 1s {
+              log "v"
+            }
             """,
             with: [
                 "bad.workflow:2:8: error: a repeat without a count or 'for' ends with the last stage of its rate's ramp",
                 "bad.workflow:5:19: error: 'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'",
+                // A ramp's schedule is known before the run: no template
+                // in it, said where it is (the start's was taken and
+                // silently left out of the schedule).
+                "bad.workflow:8:31: error: a ramp's stages are written as numbers ('ramp 500/s in 30s')",
+                "bad.workflow:11:38: error: a ramp's stages are written as numbers ('ramp 500/s in 30s')",
+                "bad.workflow:14:17: error: a ramp starts at a rate written as a number ('rate 0/s ramp 500/s in 30s')",
             ])
     }
 }

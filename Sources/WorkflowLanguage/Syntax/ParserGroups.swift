@@ -189,6 +189,12 @@ extension Parser {
             case "ramp":
                 guard allowsTemplates else { throw error("'ramp' applies to the iterations of repeat and foreach") }
                 guard let rate else { throw error("'ramp' follows a rate, as in 'rate 0/s ramp 500/s in 30s, 0/s in 30s'") }
+                // Its start is a number too, as its stages are.
+                if shape.rate != nil {
+                    throw error(
+                        "a ramp starts at a rate written as a number ('rate 0/s ramp 500/s in 30s'); '{{ }}' is for a 'rate' "
+                            + "without a ramp", at: rate.range)
+                }
                 advance()
                 ramp = RateRamp(start: rate.perSecond, stages: try parseRampStages())
             case "rate":
@@ -220,10 +226,20 @@ extension Parser {
         return (limit, keepGoing, rate)
     }
 
+    /// A stage is written as numbers: its schedule is known before the
+    /// run (`graph`, `--dry-run` and the planned count show it).
+    private mutating func refuseTemplateInRamp() throws(ParseFailure) {
+        guard peekShapeTemplate(offset: 0) != nil else { return }
+        throw error(
+            "a ramp's stages are written as numbers ('ramp 500/s in 30s'); '{{ }}' is for a repeat's count or "
+                + "duration, and for 'limit' and a 'rate' without a ramp")
+    }
+
     /// `TARGET in DURATION, TARGET in DURATION, ...` after `ramp`.
     private mutating func parseRampStages() throws(ParseFailure) -> [RateRamp.Stage] {
         var stages: [RateRamp.Stage] = []
         while true {
+            try refuseTemplateInRamp()
             guard current.kind == .number, let target = RateText.parse(text(current)) else {
                 throw error("expected a rate to ramp to, as in 'ramp 500/s in 30s', found \(found)")
             }
@@ -231,6 +247,7 @@ extension Parser {
             advance()
             guard isKeyword("in") else { throw error("expected 'in' and a duration after the rate, as in 'ramp 500/s in 30s', found \(found)") }
             advance()
+            try refuseTemplateInRamp()
             let range = current.range
             let duration = try parseDuration()
             guard duration > .zero else { throw error("a stage of a ramp lasts more than zero", at: range) }
