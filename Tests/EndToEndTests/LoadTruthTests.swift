@@ -532,7 +532,7 @@ struct LoadTruthTests {
         #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
         #expect(wire.contains("> Authorization: Bearer ***"), "\(wire)")
         #expect(wire.contains("> {\"note\": \"hello ***\"}"), "\(wire)")
-        #expect(wire.contains("< HTTP/1.1 200\n"), "\(wire)")
+        #expect(wire.contains("< HTTP/1.1 200 OK\n"), "\(wire)")
         #expect(wire.contains("< {\"note\": \"hello ***\"}"), "\(wire)")
         #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
         // 4 KiB of the 10,000 bytes, and how many more.
@@ -582,7 +582,7 @@ struct LoadTruthTests {
         #expect(wire.contains("* sent\n> POST /mirror HTTP/1.1\n> Host: 127.0.0.1:"), "\(wire)")
         #expect(wire.contains("> Authorization: Bearer ***\n"), "\(wire)")
         let sentBody = try #require(wire.range(of: "* sent\n> {\"note\": \"hello ***\"}\n"), "\(wire)")
-        let response = try #require(wire.range(of: "< HTTP/1.1 200\n"), "\(wire)")
+        let response = try #require(wire.range(of: "< HTTP/1.1 200 OK\n"), "\(wire)")
         #expect(sentBody.lowerBound < response.lowerBound)
         #expect(!wire.contains("s3cr3t-t0ken"), "\(wire)")
 

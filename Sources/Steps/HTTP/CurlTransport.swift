@@ -184,6 +184,7 @@ final class CurlHop: HopHandle {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CSH_CURL_ERROR_SIZE))
     private var status = 0
     private var version = "1.1"
+    private var reason = ""
     private var headers: [(name: String, value: String)] = []
     private var headDelivered = false
     /// `-vv`: the first 4 KiB of the body libcurl sent, and how much it
@@ -413,6 +414,7 @@ final class CurlHop: HopHandle {
             headers.removeAll()
             let words = text.split(separator: 0x20, maxSplits: 2)
             if words.count >= 2, let code = Int(String(decoding: words[1], as: UTF8.self)) { status = code }
+            reason = words.count == 3 ? String(decoding: words[2], as: UTF8.self) : ""
             let protocolName = words.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
             version = protocolName == "HTTP/2" ? "2" : protocolName == "HTTP/1.0" ? "1.0" : protocolName == "HTTP/3" ? "3" : "1.1"
             return true
@@ -423,7 +425,9 @@ final class CurlHop: HopHandle {
                 return true
             }
             headDelivered = true
-            guard let delegate, delegate.hopHead(ResponseHead(status: status, version: version, headers: headers)) else {
+            var head = ResponseHead(status: status, version: version, headers: headers)
+            head.reason = reason
+            guard let delegate, delegate.hopHead(head) else {
                 stopped = true
                 return false
             }

@@ -6,6 +6,9 @@ struct ResponseHead: Sendable {
     var status: Int
     /// `1.1`, `1.0` or `2`.
     var version: String
+    /// The status line's reason phrase as sent (`OK`, `Not Found`);
+    /// empty when there is none (HTTP/2). Shown by `-vv` only.
+    var reason = ""
     /// In order, names as received; a name may repeat.
     var headers: HeaderList
     /// What the client reads of the headers (where the ones it looks up
@@ -462,6 +465,7 @@ struct HTTP1ResponseParser {
             status = status * 10 + Int(byte - 0x30)
         }
         guard statusLine.count == 12 || statusLine[12] == 0x20 else { return nil }
+        let reason = statusLine.count > 13 ? String(decoding: statusLine[13...], as: UTF8.self) : ""
         // Names and values stay where they are: the head is kept as one
         // buffer with their places, and strings are made only if read.
         var spans: [HeaderList.Span] = []
@@ -492,14 +496,20 @@ struct HTTP1ResponseParser {
         }
         let version = minor == UInt8(ascii: "1") ? "1.1" : "1.0"
         let kept = HeaderList(bytes: Array(bytes), spans: spans)
-        guard !folds.isEmpty else { return ResponseHead(status: status, version: version, headers: kept, facts: facts) }
+        guard !folds.isEmpty else {
+            var head = ResponseHead(status: status, version: version, headers: kept, facts: facts)
+            head.reason = reason
+            return head
+        }
         // Folded values, joined with a space, as text (and noted again).
         var headers = Array(kept)
         for fold in folds {
             let text = UnsafeRawBufferPointer(rebasing: bytes[Int(fold.text.lowerBound)..<Int(fold.text.upperBound)])
             headers[fold.index].value += " " + String(decoding: text, as: UTF8.self)
         }
-        return ResponseHead(status: status, version: version, headers: headers)
+        var head = ResponseHead(status: status, version: version, headers: headers)
+        head.reason = reason
+        return head
     }
 
     /// The index of the first LF in `bytes` at or after `start`.

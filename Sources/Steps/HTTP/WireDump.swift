@@ -28,7 +28,7 @@ enum WireDump {
 
     /// A response's head.
     static func response(_ head: ResponseHead) -> String {
-        var lines = ["< HTTP/\(head.version) \(head.status)"]
+        var lines = ["< HTTP/\(head.version) \(head.status)" + (head.reason.isEmpty ? "" : " " + head.reason)]
         for header in head.headers { lines.append("< \(header.name): \(header.value)") }
         return lines.joined(separator: "\n") + "\n<\n"
     }
