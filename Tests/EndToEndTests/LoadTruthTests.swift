@@ -374,6 +374,8 @@ struct LoadTruthTests {
         #expect(run.stdout.contains("late p99"), "\(run.stdout)")
         #expect(run.stdout.contains("load: failures < 1%"), "\(run.stdout)")
         #expect(run.stdout.contains("✓ quiet succeeded"), "\(run.stdout)")
+        // The table opens the output: no blank line before it.
+        #expect(run.stdout.hasPrefix("label "), "\(run.stdout)")
     }
 
     @Test("on a terminal the live area is drawn at most ten times a second, not at every request")

@@ -24,14 +24,16 @@ enum Summary {
         if verbosity != .quiet, !records.isEmpty {
             text += "\n" + table(records, omitted: result.omitted, style: style, width: width)
         }
-        // `-q` keeps the statistics and the thresholds.
+        // `-q` keeps the statistics and the thresholds; nothing is
+        // printed before them then, so no blank line opens the output.
+        let opening = verbosity == .quiet && text.isEmpty ? "" : "\n"
         if !result.stats.isEmpty {
-            text += "\n" + statsTable(result.stats, style: style)
+            text += opening + statsTable(result.stats, style: style)
         }
         let thresholds = result.groups.flatMap { group in group.thresholds.map { (group.id, $0) } }
         if !thresholds.isEmpty {
             // Each threshold as checked, with what was measured.
-            text += "\n"
+            text += text.isEmpty ? opening : "\n"
             for (group, threshold) in thresholds {
                 let mark = threshold.holds ? style.green("✓") : style.red("✗")
                 text += "\(mark) \(group): \(threshold.threshold.text)  " + style.dim("(\(threshold.measuredText))") + "\n"
