@@ -162,7 +162,9 @@ extension WorkflowExecutor {
             throw error
         }
         if context.unregistered == nil { recorder.start(id, resolved: resolved) }
-        let (made, given) = try makeStepContext(node, id: id, in: context.values)
+        // A step recorded only as it ends is never shown running, nor its
+        // transfer's progress (`leanIterations`).
+        let (made, given) = try makeStepContext(node, id: id, in: context.values, showsTransfer: context.unregistered == nil)
         var stepContext = made
         if case .http = step {
             stepContext.cookies = context.cookies ?? runCookies
@@ -370,8 +372,10 @@ extension WorkflowExecutor {
 
     /// Where a process or file step runs, with which environment; and the
     /// part of that environment the workflow gives it (`--env-file`,
-    /// block and step `env`), which a fingerprint covers.
-    private func makeStepContext(_ node: Node, id: String, in values: ValueScope) throws(RunError)
+    /// block and step `env`), which a fingerprint covers. `showsTransfer`:
+    /// the observer hears of the step's bytes as they come (the live
+    /// area's progress of a running step).
+    private func makeStepContext(_ node: Node, id: String, in values: ValueScope, showsTransfer: Bool) throws(RunError)
         -> (StepContext, given: [String: String])
     {
         var environment = configuration.environment
@@ -393,7 +397,7 @@ extension WorkflowExecutor {
             folder = Paths.absolute(try interpolator.render(cwd, in: values, stepID: id), from: directory)
         }
         var transfer: (@Sendable (Int64, Int64?) -> Void)?
-        if let observer {
+        if showsTransfer, let observer {
             transfer = { received, expected in observer.transfer(step: id, received: received, expected: expected) }
         }
         var output: (any StepOutputSink)?
