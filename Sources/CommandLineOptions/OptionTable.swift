@@ -101,7 +101,7 @@ package enum Option: Int, CaseIterable, Sendable {
         case .httpConnections:
             Spec(
                 long: "--http-connections", value: .text("N"), commands: [.run],
-                help: "at most N HTTP requests in flight (default 64)")
+                help: "at most N HTTP requests in flight (default 64); a group's larger 'limit' raises it")
         case .executor:
             Spec(
                 long: "--executor", value: .choice(Placement.ExecutorKind.allCases.map(\.rawValue)), commands: [.run, .graph],
