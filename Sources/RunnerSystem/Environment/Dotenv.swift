@@ -63,7 +63,13 @@ package enum Dotenv {
     /// (as in a workflow file): a `.env` saved on Windows reads as on Linux.
     package static func lines(of text: String) -> [Substring] {
         // "\r\n" is one Character.
-        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        withoutByteOrderMark(text).split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+    }
+
+    /// A file's text without the UTF-8 byte order mark some editors
+    /// (Notepad) put first: it is no part of the first line's name or value.
+    package static func withoutByteOrderMark(_ text: String) -> Substring {
+        text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
     }
 
     private static func parseValue(_ raw: Substring, path: String, line: Int, column: Int) throws(ParseError) -> String {

@@ -16,7 +16,9 @@ extension WorkflowExecutor {
         case .lines(let path):
             let file = Paths.absolute(try text(path), from: directory)
             switch FileSystem.readText(file) {
-            case .success(let content): return Self.nonEmptyLines(content)
+            // A UTF-8 byte order mark (a list saved by Notepad) is not part
+            // of its first line, as it is not of a workflow's (the lexer).
+            case .success(let content): return Self.nonEmptyLines(String(Dotenv.withoutByteOrderMark(content)))
             case .failure(let error):
                 throw RunError(stepID: id, kind: .file, message: "lines(\"\(error.path)\"): \(error.reason)")
             }
