@@ -109,6 +109,28 @@ struct IncrementalTests {
         #expect(try await run(space).step("compile")?["status"] as? String == "succeeded", "a new file below the folder")
     }
 
+    @Test("a foreach over a glob that matches no file says so (a typo?), and succeeds with nothing to do")
+    func unmatchedGlob() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("src/main.c", "int main;\n")
+        try space.write(
+            "build.workflow",
+            """
+            var dir = "scr"
+            compile: foreach f in glob("{{dir}}/*.c") parallel {
+              cc: sh "echo {{f}} >> runs.log"
+            }
+            """)
+        let typo = try await run(space)
+        #expect(typo.status == 0, "\(typo.stdout)")
+        #expect(typo.stdout.contains("warning: 'compile': glob(\"scr/*.c\") matches no file, so it has no iteration (a typo?)"), "\(typo.stdout)")
+        let right = try await run(space, ["--var", "dir=src"])
+        #expect(right.status == 0, "\(right.stdout)")
+        #expect(!right.stdout.contains("matches no file"), "\(right.stdout)")
+        #expect(runs(space) == 1)
+    }
+
     @Test("a sources pattern that matches nothing is a warning from check and from the run, naming the pattern")
     func unmatchedSource() async throws {
         let space = try Workspace()

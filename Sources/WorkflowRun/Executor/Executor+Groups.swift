@@ -35,6 +35,12 @@ extension WorkflowExecutor {
                             + "run at once (--http-connections); raise it to \(limit)")
                 }
                 let items = try iterations(of: foreach, in: context.values, id: id)
+                // A pattern that matches nothing may be a typo: said, as
+                // for `sources` (the group has nothing to do, and succeeds).
+                if case .glob(let pattern) = foreach.list, items.count == 0 {
+                    let written = (try? interpolator.render(pattern, in: context.values, stepID: id)) ?? pattern.sourceText
+                    observer?.warning(secrets.mask("'\(id)': glob(\"\(written)\") matches no file, so it has no iteration (a typo?)"))
+                }
                 return runForeach(foreach, items: items, id: id, context)
             }.tap { [self] outcome in
                 // The list could not be made: the body never ran.
