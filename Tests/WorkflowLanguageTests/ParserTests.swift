@@ -280,6 +280,13 @@ struct ParserTests {
         #expect(Parser.duration("9999999999s") == nil)
     }
 
+    @Test func execWithAList() {
+        // As Docker and GitHub Actions write a command: said, with the way.
+        #expect(
+            messages("exec [\"make\", \"all\"]")
+                == ["'exec' takes the program and its arguments as strings in a row, not a list: exec \"make\" \"all\""])
+    }
+
     @Test func statusPatterns() {
         #expect(messages("http GET \"http://u\" { expect status 299-200 }") == ["the status range '299-200' is empty; write the lower status first"])
         #expect(messages("http GET \"http://u\" { expect status abc }") == ["expected a status (such as 200, 2xx or 200-299), found 'abc'"])

@@ -70,6 +70,10 @@ extension Parser {
         case "sh":
             templates.append(try parseTemplate("after 'sh' (the command for /bin/sh -c)"))
         case "exec":
+            // A list, as Docker and GitHub Actions write a command: said.
+            if current.kind == .leftBracket {
+                throw error("'exec' takes the program and its arguments as strings in a row, not a list: exec \"make\" \"all\"")
+            }
             templates.append(try parseTemplate("after 'exec' (the program, then its arguments)"))
             while current.kind.isString {
                 templates.append(try parseTemplate("as an argument"))
