@@ -381,18 +381,5 @@ struct HTTPLanguageTests {
             run.message(of: "a[0]").contains(
                 "'  http://127.0.0.1:9/x ' has white space around it; write the URL without it ('http://127.0.0.1:9/x')"),
             "\(run.stdout)")
-
-        // A list saved with a UTF-8 byte order mark (Notepad): the mark
-        // is not part of its first URL.
-        let base = try await TestServers.plain()
-        try space.write("marked.txt", "\u{FEFF}\(base)/hello\r\n\(base)/hello\r\n")
-        let marked = try await space.run(
-            """
-            foreach url in lines("marked.txt") {
-              b: http GET "{{url}}"
-            }
-            """)
-        #expect(marked.status == 0, "\(marked.stdout)")
-        #expect(marked.statuses == ["b[0] succeeded", "b[1] succeeded"], "\(marked.stdout)")
     }
 }

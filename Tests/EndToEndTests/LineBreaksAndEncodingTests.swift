@@ -91,6 +91,28 @@ struct LineBreaksAndEncodingTests {
         #expect(run.stdout.contains("[a] =3,4\n"), "\(run.stdout)")
     }
 
+    @Test("a UTF-8 byte order mark first (Notepad) is no part of the first line: lines(), dotenv, --env-file and --var-file")
+    func byteOrderMarks() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        try space.write("list.txt", "\u{FEFF}one\r\ntwo\r\n")
+        try space.write("vars.txt", "\u{FEFF}who=world\r\n")
+        try space.write("first.env", "\u{FEFF}GREETING=hello\r\n")
+        try space.write("second.env", "\u{FEFF}MARK=!\r\n")
+        let run = try await space.run(
+            """
+            var who = "nobody"
+            dotenv "second.env"
+            foreach item in lines("list.txt") {
+              log "=[{{item}}]"
+            }
+            a: sh "echo \\"=$GREETING {{who}}$MARK\\""
+            """, ["--var-file", "vars.txt", "--env-file", "first.env"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.logLines(prefix: "=[") == ["=[one]", "=[two]"], "\(run.stdout)")
+        #expect(run.stdout.contains("[a] =hello world!\n"), "\(run.stdout)")
+    }
+
     @Test("fmt writes LF line breaks everywhere, inside \"\"\" strings too, and the string's value is the same")
     func fmtNormalisesLineBreaks() async throws {
         let space = try Workspace()

@@ -135,21 +135,4 @@ struct WorkflowInputFilesTests {
             }
         }
     }
-
-    @Test("--var-file, --env-file and dotenv files saved with a UTF-8 byte order mark (Notepad) read as without it")
-    func byteOrderMarks() async throws {
-        let space = try Workspace()
-        defer { space.remove() }
-        try space.write("vars.txt", "\u{FEFF}who=world\r\n")
-        try space.write("first.env", "\u{FEFF}GREETING=hello\r\n")
-        try space.write("second.env", "\u{FEFF}MARK=!\r\n")
-        let run = try await space.run(
-            """
-            var who = "nobody"
-            dotenv "second.env"
-            a: sh "echo \\"$GREETING {{who}}$MARK\\""
-            """, ["--var-file", "vars.txt", "--env-file", "first.env"])
-        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("hello world!"), "\(run.stdout)")
-    }
 }
